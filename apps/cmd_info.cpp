@@ -1,0 +1,99 @@
+// balsa info FILE: what the file holds and the structure of the matrix.
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "balsa/stats.hpp"
+#include "common.hpp"
+
+namespace balsa::app {
+
+namespace {
+
+struct InfoOptions {
+  std::string file;
+  bool json = false;
+};
+
+nlohmann::json levels_json(const LevelStats& l) {
+  return {{"levels", l.levels}, {"max_width", l.max_width}, {"min_width", l.min_width}, {"mean_width", l.mean_width}};
+}
+
+std::string diagonal_text(const DiagonalReport& d) {
+  if (d.ok()) return "all present and nonzero";
+  std::string s;
+  if (d.missing) s += fmt::format("{} missing (first at row {})", d.missing, d.first_missing);
+  if (d.zero) s += fmt::format("{}{} zero (first at row {})", s.empty() ? "" : ", ", d.zero, d.first_zero);
+  return s;
+}
+
+void run_info(const InfoOptions& o) {
+  const LoadedMatrix<double> m = load_matrix<double>(o.file);
+  const StructureStats s = structure_stats(m.A);
+  const double mb = double(m.bytes) / 1e6;
+  if (o.json) {
+    nlohmann::json j = {
+        {"file", o.file},
+        {"format", to_string(m.header.format)},
+        {"field", to_string(m.header.field)},
+        {"symmetry", to_string(m.header.symmetry)},
+        {"stored_entries", m.header.stored_entries},
+        {"bytes", m.bytes},
+        {"read_seconds", m.read_seconds},
+        {"read_mb_per_s", m.read_seconds > 0 ? mb / m.read_seconds : 0.0},
+        {"rows", s.rows},
+        {"cols", s.cols},
+        {"nnz", s.nnz},
+        {"nnz_lower", s.nnz_lower},
+        {"nnz_upper", s.nnz_upper},
+        {"nnz_diagonal", s.nnz_diagonal},
+        {"lower_bandwidth", s.lower_bandwidth},
+        {"upper_bandwidth", s.upper_bandwidth},
+        {"row_nnz", {{"min", s.row_nnz_min}, {"max", s.row_nnz_max}, {"mean", s.row_nnz_mean},
+                     {"stddev", s.row_nnz_stddev}, {"empty_rows", s.empty_rows}}},
+        {"diagonal", {{"missing", s.diagonal.missing}, {"zero", s.diagonal.zero},
+                      {"first_missing", s.diagonal.first_missing}, {"first_zero", s.diagonal.first_zero}}},
+        {"pattern_symmetric", s.pattern_symmetric},
+        {"values_symmetric", s.values_symmetric},
+        {"finite", s.finite},
+    };
+    if (s.rows == s.cols) {
+      j["lower_levels"] = levels_json(s.lower_levels);
+      j["upper_levels"] = levels_json(s.upper_levels);
+    }
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("file         {} (matrix {} {} {})\n", o.file, to_string(m.header.format), to_string(m.header.field),
+             to_string(m.header.symmetry));
+  if (m.bytes > 0)
+    fmt::print("read         {:.1f} MB in {:.3f} s ({:.0f} MB/s); CSR built in {:.3f} s\n", mb, m.read_seconds,
+               mb / std::max(m.read_seconds, 1e-9), m.total_seconds - m.read_seconds);
+  fmt::print("size         {} x {}, {} nonzeros ({} stored in the file)\n", s.rows, s.cols, s.nnz,
+             m.header.stored_entries);
+  fmt::print("rows' nnz    min {}, max {}, mean {:.2f}, stddev {:.2f}, empty rows {}\n", s.row_nnz_min, s.row_nnz_max,
+             s.row_nnz_mean, s.row_nnz_stddev, s.empty_rows);
+  fmt::print("bandwidth    lower {}, upper {}\n", s.lower_bandwidth, s.upper_bandwidth);
+  fmt::print("entries      {} below, {} on, {} above the diagonal\n", s.nnz_lower, s.nnz_diagonal, s.nnz_upper);
+  fmt::print("diagonal     {}\n", diagonal_text(s.diagonal));
+  fmt::print("symmetry     pattern {}, values {}\n", s.pattern_symmetric ? "symmetric" : "unsymmetric",
+             s.values_symmetric ? "symmetric" : "unsymmetric");
+  fmt::print("values       {}\n", s.finite ? "all finite" : "NaN or Inf present");
+  if (s.rows == s.cols) {
+    for (const auto& [name, l] : {std::pair{"lower", s.lower_levels}, std::pair{"upper", s.upper_levels}})
+      fmt::print("levels       {} triangle: {} levels, widest {}, narrowest {}, mean width {:.1f}\n", name, l.levels,
+                 l.max_width, l.min_width, l.mean_width);
+  }
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto o = std::make_shared<InfoOptions>();
+  CLI::App* cmd = app.add_subcommand("info", "Print what a Matrix Market file holds and the matrix's structure");
+  cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input)")->required();
+  cmd->add_flag("--json", o->json, "Print JSON instead of text");
+  cmd->callback([o] { run_info(*o); });
+}
+
+}  // namespace balsa::app

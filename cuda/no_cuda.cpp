@@ -1,0 +1,60 @@
+// The GPU entry points of a build without CUDA: no device, and every use is a
+// clear error rather than a link failure.
+#include "balsa/cuda.hpp"
+#include "balsa/trsv.hpp"
+#include "sparse/instantiate.hpp"
+
+namespace balsa::cuda {
+
+namespace {
+[[noreturn]] void no_cuda(const char* what) {
+  throw CudaError(std::string(what) + ": balsa was built without CUDA (configure with nvcc available)");
+}
+}  // namespace
+
+bool built_with_cuda() noexcept { return false; }
+int device_count() noexcept { return 0; }
+DeviceInfo device_info(int) { no_cuda("device_info"); }
+std::pair<std::size_t, std::size_t> memory_info() { no_cuda("memory_info"); }
+
+namespace detail {
+void* allocate(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  no_cuda("DeviceBuffer");
+}
+void release(void*) noexcept {}
+void copy_to_device(void*, const void*, std::size_t) { no_cuda("copy to device"); }
+void copy_to_host(void*, const void*, std::size_t) { no_cuda("copy to host"); }
+void copy_on_device(void*, const void*, std::size_t) { no_cuda("device copy"); }
+void fill_bytes(void*, int, std::size_t) { no_cuda("fill"); }
+void synchronize() { no_cuda("synchronize"); }
+}  // namespace detail
+
+template <class T> void fill(DeviceBuffer<T>&, T) { no_cuda("fill"); }
+template <class T> DeviceCsr<T> to_device(const Csr<T>&) { no_cuda("to_device"); }
+template <class T> DeviceCsc<T> to_device(const Csc<T>&) { no_cuda("to_device"); }
+template <class T> Csr<T> to_host(const DeviceCsr<T>&) { no_cuda("to_host"); }
+template <class T> Csc<T> to_host(const DeviceCsc<T>&) { no_cuda("to_host"); }
+template <class T> struct CusparseSpmv<T>::Impl {};
+template <class T> CusparseSpmv<T>::CusparseSpmv(const DeviceCsr<T>&) { no_cuda("CusparseSpmv"); }
+template <class T> CusparseSpmv<T>::~CusparseSpmv() = default;
+template <class T> void CusparseSpmv<T>::apply(T, const DeviceBuffer<T>&, T, DeviceBuffer<T>&) { no_cuda("CusparseSpmv"); }
+template <class T> void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&) { no_cuda("spmv"); }
+template <class T> struct CusparseSpsv<T>::Impl {};
+template <class T> CusparseSpsv<T>::CusparseSpsv(const Csr<T>&, Triangle, DiagonalKind) { no_cuda("CusparseSpsv"); }
+template <class T> CusparseSpsv<T>::~CusparseSpsv() = default;
+template <class T> void CusparseSpsv<T>::solve(const DeviceBuffer<T>&, DeviceBuffer<T>&) { no_cuda("CusparseSpsv"); }
+template <class T> index_t CusparseSpsv<T>::rows() const { return 0; }
+
+#define BALSA_INSTANTIATE(T)                                                        \
+  template void fill(DeviceBuffer<T>&, T);                                          \
+  template DeviceCsr<T> to_device(const Csr<T>&);                                   \
+  template DeviceCsc<T> to_device(const Csc<T>&);                                   \
+  template Csr<T> to_host(const DeviceCsr<T>&);                                     \
+  template Csc<T> to_host(const DeviceCsc<T>&);                                     \
+  template class CusparseSpmv<T>;                                                   \
+  template class CusparseSpsv<T>;                                                   \
+  template void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa::cuda

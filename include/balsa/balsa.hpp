@@ -1,0 +1,12 @@
+// balsa: everything in one include.
+#pragma once
+
+#include "balsa/config.hpp"
+#include "balsa/cuda.hpp"
+#include "balsa/error.hpp"
+#include "balsa/generators.hpp"
+#include "balsa/graph.hpp"
+#include "balsa/matrix_market.hpp"
+#include "balsa/sparse.hpp"
+#include "balsa/stats.hpp"
+#include "balsa/trsv.hpp"

@@ -1,0 +1,156 @@
+// balsa: GPU plumbing usable from any C++ code (no CUDA headers needed):
+// device discovery, an owning device buffer, device copies of the sparse
+// types, and a cuSPARSE SpMV. In a build without CUDA, device_count() is 0
+// and everything else throws CudaError("... built without CUDA ...").
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "balsa/sparse.hpp"
+
+namespace balsa::cuda {
+
+bool built_with_cuda() noexcept;
+// Number of usable CUDA devices; 0 when there is no driver, no device or no
+// CUDA in this build. Never throws.
+int device_count() noexcept;
+// True when at least one CUDA device can be used.
+inline bool available() noexcept { return device_count() > 0; }
+
+struct DeviceInfo {
+  int id = 0;
+  std::string name;
+  int major = 0, minor = 0;               // compute capability
+  int sm_count = 0;                       // multiprocessors
+  std::size_t global_memory = 0;          // bytes
+  std::size_t shared_memory_per_block = 0;        // default limit (48 KB)
+  std::size_t shared_memory_per_block_optin = 0;  // after cudaFuncSetAttribute
+  std::size_t shared_memory_per_sm = 0;
+  std::size_t l2_bytes = 0;
+  int warp_size = 32;
+  int max_threads_per_block = 0;
+  int runtime_version = 0;  // e.g. 13000
+  int driver_version = 0;
+};
+DeviceInfo device_info(int device = 0);
+// Free and total device memory in bytes.
+std::pair<std::size_t, std::size_t> memory_info();
+
+namespace detail {
+void* allocate(std::size_t bytes);  // throws DeviceOutOfMemory with sizes in the message
+void release(void* p) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_on_device(void* dst, const void* src, std::size_t bytes);
+void fill_bytes(void* dst, int byte, std::size_t bytes);
+void synchronize();
+}  // namespace detail
+
+// Owning, move-only array in device memory.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) : data_(static_cast<T*>(detail::allocate(n * sizeof(T)))), size_(n) {}
+  explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      detail::release(data_);
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  ~DeviceBuffer() { detail::release(data_); }
+
+  T* data() noexcept { return data_; }
+  const T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+  bool empty() const noexcept { return size_ == 0; }
+
+  void upload(std::span<const T> host) {
+    check_size(host.size());
+    detail::copy_to_device(data_, host.data(), host.size() * sizeof(T));
+  }
+  void download(std::span<T> host) const {
+    check_size(host.size());
+    detail::copy_to_host(host.data(), data_, host.size() * sizeof(T));
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> h(size_);
+    download(h);
+    return h;
+  }
+  // Every byte set to `byte` (0xFF poisons floating-point data with NaN).
+  void fill_bytes(int byte) { detail::fill_bytes(data_, byte, bytes()); }
+
+ private:
+  void check_size(std::size_t n) const {
+    if (n != size_)
+      throw DimensionError("DeviceBuffer: host span has " + std::to_string(n) + " elements, buffer has " +
+                           std::to_string(size_));
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Fill every element with `value` (a kernel; use NaN to poison outputs).
+template <class T> void fill(DeviceBuffer<T>& x, T value);
+
+// Device copy of a CSR matrix (also used for CSC: same three arrays).
+template <class T>
+struct DeviceCsr {
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t nnz = 0;
+  DeviceBuffer<index_t> row_ptr;
+  DeviceBuffer<index_t> col_idx;
+  DeviceBuffer<T> values;
+};
+template <class T>
+struct DeviceCsc {
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t nnz = 0;
+  DeviceBuffer<index_t> col_ptr;
+  DeviceBuffer<index_t> row_idx;
+  DeviceBuffer<T> values;
+};
+
+// Host <-> device copies. to_device validates the host matrix first.
+template <class T> DeviceCsr<T> to_device(const Csr<T>& A);
+template <class T> DeviceCsc<T> to_device(const Csc<T>& A);
+template <class T> Csr<T> to_host(const DeviceCsr<T>& A);
+template <class T> Csc<T> to_host(const DeviceCsc<T>& A);
+
+// y = alpha * A * x + beta * y through cuSPARSE's generic SpMV (CSR,
+// default algorithm). Construction creates the handle, descriptors and work
+// buffer once; apply() may be called any number of times.
+template <class T>
+class CusparseSpmv {
+ public:
+  explicit CusparseSpmv(const DeviceCsr<T>& A);
+  ~CusparseSpmv();
+  CusparseSpmv(const CusparseSpmv&) = delete;
+  CusparseSpmv& operator=(const CusparseSpmv&) = delete;
+  void apply(T alpha, const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y);
+
+ private:
+  struct Impl;
+  Impl* impl_ = nullptr;
+};
+
+// balsa's own CSR SpMV kernel (vector-per-row), y = A x. Checked against the
+// CPU SpMV and cuSPARSE in the tests.
+template <class T>
+void spmv(const DeviceCsr<T>& A, const DeviceBuffer<T>& x, DeviceBuffer<T>& y);
+
+}  // namespace balsa::cuda

@@ -1,0 +1,86 @@
+// balsa: test and benchmark matrix generators. Every generator is
+// deterministic from its seed (same matrix on every platform: balsa uses its
+// own random number generator, not <random>'s distributions) and returns
+// canonical CSR.
+#pragma once
+
+#include <cstdint>
+
+#include "balsa/sparse.hpp"
+
+namespace balsa {
+
+// Order in which grid points become unknowns.
+//  Natural:  lexicographic (x fastest).
+//  RedBlack: points with (i+j+k) even first, then odd, each lexicographic.
+//            (An independent-set colouring for the 5- and 7-point stencils;
+//            for the 27-point stencil it is only an ordering.)
+//  Random:   a random permutation of the natural order (from the seed).
+enum class GridOrdering { Natural, RedBlack, Random };
+enum class Stencil3d { Point7, Point27 };
+
+// 2D 5-point Laplacian on an nx x ny grid, Dirichlet boundary: 4 on the
+// diagonal, -1 per neighbour. Symmetric positive definite.
+template <class T>
+Csr<T> laplacian_2d(index_t nx, index_t ny, GridOrdering ordering = GridOrdering::Natural,
+                    std::uint64_t seed = 1);
+// 3D Laplacian on an nx x ny x nz grid: 7-point (6 on the diagonal) or
+// 27-point (26 on the diagonal), -1 per neighbour. Symmetric positive definite.
+template <class T>
+Csr<T> laplacian_3d(index_t nx, index_t ny, index_t nz, Stencil3d stencil = Stencil3d::Point7,
+                    GridOrdering ordering = GridOrdering::Natural, std::uint64_t seed = 1);
+
+// Random lower-triangular banded matrix: row i has min(per_row, window, i)
+// distinct off-diagonal entries in columns [i - window, i - 1], values
+// uniform in [-1, 1), and a positive diagonal 1 + sum |l_ij| (row diagonally
+// dominant, so the solve is well conditioned however deep the dependency chain).
+template <class T>
+Csr<T> random_lower_banded(index_t rows, index_t window, index_t per_row, std::uint64_t seed = 1);
+
+// The TASSL paper's block-diagonal lower-triangular matrix: `blocks` diagonal
+// blocks of `block_size` rows; in each block, every strictly-lower position is
+// nonzero with probability `density` (row i of a block gets round(i * density)
+// entries on average at uniformly random columns of the block). Diagonal as
+// in random_lower_banded.
+template <class T>
+Csr<T> random_block_diagonal_lower(index_t blocks, index_t block_size, double density, std::uint64_t seed = 1);
+
+// Lower bidiagonal chain: row i depends on row i-1 (n levels). Diagonal 2,
+// sub-diagonal -1.
+template <class T> Csr<T> chain_lower(index_t n);
+// Lower star: every row i > 0 depends on row 0 (2 levels). Diagonal 2,
+// entries (i, 0) = -1.
+template <class T> Csr<T> star_lower(index_t n);
+
+// Banded matrix with half-bandwidth K (every |i - j| <= K stored), random
+// off-diagonal entries uniform in [-1, 1), and diagonal a_ii = d * sum_{j != i}
+// |a_ij| (the SaP report's degree of diagonal dominance d, its eq. 11).
+template <class T>
+Csr<T> banded_dominant(index_t n, index_t half_bandwidth, double d, std::uint64_t seed = 1);
+
+// Random sparse symmetric positive definite matrix: about `per_row`
+// off-diagonal entries per row at random columns, values uniform in [-1, 1),
+// diagonal 1 + sum |a_ij| (strictly diagonally dominant, hence SPD).
+template <class T>
+Csr<T> random_spd(index_t n, index_t per_row, std::uint64_t seed = 1);
+
+// Small deterministic random number generator (xoshiro256** seeded through
+// splitmix64), exposed so tests and benchmarks draw reproducible data.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed);
+  std::uint64_t next();
+  double uniform();                        // [0, 1)
+  double uniform(double lo, double hi);    // [lo, hi)
+  std::uint64_t below(std::uint64_t n);    // [0, n), unbiased
+
+ private:
+  std::uint64_t s_[4];
+};
+
+// A random permutation of 0..n-1 (Fisher-Yates with Random).
+std::vector<index_t> random_permutation(index_t n, std::uint64_t seed);
+// A vector of n values uniform in [lo, hi).
+template <class T> std::vector<T> random_vector(index_t n, std::uint64_t seed, double lo = -1.0, double hi = 1.0);
+
+}  // namespace balsa

@@ -1,0 +1,157 @@
+// balsa: sparse and dense matrix types and the operations on them
+// (conversions, transpose, permutations, triangles, diagonal checks, SpMV).
+//
+// Conventions
+//  * Indices are 32-bit (index_t); a size that does not fit is an IndexOverflow.
+//  * CSR/CSC arrays are zero-based. Functions that *produce* CSR/CSC produce
+//    canonical storage: indices sorted within each row (column), no duplicates.
+//  * Dense matrices are column-major (LAPACK order).
+//  * A permutation `perm` maps new positions to old ones: row i of the result
+//    is row perm[i] of the input (perm[new] = old).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "balsa/error.hpp"
+
+namespace balsa {
+
+using index_t = std::int32_t;
+inline constexpr std::int64_t max_index = std::numeric_limits<index_t>::max();
+
+// Returns n as index_t, or throws IndexOverflow saying that `what` is too large.
+index_t checked_index(std::int64_t n, std::string_view what);
+
+template <class T>
+using DenseVector = std::vector<T>;
+
+// Coordinate (triplet) storage; entries in any order, duplicates allowed.
+template <class T>
+struct Coo {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> row_idx;
+  std::vector<index_t> col_idx;
+  std::vector<T> values;
+  std::int64_t nnz() const { return static_cast<std::int64_t>(values.size()); }
+};
+
+// Compressed sparse row storage.
+template <class T>
+struct Csr {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> row_ptr = {0};
+  std::vector<index_t> col_idx;
+  std::vector<T> values;
+  index_t nnz() const { return row_ptr.back(); }
+};
+
+// Compressed sparse column storage.
+template <class T>
+struct Csc {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> col_ptr = {0};
+  std::vector<index_t> row_idx;
+  std::vector<T> values;
+  index_t nnz() const { return col_ptr.back(); }
+};
+
+// Dense column-major matrix.
+template <class T>
+struct DenseMatrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<T> values;  // size rows * cols, column-major
+
+  DenseMatrix() = default;
+  DenseMatrix(index_t r, index_t c, T fill = T(0));
+  T& operator()(index_t i, index_t j) { return values[static_cast<std::size_t>(j) * rows + i]; }
+  const T& operator()(index_t i, index_t j) const {
+    return values[static_cast<std::size_t>(j) * rows + i];
+  }
+  std::span<T> column(index_t j) { return {values.data() + static_cast<std::size_t>(j) * rows, std::size_t(rows)}; }
+  std::span<const T> column(index_t j) const {
+    return {values.data() + static_cast<std::size_t>(j) * rows, std::size_t(rows)};
+  }
+};
+
+enum class Triangle { Lower, Upper };
+enum class Diag { Include, Exclude };
+
+// ---- structure validation ---------------------------------------------------
+// Throws MatrixError (naming the row and the offending index) unless the arrays
+// are consistent: sizes, monotone row_ptr, indices in range. With
+// `require_sorted`, also unless columns are strictly increasing in every row.
+template <class T> void validate(const Csr<T>& A, bool require_sorted = false);
+template <class T> void validate(const Csc<T>& A, bool require_sorted = false);
+template <class T> void validate(const Coo<T>& A);
+template <class T> bool is_canonical(const Csr<T>& A);  // sorted, no duplicates
+
+// ---- conversions (sparse/convert.cpp) ---------------------------------------
+// COO -> CSR sums duplicate entries (the Matrix Market convention).
+template <class T> Csr<T> to_csr(const Coo<T>& A);
+template <class T> Csr<T> to_csr(const Csc<T>& A);
+template <class T> Csr<T> to_csr(const DenseMatrix<T>& A);  // drops exact zeros
+template <class T> Csc<T> to_csc(const Csr<T>& A);
+template <class T> Coo<T> to_coo(const Csr<T>& A);
+template <class T> DenseMatrix<T> to_dense(const Csr<T>& A);
+template <class T> Csr<T> transpose(const Csr<T>& A);
+// Same pattern, values converted to another precision.
+template <class To, class From> Csr<To> convert_values(const Csr<From>& A);
+
+// ---- permutations (sparse/permute.cpp) --------------------------------------
+// Throws MatrixError unless perm is a permutation of 0..n-1.
+void check_permutation(std::span<const index_t> perm, index_t n);
+std::vector<index_t> inverse_permutation(std::span<const index_t> perm);
+// B = P A P^T: B(i, j) = A(perm[i], perm[j]). A must be square.
+template <class T> Csr<T> permute_symmetric(const Csr<T>& A, std::span<const index_t> perm);
+// B = P A Q^T: B(i, j) = A(row_perm[i], col_perm[j]).
+template <class T>
+Csr<T> permute(const Csr<T>& A, std::span<const index_t> row_perm, std::span<const index_t> col_perm);
+// y[i] = x[perm[i]]
+template <class T> std::vector<T> permute_vector(std::span<const T> x, std::span<const index_t> perm);
+
+// ---- triangles and diagonals (sparse/triangle.cpp) --------------------------
+template <class T> Csr<T> extract_triangle(const Csr<T>& A, Triangle tri, Diag diag = Diag::Include);
+template <class T> bool is_triangular(const Csr<T>& A, Triangle tri);
+// Throws MatrixError naming the first entry (row, column) outside the triangle.
+template <class T> void require_triangular(const Csr<T>& A, Triangle tri);
+
+struct DiagonalReport {
+  index_t missing = 0;         // rows i < min(rows, cols) with no stored (i, i)
+  index_t zero = 0;            // rows whose stored diagonal is exactly zero
+  index_t first_missing = -1;  // smallest such row, or -1
+  index_t first_zero = -1;
+  bool ok() const { return missing == 0 && zero == 0; }
+};
+template <class T> DiagonalReport inspect_diagonal(const Csr<T>& A);
+// Throws MatrixError naming the first row with a missing or zero diagonal.
+template <class T> void require_nonzero_diagonal(const Csr<T>& A);
+// The diagonal (zeros where missing); duplicates summed.
+template <class T> std::vector<T> diagonal(const Csr<T>& A);
+
+// ---- values -----------------------------------------------------------------
+// Throw MatrixError / Error naming the first NaN or Inf (row and column, or index).
+template <class T> void require_finite(const Csr<T>& A);
+template <class T> void require_finite(std::span<const T> x, std::string_view what);
+template <class T> void require_square(const Csr<T>& A, std::string_view what);
+
+// ---- SpMV on the CPU (sparse/spmv_cpu.cpp, OpenMP over rows) ----------------
+// y = alpha * A * x + beta * y. With beta == 0, y is not read (NaN in y is fine).
+template <class T>
+void spmv(T alpha, const Csr<T>& A, std::span<const T> x, T beta, std::span<T> y);
+template <class T> std::vector<T> multiply(const Csr<T>& A, std::span<const T> x);
+
+// ---- small dense-vector helpers (sparse/spmv_cpu.cpp) -----------------------
+template <class T> double norm2(std::span<const T> x);
+template <class T> double norm_inf(std::span<const T> x);
+// ||b - A x||_2 / ||b||_2, accumulated in double.
+template <class T> double relative_residual(const Csr<T>& A, std::span<const T> x, std::span<const T> b);
+
+}  // namespace balsa

@@ -1,0 +1,83 @@
+// Symmetric and nonsymmetric permutations (perm[new] = old).
+#include <algorithm>
+#include <string>
+
+#include "balsa/sparse.hpp"
+#include "sparse/instantiate.hpp"
+
+namespace balsa {
+
+void check_permutation(std::span<const index_t> perm, index_t n) {
+  if (perm.size() != std::size_t(n))
+    throw DimensionError("permutation has " + std::to_string(perm.size()) + " entries, expected " + std::to_string(n));
+  std::vector<char> seen(std::size_t(n), 0);
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    const index_t p = perm[i];
+    if (p < 0 || p >= n)
+      throw MatrixError("permutation entry " + std::to_string(i) + " = " + std::to_string(p) + " is outside [0, " +
+                        std::to_string(n) + ")");
+    if (seen[p]) throw MatrixError("permutation repeats " + std::to_string(p) + " (at entry " + std::to_string(i) + ")");
+    seen[p] = 1;
+  }
+}
+
+std::vector<index_t> inverse_permutation(std::span<const index_t> perm) {
+  const index_t n = checked_index(std::int64_t(perm.size()), "permutation length");
+  check_permutation(perm, n);
+  std::vector<index_t> inv(perm.size());
+  for (index_t i = 0; i < n; ++i) inv[perm[i]] = i;
+  return inv;
+}
+
+template <class T>
+Csr<T> permute(const Csr<T>& A, std::span<const index_t> row_perm, std::span<const index_t> col_perm) {
+  validate(A);
+  check_permutation(row_perm, A.rows);
+  const std::vector<index_t> col_new = inverse_permutation(col_perm);  // old column -> new column
+  if (col_new.size() != std::size_t(A.cols))
+    throw DimensionError("column permutation has " + std::to_string(col_perm.size()) + " entries, expected " +
+                         std::to_string(A.cols));
+  Csr<T> B;
+  B.rows = A.rows;
+  B.cols = A.cols;
+  B.row_ptr.assign(std::size_t(A.rows) + 1, 0);
+  for (index_t i = 0; i < A.rows; ++i) B.row_ptr[i + 1] = B.row_ptr[i] + (A.row_ptr[row_perm[i] + 1] - A.row_ptr[row_perm[i]]);
+  B.col_idx.resize(A.nnz());
+  B.values.resize(A.nnz());
+  // Each new row i is old row row_perm[i] with renamed columns, re-sorted.
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (index_t i = 0; i < A.rows; ++i) {
+    const index_t src = row_perm[i];
+    std::vector<std::pair<index_t, T>> row;
+    row.reserve(std::size_t(A.row_ptr[src + 1] - A.row_ptr[src]));
+    for (index_t k = A.row_ptr[src]; k < A.row_ptr[src + 1]; ++k) row.emplace_back(col_new[A.col_idx[k]], A.values[k]);
+    std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      B.col_idx[B.row_ptr[i] + k] = row[k].first;
+      B.values[B.row_ptr[i] + k] = row[k].second;
+    }
+  }
+  return B;
+}
+
+template <class T>
+Csr<T> permute_symmetric(const Csr<T>& A, std::span<const index_t> perm) {
+  require_square(A, "symmetric permutation");
+  return permute(A, perm, perm);
+}
+
+template <class T>
+std::vector<T> permute_vector(std::span<const T> x, std::span<const index_t> perm) {
+  check_permutation(perm, checked_index(std::int64_t(x.size()), "vector length"));
+  std::vector<T> y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[perm[i]];
+  return y;
+}
+
+#define BALSA_INSTANTIATE(T)                                                                      \
+  template Csr<T> permute(const Csr<T>&, std::span<const index_t>, std::span<const index_t>);    \
+  template Csr<T> permute_symmetric(const Csr<T>&, std::span<const index_t>);                    \
+  template std::vector<T> permute_vector(std::span<const T>, std::span<const index_t>);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa

@@ -1,0 +1,56 @@
+// Shared helpers for balsa's tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "balsa/cuda.hpp"
+#include "balsa/sparse.hpp"
+
+namespace balsa::test {
+
+// Path of a file in tests/data.
+std::filesystem::path data_file(const std::string& name);
+// The real matrices of tests/data (every *.mtx), sorted by name.
+std::vector<std::filesystem::path> real_matrices();
+// A fresh empty directory for a test's files (removed at process exit).
+std::filesystem::path temp_dir();
+
+// Random sparse matrix with about `density` * rows * cols entries.
+template <class T>
+Csr<T> random_sparse(index_t rows, index_t cols, double density, std::uint64_t seed);
+
+// Relative error ||x - ref||_inf / max(||ref||_inf, tiny), in double.
+template <class T>
+double relative_error(std::span<const T> x, std::span<const T> ref);
+
+// Tolerance for results that went through k rounding steps in precision T.
+template <class T>
+double tolerance(double k = 100.0) {
+  return k * static_cast<double>(std::numeric_limits<T>::epsilon());
+}
+
+// Skips the current test when no GPU can be used.
+#define BALSA_REQUIRE_GPU()                                       \
+  do {                                                            \
+    if (!::balsa::cuda::available()) GTEST_SKIP() << "no CUDA GPU"; \
+  } while (0)
+
+// Expects `stmt` to throw an exception of type E whose message contains `needle`.
+#define EXPECT_THROW_MSG(stmt, E, needle)                                             \
+  do {                                                                                \
+    try {                                                                             \
+      stmt;                                                                           \
+      ADD_FAILURE() << "expected " #E " containing \"" << (needle) << "\"";          \
+    } catch (const E& e__) {                                                          \
+      EXPECT_NE(std::string(e__.what()).find(needle), std::string::npos)              \
+          << "message was: " << e__.what();                                           \
+    }                                                                                 \
+  } while (0)
+
+}  // namespace balsa::test
