@@ -119,7 +119,12 @@ TYPED_TEST(GpuTyped, SpmvMatchesCpuOnRealMatrices) {
   BALSA_REQUIRE_GPU();
   for (const auto& path : test::real_matrices()) {
     SCOPED_TRACE(path.filename().string());
-    check_spmv(read_matrix_market_csr<T>(path), 7);
+    const std::optional<Csr<T>> A = test::real_matrix_as<T>(path);
+    if (!A) {
+      std::printf("%s: values beyond this precision's range, not used\n", path.filename().c_str());
+      continue;
+    }
+    check_spmv(*A, 7);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "balsa/generators.hpp"
+#include "balsa/matrix_market.hpp"
 
 namespace balsa::test {
 
@@ -71,6 +72,16 @@ double relative_error(std::span<const T> x, std::span<const T> ref) {
   return num / std::max(den, 1e-300);
 }
 
+template <class T>
+std::optional<Csr<T>> real_matrix_as(const std::filesystem::path& file) {
+  const Csr<double> A = read_matrix_market_csr<double>(file);
+  for (const double v : A.values)
+    if (std::abs(v) > double(std::numeric_limits<T>::max())) return std::nullopt;
+  return convert_values<T>(A);
+}
+
+template std::optional<Csr<float>> real_matrix_as<float>(const std::filesystem::path&);
+template std::optional<Csr<double>> real_matrix_as<double>(const std::filesystem::path&);
 template Csr<float> random_sparse<float>(index_t, index_t, double, std::uint64_t);
 template Csr<double> random_sparse<double>(index_t, index_t, double, std::uint64_t);
 template double relative_error<float>(std::span<const float>, std::span<const float>);

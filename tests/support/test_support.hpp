@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ namespace balsa::test {
 std::filesystem::path data_file(const std::string& name);
 // The real matrices of tests/data (every *.mtx), sorted by name.
 std::vector<std::filesystem::path> real_matrices();
+// A real matrix from tests/data as canonical CSR in precision T, or nothing
+// when a value does not fit T (temp.mtx holds -4.8e38, beyond float).
+template <class T>
+std::optional<Csr<T>> real_matrix_as(const std::filesystem::path& file);
+
 // A fresh empty directory for a test's files (removed at process exit).
 std::filesystem::path temp_dir();
 
