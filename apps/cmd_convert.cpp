@@ -29,7 +29,9 @@ const std::map<std::string, MtxField> field_names{
 
 void run_convert(const ConvertOptions& o) {
   MtxReadOptions r;
-  r.expand_symmetry = !o.keep_stored;
+  // Symmetric output is written from the whole matrix (the writer checks the
+  // mirror and keeps one triangle), so --keep-stored only applies to general output.
+  r.expand_symmetry = !o.keep_stored || o.write.symmetry != MtxSymmetry::General;
   LoadedMatrix<double> m = load_matrix<double>(o.input, r);
   Csr<double> A = std::move(m.A);
   if (o.transpose) A = balsa::transpose(A);
@@ -66,7 +68,7 @@ void add_convert_command(CLI::App& app) {
   cmd->add_option("--triangle", o->triangle, "Keep only this triangle")->check(CLI::IsMember({"lower", "upper"}));
   cmd->add_flag("--strict", o->strict, "With --triangle: drop the diagonal too");
   cmd->add_flag("--transpose", o->transpose, "Transpose (before taking a triangle)");
-  cmd->add_flag("--keep-stored", o->keep_stored, "Keep the stored triangle of a symmetric file instead of expanding it");
+  cmd->add_flag("--keep-stored", o->keep_stored, "With general output: keep only the stored triangle of a symmetric file");
   cmd->add_option("--permute", o->permute, "Symmetric permutation: random (from --seed) or reverse")
       ->check(CLI::IsMember({"random", "reverse"}));
   cmd->add_option("--seed", o->seed, "Seed of --permute random")->capture_default_str();

@@ -1,5 +1,6 @@
 // The balsa command: sparse solvers on the GPU (CPU without one).
 #include <iostream>
+#include <string>
 #include <new>
 
 #include <fmt/core.h>
@@ -15,6 +16,20 @@ int main(int argc, char** argv) {
   balsa::app::add_info_command(app);
   balsa::app::add_gen_command(app);
   balsa::app::add_convert_command(app);
+  // CLI11 answers an unknown first word with "a subcommand is required";
+  // name the word instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      fmt::print(stderr, "balsa: error: unknown command '{}' (commands: {}; see balsa --help)\n", argv[1], names);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -32,15 +32,21 @@ __global__ void spmv_csr_kernel(index_t rows, const index_t* __restrict__ row_pt
     const std::size_t row = (base + threadIdx.x % 32) / LANES;
     T sum = T(0);
     if (row < std::size_t(rows))
-      for (index_t k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += LANES) sum += values[k] * __ldg(&x[col_idx[k]]);
+      // 64-bit k: row_ptr[row + 1] may be within LANES of INT32_MAX.
+      for (std::int64_t k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += LANES)
+        sum += values[k] * __ldg(&x[col_idx[k]]);
 #pragma unroll
     for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, LANES);
     if (lane == 0 && row < std::size_t(rows)) y[row] = sum;
   }
 }
 
+// Grid of 256-thread blocks covering `threads`, capped at 32 blocks per SM
+// of the current device (the kernels stride over the rest).
 int grid_for(std::size_t threads) {
-  static const int sms = device_info(0).sm_count;
+  int device = 0, sms = 0;
+  BALSA_CUDA_CHECK(cudaGetDevice(&device));
+  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::size_t blocks = (threads + 255) / 256;
   return int(std::min<std::size_t>(blocks, std::size_t(sms) * 32));
 }

@@ -1,32 +1,41 @@
-// Host <-> device copies of the sparse types.
+// Host <-> device copies of the sparse types. CSR and CSC are the same three
+// arrays under other names; one pair of helpers copies both.
 #include "balsa/cuda.hpp"
 #include "sparse/instantiate.hpp"
 
 namespace balsa::cuda {
 
+namespace {
+template <class T>
+void upload(const std::vector<index_t>& ptr, const std::vector<index_t>& idx, const std::vector<T>& val,
+            DeviceBuffer<index_t>& d_ptr, DeviceBuffer<index_t>& d_idx, DeviceBuffer<T>& d_val) {
+  d_ptr = DeviceBuffer<index_t>(std::span<const index_t>(ptr));
+  d_idx = DeviceBuffer<index_t>(std::span<const index_t>(idx));
+  d_val = DeviceBuffer<T>(std::span<const T>(val));
+}
+
+template <class T>
+void download(const DeviceBuffer<index_t>& d_ptr, const DeviceBuffer<index_t>& d_idx, const DeviceBuffer<T>& d_val,
+              std::vector<index_t>& ptr, std::vector<index_t>& idx, std::vector<T>& val) {
+  ptr = d_ptr.to_host();
+  idx = d_idx.to_host();
+  val = d_val.to_host();
+}
+}  // namespace
+
 template <class T>
 DeviceCsr<T> to_device(const Csr<T>& A) {
   validate(A);
-  DeviceCsr<T> D;
-  D.rows = A.rows;
-  D.cols = A.cols;
-  D.nnz = A.nnz();
-  D.row_ptr = DeviceBuffer<index_t>(std::span<const index_t>(A.row_ptr));
-  D.col_idx = DeviceBuffer<index_t>(std::span<const index_t>(A.col_idx));
-  D.values = DeviceBuffer<T>(std::span<const T>(A.values));
+  DeviceCsr<T> D{A.rows, A.cols, A.nnz(), {}, {}, {}};
+  upload(A.row_ptr, A.col_idx, A.values, D.row_ptr, D.col_idx, D.values);
   return D;
 }
 
 template <class T>
 DeviceCsc<T> to_device(const Csc<T>& A) {
   validate(A);
-  DeviceCsc<T> D;
-  D.rows = A.rows;
-  D.cols = A.cols;
-  D.nnz = A.nnz();
-  D.col_ptr = DeviceBuffer<index_t>(std::span<const index_t>(A.col_ptr));
-  D.row_idx = DeviceBuffer<index_t>(std::span<const index_t>(A.row_idx));
-  D.values = DeviceBuffer<T>(std::span<const T>(A.values));
+  DeviceCsc<T> D{A.rows, A.cols, A.nnz(), {}, {}, {}};
+  upload(A.col_ptr, A.row_idx, A.values, D.col_ptr, D.row_idx, D.values);
   return D;
 }
 
@@ -35,9 +44,7 @@ Csr<T> to_host(const DeviceCsr<T>& D) {
   Csr<T> A;
   A.rows = D.rows;
   A.cols = D.cols;
-  A.row_ptr = D.row_ptr.to_host();
-  A.col_idx = D.col_idx.to_host();
-  A.values = D.values.to_host();
+  download(D.row_ptr, D.col_idx, D.values, A.row_ptr, A.col_idx, A.values);
   validate(A);
   return A;
 }
@@ -47,9 +54,7 @@ Csc<T> to_host(const DeviceCsc<T>& D) {
   Csc<T> A;
   A.rows = D.rows;
   A.cols = D.cols;
-  A.col_ptr = D.col_ptr.to_host();
-  A.row_idx = D.row_idx.to_host();
-  A.values = D.values.to_host();
+  download(D.col_ptr, D.row_idx, D.values, A.col_ptr, A.row_idx, A.values);
   validate(A);
   return A;
 }

@@ -11,8 +11,10 @@ std::vector<index_t> dependency_levels(index_t n, std::span<const index_t> row_p
   if (n < 0 || row_ptr.size() != std::size_t(n) + 1)
     throw DimensionError("dependency_levels: row_ptr has " + std::to_string(row_ptr.size()) + " entries for " +
                          std::to_string(n) + " rows");
-  if (row_ptr[n] < 0 || std::size_t(row_ptr[n]) > col_idx.size())
-    throw DimensionError("dependency_levels: row_ptr ends past col_idx");
+  if (row_ptr[0] != 0 || std::size_t(row_ptr[n]) > col_idx.size())
+    throw MatrixError("dependency_levels: row_ptr must start at 0 and end within col_idx");
+  for (index_t i = 0; i < n; ++i)
+    if (row_ptr[i + 1] < row_ptr[i]) throw MatrixError("dependency_levels: row_ptr decreases at row " + std::to_string(i));
   std::vector<index_t> level(std::size_t(n), 0);
   // Rows are visited in dependency order (ascending for lower, descending for
   // upper), so every dependency's level is final when a row reads it.

@@ -7,5 +7,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 fetch="${BALSA_FETCH_DEBS:-$root/../shared/gpu/fetch-debs.sh}"
 mapfile -t libs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' deps/debian-packages.txt | grep -v '^$' |
-                    grep -Ev '^(cmake|ninja-build|g\+\+|pkg-config)$')
+                    grep -Ev '^(cmake|ninja-build|g\+\+)$')
 "$fetch" "${libs[@]}"

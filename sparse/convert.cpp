@@ -1,6 +1,7 @@
 // Conversions between COO, CSR, CSC and dense storage, and transpose.
 #include <algorithm>
 #include <numeric>
+#include <utility>
 #include <string>
 
 #include "balsa/sparse.hpp"
@@ -74,26 +75,6 @@ static void transpose_arrays(index_t rows, index_t cols, const std::vector<index
 }
 
 template <class T>
-Csc<T> to_csc(const Csr<T>& A) {
-  validate(A);
-  Csc<T> B;
-  B.rows = A.rows;
-  B.cols = A.cols;
-  transpose_arrays(A.rows, A.cols, A.row_ptr, A.col_idx, A.values, B.col_ptr, B.row_idx, B.values);
-  return B;
-}
-
-template <class T>
-Csr<T> to_csr(const Csc<T>& A) {
-  validate(A);
-  Csr<T> B;
-  B.rows = A.rows;
-  B.cols = A.cols;
-  transpose_arrays(A.cols, A.rows, A.col_ptr, A.row_idx, A.values, B.row_ptr, B.col_idx, B.values);
-  return B;
-}
-
-template <class T>
 Csr<T> transpose(const Csr<T>& A) {
   validate(A);
   Csr<T> B;
@@ -101,6 +82,20 @@ Csr<T> transpose(const Csr<T>& A) {
   B.cols = A.rows;
   transpose_arrays(A.rows, A.cols, A.row_ptr, A.col_idx, A.values, B.row_ptr, B.col_idx, B.values);
   return B;
+}
+
+// The CSC arrays of A are the CSR arrays of A^T, and the other way round.
+template <class T>
+Csc<T> to_csc(const Csr<T>& A) {
+  Csr<T> t = transpose(A);
+  return {A.rows, A.cols, std::move(t.row_ptr), std::move(t.col_idx), std::move(t.values)};
+}
+
+template <class T>
+Csr<T> to_csr(const Csc<T>& A) {
+  validate(A);
+  Csr<T> t{A.cols, A.rows, A.col_ptr, A.row_idx, A.values};  // A^T in CSR
+  return transpose(t);
 }
 
 template <class T>
@@ -121,6 +116,9 @@ template <class T>
 DenseMatrix<T>::DenseMatrix(index_t r, index_t c, T fill) : rows(r), cols(c) {
   checked_index(r, "dense matrix rows");
   checked_index(c, "dense matrix columns");
+  // Dense storage is indexed by size_t, but balsa keeps every count 32-bit:
+  // a dense matrix of more than 2^31-1 entries is an error, not a huge allocation.
+  checked_index(std::int64_t(r) * std::int64_t(c), "dense matrix entries (rows * columns)");
   values.assign(static_cast<std::size_t>(r) * static_cast<std::size_t>(c), fill);
 }
 

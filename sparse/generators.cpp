@@ -60,14 +60,6 @@ std::vector<index_t> grid_permutation(const Grid& g, GridOrdering ordering, std:
   throw Error("grid ordering: unknown GridOrdering value");
 }
 
-std::vector<index_t> inverse_of(const std::vector<index_t>& perm) {
-  std::vector<index_t> inv(perm.size());
-  const auto n = static_cast<std::int64_t>(perm.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) inv[static_cast<std::size_t>(perm[i])] = static_cast<index_t>(i);
-  return inv;
-}
-
 // Number of stored entries (diagonal included) in the row of grid point (x, y, z).
 inline index_t stencil_count(const Grid& g, bool full27, index_t x, index_t y, index_t z) {
   const index_t cx = 1 + (x > 0) + (x < g.nx - 1);
@@ -98,7 +90,7 @@ inline int stencil_columns(const Grid& g, bool full27, index_t x, index_t y, ind
 template <class T>
 Csr<T> build_stencil(const Grid& g, bool full27, T diag, GridOrdering ordering, std::uint64_t seed) {
   const std::vector<index_t> perm = grid_permutation(g, ordering, seed);
-  const std::vector<index_t> inv = perm.empty() ? std::vector<index_t>{} : inverse_of(perm);
+  const std::vector<index_t> inv = perm.empty() ? std::vector<index_t>{} : inverse_permutation(perm);
   const bool natural = perm.empty();
   const std::int64_t n = g.n;
 

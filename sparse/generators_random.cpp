@@ -11,26 +11,20 @@
 #include <vector>
 
 #include "balsa/generators.hpp"
+#include "sparse/splitmix.hpp"
 #include "sparse/instantiate.hpp"
 
 namespace balsa {
 
 namespace {
 
-inline std::uint64_t mix64(std::uint64_t z) {  // the splitmix64 output function
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 // Salts keep the row streams of different generators apart for one seed.
 enum Salt : std::uint64_t { kBanded = 1, kBlock = 2, kDominant = 3, kSpd = 4 };
 
 // Seed of stream `stream` (a row) of a generator: distinct streams of one
-// (seed, salt) give distinct seeds (mix64 is a bijection).
+// (seed, salt) give distinct seeds (splitmix64_mix is a bijection).
 inline Random row_rng(std::uint64_t seed, Salt salt, std::int64_t stream) {
-  return Random(mix64(mix64(seed ^ (std::uint64_t(salt) << 56)) + static_cast<std::uint64_t>(stream)));
+  return Random(detail::splitmix64_mix(detail::splitmix64_mix(seed ^ (std::uint64_t(salt) << 56)) + static_cast<std::uint64_t>(stream)));
 }
 
 // A value uniform in [-1, 1) in precision T (the cast to float may round up to 1).

@@ -4,22 +4,16 @@
 // byte is written, so a rejected matrix leaves no partial file behind. The
 // text is built in a large buffer with std::to_chars (shortest round-trip
 // form for values) and handed to the file or stream in large blocks.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "balsa/matrix_market.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/matrix_market_output.hpp"
 
 namespace balsa {
 
@@ -53,6 +47,7 @@ const char* to_string(MtxSymmetry s) {
 
 namespace {
 
+using namespace mtx;
 using std::int64_t;
 
 std::string str(int64_t v) { return std::to_string(v); }
@@ -63,105 +58,6 @@ std::string value_str(T v) {
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
-
-// ---- output ---------------------------------------------------------------
-
-class ByteSink {
- public:
-  virtual ~ByteSink() = default;
-  virtual void write(const char* data, std::size_t n) = 0;
-  virtual void finish() {}
-};
-
-class FileSink final : public ByteSink {
- public:
-  explicit FileSink(const std::filesystem::path& file) : name_(file.string()) {
-    do {
-      fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    } while (fd_ < 0 && errno == EINTR);
-    if (fd_ < 0) throw Error("cannot open '" + name_ + "' for writing: " + std::strerror(errno));
-  }
-  FileSink(const FileSink&) = delete;
-  FileSink& operator=(const FileSink&) = delete;
-  ~FileSink() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  void write(const char* data, std::size_t n) override {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, data, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw Error("cannot write '" + name_ + "': " + std::strerror(errno));
-      }
-      data += w;
-      n -= static_cast<std::size_t>(w);
-    }
-  }
-  void finish() override {
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw Error("cannot write '" + name_ + "': " + std::strerror(errno));
-  }
-
- private:
-  std::string name_;
-  int fd_ = -1;
-};
-
-class StreamSink final : public ByteSink {
- public:
-  explicit StreamSink(std::ostream& out) : out_(out) {
-    if (!out_) throw Error("cannot write Matrix Market data: the output stream is in a failed state");
-  }
-  void write(const char* data, std::size_t n) override {
-    out_.write(data, static_cast<std::streamsize>(n));
-    if (!out_) throw Error("cannot write Matrix Market data: the output stream failed");
-  }
-  void finish() override {
-    out_.flush();
-    if (!out_) throw Error("cannot write Matrix Market data: the output stream failed");
-  }
-
- private:
-  std::ostream& out_;
-};
-
-// Text is appended at ptr(); room(n) makes sure n more bytes fit.
-class OutBuffer {
- public:
-  static constexpr std::size_t kBlock = std::size_t(4) << 20;
-  static constexpr std::size_t kSlack = 1024;  // one entry line always fits
-
-  explicit OutBuffer(ByteSink& sink) : sink_(sink), buf_(new char[kBlock + kSlack]), end_(buf_.get()) {}
-
-  char* room() {
-    if (end_ - buf_.get() >= static_cast<std::ptrdiff_t>(kBlock)) flush();
-    return end_;
-  }
-  void commit(char* p) { end_ = p; }
-  void append(std::string_view text) {
-    while (!text.empty()) {
-      char* p = room();
-      const std::size_t n = std::min(text.size(), kSlack);
-      std::memcpy(p, text.data(), n);
-      end_ = p + n;
-      text.remove_prefix(n);
-    }
-  }
-  void flush() {
-    sink_.write(buf_.get(), static_cast<std::size_t>(end_ - buf_.get()));
-    end_ = buf_.get();
-  }
-  void finish() {
-    flush();
-    sink_.finish();
-  }
-
- private:
-  ByteSink& sink_;
-  std::unique_ptr<char[]> buf_;
-  char* end_;
-};
 
 inline char* put_index(char* p, int64_t i) { return std::to_chars(p, p + 24, i).ptr; }
 
@@ -226,66 +122,45 @@ void header(OutBuffer& out, MtxFormat format, const MtxWriteOptions& o, int64_t 
 // ---- coordinate -----------------------------------------------------------
 
 // Throws MatrixError unless A equals s * A^T (s = 1 symmetric, -1 skew; for
-// the pattern field only the positions count). Duplicates are summed.
+// the pattern field only the positions count): the canonical matrix C
+// (duplicates summed) is compared with its transpose, whose row i below the
+// diagonal holds the mirrors C(j, i) of the entries C(i, j), j < i.
 template <class T>
 void check_mirror(const Csr<T>& A, const MtxWriteOptions& o) {
   const bool skew = o.symmetry == MtxSymmetry::SkewSymmetric;
   const bool pattern = o.field == MtxField::Pattern;
-  const index_t n = A.rows;
-  // U^T: the strictly upper entries, transposed into rows (counting sort).
-  std::vector<index_t> ptr(std::size_t(n) + 1, 0);
-  for (index_t r = 0; r < n; ++r)
-    for (index_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
-      if (A.col_idx[k] > r) ++ptr[A.col_idx[k] + 1];
-  for (index_t r = 0; r < n; ++r) ptr[r + 1] += ptr[r];
-  std::vector<index_t> ut_col(ptr[n]);
-  std::vector<T> ut_val(ptr[n]);
-  {
-    std::vector<index_t> next(ptr.begin(), ptr.end() - 1);
-    for (index_t r = 0; r < n; ++r)
-      for (index_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
-        if (A.col_idx[k] > r) {
-          const index_t dst = next[A.col_idx[k]]++;
-          ut_col[dst] = r;
-          ut_val[dst] = A.values[k];
-        }
-  }
-  std::vector<T> low(n, T(0)), up(n, T(0));
-  std::vector<char> has_low(n, 0), has_up(n, 0);
-  std::vector<index_t> touched;
-  for (index_t i = 0; i < n; ++i) {
-    touched.clear();
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-      const index_t j = A.col_idx[k];
-      if (j == i && skew && A.values[k] != T(0))
+  Csr<T> summed;
+  const bool canonical = is_canonical(A);
+  if (!canonical) summed = to_csr(to_coo(A));
+  const Csr<T>& C = canonical ? A : summed;
+  const Csr<T> Ct = transpose(C);
+  for (index_t i = 0; i < C.rows; ++i) {
+    index_t a = C.row_ptr[i], b = Ct.row_ptr[i];
+    const index_t a_end = C.row_ptr[i + 1], b_end = Ct.row_ptr[i + 1];
+    if (skew) {
+      const auto row_end = C.col_idx.begin() + a_end;
+      const auto d = std::lower_bound(C.col_idx.begin() + a, row_end, i);
+      if (d != row_end && *d == i && C.values[std::size_t(d - C.col_idx.begin())] != T(0))
         throw MatrixError("a skew-symmetric matrix needs a zero diagonal, but A(" + str(i) + ", " + str(i) +
-                          ") = " + value_str(A.values[k]));
-      if (j >= i) continue;
-      if (!has_low[j] && !has_up[j]) touched.push_back(j);
-      has_low[j] = 1;
-      low[j] += A.values[k];
+                          ") = " + value_str(C.values[std::size_t(d - C.col_idx.begin())]));
     }
-    for (index_t k = ptr[i]; k < ptr[i + 1]; ++k) {
-      const index_t j = ut_col[k];
-      if (!has_low[j] && !has_up[j]) touched.push_back(j);
-      has_up[j] = 1;
-      up[j] += ut_val[k];
-    }
-    for (const index_t j : touched) {
-      // lower entry (i, j) against its mirror (j, i)
-      const bool ok = pattern ? (has_low[j] && has_up[j]) : same(low[j], skew ? T(-up[j]) : up[j]);
-      if (!ok) {
-        auto describe = [&](bool has, T v, index_t r, index_t c) {
-          const std::string at = "A(" + str(r) + ", " + str(c) + ")";
-          if (!has) return at + " is not stored";
-          return pattern ? at + " is stored" : at + " = " + value_str(v);
-        };
-        throw MatrixError(std::string("the matrix is not ") + to_string(o.symmetry) + ": " +
-                          describe(has_low[j], low[j], i, j) + " but its mirror " +
-                          describe(has_up[j], up[j], j, i) + " (0-based row, column)");
-      }
-      low[j] = up[j] = T(0);
-      has_low[j] = has_up[j] = 0;
+    for (;;) {  // merge the two rows' entries left of the diagonal
+      const index_t ja = a < a_end ? C.col_idx[a] : i;
+      const index_t jb = b < b_end ? Ct.col_idx[b] : i;
+      const index_t j = std::min(ja, jb);
+      if (j >= i) break;
+      const bool has_low = ja == j, has_up = jb == j;
+      const T low = has_low ? C.values[a++] : T(0);
+      const T up = has_up ? Ct.values[b++] : T(0);
+      if (pattern ? (has_low && has_up) : same(low, skew ? T(-up) : up)) continue;
+      auto describe = [&](bool has, T v, index_t r, index_t c) {
+        const std::string at = "A(" + str(r) + ", " + str(c) + ")";
+        if (!has) return at + " is not stored";
+        return pattern ? at + " is stored" : at + " = " + value_str(v);
+      };
+      throw MatrixError(std::string("the matrix is not ") + to_string(o.symmetry) + ": " +
+                        describe(has_low, low, i, j) + " but its mirror " + describe(has_up, up, j, i) +
+                        " (0-based row, column)");
     }
   }
 }

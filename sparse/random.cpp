@@ -10,21 +10,13 @@
 #include <vector>
 
 #include "balsa/generators.hpp"
+#include "sparse/splitmix.hpp"
 
 namespace balsa {
 
 namespace {
 
 inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-// One step of splitmix64: advances `state` and returns the mixed output.
-inline std::uint64_t splitmix64(std::uint64_t& state) {
-  state += 0x9E3779B97F4A7C15ULL;
-  std::uint64_t z = state;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 // Full 64 x 64 -> 128-bit product, portable (no __int128): returns the high
 // word, stores the low word in `lo`.
@@ -44,7 +36,7 @@ inline std::uint64_t mul_hi_lo(std::uint64_t a, std::uint64_t b, std::uint64_t& 
 
 Random::Random(std::uint64_t seed) {
   std::uint64_t state = seed;
-  for (auto& s : s_) s = splitmix64(state);
+  for (auto& s : s_) s = detail::splitmix64_next(state);
   // splitmix64 is a bijection of its counter, so four consecutive outputs are
   // never all zero; the all-zero xoshiro state cannot occur.
 }

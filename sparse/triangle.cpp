@@ -1,6 +1,8 @@
 // Triangles, diagonals and value checks: the preconditions of the triangular
 // solvers, factorizations and Krylov methods.
 #include <cmath>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "balsa/sparse.hpp"
@@ -35,23 +37,27 @@ Csr<T> extract_triangle(const Csr<T>& A, Triangle tri, Diag diag) {
   return B;
 }
 
+// The first stored entry outside the triangle (diagonal included), in row order.
 template <class T>
-bool is_triangular(const Csr<T>& A, Triangle tri) {
+std::optional<std::pair<index_t, index_t>> first_outside(const Csr<T>& A, Triangle tri) {
+  validate(A);
   for (index_t i = 0; i < A.rows; ++i)
     for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
-      if (!in_triangle(i, A.col_idx[k], tri, Diag::Include)) return false;
-  return true;
+      if (!in_triangle(i, A.col_idx[k], tri, Diag::Include)) return std::pair{i, A.col_idx[k]};
+  return std::nullopt;
+}
+
+template <class T>
+bool is_triangular(const Csr<T>& A, Triangle tri) {
+  return !first_outside(A, tri);
 }
 
 template <class T>
 void require_triangular(const Csr<T>& A, Triangle tri) {
-  validate(A);
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
-      if (!in_triangle(i, A.col_idx[k], tri, Diag::Include))
-        throw MatrixError(std::string("matrix is not ") + name(tri) + " triangular: entry at " +
-                          at(i, A.col_idx[k]) + " is " + (tri == Triangle::Lower ? "above" : "below") +
-                          " the diagonal");
+  if (const auto bad = first_outside(A, tri))
+    throw MatrixError(std::string("matrix is not ") + name(tri) + " triangular: entry at " +
+                      at(bad->first, bad->second) + " is " + (tri == Triangle::Lower ? "above" : "below") +
+                      " the diagonal");
 }
 
 template <class T>

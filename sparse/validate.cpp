@@ -23,9 +23,11 @@ void validate_compressed(const char* kind, const char* outer_name, const char* i
   if (idx.size() != std::size_t(ptr[outer]) || val.size() != idx.size())
     throw MatrixError(std::string(kind) + ": pointer array ends at " + s(ptr[outer]) + " but there are " +
                       s(std::int64_t(idx.size())) + " indices and " + s(std::int64_t(val.size())) + " values");
-  for (index_t o = 0; o < outer; ++o) {
+  // The whole pointer array first, so the index scan below never reads past the end.
+  for (index_t o = 0; o < outer; ++o)
     if (ptr[o + 1] < ptr[o])
       throw MatrixError(std::string(kind) + ": pointer array decreases at " + outer_name + " " + s(o));
+  for (index_t o = 0; o < outer; ++o)
     for (index_t k = ptr[o]; k < ptr[o + 1]; ++k) {
       if (idx[k] < 0 || idx[k] >= inner)
         throw MatrixError(std::string(kind) + ": " + outer_name + " " + s(o) + " has " + inner_name + " index " +
@@ -34,7 +36,6 @@ void validate_compressed(const char* kind, const char* outer_name, const char* i
         throw MatrixError(std::string(kind) + ": " + outer_name + " " + s(o) + " has " + inner_name +
                           " indices not strictly increasing (" + s(idx[k - 1]) + " then " + s(idx[k]) + ")");
     }
-  }
 }
 }  // namespace
 

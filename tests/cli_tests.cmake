@@ -4,26 +4,29 @@ set(DATA ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set(OUT ${CMAKE_CURRENT_BINARY_DIR}/cli-out)
 file(MAKE_DIRECTORY ${OUT})
 
-# balsa_cli_test(NAME ARGS... [PASS regex] [FAIL] ): FAIL means a nonzero exit is expected.
+# balsa_cli_test(NAME ARGS ... [PASS regex]): must succeed, stdout+stderr matching PASS.
+# balsa_cli_test(NAME ARGS ... ERROR regex): must fail, stderr matching ERROR.
 function(balsa_cli_test name)
-  cmake_parse_arguments(T "FAIL" "PASS" "ARGS" ${ARGN})
-  add_test(NAME cli.${name} COMMAND ${BALSA_EXE} ${T_ARGS} WORKING_DIRECTORY ${OUT})
+  cmake_parse_arguments(T "" "PASS;ERROR" "ARGS" ${ARGN})
+  if(DEFINED T_ERROR)
+    add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} -DEXE=${BALSA_EXE} "-DARGS=${T_ARGS}" "-DEXPECT=${T_ERROR}"
+             -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_expect_error.cmake WORKING_DIRECTORY ${OUT})
+  else()
+    add_test(NAME cli.${name} COMMAND ${BALSA_EXE} ${T_ARGS} WORKING_DIRECTORY ${OUT})
+  endif()
   set_tests_properties(cli.${name} PROPERTIES LABELS "cpu;cli" TIMEOUT 120)
   if(T_PASS)
     set_tests_properties(cli.${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS}")
   endif()
-  if(T_FAIL)
-    set_tests_properties(cli.${name} PROPERTIES WILL_FAIL TRUE)
-  endif()
 endfunction()
 
 balsa_cli_test(help ARGS --help PASS "info.*gen.*convert")
-balsa_cli_test(no_command FAIL ARGS)
-balsa_cli_test(unknown_command FAIL ARGS frobnicate)
+balsa_cli_test(no_command ARGS --seed ERROR "subcommand|--seed")
+balsa_cli_test(unknown_command ARGS frobnicate ERROR "balsa: error: unknown command .frobnicate. \\(commands: run, info, gen, convert")
 balsa_cli_test(info ARGS info ${DATA}/bcsstk13.mtx
                PASS "2003 x 2003, 83883 nonzeros \\(42943 stored")
 balsa_cli_test(info_json ARGS info --json ${DATA}/west0479.mtx PASS "\"nnz\": 1910")
-balsa_cli_test(info_missing_file FAIL ARGS info ${OUT}/no-such-file.mtx)
+balsa_cli_test(info_missing_file ARGS info ${OUT}/no-such-file.mtx ERROR "balsa: error: cannot open .*no-such-file.mtx")
 balsa_cli_test(gen_laplace3d ARGS gen laplace3d --nx 6 --ny 5 --nz 4 --stencil 27 -o ${OUT}/l3.mtx PASS "wrote 120 x 120")
 balsa_cli_test(gen_lower ARGS gen laplace2d --nx 10 --triangle lower -o ${OUT}/l2.mtx PASS "wrote 100 x 100, 280 nonzeros")
 balsa_cli_test(gen_symmetric ARGS gen random-spd -n 50 --per-row 4 --storage symmetric -o ${OUT}/spd.mtx PASS "wrote 50 x 50")
@@ -32,9 +35,9 @@ balsa_cli_test(gen_block ARGS gen block-diagonal --blocks 4 --block-size 100 --d
 balsa_cli_test(gen_chain ARGS gen chain -n 10 -o - PASS "%%MatrixMarket matrix coordinate real general")
 balsa_cli_test(gen_star ARGS gen star -n 10 -o ${OUT}/star.mtx PASS "19 nonzeros")
 balsa_cli_test(gen_dominant ARGS gen banded-dominant -n 100 -k 5 -d 0.5 -o ${OUT}/dd.mtx PASS "wrote 100 x 100, 1070 nonzeros")
-balsa_cli_test(gen_bad_ordering FAIL ARGS gen laplace2d --nx 10 --ordering zigzag -o ${OUT}/x.mtx)
-balsa_cli_test(gen_too_big FAIL ARGS gen laplace3d --nx 2000 -o ${OUT}/x.mtx)
-balsa_cli_test(gen_missing_output FAIL ARGS gen chain -n 10)
+balsa_cli_test(gen_bad_ordering ARGS gen laplace2d --nx 10 --ordering zigzag -o ${OUT}/x.mtx ERROR "--ordering.*zigzag")
+balsa_cli_test(gen_too_big ARGS gen laplace3d --nx 2000 -o ${OUT}/x.mtx ERROR "balsa: error: .*does not fit balsa's 32-bit index")
+balsa_cli_test(gen_missing_output ARGS gen chain -n 10 ERROR "--output is required")
 balsa_cli_test(convert_lower ARGS convert ${DATA}/bcsstk13.mtx ${OUT}/bcsstk13_lower.mtx --triangle lower
                PASS "wrote 2003 x 2003, 42943 nonzeros")
 balsa_cli_test(convert_strict_upper ARGS convert ${DATA}/bcsstk13.mtx ${OUT}/bcsstk13_su.mtx --triangle upper --strict
@@ -42,14 +45,18 @@ balsa_cli_test(convert_strict_upper ARGS convert ${DATA}/bcsstk13.mtx ${OUT}/bcs
 balsa_cli_test(convert_keep_stored ARGS convert ${DATA}/bcsstk13.mtx ${OUT}/bcsstk13_stored.mtx --keep-stored
                PASS "42943 nonzeros")
 balsa_cli_test(convert_symmetric ARGS convert ${DATA}/hangGlider_2.mtx ${OUT}/hg_sym.mtx --storage symmetric PASS "wrote 1647 x 1647")
-balsa_cli_test(convert_not_symmetric FAIL ARGS convert ${DATA}/west0479.mtx ${OUT}/w.mtx --storage symmetric)
+balsa_cli_test(convert_not_symmetric ARGS convert ${DATA}/west0479.mtx ${OUT}/w.mtx --storage symmetric ERROR "balsa: error: .*mirror")
 balsa_cli_test(convert_array ARGS convert ${DATA}/temp.mtx ${OUT}/temp_array.mtx --format array PASS "wrote 180 x 180")
-balsa_cli_test(convert_bad_input FAIL ARGS convert ${DATA}/SOURCES.md ${OUT}/x.mtx)
+balsa_cli_test(convert_bad_input ARGS convert ${DATA}/SOURCES.md ${OUT}/x.mtx ERROR "balsa: error: .*SOURCES.md:1: ")
 balsa_cli_test(run_cpu ARGS run --grid 20 --device cpu --repeat 3 PASS "cpu  serial substitution.*residual")
 balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --device cpu --repeat 2 PASS "residual")
-balsa_cli_test(run_bad_device FAIL ARGS run --device tpu)
+balsa_cli_test(run_bad_device ARGS run --device tpu ERROR "--device.*tpu")
 
-# Error messages name the file and line (the check is on stderr, so wrap in cmake -P).
-add_test(NAME cli.error_names_file_and_line
-  COMMAND ${CMAKE_COMMAND} -DEXE=${BALSA_EXE} -DFILE=${DATA}/SOURCES.md -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_error_message.cmake)
-set_tests_properties(cli.error_names_file_and_line PROPERTIES LABELS "cpu;cli")
+balsa_cli_test(info_not_mtx ARGS info ${DATA}/SOURCES.md ERROR "balsa: error: .*SOURCES.md:1: ")
+balsa_cli_test(convert_transpose ARGS convert ${DATA}/lp_e226.mtx ${OUT}/lp_t.mtx --transpose PASS "wrote 472 x 223, 2768 nonzeros")
+balsa_cli_test(convert_permute ARGS convert ${DATA}/west0479.mtx ${OUT}/w_perm.mtx --permute random --seed 3
+               PASS "wrote 479 x 479, 1910 nonzeros")
+balsa_cli_test(convert_pattern ARGS convert ${DATA}/cryg2500.mtx - --field pattern PASS "coordinate pattern general")
+balsa_cli_test(convert_integer_bad ARGS convert ${DATA}/cryg2500.mtx ${OUT}/c.mtx --field integer ERROR "balsa: error: .*integ")
+balsa_cli_test(convert_keep_stored_symmetric ARGS convert ${DATA}/bcsstk13.mtx ${OUT}/b13s.mtx --keep-stored --storage symmetric
+               PASS "wrote 2003 x 2003, 83883 nonzeros")

@@ -63,6 +63,7 @@ TYPED_TEST(GpuTyped, SparseCopiesRoundTrip) {
   const Csc<T> cback = cuda::to_host(cuda::to_device(C));
   EXPECT_EQ(cback.col_ptr, C.col_ptr);
   EXPECT_EQ(cback.row_idx, C.row_idx);
+  EXPECT_EQ(cback.values, C.values);
   Csr<T> bad = A;
   bad.col_idx[3] = 9999;
   EXPECT_THROW_MSG(cuda::to_device(bad), MatrixError, "outside");

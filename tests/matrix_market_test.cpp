@@ -270,23 +270,64 @@ TYPED_TEST(MatrixMarketTyped, CoordinatePatternGeneral) {
 
 TYPED_TEST(MatrixMarketTyped, CoordinateRealSymmetric) {
   using T = TypeParam;
-  // lower entries, a diagonal entry, and an upper-triangle entry (accepted, mirrored)
+  // lower entries and diagonal entries, in any order (mirrored when expanding)
   const std::string text =
       "%%MatrixMarket matrix coordinate real symmetric\n"
       "3 3 4\n"
       "1 1 4\n"
       "2 1 -1.5\n"
       "3 3 2\n"
-      "1 3 0.5\n";
+      "3 1 0.5\n";
   expect_matrix<T>(text, 3, 3,
                    {{0, 0, T(4)}, {1, 0, T(-1.5)}, {0, 1, T(-1.5)}, {2, 2, T(2)}, {0, 2, T(0.5)}, {2, 0, T(0.5)}});
   MtxReadOptions stored_only;
   stored_only.expand_symmetry = false;
-  expect_matrix<T>(text, 3, 3, {{0, 0, T(4)}, {1, 0, T(-1.5)}, {2, 2, T(2)}, {0, 2, T(0.5)}}, stored_only);
+  expect_matrix<T>(text, 3, 3, {{0, 0, T(4)}, {1, 0, T(-1.5)}, {2, 2, T(2)}, {2, 0, T(0.5)}}, stored_only);
   MtxHeader h;
   EXPECT_EQ(read_matrix_market<T>(write_text(text), {}, &h).nnz(), 6);
   EXPECT_EQ(h.symmetry, MtxSymmetry::Symmetric);
   EXPECT_EQ(h.stored_entries, 4);
+}
+
+// A symmetric or skew-symmetric file may store its upper triangle instead
+// (never both: see the malformed-input cases); duplicates on that side sum.
+TYPED_TEST(MatrixMarketTyped, CoordinateSymmetricUpperTriangle) {
+  using T = TypeParam;
+  const std::string text =
+      "%%MatrixMarket matrix coordinate real symmetric\n"
+      "3 3 5\n"
+      "1 2 -1.5\n"
+      "2 2 3\n"  // diagonal entries go with either triangle
+      "1 3 0.5\n"
+      "% a comment between entries\n"
+      "2 3 1\n"
+      "1 3 0.25\n";  // a duplicate on the same side
+  expect_matrix<T>(text, 3, 3,
+                   {{0, 1, T(-1.5)}, {1, 0, T(-1.5)}, {1, 1, T(3)}, {0, 2, T(0.5)}, {2, 0, T(0.5)}, {1, 2, T(1)},
+                    {2, 1, T(1)}, {0, 2, T(0.25)}, {2, 0, T(0.25)}});
+  MtxReadOptions stored_only;
+  stored_only.expand_symmetry = false;
+  expect_matrix<T>(text, 3, 3, {{0, 1, T(-1.5)}, {1, 1, T(3)}, {0, 2, T(0.5)}, {1, 2, T(1)}, {0, 2, T(0.25)}},
+                   stored_only);
+  // the same matrix as its lower triangle
+  const fs::path lower = write_text(
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n2 1 -1.5\n2 2 3\n3 1 0.75\n3 2 1\n", "lower.mtx");
+  const fs::path upper = write_text(text, "upper.mtx");
+  expect_same_csr(read_matrix_market_csr<T>(lower), read_matrix_market_csr<T>(upper));
+  EXPECT_EQ(read_matrix_market_dense<T>(upper).values, (std::vector<T>{0, -1.5, 0.75, -1.5, 3, 1, 0.75, 1, 0}));
+
+  // skew-symmetric: the mirror of an upper entry is negated as well
+  const std::string skew =
+      "%%MatrixMarket matrix coordinate integer skew-symmetric\n"
+      "3 3 3\n"
+      "1 2 4\n"
+      "3 3 0\n"
+      "2 3 -7\n";
+  expect_matrix<T>(skew, 3, 3, {{0, 1, T(4)}, {1, 0, T(-4)}, {2, 2, T(0)}, {1, 2, T(-7)}, {2, 1, T(7)}});
+  expect_matrix<T>(skew, 3, 3, {{0, 1, T(4)}, {2, 2, T(0)}, {1, 2, T(-7)}}, stored_only);
+  // pattern
+  expect_matrix<T>("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n1 3\n2 3\n", 3, 3,
+                   {{0, 2, T(1)}, {2, 0, T(1)}, {1, 2, T(1)}, {2, 1, T(1)}});
 }
 
 TYPED_TEST(MatrixMarketTyped, CoordinateSkewSymmetric) {
@@ -516,6 +557,25 @@ TEST(MatrixMarket, ValueRangeDependsOnType) {
   const Coo<double> d = read_matrix_market<double>(tiny);
   EXPECT_EQ(d.values[0], 1e-50);
   EXPECT_TRUE(same_bits(d.values[1], -0.0));
+  // underflow and overflow however the number is spelled: a long fraction,
+  // a long integer part, an exponent beyond any type's range
+  const std::string zeros(400, '0');
+  const fs::path spelled = write_text("%%MatrixMarket matrix coordinate real general\n1 4 4\n1 1 -0." + zeros +
+                                      "1\n1 2 0.0001e-99999999999999999999\n1 3 " + zeros + "1e-800\n1 4 0e999999\n");
+  for (const double v : read_matrix_market<double>(spelled).values) EXPECT_EQ(v, 0.0);
+  EXPECT_TRUE(same_bits(read_matrix_market<float>(spelled).values[0], -0.0f));
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(
+                       "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1" + zeros + "\n")),
+                   ParseError, "bad.mtx:3: value '1000");
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(
+                       "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.0" + zeros + "1e99999999999\n")),
+                   ParseError, "is out of range for double");
+  EXPECT_THROW_MSG(read_matrix_market<float>(write_text(
+                       "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 -3.5e38\n")),
+                   ParseError, "bad.mtx:3: value '-3.5e38' is out of range for float");
+  EXPECT_TRUE(same_bits(read_matrix_market<float>(write_text(
+                            "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 -1e-46\n")).values[0],
+                        -0.0f));
   // integer field values that do not fit a float
   EXPECT_THROW_MSG(read_matrix_market<float>(write_text(
                        "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 " + std::string(50, '9') + "\n")),
@@ -614,6 +674,19 @@ std::vector<BadCase> bad_cases() {
        "bad.mtx:4: nonzero diagonal entry (2, 2) in a skew-symmetric matrix"},
       {"integer skew diagonal", "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 1\n3 3 -2\n",
        "bad.mtx:3: nonzero diagonal entry (3, 3)"},
+      // a symmetric file stores one triangle, not entries from both
+      {"symmetric upper after lower",
+       "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1\n2 1 5\n% c\n1 2 7\n3 3 1\n",
+       "bad.mtx:6: entry (1, 2) is above the diagonal but earlier entries are below it: a symmetric file stores "
+       "one triangle"},
+      {"symmetric lower after upper", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 3 1\n2 2 1\n3 2 1\n",
+       "bad.mtx:5: entry (3, 2) is below the diagonal but earlier entries are above it: a symmetric file"},
+      {"skew mixed", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n2 1 1\n3 1 2\n2 3 -1\n",
+       "bad.mtx:5: entry (2, 3) is above the diagonal but earlier entries are below it: a skew-symmetric file"},
+      {"integer symmetric mixed", "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n1 2 7\n2 1 5\n",
+       "bad.mtx:4: entry (2, 1) is below the diagonal"},
+      {"pattern symmetric mixed", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n3 1\n3 3\n1 3\n",
+       "bad.mtx:5: entry (1, 3) is above the diagonal"},
       // entry count
       {"truncated", kCoord + "% c\n3 3 3\n1 1 1\n2 2 2\n", "bad.mtx:6: unexpected end of file: expected 3 entries, found 2"},
       {"truncated, no newline", kCoord + "3 3 3\n1 1 1\n2 2 2", "bad.mtx:5: unexpected end of file: expected 3 entries, found 2"},
@@ -1120,6 +1193,17 @@ TYPED_TEST(MatrixMarketTyped, WriteSymmetricRejectsAsymmetricMatrices) {
   A.values = {T(5), T(-5), T(1)};
   EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), skew), MatrixError, "zero diagonal, but A(2, 2) = 1");
   EXPECT_THROW_MSG(write_matrix_market(p, to_dense(to_csr(A)), skew), MatrixError, "zero diagonal, but A(2, 2) = 1");
+
+  Csr<T> D;  // not canonical: duplicates are summed before the comparison
+  D.rows = D.cols = 3;
+  D.row_ptr = {0, 1, 3, 5};
+  D.col_idx = {1, 0, 0, 2, 2};
+  D.values = {T(5), T(2), T(3), T(1), T(-1)};
+  EXPECT_NO_THROW(write_matrix_market(p, D, sym));
+  EXPECT_EQ(read_matrix_market_header(p).stored_entries, 4);
+  EXPECT_THROW_MSG(write_matrix_market(p, D, skew), MatrixError, "not skew-symmetric: A(1, 0) = 5 but its mirror A(0, 1) = 5");
+  D.values[0] = T(6);
+  EXPECT_THROW_MSG(write_matrix_market(p, D, sym), MatrixError, "A(1, 0) = 5 but its mirror A(0, 1) = 6");
 
   Coo<T> R;  // not square
   R.rows = 2;

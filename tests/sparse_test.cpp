@@ -51,12 +51,13 @@ TYPED_TEST(SparseTyped, RoundTripsThroughEveryFormat) {
   EXPECT_EQ(via_coo.row_ptr, A.row_ptr);
   EXPECT_EQ(via_coo.col_idx, A.col_idx);
   EXPECT_EQ(via_coo.values, A.values);
-  const Csr<T> via_csc = to_csr(to_csc(A));
-  EXPECT_EQ(via_csc.col_idx, A.col_idx);
-  EXPECT_EQ(via_csc.values, A.values);
-  const Csr<T> via_dense = to_csr(to_dense(A));
-  EXPECT_EQ(via_dense.col_idx, A.col_idx);
-  EXPECT_EQ(via_dense.values, A.values);
+  for (const Csr<T>& B : {to_csr(to_csc(A)), to_csr(to_dense(A))}) {
+    EXPECT_EQ(B.rows, A.rows);
+    EXPECT_EQ(B.cols, A.cols);
+    EXPECT_EQ(B.row_ptr, A.row_ptr);
+    EXPECT_EQ(B.col_idx, A.col_idx);
+    EXPECT_EQ(B.values, A.values);
+  }
 }
 
 TYPED_TEST(SparseTyped, CscHoldsColumns) {
@@ -172,6 +173,12 @@ TEST(Validate, MalformedArraysAreErrorsNotCrashes) {
   A.row_ptr = {0, 3, 2, 6};
   EXPECT_THROW_MSG(validate(A), MatrixError, "decreases at row 1");
   A = example<double>();
+  A.row_ptr = {0, 100, 2, 6};  // row 0 would run past the index array
+  EXPECT_THROW_MSG(validate(A), MatrixError, "decreases at row 1");
+  A.row_ptr = {0, 2, 3, 7};
+  EXPECT_THROW_MSG(validate(A), MatrixError, "ends at 7 but there are 6 indices");
+  EXPECT_THROW_MSG(is_triangular(A, Triangle::Lower), MatrixError, "ends at 7");
+  A = example<double>();
   A.values.pop_back();
   EXPECT_THROW_MSG(validate(A), MatrixError, "6 indices and 5 values");
   A = example<double>();
@@ -189,6 +196,7 @@ TEST(Validate, MalformedArraysAreErrorsNotCrashes) {
 }
 
 TEST(Index, OverflowIsAClearError) {
+  EXPECT_THROW_MSG(DenseMatrix<double>(70000, 70000), IndexOverflow, "dense matrix entries (rows * columns)");
   EXPECT_EQ(checked_index(2147483647LL, "n"), 2147483647);
   EXPECT_THROW_MSG(checked_index(2147483648LL, "rows"), IndexOverflow, "rows = 2147483648 does not fit");
   EXPECT_THROW_MSG(checked_index(-1, "rows"), Error, "negative");

@@ -8,6 +8,7 @@ namespace balsa {
 
 template <class T>
 void check_triangular_system(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  validate(A, /*require_sorted=*/true);  // one entry per position: the diagonal checked is the one used
   require_square(A, "triangular solve");
   require_triangular(A, tri);
   if (diag == DiagonalKind::NonUnit) require_nonzero_diagonal(A);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <string>
 #include <utility>
@@ -42,6 +43,13 @@ std::pair<std::size_t, std::size_t> memory_info();
 
 namespace detail {
 void* allocate(std::size_t bytes);  // throws DeviceOutOfMemory with sizes in the message
+// n * element_size, or DeviceOutOfMemory when the product overflows size_t.
+inline std::size_t bytes_for(std::size_t n, std::size_t element_size) {
+  if (element_size != 0 && n > std::numeric_limits<std::size_t>::max() / element_size)
+    throw DeviceOutOfMemory("GPU out of memory: " + std::to_string(n) + " elements of " +
+                            std::to_string(element_size) + " bytes overflow the address space");
+  return n * element_size;
+}
 void release(void* p) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
@@ -55,7 +63,7 @@ template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) : data_(static_cast<T*>(detail::allocate(n * sizeof(T)))), size_(n) {}
+  explicit DeviceBuffer(std::size_t n) : data_(static_cast<T*>(detail::allocate(detail::bytes_for(n, sizeof(T))))), size_(n) {}
   explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -133,7 +141,8 @@ template <class T> Csc<T> to_host(const DeviceCsc<T>& A);
 
 // y = alpha * A * x + beta * y through cuSPARSE's generic SpMV (CSR,
 // default algorithm). Construction creates the handle, descriptors and work
-// buffer once; apply() may be called any number of times.
+// buffer once; apply() may be called any number of times. It refers to A's
+// device arrays without copying them: A must outlive the CusparseSpmv.
 template <class T>
 class CusparseSpmv {
  public:

@@ -16,15 +16,15 @@ namespace balsa {
 enum class DiagonalKind { NonUnit, Unit };
 
 // Solves A x = b by forward (Lower) or backward (Upper) substitution, row by
-// row, accumulating in T. A must be square CSR with every stored entry in the
-// triangle; with NonUnit the diagonal must be present and nonzero; with Unit
+// row, accumulating in T. A must be square canonical CSR (sorted columns, no
+// duplicates: cuSPARSE needs the same) with every stored entry in the triangle; with NonUnit the diagonal must be present and nonzero; with Unit
 // stored diagonal entries are ignored and taken as 1. b and x must not be
 // NaN/Inf. Every violation is an error naming the row/column or index.
 template <class T>
 void trsv_reference(const Csr<T>& A, Triangle tri, DiagonalKind diag, std::span<const T> b, std::span<T> x);
 
 // Checks the preconditions above without solving (shared by all triangular
-// solvers): square, triangular, diagonal, finite values.
+// solvers): canonical, square, triangular, diagonal, finite values.
 template <class T>
 void check_triangular_system(const Csr<T>& A, Triangle tri, DiagonalKind diag);
 

@@ -1,7 +1,6 @@
 // The GPU entry points of a build without CUDA: no device, and every use is a
 // clear error rather than a link failure.
 #include "balsa/cuda.hpp"
-#include "balsa/trsv.hpp"
 #include "sparse/instantiate.hpp"
 
 namespace balsa::cuda {
@@ -40,11 +39,6 @@ template <class T> CusparseSpmv<T>::CusparseSpmv(const DeviceCsr<T>&) { no_cuda(
 template <class T> CusparseSpmv<T>::~CusparseSpmv() = default;
 template <class T> void CusparseSpmv<T>::apply(T, const DeviceBuffer<T>&, T, DeviceBuffer<T>&) { no_cuda("CusparseSpmv"); }
 template <class T> void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&) { no_cuda("spmv"); }
-template <class T> struct CusparseSpsv<T>::Impl {};
-template <class T> CusparseSpsv<T>::CusparseSpsv(const Csr<T>&, Triangle, DiagonalKind) { no_cuda("CusparseSpsv"); }
-template <class T> CusparseSpsv<T>::~CusparseSpsv() = default;
-template <class T> void CusparseSpsv<T>::solve(const DeviceBuffer<T>&, DeviceBuffer<T>&) { no_cuda("CusparseSpsv"); }
-template <class T> index_t CusparseSpsv<T>::rows() const { return 0; }
 
 #define BALSA_INSTANTIATE(T)                                                        \
   template void fill(DeviceBuffer<T>&, T);                                          \
@@ -53,7 +47,6 @@ template <class T> index_t CusparseSpsv<T>::rows() const { return 0; }
   template Csr<T> to_host(const DeviceCsr<T>&);                                     \
   template Csc<T> to_host(const DeviceCsc<T>&);                                     \
   template class CusparseSpmv<T>;                                                   \
-  template class CusparseSpsv<T>;                                                   \
   template void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 

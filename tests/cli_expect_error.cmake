@@ -1,0 +1,10 @@
+# Runs EXE with the ;-separated ARGS and checks that it fails (nonzero exit)
+# with stderr matching the regular expression EXPECT.
+execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "expected a nonzero exit code, got 0; stdout: ${out}")
+endif()
+if(NOT err MATCHES "${EXPECT}")
+  message(FATAL_ERROR "stderr does not match '${EXPECT}':\n${err}")
+endif()
+message(STATUS "ok (exit ${rc}): ${err}")
