@@ -1,8 +1,7 @@
 // balsa run: the main job on a built-in default problem. For now: the lower
-// triangle L of a 3D Laplacian, b = L x_true, solve L x = b on the GPU when
-// there is one (cuSPARSE SpSV; balsa's own GPU solvers come with the
-// triangular-solve issue) and with the serial CPU reference, and report time,
-// residual and error.
+// triangle L of a 3D Laplacian, b = L x_true, solve L x = b on the CPU
+// (serial and level-set) and, when there is a GPU, with balsa's automatic
+// choice and with cuSPARSE SpSV; report times, residual and error.
 #include <fmt/core.h>
 
 #include "balsa/generators.hpp"
@@ -62,36 +61,44 @@ void run_job(const RunOptions& o) {
                analysis_ms, solve_ms, o.repeat, r.residual, r.error, good ? "" : "  <-- FAILED");
   };
 
-  // CPU: the serial reference solver (also the check of the GPU result).
+  // CPU: serial substitution (also the check of the GPU results) and level-set.
   std::vector<T> x(std::size_t(L.rows));
   std::vector<double> times;
-  for (int k = 0; k < o.repeat; ++k) {
-    Stopwatch t;
-    trsv_reference(L, Triangle::Lower, DiagonalKind::NonUnit, std::span<const T>(b), std::span<T>(x));
-    times.push_back(t.seconds() * 1e3);
+  for (const TrsvAlgorithm algorithm : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet}) {
+    TriangularSolver<T> solver(L, {.algorithm = algorithm, .device = Device::Cpu});
+    times.clear();
+    for (int k = 0; k < o.repeat; ++k) {
+      Stopwatch t;
+      solver.solve(std::span<const T>(b), std::span<T>(x));
+      times.push_back(t.seconds() * 1e3);
+    }
+    const std::string name = fmt::format("cpu  {}", to_string(algorithm));
+    report(name.c_str(), solver.stats().analysis_seconds * 1e3, median(times), check<T>(L, x, b, x_true));
   }
-  report("cpu  serial substitution", 0.0, median(times), check<T>(L, x, b, x_true));
 
   if (use_gpu) {
     const cuda::DeviceInfo dev = cuda::device_info();
     fmt::print("  GPU: {} ({} SMs, compute capability {}.{}, CUDA runtime {}.{})\n", dev.name, dev.sm_count, dev.major,
                dev.minor, dev.runtime_version / 1000, dev.runtime_version % 1000 / 10);
-    Stopwatch analysis;
-    cuda::CusparseSpsv<T> solver(L, Triangle::Lower, DiagonalKind::NonUnit);
-    const double analysis_ms = analysis.seconds() * 1e3;
     cuda::DeviceBuffer<T> d_b{std::span<const T>(b)}, d_x(b.size());
-    solver.solve(d_b, d_x);  // warm-up
-    times.clear();
-    for (int k = 0; k < o.repeat; ++k) {
-      cuda::fill(d_x, std::numeric_limits<T>::quiet_NaN());  // poison: every entry must be written
-      cuda::detail::synchronize();
-      Stopwatch t;
-      solver.solve(d_b, d_x);
-      cuda::detail::synchronize();
-      times.push_back(t.seconds() * 1e3);
+    // balsa's choice (Auto) and cuSPARSE SpSV, the baseline, on the same system.
+    for (const TrsvAlgorithm algorithm : {TrsvAlgorithm::Auto, TrsvAlgorithm::Cusparse}) {
+      TriangularSolver<T> solver(L, {.algorithm = algorithm, .device = Device::Cuda});
+      solver.solve(d_b, d_x);  // warm-up
+      times.clear();
+      cuda::EventTimer timer;
+      for (int k = 0; k < o.repeat; ++k) {
+        cuda::fill(d_x, std::numeric_limits<T>::quiet_NaN());  // poison: every entry must be written
+        timer.start();
+        solver.solve(d_b, d_x);
+        timer.stop();
+        times.push_back(timer.milliseconds());
+      }
+      const std::vector<T> x_gpu = d_x.to_host();
+      const std::string name = fmt::format("cuda {}{}", to_string(solver.stats().algorithm),
+                                           algorithm == TrsvAlgorithm::Auto ? " (auto)" : " (baseline)");
+      report(name.c_str(), solver.stats().analysis_seconds * 1e3, median(times), check<T>(L, x_gpu, b, x_true));
     }
-    const std::vector<T> x_gpu = d_x.to_host();
-    report("cuda cuSPARSE SpSV", analysis_ms, median(times), check<T>(L, x_gpu, b, x_true));
   } else {
     fmt::print("  GPU: {}; ran on the CPU only\n",
                cuda::built_with_cuda() ? "no CUDA device found" : "balsa was built without CUDA");

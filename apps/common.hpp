@@ -50,5 +50,6 @@ void add_info_command(CLI::App& app);
 void add_gen_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 }  // namespace balsa::app

@@ -95,6 +95,30 @@ DeviceInfo device_info(int device) {
   return d;
 }
 
+EventTimer::EventTimer() {
+  cudaEvent_t a = nullptr, b = nullptr;
+  BALSA_CUDA_CHECK(cudaEventCreate(&a));
+  const cudaError_t status = cudaEventCreate(&b);
+  if (status != cudaSuccess) {
+    (void)cudaEventDestroy(a);
+    detail::throw_cuda(status, "cudaEventCreate", __FILE__, __LINE__);
+  }
+  start_ = a;
+  stop_ = b;
+}
+EventTimer::~EventTimer() {
+  (void)cudaEventDestroy(static_cast<cudaEvent_t>(start_));
+  (void)cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
+}
+void EventTimer::start() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(start_))); }
+void EventTimer::stop() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(stop_))); }
+double EventTimer::milliseconds() {
+  BALSA_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop_)));
+  float ms = 0;
+  BALSA_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_), static_cast<cudaEvent_t>(stop_)));
+  return ms;
+}
+
 std::pair<std::size_t, std::size_t> memory_info() {
   std::size_t free = 0, total = 0;
   BALSA_CUDA_CHECK(cudaMemGetInfo(&free, &total));

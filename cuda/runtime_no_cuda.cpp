@@ -16,6 +16,12 @@ int device_count() noexcept { return 0; }
 DeviceInfo device_info(int) { no_cuda("device_info"); }
 std::pair<std::size_t, std::size_t> memory_info() { no_cuda("memory_info"); }
 
+EventTimer::EventTimer() { no_cuda("EventTimer"); }
+EventTimer::~EventTimer() = default;
+void EventTimer::start() { no_cuda("EventTimer"); }
+void EventTimer::stop() { no_cuda("EventTimer"); }
+double EventTimer::milliseconds() { no_cuda("EventTimer"); }
+
 namespace detail {
 void* allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;

@@ -178,5 +178,8 @@ template Csr<float> convert_values<float, double>(const Csr<double>&);
 template Csr<double> convert_values<double, float>(const Csr<float>&);
 template Csr<float> convert_values<float, float>(const Csr<float>&);
 template Csr<double> convert_values<double, double>(const Csr<double>&);
+// Index-valued transpose: tracks where each entry goes (e.g. for value updates
+// of a transposed copy).
+template Csr<index_t> transpose(const Csr<index_t>&);
 
 }  // namespace balsa

@@ -78,5 +78,6 @@ bool is_canonical(const Csr<T>& A) {
   template void validate(const Coo<T>&);              \
   template bool is_canonical(const Csr<T>&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+template void validate(const Csr<index_t>&, bool);
 
 }  // namespace balsa

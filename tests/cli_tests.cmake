@@ -20,9 +20,9 @@ function(balsa_cli_test name)
   endif()
 endfunction()
 
-balsa_cli_test(help ARGS --help PASS "info.*gen.*convert")
+balsa_cli_test(help ARGS --help PASS "info.*gen.*convert.*bench")
 balsa_cli_test(no_command ARGS --seed ERROR "subcommand|--seed")
-balsa_cli_test(unknown_command ARGS frobnicate ERROR "balsa: error: unknown command .frobnicate. \\(commands: run, info, gen, convert")
+balsa_cli_test(unknown_command ARGS frobnicate ERROR "balsa: error: unknown command .frobnicate. \\(commands: run, info, gen, convert, bench")
 balsa_cli_test(info ARGS info ${DATA}/bcsstk13.mtx
                PASS "2003 x 2003, 83883 nonzeros \\(42943 stored")
 balsa_cli_test(info_json ARGS info --json ${DATA}/west0479.mtx PASS "\"nnz\": 1910")
@@ -48,7 +48,7 @@ balsa_cli_test(convert_symmetric ARGS convert ${DATA}/hangGlider_2.mtx ${OUT}/hg
 balsa_cli_test(convert_not_symmetric ARGS convert ${DATA}/west0479.mtx ${OUT}/w.mtx --storage symmetric ERROR "balsa: error: .*mirror")
 balsa_cli_test(convert_array ARGS convert ${DATA}/temp.mtx ${OUT}/temp_array.mtx --format array PASS "wrote 180 x 180")
 balsa_cli_test(convert_bad_input ARGS convert ${DATA}/SOURCES.md ${OUT}/x.mtx ERROR "balsa: error: .*SOURCES.md:1: ")
-balsa_cli_test(run_cpu ARGS run --grid 20 --device cpu --repeat 3 PASS "cpu  serial substitution.*residual")
+balsa_cli_test(run_cpu ARGS run --grid 20 --device cpu --repeat 3 PASS "cpu  level-set .*residual")
 balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --device cpu --repeat 2 PASS "residual")
 balsa_cli_test(run_bad_device ARGS run --device tpu ERROR "--device.*tpu")
 
@@ -60,3 +60,5 @@ balsa_cli_test(convert_pattern ARGS convert ${DATA}/cryg2500.mtx - --field patte
 balsa_cli_test(convert_integer_bad ARGS convert ${DATA}/cryg2500.mtx ${OUT}/c.mtx --field integer ERROR "balsa: error: .*integ")
 balsa_cli_test(convert_keep_stored_symmetric ARGS convert ${DATA}/bcsstk13.mtx ${OUT}/b13s.mtx --keep-stored --storage symmetric
                PASS "wrote 2003 x 2003, 83883 nonzeros")
+balsa_cli_test(bench_trsv_quick ARGS bench trsv --quick --data-dir ${DATA} --json ${OUT}/bench.json
+               --markdown ${OUT}/bench.md PASS "geomean")

@@ -1,5 +1,5 @@
 // GPU plumbing: device discovery, buffers, sparse copies, SpMV (cuSPARSE and
-// balsa's kernel) and cuSPARSE SpSV, each against its CPU reference.
+// balsa's kernel), each against its CPU reference.
 // Label `gpu`: every test skips when no GPU is present.
 #include <cmath>
 #include <cstring>
@@ -7,7 +7,6 @@
 #include "balsa/cuda.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
-#include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {
@@ -127,27 +126,6 @@ TYPED_TEST(GpuTyped, SpmvMatchesCpuOnRealMatrices) {
     }
     check_spmv(*A, 7);
   }
-}
-
-TYPED_TEST(GpuTyped, CusparseSpsvMatchesTheReference) {
-  using T = TypeParam;
-  BALSA_REQUIRE_GPU();
-  const Csr<T> L = extract_triangle(laplacian_3d<T>(30, 30, 30), Triangle::Lower);
-  for (const Triangle tri : {Triangle::Lower, Triangle::Upper}) {
-    const Csr<T> A = tri == Triangle::Lower ? L : transpose(L);
-    const std::vector<T> b = random_vector<T>(A.rows, 2);
-    std::vector<T> x_ref(b.size());
-    trsv_reference(A, tri, DiagonalKind::NonUnit, std::span<const T>(b), std::span<T>(x_ref));
-    cuda::CusparseSpsv<T> solver(A, tri, DiagonalKind::NonUnit);
-    cuda::DeviceBuffer<T> db{std::span<const T>(b)}, dx(b.size());
-    cuda::fill(dx, std::numeric_limits<T>::quiet_NaN());
-    solver.solve(db, dx);
-    EXPECT_LT(test::relative_error<T>(dx.to_host(), x_ref), test::tolerance<T>(100));
-  }
-  Csr<T> bad = L;
-  bad.values[0] = T(0);
-  EXPECT_THROW_MSG(cuda::CusparseSpsv<T>(bad, Triangle::Lower, DiagonalKind::NonUnit), MatrixError,
-                   "zero diagonal entry at (row 0, column 0)");
 }
 
 TEST(GpuErrors, OutOfMemoryIsAClearError) {

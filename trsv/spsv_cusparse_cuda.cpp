@@ -1,81 +1,79 @@
-// cuSPARSE SpSV behind balsa's types: the baseline triangular solver.
+// TrsvAlgorithm::Cusparse: cuSPARSE SpSV behind balsa's interface, the
+// baseline of the triangular-solve benchmarks.
 #include <string>
 
-#include "balsa/trsv.hpp"
 #include "cuda/cusparse.hpp"
+#include "sparse/instantiate.hpp"
+#include "trsv/gpu_algorithm.hpp"
 
-namespace balsa::cuda {
+namespace balsa::trsv_gpu {
 
-using SpSVDescr = detail::CusparseObject<cusparseSpSVDescr_t, cusparseSpSV_destroyDescr>;
+namespace {
 
-template <class T>
-struct CusparseSpsv<T>::Impl {
-  DeviceCsr<T> A;  // owned: cuSPARSE's analysis refers to it
-  detail::CusparseHandle handle;
-  detail::CusparseSpMat mat;
-  detail::CusparseDnVec b, x;
-  SpSVDescr spsv;
-  DeviceBuffer<char> work;
-};
+using SpSVDescr = cuda::detail::CusparseObject<cusparseSpSVDescr_t, cusparseSpSV_destroyDescr>;
 
 template <class T>
-CusparseSpsv<T>::CusparseSpsv(const Csr<T>& host, Triangle tri, DiagonalKind diag) : impl_(new Impl) {
-  try {
-    check_triangular_system(host, tri, diag);
-    Impl& s = *impl_;
-    s.A = to_device(host);
-    detail::create(s.handle);
-    detail::create_csr(s.mat, s.A);
+class CusparseSpsv final : public Algorithm<T> {
+ public:
+  CusparseSpsv(const Csr<T>& host, Triangle tri, DiagonalKind diag) : A_(cuda::to_device(host)) {
+    using namespace cuda::detail;
+    create(handle_);
+    create_csr(mat_, A_);
     cusparseFillMode_t fill = tri == Triangle::Lower ? CUSPARSE_FILL_MODE_LOWER : CUSPARSE_FILL_MODE_UPPER;
     cusparseDiagType_t dt = diag == DiagonalKind::Unit ? CUSPARSE_DIAG_TYPE_UNIT : CUSPARSE_DIAG_TYPE_NON_UNIT;
-    BALSA_CUSPARSE_CHECK(cusparseSpMatSetAttribute(s.mat.get(), CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof(fill)));
-    BALSA_CUSPARSE_CHECK(cusparseSpMatSetAttribute(s.mat.get(), CUSPARSE_SPMAT_DIAG_TYPE, &dt, sizeof(dt)));
+    BALSA_CUSPARSE_CHECK(cusparseSpMatSetAttribute(mat_.get(), CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof(fill)));
+    BALSA_CUSPARSE_CHECK(cusparseSpMatSetAttribute(mat_.get(), CUSPARSE_SPMAT_DIAG_TYPE, &dt, sizeof(dt)));
     // Placeholder vectors for the analysis; solve() binds the caller's.
-    DeviceBuffer<T> bs(std::size_t(std::max(s.A.rows, 1))), xs(std::size_t(std::max(s.A.rows, 1)));
-    detail::create_vector(s.b, s.A.rows, bs.data());
-    detail::create_vector(s.x, s.A.rows, xs.data());
-    BALSA_CUSPARSE_CHECK(cusparseSpSV_createDescr(s.spsv.out()));
-    const T one = 1;
+    cuda::DeviceBuffer<T> bs(std::size_t(std::max(A_.rows, 1))), xs(std::size_t(std::max(A_.rows, 1)));
+    create_vector(b_, A_.rows, bs.data());
+    create_vector(x_, A_.rows, xs.data());
+    BALSA_CUSPARSE_CHECK(cusparseSpSV_createDescr(spsv_.out()));
     std::size_t bytes = 0;
-    BALSA_CUSPARSE_CHECK(cusparseSpSV_bufferSize(s.handle.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s.mat.get(),
-                                                 s.b.get(), s.x.get(), detail::cuda_value_type<T>,
-                                                 CUSPARSE_SPSV_ALG_DEFAULT, s.spsv.get(), &bytes));
-    s.work = DeviceBuffer<char>(bytes);
-    BALSA_CUSPARSE_CHECK(cusparseSpSV_analysis(s.handle.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s.mat.get(),
-                                               s.b.get(), s.x.get(), detail::cuda_value_type<T>,
-                                               CUSPARSE_SPSV_ALG_DEFAULT, s.spsv.get(), s.work.data()));
-    BALSA_CUDA_CHECK(cudaDeviceSynchronize());
-  } catch (...) {
-    delete impl_;
-    throw;
+    BALSA_CUSPARSE_CHECK(cusparseSpSV_bufferSize(handle_.get(), op, &one, mat_.get(), b_.get(), x_.get(),
+                                                 cuda_value_type<T>, alg, spsv_.get(), &bytes));
+    work_ = cuda::DeviceBuffer<char>(bytes);
+    analyse();
   }
-}
+
+  void solve(const T* b, T* x) override {
+    BALSA_CUSPARSE_CHECK(cusparseDnVecSetValues(b_.get(), const_cast<T*>(b)));
+    BALSA_CUSPARSE_CHECK(cusparseDnVecSetValues(x_.get(), x));
+    BALSA_CUSPARSE_CHECK(cusparseSpSV_solve(handle_.get(), op, &one, mat_.get(), b_.get(), x_.get(),
+                                            cuda::detail::cuda_value_type<T>, alg, spsv_.get()));
+  }
+
+  void update_values(std::span<const T> values) override {
+    A_.values.upload(values);
+    analyse();  // cuSPARSE's analysis keeps a copy of (part of) the values
+  }
+
+ private:
+  static constexpr cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  static constexpr cusparseSpSVAlg_t alg = CUSPARSE_SPSV_ALG_DEFAULT;
+  static constexpr T one = T(1);
+
+  void analyse() {
+    BALSA_CUSPARSE_CHECK(cusparseSpSV_analysis(handle_.get(), op, &one, mat_.get(), b_.get(), x_.get(),
+                                               cuda::detail::cuda_value_type<T>, alg, spsv_.get(), work_.data()));
+  }
+
+  cuda::DeviceCsr<T> A_;  // owned: the analysis refers to it
+  cuda::detail::CusparseHandle handle_;
+  cuda::detail::CusparseSpMat mat_;
+  cuda::detail::CusparseDnVec b_, x_;
+  SpSVDescr spsv_;
+  cuda::DeviceBuffer<char> work_;
+};
+
+}  // namespace
 
 template <class T>
-CusparseSpsv<T>::~CusparseSpsv() {
-  delete impl_;
+std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return std::make_unique<CusparseSpsv<T>>(A, tri, diag);
 }
 
-template <class T>
-index_t CusparseSpsv<T>::rows() const {
-  return impl_->A.rows;
-}
+#define BALSA_INSTANTIATE(T) \
+  template std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
-template <class T>
-void CusparseSpsv<T>::solve(const DeviceBuffer<T>& b, DeviceBuffer<T>& x) {
-  Impl& s = *impl_;
-  if (b.size() != std::size_t(s.A.rows) || x.size() != std::size_t(s.A.rows))
-    throw DimensionError("CusparseSpsv: b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) +
-                         " entries for " + std::to_string(s.A.rows) + " rows");
-  BALSA_CUSPARSE_CHECK(cusparseDnVecSetValues(s.b.get(), const_cast<T*>(b.data())));
-  BALSA_CUSPARSE_CHECK(cusparseDnVecSetValues(s.x.get(), x.data()));
-  const T one = 1;
-  BALSA_CUSPARSE_CHECK(cusparseSpSV_solve(s.handle.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s.mat.get(),
-                                          s.b.get(), s.x.get(), detail::cuda_value_type<T>, CUSPARSE_SPSV_ALG_DEFAULT,
-                                          s.spsv.get()));
-}
-
-template class CusparseSpsv<float>;
-template class CusparseSpsv<double>;
-
-}  // namespace balsa::cuda
+}  // namespace balsa::trsv_gpu

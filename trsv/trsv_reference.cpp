@@ -3,6 +3,7 @@
 
 #include "balsa/trsv.hpp"
 #include "sparse/instantiate.hpp"
+#include "trsv/substitution.hpp"
 
 namespace balsa {
 
@@ -22,25 +23,7 @@ void trsv_reference(const Csr<T>& A, Triangle tri, DiagonalKind diag, std::span<
     throw DimensionError("triangular solve: b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) +
                          " entries for " + std::to_string(A.rows) + " rows");
   require_finite(b, "right-hand side");
-  // Row i needs x_j for its off-diagonal columns j, all already final because
-  // rows are visited in order (ascending for Lower, descending for Upper).
-  auto solve_row = [&](index_t i) {
-    T sum = b[i];
-    T d = T(1);
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-      const index_t j = A.col_idx[k];
-      if (j == i) {
-        if (diag == DiagonalKind::NonUnit) d = A.values[k];
-      } else {
-        sum -= A.values[k] * x[j];
-      }
-    }
-    x[i] = sum / d;
-  };
-  if (tri == Triangle::Lower)
-    for (index_t i = 0; i < A.rows; ++i) solve_row(i);
-  else
-    for (index_t i = A.rows - 1; i >= 0; --i) solve_row(i);
+  trsv_cpu::substitute(A, tri, diag, b.data(), x.data());
 }
 
 #define BALSA_INSTANTIATE(T)                                                                               \

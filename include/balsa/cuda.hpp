@@ -110,6 +110,23 @@ class DeviceBuffer {
   std::size_t size_ = 0;
 };
 
+// Elapsed GPU time between two points of the default stream (CUDA events).
+//   EventTimer t; t.start(); ...launches...; t.stop(); double ms = t.milliseconds();
+class EventTimer {
+ public:
+  EventTimer();
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start();
+  void stop();
+  double milliseconds();  // waits for the stop event
+
+ private:
+  void* start_ = nullptr;  // cudaEvent_t
+  void* stop_ = nullptr;
+};
+
 // Fill every element with `value` (a kernel; use NaN to poison outputs).
 template <class T> void fill(DeviceBuffer<T>& x, T value);
 

@@ -1,0 +1,66 @@
+// balsa bench: benchmark drivers. `balsa bench trsv`: the triangular-solve
+// benchmark (bench/trsv_bench.hpp): a suite of generator cases and Matrix
+// Market files x precision x algorithm, with the cuSPARSE SpSV, cuSPARSE
+// SpMV and CPU serial baselines measured in the same run; JSON and Markdown.
+#include <memory>
+
+#include "../bench/bench_output.hpp"
+#include "../bench/trsv_bench.hpp"
+#include "common.hpp"
+
+namespace balsa::app {
+
+void add_bench_command(CLI::App& app) {
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (trsv: sparse triangular solve)");
+  bench->require_subcommand(1);
+
+  auto o = std::make_shared<bench::BenchOptions>();
+  CLI::App* trsv = bench->add_subcommand(
+      "trsv",
+      "Triangular-solve benchmark: generator suite + FILES (lower triangle), every algorithm vs cuSPARSE SpSV, "
+      "one cuSPARSE SpMV and the CPU serial solve; JSON and Markdown");
+  trsv->add_option("files", o->files,
+                   "Matrix Market files (their lower triangle; a missing or zero diagonal "
+                   "entry becomes sum|l_ij| + 1)")
+      ->check(CLI::ExistingFile);
+  trsv->add_option("--suite", o->suite, "Built-in cases: default, quick or none")
+      ->check(CLI::IsMember({"default", "quick", "none"}))
+      ->capture_default_str();
+  trsv->add_flag("--quick", o->quick, "The quick suite on the CPU only (CI: seconds)");
+  trsv->add_option("--precision", o->precision, "double, float or both")
+      ->check(CLI::IsMember({"double", "float", "both"}))
+      ->capture_default_str();
+  trsv->add_option("--algorithms", o->algorithms,
+                   "Comma-separated algorithms (default all): reference, levelset-cpu, levelset, syncfree, "
+                   "syncfree-csc, cusparse, auto; the baselines reference and cusparse (and the SpMV) always run")
+      ->delimiter(',')
+      ->check(CLI::IsMember(bench::algorithm_names()));
+  trsv->add_option("--only", o->only, "Run only the cases whose name contains one of these (comma-separated)")
+      ->delimiter(',');
+  trsv->add_option("--repeat", o->repeat, "Timed solves per measurement (the median is reported)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  trsv->add_option("--cpu-repeat", o->cpu_repeat, "Timed solves of the CPU algorithms (default: --repeat)")
+      ->check(CLI::Range(1, 100000));
+  trsv->add_option("--warmup", o->warmup, "Untimed solves before timing")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  trsv->add_option("--json", o->json_path, "Write the results as JSON here");
+  trsv->add_option("--markdown", o->markdown_path, "Write the Markdown tables (summary and details) here");
+  trsv->add_option("--device", o->device, "auto (GPU when present), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  trsv->add_option("--data-dir", o->data_dir,
+                   "Folder of the real matrices (*.mtx; relative: from the current directory, "
+                   "else beside the executable); skipped if missing")
+      ->capture_default_str();
+  trsv->add_option("--peak-gbs", o->peak_gbs, "Floor model: memory bandwidth in GB/s (H200 measured copy: 4300)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  trsv->add_option("--level-latency-us", o->level_latency_us, "Floor model: time per dependency level in us")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  trsv->callback([o] { bench::run_trsv_bench(*o, bench::process_command_line()); });
+}
+
+}  // namespace balsa::app

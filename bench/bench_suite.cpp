@@ -1,0 +1,160 @@
+// balsa bench trsv: the suites (generator cases and the real matrices of
+// tests/data) and the algorithms the benchmark knows.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <system_error>
+
+#include "../apps/common.hpp"
+#include "balsa/generators.hpp"
+#include "bench_math.hpp"
+#include "trsv_bench.hpp"
+
+namespace balsa::bench {
+
+const std::vector<AlgorithmSpec>& algorithm_specs() {
+  static const std::vector<AlgorithmSpec> specs = {{"reference", TrsvAlgorithm::Reference, Device::Cpu},
+                                                   {"levelset-cpu", TrsvAlgorithm::LevelSet, Device::Cpu},
+                                                   {"levelset", TrsvAlgorithm::LevelSet, Device::Cuda},
+                                                   {"syncfree", TrsvAlgorithm::SyncFree, Device::Cuda},
+                                                   {"syncfree-csc", TrsvAlgorithm::SyncFreeCsc, Device::Cuda},
+                                                   {"cusparse", TrsvAlgorithm::Cusparse, Device::Cuda},
+                                                   {"auto", TrsvAlgorithm::Auto, Device::Cuda}};
+  return specs;
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names;
+  for (const AlgorithmSpec& a : algorithm_specs()) names.push_back(a.name);
+  return names;
+}
+
+namespace {
+
+using Builder = std::function<Csr<double>(std::string&, index_t&)>;
+
+BenchCase generated(std::string name, std::function<Csr<double>()> make) {
+  return {std::move(name), "generator", [make](std::string&, index_t&) { return make(); }};
+}
+
+// Lower triangle of a symmetric generator matrix (the full one is freed at once).
+Csr<double> lower_of(Csr<double> A) { return extract_triangle(A, Triangle::Lower); }
+
+Csr<double> lap2d(index_t n) { return lower_of(laplacian_2d<double>(n, n)); }
+Csr<double> lap3d(index_t n, Stencil3d s) { return lower_of(laplacian_3d<double>(n, n, n, s)); }
+
+std::string percent(double density) {
+  std::string s = fmt::format("{:g}", density * 100.0);
+  return s + "%";
+}
+
+void add_generator_cases(std::vector<BenchCase>& cases, bool quick) {
+  const index_t g2 = quick ? 100 : 2000, g7 = quick ? 20 : 160, g27 = quick ? 12 : 100;
+  cases.push_back(generated(fmt::format("lap2d-5pt-{}^2", g2), [=] { return lap2d(g2); }));
+  cases.push_back(generated(fmt::format("lap3d-7pt-{}^3", g7), [=] { return lap3d(g7, Stencil3d::Point7); }));
+  cases.push_back(generated(fmt::format("lap3d-27pt-{}^3", g27), [=] { return lap3d(g27, Stencil3d::Point27); }));
+  struct Banded {
+    index_t rows, window, per_row;
+  };
+  const std::vector<Banded> banded =
+      quick ? std::vector<Banded>{{20000, 50, 4}} : std::vector<Banded>{{1'000'000, 50, 4}, {4'000'000, 1000, 8}};
+  for (const Banded b : banded)
+    cases.push_back(generated(fmt::format("banded-{}-w{}-k{}", b.rows, b.window, b.per_row),
+                              [=] { return random_lower_banded<double>(b.rows, b.window, b.per_row); }));
+  struct Block {
+    index_t blocks, size;
+    double density;
+  };
+  const std::vector<Block> blocks =
+      quick ? std::vector<Block>{{8, 500, 0.01}} : std::vector<Block>{{16, 55000, 0.001}, {512, 6000, 0.01}};
+  for (const Block b : blocks)
+    cases.push_back(generated(fmt::format("blockdiag-{}x{}-{}", b.blocks, b.size, percent(b.density)),
+                              [=] { return random_block_diagonal_lower<double>(b.blocks, b.size, b.density); }));
+}
+
+}  // namespace
+
+std::filesystem::path find_data_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path given(dir);
+  if (fs::is_directory(given, ec)) return given;
+  if (given.is_absolute()) return {};
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  // build/balsa -> build/, the source tree, one more level up.
+  for (const fs::path& base :
+       {exe.parent_path(), exe.parent_path().parent_path(), exe.parent_path().parent_path().parent_path()})
+    if (!base.empty() && fs::is_directory(base / given, ec)) return base / given;
+  return {};
+}
+
+BenchCase file_case(const std::filesystem::path& file) {
+  BenchCase c;
+  c.name = file.stem().string();
+  c.source = file.string();
+  c.build = [file](std::string& note, index_t& diag_fixed) {
+    std::vector<std::string> notes;
+    Csr<double> A = app::load_matrix<double>(file.string()).A;
+    if (A.rows != A.cols) {
+      const index_t m = std::min(A.rows, A.cols);
+      notes.push_back(fmt::format("leading {}x{} block of the {}x{} matrix", m, m, A.rows, A.cols));
+      A = leading_square_block(A);
+    }
+    Csr<double> L = extract_triangle(A, Triangle::Lower);
+    A = {};
+    require_finite(L);
+    diag_fixed = fix_diagonal(L);
+    if (diag_fixed) notes.push_back(fmt::format("{} missing/zero diagonal entries set to sum|l_ij|+1", diag_fixed));
+    // A triangle whose substitution blows up (|x| beyond float's range, or
+    // overflow) cannot be checked nor timed meaningfully: make it dominant.
+    const std::vector<double> b = random_vector<double>(L.rows, 7);
+    std::vector<double> x(b.size());
+    trsv_reference(L, Triangle::Lower, DiagonalKind::NonUnit, std::span<const double>(b), std::span<double>(x));
+    if (!(norm_inf(std::span<const double>(x)) < 1e30)) {
+      diag_fixed = fix_diagonal(L, true);
+      notes.push_back("substitution overflows (|x| > 1e30): every diagonal set to sum|l_ij|+1");
+    }
+    for (const std::string& s : notes) note += (note.empty() ? "" : "; ") + s;
+    return L;
+  };
+  return c;
+}
+
+std::vector<BenchCase> make_suite(const BenchOptions& o, std::vector<std::string>& warnings) {
+  namespace fs = std::filesystem;
+  std::vector<BenchCase> cases;
+  const bool quick = o.quick || o.suite == "quick";
+  if (o.suite != "none" || o.quick) {
+    add_generator_cases(cases, quick);
+    const fs::path dir = find_data_dir(o.data_dir);
+    if (dir.empty()) {
+      warnings.push_back("data folder '" + o.data_dir + "' not found: real matrices skipped");
+    } else {
+      std::vector<fs::path> files;
+      std::error_code ec;
+      for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+        if (e.path().extension() == ".mtx") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      if (quick) {  // three small real matrices: SPD, zero diagonals, unsymmetric
+        std::vector<fs::path> picked;
+        for (const char* name : {"bcsstk13.mtx", "west0479.mtx", "cryg2500.mtx"})
+          for (const fs::path& f : files)
+            if (f.filename() == name) picked.push_back(f);
+        files = picked;
+      }
+      if (files.empty()) warnings.push_back("no .mtx files in " + dir.string());
+      for (const fs::path& f : files) cases.push_back(file_case(f));
+    }
+  }
+  for (const std::string& f : o.files) cases.push_back(file_case(f));
+  if (!o.only.empty()) {
+    std::erase_if(cases, [&](const BenchCase& c) {
+      return std::none_of(o.only.begin(), o.only.end(),
+                          [&](const std::string& s) { return c.name.find(s) != std::string::npos; });
+    });
+  }
+  return cases;
+}
+
+}  // namespace balsa::bench

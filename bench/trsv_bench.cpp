@@ -1,0 +1,324 @@
+// balsa bench trsv: measurement (see trsv_bench.hpp).
+#include "trsv_bench.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "../apps/common.hpp"
+#include "balsa/cuda.hpp"
+#include "balsa/generators.hpp"
+#include "balsa/graph.hpp"
+#include "bench_math.hpp"
+#include "bench_output.hpp"
+#include "bench_report.hpp"
+
+namespace balsa::bench {
+
+namespace {
+
+constexpr int rhs_count = 4;  // right-hand sides used in rotation
+
+template <class T>
+const char* precision_name() {
+  return sizeof(T) == 8 ? "double" : "float";
+}
+
+// One case in one precision: L, the right-hand sides b_k = L x_true_k and the
+// CPU reference solution of the first.
+template <class T>
+struct Problem {
+  Csr<T> L;
+  std::vector<std::vector<T>> x_true, b;
+  std::vector<T> x_ref;
+  double tolerance = 0.0;
+};
+
+template <class T>
+Problem<T> make_problem(Csr<T> L) {
+  check_triangular_system(L, Triangle::Lower, DiagonalKind::NonUnit);
+  Problem<T> p;
+  p.L = std::move(L);
+  for (int k = 0; k < rhs_count; ++k) {
+    p.x_true.push_back(random_vector<T>(p.L.rows, 101 + k));
+    p.b.push_back(multiply(p.L, std::span<const T>(p.x_true.back())));
+  }
+  p.x_ref.resize(std::size_t(p.L.rows));
+  trsv_reference(p.L, Triangle::Lower, DiagonalKind::NonUnit, std::span<const T>(p.b[0]), std::span<T>(p.x_ref));
+  p.tolerance = backward_error_tolerance<T>(max_row_nnz(p.L));
+  return p;
+}
+
+// Records the check of x, the solution for right-hand side k; `first`: the
+// check of a poisoned output, also compared with the reference.
+template <class T>
+void check_solution(BenchRow& row, const Problem<T>& p, int k, std::span<const T> x, bool first) {
+  const double be = backward_error(p.L, std::span<const T>(p.b[k]), x);
+  row.backward_error = std::isnan(row.backward_error) ? be : std::max(row.backward_error, be);
+  row.tolerance = p.tolerance;
+  if (first) {
+    row.rel_diff_reference = relative_difference(x, std::span<const T>(p.x_ref));
+    row.rel_error_true = relative_difference(x, std::span<const T>(p.x_true[0]));
+  }
+  if (!(be <= p.tolerance)) row.status = "FAILED";
+}
+
+template <class T>
+void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, int warmup, int repeat) {
+  const std::size_t n = std::size_t(p.L.rows);
+  app::Stopwatch clock;
+  TriangularSolver<T> solver(p.L, TrsvOptions{.algorithm = spec.algorithm, .device = Device::Cpu});
+  row.construct_ms = clock.seconds() * 1e3;
+  row.analysis_ms = solver.stats().analysis_seconds * 1e3;
+  if (spec.algorithm == TrsvAlgorithm::Auto) row.chosen = to_string(solver.stats().algorithm);
+  std::vector<std::vector<T>> x(rhs_count, std::vector<T>(n, std::numeric_limits<T>::quiet_NaN()));
+  auto solve = [&](int k) { solver.solve(std::span<const T>(p.b[k]), std::span<T>(x[k])); };
+  for (int w = 0; w < warmup; ++w) solve(w % rhs_count);
+  std::fill(x[0].begin(), x[0].end(), std::numeric_limits<T>::quiet_NaN());
+  solve(0);
+  check_solution(row, p, 0, std::span<const T>(x[0]), true);
+  for (int r = 0; r < repeat; ++r) {
+    app::Stopwatch t;
+    solve(r % rhs_count);
+    row.samples_ms.push_back(t.seconds() * 1e3);
+  }
+  const int last = (repeat - 1) % rhs_count;
+  if (repeat > 0) check_solution(row, p, last, std::span<const T>(x[last]), false);
+}
+
+// The right-hand sides and outputs on the device.
+template <class T>
+struct DeviceVectors {
+  std::vector<cuda::DeviceBuffer<T>> b, x;
+  explicit DeviceVectors(const Problem<T>& p) {
+    for (int k = 0; k < rhs_count; ++k) {
+      b.emplace_back(std::span<const T>(p.b[k]));
+      x.emplace_back(p.b[k].size());
+      cuda::fill(x.back(), std::numeric_limits<T>::quiet_NaN());
+    }
+    cuda::detail::synchronize();
+  }
+};
+
+// Times `run(k)` (one operation on right-hand side k) with CUDA events after
+// warm-up and a poisoned checked run; `check(k, first)` checks output k.
+template <class T, class Run, class Check>
+void time_on_device(BenchRow& row, DeviceVectors<T>& dev, int warmup, int repeat, Run run, Check check) {
+  for (int w = 0; w < warmup; ++w) run(w % rhs_count);
+  cuda::fill(dev.x[0], std::numeric_limits<T>::quiet_NaN());
+  run(0);
+  check(0, true);
+  for (auto& x : dev.x) cuda::fill(x, std::numeric_limits<T>::quiet_NaN());  // outside the timing
+  cuda::detail::synchronize();
+  cuda::EventTimer timer;
+  for (int r = 0; r < repeat; ++r) {
+    timer.start();
+    run(r % rhs_count);
+    timer.stop();
+    row.samples_ms.push_back(timer.milliseconds());
+  }
+  if (repeat > 0) check((repeat - 1) % rhs_count, false);
+}
+
+template <class T>
+void measure_gpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, DeviceVectors<T>& dev, int warmup,
+                 int repeat) {
+  app::Stopwatch clock;
+  TriangularSolver<T> solver(p.L, TrsvOptions{.algorithm = spec.algorithm, .device = Device::Cuda});
+  cuda::detail::synchronize();
+  row.construct_ms = clock.seconds() * 1e3;
+  row.analysis_ms = solver.stats().analysis_seconds * 1e3;
+  if (spec.algorithm == TrsvAlgorithm::Auto) row.chosen = to_string(solver.stats().algorithm);
+  time_on_device(
+      row, dev, warmup, repeat, [&](int k) { solver.solve(dev.b[k], dev.x[k]); },
+      [&](int k, bool first) {
+        const std::vector<T> x = dev.x[k].to_host();
+        check_solution(row, p, k, std::span<const T>(x), first);
+      });
+}
+
+// One cuSPARSE SpMV y = L b_k of the same L (the bandwidth yardstick).
+template <class T>
+void measure_spmv(BenchRow& row, const Problem<T>& p, DeviceVectors<T>& dev, int warmup, int repeat) {
+  app::Stopwatch clock;
+  const cuda::DeviceCsr<T> dL = cuda::to_device(p.L);
+  cuda::CusparseSpmv<T> spmv(dL);
+  cuda::detail::synchronize();
+  row.construct_ms = clock.seconds() * 1e3;
+  row.tolerance = p.tolerance;
+  time_on_device(
+      row, dev, warmup, repeat, [&](int k) { spmv.apply(T(1), dev.b[k], T(0), dev.x[k]); },
+      [&](int k, bool) {
+        const std::vector<T> y = dev.x[k].to_host();
+        const double e = spmv_error(p.L, std::span<const T>(p.b[k]), std::span<const T>(y));
+        row.backward_error = std::isnan(row.backward_error) ? e : std::max(row.backward_error, e);
+        if (!(e <= p.tolerance)) row.status = "FAILED";
+      });
+}
+
+struct CaseInfo {
+  int index = 0, total = 0;
+  std::string name, source, note;
+  std::int64_t n = 0, nnz = 0, levels = 0, widest = 0, diag_fixed = 0;
+};
+
+struct Runner {
+  explicit Runner(const BenchOptions& options) : o(options) {}
+  const BenchOptions& o;
+  std::vector<AlgorithmSpec> algorithms;
+  bool use_gpu = false;
+  std::vector<BenchRow> rows;
+  std::vector<Skipped> skipped;
+
+  void progress(const CaseInfo& c, const BenchRow& r) const {
+    std::string what;
+    if (r.status == "error")
+      what = "error: " + r.error;
+    else if (r.status == "FAILED")
+      what = fmt::format("FAILED: backward error {:.1e} > {:.1e}", r.backward_error, r.tolerance);
+    else
+      what = fmt::format("solve {} ms (median of {}), analysis {} ms, backward error {:.1e}{}",
+                         format_number(r.solve_ms()), r.samples_ms.size(), format_number(r.analysis_ms),
+                         r.backward_error, r.chosen.empty() ? "" : ", chose " + r.chosen);
+    fmt::print(stderr, "[{}/{}] {} {} {}: {}\n", c.index, c.total, c.name, r.precision, r.algorithm, what);
+  }
+
+  template <class T>
+  void run_precision(const CaseInfo& c, Csr<T> L) {
+    std::optional<Problem<T>> p;
+    try {
+      p.emplace(make_problem(std::move(L)));
+    } catch (const std::exception& e) {
+      skipped.push_back({c.name, precision_name<T>(), e.what()});
+      fmt::print(stderr, "[{}/{}] {} {}: skipped: {}\n", c.index, c.total, c.name, precision_name<T>(), e.what());
+      return;
+    }
+    BenchRow base;
+    base.case_name = c.name;
+    base.source = c.source;
+    base.precision = precision_name<T>();
+    base.n = c.n;
+    base.nnz = c.nnz;
+    base.levels = c.levels;
+    base.widest_level = c.widest;
+    base.diag_fixed = c.diag_fixed;
+    base.note = c.note;
+    base.warmup = o.warmup;
+    base.bytes = trsv_bytes(c.n, c.nnz, sizeof(T));
+    base.floor_ms = floor_seconds(base.bytes, c.levels, o.peak_gbs, o.level_latency_us) * 1e3;
+
+    std::optional<DeviceVectors<T>> dev;
+    std::string device_error;
+    if (use_gpu) try {
+        dev.emplace(*p);
+      } catch (const std::exception& e) {
+        device_error = std::string("device vectors: ") + e.what();
+      }
+    auto record = [&](BenchRow row, auto&& measure) {
+      try {
+        if (row.gpu() && !dev) throw Error(device_error);
+        measure(row);
+      } catch (const std::exception& e) {
+        row.status = "error";
+        row.error = e.what();
+      }
+      progress(c, row);
+      rows.push_back(std::move(row));
+    };
+    const int cpu_repeat = o.cpu_repeat < 0 ? o.repeat : o.cpu_repeat;
+    for (const AlgorithmSpec& spec : algorithms) {
+      BenchRow row = base;
+      row.algorithm = spec.name;
+      row.device = spec.device == Device::Cpu ? "cpu" : "cuda";
+      record(std::move(row), [&](BenchRow& r) {
+        if (spec.device == Device::Cpu)
+          measure_cpu(r, spec, *p, o.warmup, cpu_repeat);
+        else
+          measure_gpu(r, spec, *p, *dev, o.warmup, o.repeat);
+      });
+    }
+    if (use_gpu) {
+      BenchRow row = base;
+      row.algorithm = spmv_name;
+      row.device = "cuda";
+      record(std::move(row), [&](BenchRow& r) { measure_spmv(r, *p, *dev, o.warmup, o.repeat); });
+    }
+  }
+};
+
+}  // namespace
+
+void run_trsv_bench(const BenchOptions& options, const std::string& command_line) {
+  BenchOptions o = options;
+  if (o.quick) {
+    o.suite = "quick";
+    o.device = "cpu";
+  }
+  if (o.device == "cuda" && !cuda::available())
+    throw Error(cuda::built_with_cuda() ? "--device cuda: no CUDA GPU found"
+                                        : "--device cuda: balsa was built without CUDA");
+  std::vector<std::string> warnings;
+  if (o.quick) warnings.push_back("--quick: the quick suite, CPU algorithms only");
+  Runner runner(o);
+  runner.use_gpu = o.device == "cuda" || (o.device == "auto" && cuda::available());
+  if (!runner.use_gpu && o.device == "auto")
+    warnings.push_back(cuda::built_with_cuda() ? "no CUDA GPU found: CPU algorithms only"
+                                               : "balsa built without CUDA: CPU algorithms only");
+  for (const AlgorithmSpec& spec : algorithm_specs()) {
+    const bool asked =
+        o.algorithms.empty() || std::find(o.algorithms.begin(), o.algorithms.end(), spec.name) != o.algorithms.end();
+    const bool baseline = spec.name == cpu_serial_name || spec.name == cusparse_name;
+    if ((asked || baseline) && (spec.device == Device::Cpu || runner.use_gpu)) runner.algorithms.push_back(spec);
+  }
+
+  std::vector<BenchCase> cases = make_suite(o, warnings);
+  if (cases.empty())
+    throw Error("bench trsv: no cases to run (--suite none without FILES, or --only matched none)");
+  for (const std::string& w : warnings) fmt::print(stderr, "balsa bench trsv: note: {}\n", w);
+  const nlohmann::json meta = bench_meta(o, runner.use_gpu, command_line, warnings);
+  fmt::print(stderr, "balsa bench trsv: {} cases, precision {}, {} timed solves after {} warm-up, device {}\n",
+             cases.size(), o.precision, o.repeat, o.warmup, runner.use_gpu ? "cuda" : "cpu");
+
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const BenchCase& bc = cases[i];
+    CaseInfo c;
+    c.index = int(i) + 1;
+    c.total = int(cases.size());
+    c.name = bc.name;
+    c.source = bc.source;
+    app::Stopwatch build_clock;
+    Csr<double> L;
+    try {
+      index_t fixed = 0;
+      L = bc.build(c.note, fixed);
+      c.diag_fixed = fixed;
+    } catch (const std::exception& e) {
+      runner.skipped.push_back({c.name, "all", e.what()});
+      fmt::print(stderr, "[{}/{}] {}: skipped: {}\n", c.index, c.total, c.name, e.what());
+      continue;
+    }
+    const LevelSets ls = level_sets(L, Triangle::Lower);
+    c.n = L.rows;
+    c.nnz = L.nnz();
+    c.levels = ls.count();
+    for (index_t k = 0; k < ls.count(); ++k) c.widest = std::max<std::int64_t>(c.widest, ls.width(k));
+    fmt::print(stderr, "[{}/{}] {}: n = {}, nnz = {}, levels = {}, widest = {}{}; built in {:.2f} s\n", c.index,
+               c.total, c.name, c.n, c.nnz, c.levels, c.widest, c.note.empty() ? "" : " (" + c.note + ")",
+               build_clock.seconds());
+    if (o.precision != "float") runner.run_precision<double>(c, L);
+    if (o.precision != "double") runner.run_precision<float>(c, convert_values<float>(L));
+    // Partial results survive an interrupted run.
+    fill_ratios(runner.rows);
+    write_outputs(o, meta, runner.rows, runner.skipped, false);
+  }
+  fill_ratios(runner.rows);
+  write_outputs(o, meta, runner.rows, runner.skipped, true);
+  const auto failed =
+      std::count_if(runner.rows.begin(), runner.rows.end(), [](const BenchRow& r) { return r.status == "FAILED"; });
+  if (failed) throw Error(fmt::format("{} result(s) FAILED the correctness check (see the table)", failed));
+}
+
+}  // namespace balsa::bench

@@ -1,0 +1,263 @@
+// The GPU triangular-solve algorithms behind balsa::TriangularSolver
+// (trsv/level_set.cu, sync_free_csr.cu, sync_free_csc.cu), called through
+// their factories and checked against trsv_reference: float and double,
+// Lower and Upper (Upper as the transpose of the lower matrices), NonUnit and
+// Unit, generated and real matrices. x is poisoned with NaN before every
+// solve; every system is solved three times (three epochs), then twice more
+// after update_values. Label `gpu`: every test skips when no GPU is present.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "balsa/generators.hpp"
+#include "balsa/trsv.hpp"
+#include "support/test_support.hpp"
+#include "trsv/gpu_algorithm.hpp"
+
+namespace balsa {
+namespace {
+
+template <class T>
+using Factory = std::unique_ptr<trsv_gpu::Algorithm<T>> (*)(const Csr<T>&, Triangle, DiagonalKind);
+
+template <class T>
+struct NamedAlgorithm {
+  const char* name;
+  Factory<T> make;
+};
+
+template <class T>
+std::vector<NamedAlgorithm<T>> algorithms() {
+  return {{"LevelSet", &trsv_gpu::make_level_set<T>},
+          {"SyncFree", &trsv_gpu::make_sync_free_csr<T>},
+          {"SyncFreeCsc", &trsv_gpu::make_sync_free_csc<T>}};
+}
+
+constexpr Triangle kTriangles[] = {Triangle::Lower, Triangle::Upper};
+constexpr DiagonalKind kDiagonals[] = {DiagonalKind::NonUnit, DiagonalKind::Unit};
+
+// Generated matrices: relative error against the reference. Real triangles
+// may be ill-conditioned: normwise backward error instead.
+enum class Check { RelativeError, BackwardError };
+
+// For Unit solves: the off-diagonals of row i divided by 1 + sum_j |a_ij|, so
+// the unit-diagonal system stays well conditioned. The stored diagonal is
+// left as it is (a Unit solve must ignore it).
+template <class T>
+Csr<T> unit_friendly(Csr<T> A) {
+  for (index_t i = 0; i < A.rows; ++i) {
+    double s = 0;
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+      if (A.col_idx[p] != i) s += std::abs(double(A.values[p]));
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+      if (A.col_idx[p] != i) A.values[p] = T(double(A.values[p]) / (1.0 + s));
+  }
+  return A;
+}
+
+// For NonUnit solves of real triangles: a missing or zero diagonal entry
+// becomes 1 + sum_j |a_ij| (the other entries are kept).
+template <class T>
+Csr<T> with_nonzero_diagonal(const Csr<T>& A, Triangle tri) {
+  Csr<T> B;
+  B.rows = A.rows;
+  B.cols = A.cols;
+  for (index_t i = 0; i < A.rows; ++i) {
+    double s = 1;
+    T d = T(0);
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+      if (A.col_idx[p] != i) s += std::abs(double(A.values[p]));
+      else d = A.values[p];
+    if (d == T(0)) d = T(s);
+    auto put = [&](index_t j, T v) {
+      B.col_idx.push_back(j);
+      B.values.push_back(v);
+    };
+    if (tri == Triangle::Upper) put(i, d);
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+      if (A.col_idx[p] != i) put(A.col_idx[p], A.values[p]);
+    if (tri == Triangle::Lower) put(i, d);
+    B.row_ptr.push_back(index_t(B.col_idx.size()));
+  }
+  return B;
+}
+
+// New values for update_values: off-diagonals scaled by 1/4, 1/2 or 3/4 and
+// diagonals by 1, 3/2 or 2 (varying with the position, so a wrong value map
+// shows; dominance, where there was some, is kept).
+template <class T>
+std::vector<T> rescaled_values(const Csr<T>& A) {
+  std::vector<T> v = A.values;
+  for (index_t i = 0; i < A.rows; ++i)
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+      v[p] *= A.col_idx[p] == i ? T(1.0 + 0.5 * (i % 3)) : T(0.25 * (1 + p % 3));
+  return v;
+}
+
+// max_i |b - A x|_i / max_i (|b_i| + sum_j |a_ij x_j|), with a_ii = 1 for Unit.
+template <class T>
+double backward_error(const Csr<T>& A, DiagonalKind diag, std::span<const T> x, std::span<const T> b) {
+  double num = 0, den = 0;
+  for (index_t i = 0; i < A.rows; ++i) {
+    double sum = diag == DiagonalKind::Unit ? double(x[i]) : 0.0, mag = std::abs(sum) + std::abs(double(b[i]));
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+      if (diag == DiagonalKind::Unit && A.col_idx[p] == i) continue;
+      const double t = double(A.values[p]) * double(x[A.col_idx[p]]);
+      sum += t;
+      mag += std::abs(t);
+    }
+    num = std::max(num, std::abs(double(b[i]) - sum));
+    den = std::max(den, mag);
+  }
+  return num / std::max(den, 1e-300);
+}
+
+std::string describe(const char* algorithm, Triangle tri, DiagonalKind diag) {
+  return std::string(algorithm) + (tri == Triangle::Lower ? " Lower" : " Upper") +
+         (diag == DiagonalKind::Unit ? " Unit" : " NonUnit");
+}
+
+// Builds the algorithm's solver for A and checks five solves (three
+// right-hand sides, then two after update_values). Returns the number of
+// solves skipped because the reference itself over/underflowed to non-finite.
+template <class T>
+int expect_solves(const NamedAlgorithm<T>& algorithm, const Csr<T>& A, Triangle tri, DiagonalKind diag,
+                  Check check) {
+  SCOPED_TRACE(describe(algorithm.name, tri, diag) + ", " + std::to_string(A.rows) + " rows, " +
+               std::to_string(A.nnz()) + " entries");
+  const std::size_t n = std::size_t(A.rows);
+  std::unique_ptr<trsv_gpu::Algorithm<T>> solver = algorithm.make(A, tri, diag);
+  cuda::DeviceBuffer<T> b_dev(n), x_dev(n);
+  int skipped = 0;
+  auto solve_and_check = [&](const Csr<T>& M, std::uint64_t seed) {
+    const std::vector<T> b = random_vector<T>(A.rows, seed);
+    std::vector<T> ref(n);
+    trsv_reference<T>(M, tri, diag, b, ref);
+    b_dev.upload(b);
+    cuda::fill(x_dev, std::numeric_limits<T>::quiet_NaN());
+    solver->solve(b_dev.data(), x_dev.data());
+    const std::vector<T> x = x_dev.to_host();
+    for (const T r : ref)
+      if (!std::isfinite(r)) {
+        ++skipped;
+        return;
+      }
+    for (std::size_t i = 0; i < n; ++i) ASSERT_FALSE(std::isnan(x[i])) << "x[" << i << "] not written (seed " << seed << ")";
+    if (check == Check::RelativeError)
+      EXPECT_LE(test::relative_error<T>(x, ref), test::tolerance<T>(1e3)) << "seed " << seed;
+    else
+      EXPECT_LE(backward_error<T>(M, diag, x, b), test::tolerance<T>(1e3)) << "seed " << seed;
+  };
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) solve_and_check(A, seed);
+  Csr<T> B = A;
+  B.values = rescaled_values(A);
+  solver->update_values(B.values);
+  for (std::uint64_t seed = 4; seed <= 5; ++seed) solve_and_check(B, seed);
+  return skipped;
+}
+
+// Every algorithm, Lower (L) and Upper (L^T), NonUnit and Unit.
+template <class T>
+void expect_all_from_lower(const Csr<T>& L) {
+  const Csr<T> U = transpose(L);
+  for (const NamedAlgorithm<T>& a : algorithms<T>())
+    for (const Triangle tri : kTriangles) {
+      const Csr<T>& M = tri == Triangle::Lower ? L : U;
+      expect_solves(a, M, tri, DiagonalKind::NonUnit, Check::RelativeError);
+      expect_solves(a, unit_friendly(M), tri, DiagonalKind::Unit, Check::RelativeError);
+    }
+}
+
+template <class T>
+class GpuTrsvAlgorithms : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GpuTrsvAlgorithms, ValueTypes);
+
+TYPED_TEST(GpuTrsvAlgorithms, RandomBandedManyLevels) {
+  BALSA_REQUIRE_GPU();
+  expect_all_from_lower(random_lower_banded<TypeParam>(20000, 50, 4, 7));
+}
+
+TYPED_TEST(GpuTrsvAlgorithms, ChainOneRowPerLevel) {
+  BALSA_REQUIRE_GPU();
+  expect_all_from_lower(chain_lower<TypeParam>(5000));
+}
+
+TYPED_TEST(GpuTrsvAlgorithms, StarTwoLevels) {
+  BALSA_REQUIRE_GPU();
+  expect_all_from_lower(star_lower<TypeParam>(10000));  // Upper: row 0 has 9999 dependencies
+}
+
+TYPED_TEST(GpuTrsvAlgorithms, Laplacian3dLowerTriangle) {
+  BALSA_REQUIRE_GPU();
+  expect_all_from_lower(extract_triangle(laplacian_3d<TypeParam>(20, 20, 20), Triangle::Lower));
+}
+
+TYPED_TEST(GpuTrsvAlgorithms, BlockDiagonal) {
+  BALSA_REQUIRE_GPU();
+  expect_all_from_lower(random_block_diagonal_lower<TypeParam>(8, 500, 0.01, 3));
+}
+
+// Mean row lengths of about 2, 6, 12, 24 and 48 off-diagonal entries: every
+// lanes-per-row variant (1, 4, 8, 16, 32) of the kernels.
+TYPED_TEST(GpuTrsvAlgorithms, EveryRowGranularity) {
+  BALSA_REQUIRE_GPU();
+  for (const index_t per_row : {2, 6, 12, 24, 48}) {
+    SCOPED_TRACE("per_row " + std::to_string(per_row));
+    expect_all_from_lower(random_lower_banded<TypeParam>(3000, 64, per_row, 11));
+  }
+}
+
+// Levels wider than the level-set solver's own-launch threshold: the middle
+// levels of a 60^3 natural-order Laplacian (mixed wide and thin), and the two
+// huge levels of a red-black ordered one.
+TYPED_TEST(GpuTrsvAlgorithms, WideLevels) {
+  BALSA_REQUIRE_GPU();
+  expect_all_from_lower(extract_triangle(laplacian_3d<TypeParam>(60, 60, 60), Triangle::Lower));
+  expect_all_from_lower(extract_triangle(
+      laplacian_3d<TypeParam>(40, 40, 40, Stencil3d::Point27, GridOrdering::RedBlack), Triangle::Lower));
+}
+
+TYPED_TEST(GpuTrsvAlgorithms, RealMatrixTriangles) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  int tested = 0, skipped = 0;
+  for (const auto& file : test::real_matrices()) {
+    SCOPED_TRACE(file.filename().string());
+    const std::optional<Csr<T>> A = test::real_matrix_as<T>(file);
+    if (!A || A->rows != A->cols) continue;
+    for (const Triangle tri : kTriangles) {
+      const Csr<T> part = extract_triangle(*A, tri);
+      const Csr<T> non_unit = with_nonzero_diagonal(part, tri);
+      const Csr<T> unit = unit_friendly(part);
+      for (const NamedAlgorithm<T>& a : algorithms<T>()) {
+        skipped += expect_solves(a, non_unit, tri, DiagonalKind::NonUnit, Check::BackwardError);
+        skipped += expect_solves(a, unit, tri, DiagonalKind::Unit, Check::BackwardError);
+        tested += 2;
+      }
+    }
+  }
+  EXPECT_GT(tested, 0);
+  std::printf("%d systems, %d solves skipped (reference not finite)\n", tested, skipped);
+}
+
+TYPED_TEST(GpuTrsvAlgorithms, OneByOneAndEmpty) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const Csr<T> one{1, 1, {0, 1}, {0}, {T(3)}};
+  const Csr<T> one_no_diagonal{1, 1, {0, 0}, {}, {}};  // Unit only
+  const Csr<T> empty{0, 0, {0}, {}, {}};
+  for (const NamedAlgorithm<T>& a : algorithms<T>())
+    for (const Triangle tri : kTriangles) {
+      for (const DiagonalKind diag : kDiagonals) {
+        expect_solves(a, one, tri, diag, Check::RelativeError);
+        expect_solves(a, empty, tri, diag, Check::RelativeError);
+      }
+      expect_solves(a, one_no_diagonal, tri, DiagonalKind::Unit, Check::RelativeError);
+    }
+}
+
+}  // namespace
+}  // namespace balsa

@@ -1,0 +1,129 @@
+// TriangularSolver on the GPU: every GPU algorithm through the front end,
+// against the reference, outputs poisoned before each solve.
+#include <cmath>
+
+#include "balsa/trsv.hpp"
+#include "support/test_support.hpp"
+#include "support/trsv_cases.hpp"
+
+namespace balsa {
+namespace {
+
+template <class T>
+class TrsvSolverGpu : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TrsvSolverGpu, ValueTypes);
+
+constexpr TrsvAlgorithm kGpuAlgorithms[] = {TrsvAlgorithm::LevelSet, TrsvAlgorithm::SyncFree,
+                                            TrsvAlgorithm::SyncFreeCsc, TrsvAlgorithm::Cusparse,
+                                            TrsvAlgorithm::Auto};
+
+TYPED_TEST(TrsvSolverGpu, EveryAlgorithmMatchesTheReference) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  for (const auto& c : test::triangular_cases<T>())
+    for (const TrsvAlgorithm alg : kGpuAlgorithms)
+      for (const Operation op : {Operation::NonTranspose, Operation::Transpose}) {
+        const std::string what = c.name + " " + to_string(alg) + (op == Operation::Transpose ? " A^T" : " A");
+        SCOPED_TRACE(what);
+        TriangularSolver<T> solver(c.L, {.algorithm = alg, .device = Device::Cuda, .operation = op});
+        const Csr<T> M = op == Operation::Transpose ? transpose(c.L) : c.L;
+        const Triangle tri = op == Operation::Transpose ? Triangle::Upper : Triangle::Lower;
+        // Device vectors, three right-hand sides in a row (the sync-free epochs advance).
+        cuda::DeviceBuffer<T> db(std::size_t(c.L.rows)), dx(std::size_t(c.L.rows));
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+          const std::vector<T> b = random_vector<T>(c.L.rows, seed);
+          db.upload(b);
+          cuda::fill(dx, std::numeric_limits<T>::quiet_NaN());
+          solver.solve(db, dx);
+          test::expect_matches_reference<T>(M, tri, DiagonalKind::NonUnit, b, dx.to_host(), what);
+        }
+        // Host vectors.
+        const std::vector<T> b = random_vector<T>(c.L.rows, 9);
+        std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+        solver.solve(std::span<const T>(b), std::span<T>(x));
+        test::expect_matches_reference<T>(M, tri, DiagonalKind::NonUnit, b, x, what + " host");
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
+TYPED_TEST(TrsvSolverGpu, UpperUnitAndUpdatedValues) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const Csr<T> L = random_lower_banded<T>(20000, 60, 5, 3);
+  Csr<T> U = transpose(L);  // upper, non-unit
+  for (const TrsvAlgorithm alg : kGpuAlgorithms) {
+    SCOPED_TRACE(to_string(alg));
+    for (const DiagonalKind diag : {DiagonalKind::NonUnit, DiagonalKind::Unit}) {
+      Csr<T> A = U;
+      if (diag == DiagonalKind::Unit) {  // keep the unit system well conditioned
+        const std::vector<T> d = diagonal(U);
+        for (index_t i = 0; i < A.rows; ++i)
+          for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+            if (A.col_idx[k] != i) A.values[k] /= T(2) * d[i];
+      }
+      TriangularSolver<T> solver(A, {.algorithm = alg, .device = Device::Cuda, .triangle = Triangle::Upper,
+                                     .diagonal = diag});
+      const std::vector<T> b = random_vector<T>(A.rows, 5);
+      std::vector<T> x(b.size());
+      solver.solve(std::span<const T>(b), std::span<T>(x));
+      test::expect_matches_reference<T>(A, Triangle::Upper, diag, b, x, "upper");
+      // update_values: negate the off-diagonals.
+      Csr<T> A2 = A;
+      for (index_t i = 0; i < A2.rows; ++i)
+        for (index_t k = A2.row_ptr[i]; k < A2.row_ptr[i + 1]; ++k)
+          if (A2.col_idx[k] != i) A2.values[k] = -A2.values[k];
+      solver.update_values(A2.values);
+      std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
+      solver.solve(std::span<const T>(b), std::span<T>(x));
+      test::expect_matches_reference<T>(A2, Triangle::Upper, diag, b, x, "upper after update_values");
+    }
+  }
+}
+
+TYPED_TEST(TrsvSolverGpu, ManyRightHandSides) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const Csr<T> L = extract_triangle(laplacian_3d<T>(16, 16, 16, Stencil3d::Point27), Triangle::Lower);
+  DenseMatrix<T> B(L.rows, 4), X;
+  for (index_t j = 0; j < 4; ++j) {
+    const auto col = random_vector<T>(L.rows, 20 + j);
+    std::copy(col.begin(), col.end(), B.column(j).begin());
+  }
+  for (const TrsvAlgorithm alg : kGpuAlgorithms) {
+    TriangularSolver<T> solver(L, {.algorithm = alg, .device = Device::Cuda});
+    solver.solve(B, X);
+    for (index_t j = 0; j < 4; ++j)
+      test::expect_matches_reference<T>(L, Triangle::Lower, DiagonalKind::NonUnit, B.column(j), X.column(j),
+                                        to_string(alg));
+  }
+}
+
+TEST(TrsvSolverGpuErrors, BadInputIsNamedOnTheGpuPath) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> L = random_lower_banded<double>(100, 10, 3, 1);
+  for (const TrsvAlgorithm alg : kGpuAlgorithms) {
+    SCOPED_TRACE(to_string(alg));
+    const TrsvOptions gpu{.algorithm = alg, .device = Device::Cuda};
+    EXPECT_THROW_MSG(TriangularSolver<double>(transpose(L), gpu), MatrixError, "not lower triangular");
+    Csr<double> Z = L;
+    Z.values[Z.row_ptr[4] - 1] = 0.0;
+    EXPECT_THROW_MSG(TriangularSolver<double>(Z, gpu), MatrixError, "zero diagonal entry at (row 3, column 3)");
+    Csr<double> N = L;
+    N.values[7] = std::nan("");
+    EXPECT_THROW_MSG(TriangularSolver<double>(N, gpu), MatrixError, "NaN value at");
+    TriangularSolver<double> solver(L, gpu);
+    std::vector<double> b(100, 1.0), x(100);
+    b[3] = INFINITY;
+    EXPECT_THROW_MSG(solver.solve(std::span<const double>(b), std::span<double>(x)), Error,
+                     "Inf in right-hand side at index 3");
+    cuda::DeviceBuffer<double> db(100), dx(99);
+    EXPECT_THROW_MSG(solver.solve(db, dx), DimensionError, "x has 99 entries");
+    EXPECT_THROW_MSG(solver.solve(db, db), Error, "different device buffers");
+  }
+  EXPECT_THROW_MSG(TriangularSolver<double>(L, {.algorithm = TrsvAlgorithm::Reference, .device = Device::Cuda}),
+                   Error, "runs on the CPU only");
+}
+
+}  // namespace
+}  // namespace balsa

@@ -1,0 +1,135 @@
+// TriangularSolver on the CPU: every option against the reference.
+#include <cmath>
+
+#include "balsa/trsv.hpp"
+#include "support/test_support.hpp"
+#include "support/trsv_cases.hpp"
+
+namespace balsa {
+namespace {
+
+template <class T>
+class TrsvSolverCpu : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TrsvSolverCpu, ValueTypes);
+
+// Unit-diagonal variant of L: each row's off-diagonals divided by twice its
+// diagonal, so (the cases having dominant diagonals) their absolute row sum
+// stays below 1/2 and the unit-diagonal system stays well conditioned.
+template <class T>
+Csr<T> unit_variant(const Csr<T>& L) {
+  Csr<T> U = L;
+  const std::vector<T> d = diagonal(L);
+  for (index_t i = 0; i < U.rows; ++i)
+    for (index_t k = U.row_ptr[i]; k < U.row_ptr[i + 1]; ++k)
+      if (U.col_idx[k] != i) U.values[k] /= T(2) * d[i];
+  return U;
+}
+
+TYPED_TEST(TrsvSolverCpu, EveryModeMatchesTheReference) {
+  using T = TypeParam;
+  for (const auto& c : test::triangular_cases<T>()) {
+    for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Auto})
+      for (const Operation op : {Operation::NonTranspose, Operation::Transpose})
+        for (const Triangle tri : {Triangle::Lower, Triangle::Upper})
+          for (const DiagonalKind diag : {DiagonalKind::NonUnit, DiagonalKind::Unit}) {
+            const Csr<T> base = diag == DiagonalKind::Unit ? unit_variant(c.L) : c.L;
+            const Csr<T> A = tri == Triangle::Lower ? base : transpose(base);
+            const std::string what = c.name + " " + to_string(alg) + (op == Operation::Transpose ? " A^T" : " A") +
+                                     (tri == Triangle::Lower ? " lower" : " upper") +
+                                     (diag == DiagonalKind::Unit ? " unit" : "");
+            TriangularSolver<T> solver(A, {.algorithm = alg, .device = Device::Cpu, .triangle = tri,
+                                           .diagonal = diag, .operation = op});
+            const std::vector<T> b = random_vector<T>(A.rows, 7);
+            std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+            solver.solve(std::span<const T>(b), std::span<T>(x));
+            // The system actually solved: A, or A^T (the other triangle).
+            const Csr<T> M = op == Operation::Transpose ? transpose(A) : A;
+            const Triangle mtri = op == Operation::Transpose ? (tri == Triangle::Lower ? Triangle::Upper : Triangle::Lower) : tri;
+            test::expect_matches_reference<T>(M, mtri, diag, b, x, what);
+            if (::testing::Test::HasFailure()) return;
+          }
+  }
+}
+
+TYPED_TEST(TrsvSolverCpu, StatsDescribeTheAnalysis) {
+  using T = TypeParam;
+  TriangularSolver<T> chain(chain_lower<T>(300), {.algorithm = TrsvAlgorithm::LevelSet, .device = Device::Cpu});
+  EXPECT_EQ(chain.stats().levels, 300);
+  EXPECT_EQ(chain.stats().widest_level, 1);
+  EXPECT_EQ(chain.stats().algorithm, TrsvAlgorithm::LevelSet);
+  EXPECT_EQ(chain.stats().rows, 300);
+  EXPECT_EQ(chain.stats().nnz, 599);
+  EXPECT_GE(chain.stats().analysis_seconds, 0.0);
+  // A^T of the chain is upper bidiagonal: still 300 levels.
+  TriangularSolver<T> chain_t(chain_lower<T>(300), {.device = Device::Cpu, .operation = Operation::Transpose});
+  EXPECT_EQ(chain_t.stats().levels, 300);
+  TriangularSolver<T> star(star_lower<T>(100), {.device = Device::Cpu});
+  EXPECT_EQ(star.stats().levels, 2);
+  EXPECT_EQ(star.stats().widest_level, 99);
+}
+
+TYPED_TEST(TrsvSolverCpu, ManyRightHandSidesAndUpdateValues) {
+  using T = TypeParam;
+  const Csr<T> L = random_lower_banded<T>(3000, 40, 5, 4);
+  for (const Operation op : {Operation::NonTranspose, Operation::Transpose}) {
+    TriangularSolver<T> solver(L, {.algorithm = TrsvAlgorithm::LevelSet, .device = Device::Cpu, .operation = op});
+    DenseMatrix<T> B(L.rows, 3), X;
+    for (index_t j = 0; j < 3; ++j) {
+      const auto col = random_vector<T>(L.rows, 10 + j);
+      std::copy(col.begin(), col.end(), B.column(j).begin());
+    }
+    solver.solve(B, X);
+    const Csr<T> M = op == Operation::Transpose ? transpose(L) : L;
+    const Triangle tri = op == Operation::Transpose ? Triangle::Upper : Triangle::Lower;
+    for (index_t j = 0; j < 3; ++j)
+      test::expect_matches_reference<T>(M, tri, DiagonalKind::NonUnit, B.column(j), X.column(j), "column");
+    // New values (same pattern): scale the off-diagonals.
+    Csr<T> L2 = L;
+    for (index_t i = 0; i < L2.rows; ++i)
+      for (index_t k = L2.row_ptr[i]; k < L2.row_ptr[i + 1]; ++k)
+        if (L2.col_idx[k] != i) L2.values[k] *= T(-0.5);
+    solver.update_values(L2.values);
+    std::vector<T> x(std::size_t(L.rows));
+    solver.solve(B.column(0), std::span<T>(x));
+    const Csr<T> M2 = op == Operation::Transpose ? transpose(L2) : L2;
+    test::expect_matches_reference<T>(M2, tri, DiagonalKind::NonUnit, B.column(0), x, "after update_values");
+  }
+}
+
+TEST(TrsvSolverCpuErrors, BadInputIsNamed) {
+  const Csr<double> L = random_lower_banded<double>(100, 10, 3, 1);
+  const TrsvOptions cpu{.device = Device::Cpu};
+  EXPECT_THROW_MSG(TriangularSolver<double>(transpose(L), cpu), MatrixError, "not lower triangular: entry at (row 0");
+  Csr<double> Z = L;
+  Z.values[Z.row_ptr[6] - 1] = 0.0;  // row 5's diagonal (last in its sorted row)
+  EXPECT_THROW_MSG(TriangularSolver<double>(Z, cpu), MatrixError, "zero diagonal entry at (row 5, column 5)");
+  Csr<double> N = L;
+  N.values[3] = INFINITY;
+  EXPECT_THROW_MSG(TriangularSolver<double>(N, cpu), MatrixError, "Inf value at");
+  EXPECT_THROW_MSG(TriangularSolver<double>(L, {.algorithm = TrsvAlgorithm::SyncFree, .device = Device::Cpu}), Error,
+                   "runs on the GPU only");
+  if (!cuda::available())
+    EXPECT_THROW_MSG(TriangularSolver<double>(L, {.device = Device::Cuda}), CudaError, "Device::Cuda");
+
+  TriangularSolver<double> solver(L, cpu);
+  std::vector<double> b(100, 1.0), x(100), short_x(99);
+  EXPECT_THROW_MSG(solver.solve(std::span<const double>(b), std::span<double>(short_x)), DimensionError,
+                   "x has 99 entries, the matrix 100 rows");
+  b[42] = std::nan("");
+  EXPECT_THROW_MSG(solver.solve(std::span<const double>(b), std::span<double>(x)), Error,
+                   "NaN in right-hand side at index 42");
+  std::vector<double> values = L.values;
+  values[L.row_ptr[1] - 1] = 0.0;  // row 0's diagonal
+  EXPECT_THROW_MSG(solver.update_values(values), MatrixError, "zero diagonal entry at (row 0, column 0)");
+  EXPECT_THROW_MSG(solver.update_values(std::vector<double>(5)), DimensionError, "5 values for a pattern of");
+  // A failed update keeps the old values: the solver still solves L.
+  b[42] = 1.0;
+  solver.solve(std::span<const double>(b), std::span<double>(x));
+  test::expect_matches_reference<double>(L, Triangle::Lower, DiagonalKind::NonUnit, b, x, "after a failed update");
+  cuda::DeviceBuffer<double> db, dx;
+  EXPECT_THROW_MSG(solver.solve(db, dx), Error, "need a solver on Device::Cuda");
+}
+
+}  // namespace
+}  // namespace balsa

@@ -1,0 +1,45 @@
+// Internal: the interface every GPU triangular-solve algorithm implements
+// behind balsa::TriangularSolver (trsv/triangular_solver.cpp).
+//
+// The front end has already run check_triangular_system on A (canonical CSR,
+// square, every entry in `tri`, nonzero diagonal unless Unit, finite). It
+// hands the algorithm the matrix actually solved (for a transposed solve,
+// A^T with the other triangle). The constructor analyses and uploads; solve()
+// then runs on device pointers, on the default stream, asynchronously.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "balsa/trsv.hpp"
+
+namespace balsa::trsv_gpu {
+
+struct Analysis {
+  index_t levels = 0;
+  index_t widest_level = 0;
+};
+
+template <class T>
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  // x = A^{-1} b; b and x are device arrays of rows() values and must not
+  // alias. Every entry of x is written.
+  virtual void solve(const T* b, T* x) = 0;
+  // New values in the CSR order of the matrix given at construction
+  // (the front end has checked them).
+  virtual void update_values(std::span<const T> values) = 0;
+};
+
+// Factories, one per algorithm (trsv/*.cu and *_cuda.cpp; *_no_cuda.cpp throw).
+template <class T>
+std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+template <class T>
+std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+
+}  // namespace balsa::trsv_gpu

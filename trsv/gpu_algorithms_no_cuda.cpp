@@ -1,0 +1,29 @@
+// The GPU triangular solvers in a build without CUDA: a clear error.
+#include "sparse/instantiate.hpp"
+#include "trsv/gpu_algorithm.hpp"
+
+namespace balsa::trsv_gpu {
+
+namespace {
+[[noreturn]] void no_cuda() {
+  throw CudaError("GPU triangular solve: balsa was built without CUDA (configure with nvcc available)");
+}
+}  // namespace
+
+template <class T>
+std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
+template <class T>
+std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
+
+#define BALSA_INSTANTIATE(T)                                                                        \
+  template std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind);     \
+  template std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind); \
+  template std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind); \
+  template std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa::trsv_gpu

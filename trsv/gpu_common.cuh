@@ -1,0 +1,210 @@
+// Internal: pieces shared by the GPU triangular solvers (trsv/*.cu).
+//
+// Host side: the split of A into its off-diagonal part (CSR, optionally with
+// the rows reordered) and its diagonal, with the map back to A's CSR
+// positions that update_values() gathers through; the choice of lanes per
+// row; RAII owners of CUDA streams and graphs.
+// Device side: the global-timer watchdog and the acquire/release helpers of
+// the synchronization-free solvers (trsv/sync_free_csr.cu, sync_free_csc.cu).
+#pragma once
+
+#include <cuda/atomic>
+#include <cuda/std/limits>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "balsa/trsv.hpp"
+#include "cuda/check.hpp"
+
+namespace balsa::trsv_gpu::detail {
+
+// ---- host: off-diagonal part and diagonal -----------------------------------
+
+// Row k of this pattern is row order[k] of A (or row k when order is empty),
+// without its diagonal entry. value_pos[p] is the position in A.values of
+// off-diagonal entry p; diag_pos[k] that of row order[k]'s diagonal, or -1
+// when the diagonal is taken as 1 (Unit: a stored diagonal is ignored).
+struct OffDiagonal {
+  index_t n = 0;
+  std::vector<index_t> row_ptr{0};
+  std::vector<index_t> col_idx;
+  std::vector<index_t> value_pos;
+  std::vector<index_t> diag_pos;
+  index_t nnz() const { return row_ptr.back(); }
+};
+
+template <class T>
+OffDiagonal split_diagonal(const Csr<T>& A, DiagonalKind diag, std::span<const index_t> order = {}) {
+  OffDiagonal s;
+  s.n = A.rows;
+  s.row_ptr.reserve(std::size_t(A.rows) + 1);
+  s.col_idx.reserve(A.col_idx.size());
+  s.value_pos.reserve(A.col_idx.size());
+  s.diag_pos.assign(std::size_t(A.rows), -1);
+  for (index_t k = 0; k < A.rows; ++k) {
+    const index_t i = order.empty() ? k : order[k];
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+      if (A.col_idx[p] == i) {
+        if (diag == DiagonalKind::NonUnit) s.diag_pos[k] = p;
+        continue;
+      }
+      s.col_idx.push_back(A.col_idx[p]);
+      s.value_pos.push_back(p);
+    }
+    s.row_ptr.push_back(index_t(s.col_idx.size()));
+  }
+  return s;
+}
+
+// Off-diagonal values in the pattern's order and the diagonal per row, from
+// values in A's CSR order.
+template <class T>
+void gather_values(const OffDiagonal& s, std::span<const T> values, std::vector<T>& off, std::vector<T>& diag) {
+  off.resize(s.value_pos.size());
+  for (std::size_t p = 0; p < off.size(); ++p) off[p] = values[s.value_pos[p]];
+  diag.resize(s.diag_pos.size());
+  for (std::size_t k = 0; k < diag.size(); ++k) diag[k] = s.diag_pos[k] < 0 ? T(1) : values[s.diag_pos[k]];
+}
+
+inline void require_values(std::size_t got, std::size_t nnz, const char* who) {
+  if (got != nnz)
+    throw DimensionError(std::string(who) + ": update_values got " + std::to_string(got) + " values for " +
+                         std::to_string(nnz) + " stored entries");
+}
+
+// Threads per row from the mean number of off-diagonal entries per row
+// (1: a thread per row; 32: a warp per row). Tunable.
+inline int lanes_for(double mean_off_diagonal) {
+  if (mean_off_diagonal <= 3) return 1;
+  if (mean_off_diagonal <= 8) return 4;
+  if (mean_off_diagonal <= 16) return 8;
+  if (mean_off_diagonal <= 32) return 16;
+  return 32;
+}
+
+// f(std::integral_constant<int, L>{}) for the L == lanes above.
+template <class F>
+void with_lanes(int lanes, F&& f) {
+  switch (lanes) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    case 16: f(std::integral_constant<int, 16>{}); break;
+    default: f(std::integral_constant<int, 32>{}); break;
+  }
+}
+
+inline int multiprocessors() {
+  int device = 0, sms = 0;
+  BALSA_CUDA_CHECK(cudaGetDevice(&device));
+  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// ---- host: RAII owners of CUDA handles ---------------------------------------
+
+template <class H, cudaError_t (*Destroy)(H)>
+class Owned {
+ public:
+  Owned() = default;
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  Owned(Owned&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Owned& operator=(Owned&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  ~Owned() { reset(); }
+  H get() const noexcept { return h_; }
+  H* out() noexcept {  // for the cudaXxxCreate(&h) calls
+    reset();
+    return &h_;
+  }
+  void reset() noexcept {
+    if (h_) (void)Destroy(h_);
+    h_ = nullptr;
+  }
+
+ private:
+  H h_ = nullptr;
+};
+using Stream = Owned<cudaStream_t, cudaStreamDestroy>;
+using Graph = Owned<cudaGraph_t, cudaGraphDestroy>;
+using GraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
+
+// ---- device: waiting with a watchdog -------------------------------------------
+//
+// A spin that lasts longer than kWatchdogNs gives up: the waiting row or column
+// then produces NaN and still signals its dependants, and the solve's epoch is
+// written to the error word, which makes every other spin of the same solve
+// give up at its next check. So a solve ends within about kWatchdogNs even if
+// a dependency were never signalled (which the ticket order below rules out
+// for valid input; the watchdog guards against bugs and misuse).
+// Both sync-free solvers keep a solve counter (the epoch, 1-based) so that
+// flags and the error word need no reset between solves.
+
+constexpr std::uint64_t kWatchdogNs = 2'000'000'000ull;  // 2 s
+constexpr unsigned kPollsBetweenChecks = 64;             // timer/error checks every 64 polls
+constexpr unsigned kPollsBeforeSleep = 16;               // then back off with __nanosleep
+constexpr unsigned kSleepNs = 64;  // exponential back-off capped at 0.25-4 us measured no better
+
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Waiting: relaxed polls until the awaited value shows, then ONE acquire load
+// of the same location. By read-read coherence that load returns the value
+// seen (or a later one; the awaited words do not change again within a solve),
+// so it synchronizes with the release that published it. Measured on an H200,
+// this is as fast as acquire loads in every poll (which also invalidate the
+// SM's L1 each time) and clearly faster than relaxed polls + an acquire fence.
+template <class V, ::cuda::thread_scope Scope = ::cuda::thread_scope_device>
+__device__ __forceinline__ V load_relaxed(const V& v) {
+  return ::cuda::atomic_ref<V, Scope>(const_cast<V&>(v)).load(::cuda::memory_order_relaxed);
+}
+template <class V, ::cuda::thread_scope Scope = ::cuda::thread_scope_device>
+__device__ __forceinline__ V load_acquire(const V& v) {
+  return ::cuda::atomic_ref<V, Scope>(const_cast<V&>(v)).load(::cuda::memory_order_acquire);
+}
+
+template <class V>
+__device__ __forceinline__ void store_release(V& v, V value) {
+  ::cuda::atomic_ref<V, ::cuda::thread_scope_device>(v).store(value, ::cuda::memory_order_release);
+}
+
+// Polls ready() (relaxed loads) until it is true; the caller then issues the
+// acquire load(s) before reading what the awaited producers published.
+// Returns false when the watchdog fired, here or in another spin of this
+// solve (error word == epoch).
+template <class Ready>
+__device__ bool spin_until(Ready ready, int* error, int epoch) {
+  if (ready()) return true;
+  const std::uint64_t start = global_timer_ns();
+  for (unsigned polls = 1;; ++polls) {
+    if (ready()) return true;
+    if (polls % kPollsBetweenChecks == 0) {
+      if (load_relaxed(*error) == epoch) return false;
+      if (global_timer_ns() - start > kWatchdogNs) {
+        ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*error).store(epoch, ::cuda::memory_order_relaxed);
+        return false;
+      }
+    }
+    if (polls > kPollsBeforeSleep) __nanosleep(kSleepNs);
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T quiet_nan() {
+  return ::cuda::std::numeric_limits<T>::quiet_NaN();
+}
+
+}  // namespace balsa::trsv_gpu::detail

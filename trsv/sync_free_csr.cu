@@ -1,0 +1,173 @@
+// Synchronization-free triangular solve, CSR form (TrsvAlgorithm::SyncFree).
+//
+// Liu et al. 2016 (Sect. 3) let every component of x wait for exactly its own
+// dependencies instead of a level barrier. This is the row-oriented variant:
+// row i reads the x_j of its off-diagonal entries, waiting on a per-row
+// readiness flag for each, and needs no atomics on values.
+//
+// Scheduling (Sect. 3 requires the partial order to be respected to rule out
+// deadlock; CUDA does not start blocks in index order): each warp takes a
+// ticket from a global atomic counter and solves the rows at positions
+// [ticket * R, ticket * R + R) of the dependency order (Lower: row = position,
+// Upper: row = n-1-position). A row depends only on lower positions, which
+// belong to warps that took earlier tickets and are therefore already running,
+// or to earlier lanes of its own warp; by induction on the position every
+// wait ends.
+//
+// Granularity (from the mean off-diagonal row length, detail::lanes_for): G
+// lanes per row, G = 1 (a thread per row, R = 32 rows per warp), 4, 8, 16
+// (R = 32/G rows per warp), or 32 (a warp per row). The lanes of a row split
+// its entries; each lane waits only on the flags of its own entries; the
+// group then sums with shuffles.
+//
+// Waiting on a lane of the same warp (G < 32): dependencies point to lower
+// positions only, so a producing lane never waits on a consumer, and between a
+// lane's first wait and its release store the only warp-level operations are
+// the group shuffles, whose mask names only the row's own group (every member
+// of which waits only on lower positions). No __syncwarp or full-warp shuffle
+// follows the ticket broadcast. On sm_70+ independent thread scheduling is
+// starvation-free: a spinning lane cannot stop a diverged producing lane of its
+// warp from progressing (the __nanosleep back-off in spin_until also yields).
+//
+// Memory ordering: the producer of row i stores x_i (plain store), then stores
+// flag[i] = epoch with release semantics (device scope). A consumer polls
+// flag[i] with relaxed loads until it reads `epoch`, then loads it once more
+// with acquire semantics (device scope; coherence makes it read `epoch`), so
+// it synchronizes with that release and its later plain loads of x_i return
+// the new value (not the NaN poison or the last solve's). x is never
+// read through the non-coherent read-only path (no __ldg, no const __restrict__).
+// The epoch (solve counter, 1-based) makes stale flags of the previous solve
+// (epoch - 1, or 0) never match, so flags are reset only when the counter wraps.
+#include <algorithm>
+#include <climits>
+#include <memory>
+
+#include "cuda/check.hpp"
+#include "sparse/instantiate.hpp"
+#include "trsv/gpu_algorithm.hpp"
+#include "trsv/gpu_common.cuh"
+
+namespace balsa::trsv_gpu {
+
+namespace {
+
+constexpr int kBlock = 256;
+
+template <class T>
+struct Rows {
+  index_t n;
+  const index_t* row_ptr;  // off-diagonal entries of row i (A's row order)
+  const index_t* col_idx;
+  const T* values;
+  const T* diag;  // a_ii (1 for Unit)
+};
+
+// sync: flags[0..n) per row, then the error word (sync[n]) and the ticket
+// counter (sync[n + 1]).
+template <class T, int G>
+__global__ void __launch_bounds__(kBlock)
+    solve_rows_sync_free_kernel(Rows<T> m, const T* b, T* x, int* sync, int epoch, bool upper) {
+  static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "G: a power of two up to a warp");
+  constexpr int R = 32 / G;  // rows per warp
+  int* flags = sync;
+  int* error = sync + m.n;
+  const int lane = threadIdx.x % 32;
+  int ticket = 0;
+  if (lane == 0) ticket = atomicAdd(sync + m.n + 1, 1);
+  ticket = __shfl_sync(0xffffffffu, ticket, 0);  // the warp's only full-warp operation
+  const std::int64_t pos = std::int64_t(ticket) * R + lane / G;
+  if (pos >= m.n) return;  // whole groups leave together
+  const index_t i = upper ? index_t(m.n - 1 - pos) : index_t(pos);
+  const int g = lane % G;
+
+  // Wait for every dependency of this lane's entries, then read the x_j.
+  const index_t begin = m.row_ptr[i], end = m.row_ptr[i + 1];
+  bool ok = true;
+  for (std::int64_t p = begin + g; p < end; p += G) {
+    const int& flag = flags[m.col_idx[p]];
+    ok = detail::spin_until([&] { return detail::load_relaxed(flag) == epoch; }, error, epoch) && ok;
+    (void)detail::load_acquire(flag);  // reads `epoch` again: synchronizes with the producer's release
+  }
+  T sum = T(0);
+  for (std::int64_t p = begin + g; p < end; p += G) sum += m.values[p] * x[m.col_idx[p]];
+  if (!ok) sum = detail::quiet_nan<T>();  // watchdog: x_i becomes NaN, dependants still proceed
+  if constexpr (G > 1) {
+    const unsigned group = (G == 32 ? 0xffffffffu : ((1u << G) - 1u)) << (lane & ~(G - 1) & 31);
+#pragma unroll
+    for (int offset = G / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(group, sum, offset, G);
+  }
+  if (g == 0) {
+    x[i] = (b[i] - sum) / m.diag[i];
+    detail::store_release(flags[i], epoch);  // publishes x_i (after it is written)
+  }
+}
+
+template <class T>
+class SyncFreeCsrSolver final : public Algorithm<T> {
+ public:
+  SyncFreeCsrSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag)
+      : n_(A.rows), nnz_(A.nnz()), upper_(tri == Triangle::Upper) {
+    if (n_ == 0) return;
+    pattern_ = detail::split_diagonal(A, diag);
+    std::vector<T> off, d;
+    detail::gather_values(pattern_, std::span<const T>(A.values), off, d);
+    row_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern_.row_ptr));
+    col_idx_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern_.col_idx));
+    values_ = cuda::DeviceBuffer<T>(std::span<const T>(off));
+    diag_ = cuda::DeviceBuffer<T>(std::span<const T>(d));
+    sync_ = cuda::DeviceBuffer<int>(std::size_t(n_) + 2);
+    sync_.fill_bytes(0);
+    lanes_ = detail::lanes_for(double(pattern_.nnz()) / double(n_));
+  }
+
+  void solve(const T* b, T* x) override {
+    if (n_ == 0) return;
+    if (epoch_ == INT_MAX) {  // flags and error word back to 0, epochs restart at 1
+      BALSA_CUDA_CHECK(cudaMemsetAsync(sync_.data(), 0, (std::size_t(n_) + 1) * sizeof(int), 0));
+      epoch_ = 0;
+    }
+    ++epoch_;
+    BALSA_CUDA_CHECK(cudaMemsetAsync(sync_.data() + n_ + 1, 0, sizeof(int), 0));  // ticket counter
+    const Rows<T> m{n_, row_ptr_.data(), col_idx_.data(), values_.data(), diag_.data()};
+    detail::with_lanes(lanes_, [&](auto lanes_c) {
+      constexpr int G = decltype(lanes_c)::value;
+      const std::size_t warps = (std::size_t(n_) + 32 / G - 1) / (32 / G);
+      const std::size_t blocks = (warps * 32 + kBlock - 1) / kBlock;
+      solve_rows_sync_free_kernel<T, G><<<unsigned(blocks), kBlock>>>(m, b, x, sync_.data(), epoch_, upper_);
+    });
+    BALSA_CHECK_LAUNCH();
+  }
+
+  void update_values(std::span<const T> values) override {
+    detail::require_values(values.size(), std::size_t(nnz_), "SyncFree");
+    if (n_ == 0) return;
+    std::vector<T> off, d;
+    detail::gather_values(pattern_, values, off, d);
+    values_.upload(off);  // cudaMemcpy: ordered after queued solves on the legacy stream
+    diag_.upload(d);
+  }
+
+ private:
+  index_t n_;
+  index_t nnz_;
+  bool upper_;
+  detail::OffDiagonal pattern_;
+  cuda::DeviceBuffer<index_t> row_ptr_, col_idx_;
+  cuda::DeviceBuffer<T> values_, diag_;
+  cuda::DeviceBuffer<int> sync_;
+  int lanes_ = 1;
+  int epoch_ = 0;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return std::make_unique<SyncFreeCsrSolver<T>>(A, tri, diag);
+}
+
+#define BALSA_INSTANTIATE(T) \
+  template std::unique_ptr<Algorithm<T>> make_sync_free_csr<T>(const Csr<T>&, Triangle, DiagonalKind);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa::trsv_gpu

@@ -1,0 +1,205 @@
+// balsa::TriangularSolver: the front end of every triangular-solve algorithm
+// (analyse once -> solve many times -> update values).
+#include <chrono>
+#include <memory>
+#include <numeric>
+#include <utility>
+#include <string>
+
+#include "balsa/graph.hpp"
+#include "balsa/trsv.hpp"
+#include "sparse/instantiate.hpp"
+#include "trsv/auto_choice.hpp"
+#include "trsv/gpu_algorithm.hpp"
+#include "trsv/level_set_cpu.hpp"
+#include "trsv/substitution.hpp"
+
+namespace balsa {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+Triangle other(Triangle t) { return t == Triangle::Lower ? Triangle::Upper : Triangle::Lower; }
+}  // namespace
+
+const char* to_string(TrsvAlgorithm a) {
+  switch (a) {
+    case TrsvAlgorithm::Auto: return "auto";
+    case TrsvAlgorithm::Reference: return "reference";
+    case TrsvAlgorithm::LevelSet: return "level-set";
+    case TrsvAlgorithm::SyncFree: return "sync-free";
+    case TrsvAlgorithm::SyncFreeCsc: return "sync-free-csc";
+    case TrsvAlgorithm::Cusparse: return "cusparse";
+  }
+  return "?";
+}
+
+const char* to_string(Device d) { return d == Device::Cpu ? "cpu" : "cuda"; }
+
+template <class T>
+struct TriangularSolver<T>::Impl {
+  TrsvOptions options;
+  Triangle tri = Triangle::Lower;  // triangle of the system solved (flips for A^T)
+  Csr<T> M;                        // the matrix solved: A, or A^T for Operation::Transpose
+  std::vector<index_t> source;     // M.values[p] = user values[source[p]] (transposed solves)
+  trsv_cpu::LevelSchedule schedule;
+  std::unique_ptr<trsv_gpu::Algorithm<T>> gpu;
+  cuda::DeviceBuffer<T> staging_b, staging_x;  // host solves on the GPU
+  TrsvStats stats;
+
+  void set_values(std::span<const T> values) {
+    if (source.empty())
+      M.values.assign(values.begin(), values.end());
+    else
+      for (std::size_t p = 0; p < source.size(); ++p) M.values[p] = values[source[p]];
+  }
+  void check_length(std::size_t got, const char* what) const {
+    if (got != std::size_t(M.rows))
+      throw DimensionError(std::string("triangular solve: ") + what + " has " + std::to_string(got) +
+                           " entries, the matrix " + std::to_string(M.rows) + " rows");
+  }
+};
+
+template <class T>
+TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options) : impl_(new Impl) {
+  try {
+    const auto t0 = Clock::now();
+    Impl& s = *impl_;
+    s.options = options;
+    check_triangular_system(A, options.triangle, options.diagonal);
+    // A^T x = b is the other triangle's solve with the transposed matrix.
+    if (options.operation == Operation::Transpose) {
+      Csr<index_t> positions{A.rows, A.cols, A.row_ptr, A.col_idx, std::vector<index_t>(A.values.size())};
+      std::iota(positions.values.begin(), positions.values.end(), 0);
+      s.source = transpose(positions).values;
+      s.M = transpose(A);
+      s.tri = other(options.triangle);
+    } else {
+      s.M = A;
+      s.tri = options.triangle;
+    }
+    const LevelSets levels = level_sets(s.M, s.tri);
+    TrsvStats& st = s.stats;
+    st.rows = s.M.rows;
+    st.nnz = s.M.nnz();
+    st.levels = levels.count();
+    for (index_t k = 0; k < levels.count(); ++k) st.widest_level = std::max(st.widest_level, levels.width(k));
+    st.mean_level_width = st.levels ? double(st.rows) / st.levels : 0.0;
+    st.device = options.device;
+    st.algorithm = options.algorithm == TrsvAlgorithm::Auto ? trsv_auto::choose(st, options.device) : options.algorithm;
+    if (options.device == Device::Cpu) {
+      if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet)
+        throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
+                    "' runs on the GPU only (use Device::Cuda, or reference/level-set on the CPU)");
+      if (st.algorithm == TrsvAlgorithm::LevelSet) s.schedule = trsv_cpu::make_schedule(levels);
+    } else {
+      if (!cuda::available())
+        throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
+                                                : "triangular solve on Device::Cuda: balsa was built without CUDA");
+      switch (st.algorithm) {
+        case TrsvAlgorithm::LevelSet: s.gpu = trsv_gpu::make_level_set(s.M, s.tri, options.diagonal); break;
+        case TrsvAlgorithm::SyncFree: s.gpu = trsv_gpu::make_sync_free_csr(s.M, s.tri, options.diagonal); break;
+        case TrsvAlgorithm::SyncFreeCsc: s.gpu = trsv_gpu::make_sync_free_csc(s.M, s.tri, options.diagonal); break;
+        case TrsvAlgorithm::Cusparse: s.gpu = trsv_gpu::make_cusparse(s.M, s.tri, options.diagonal); break;
+        default:
+          throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
+                      "' runs on the CPU only (use Device::Cpu)");
+      }
+      cuda::detail::synchronize();
+    }
+    st.analysis_seconds = since(t0);
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+template <class T>
+TriangularSolver<T>::~TriangularSolver() {
+  delete impl_;
+}
+template <class T>
+TriangularSolver<T>::TriangularSolver(TriangularSolver&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+template <class T>
+TriangularSolver<T>& TriangularSolver<T>::operator=(TriangularSolver&& o) noexcept {
+  std::swap(impl_, o.impl_);
+  return *this;
+}
+
+template <class T>
+void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
+  Impl& s = *impl_;
+  s.check_length(b.size(), "b");
+  s.check_length(x.size(), "x");
+  require_finite(b, "right-hand side");
+  const auto t0 = Clock::now();
+  if (s.gpu) {
+    if (s.staging_b.size() != b.size()) {
+      s.staging_b = cuda::DeviceBuffer<T>(b.size());
+      s.staging_x = cuda::DeviceBuffer<T>(b.size());
+    }
+    s.staging_b.upload(b);
+    s.gpu->solve(s.staging_b.data(), s.staging_x.data());
+    s.staging_x.download(x);  // synchronous copy: the solve has finished
+  } else if (s.stats.algorithm == TrsvAlgorithm::LevelSet) {
+    trsv_cpu::solve_level_set(s.M, s.options.diagonal, s.schedule, b, x);
+  } else {
+    trsv_cpu::substitute(s.M, s.tri, s.options.diagonal, b.data(), x.data());
+  }
+  s.stats.last_solve_seconds = since(t0);
+  ++s.stats.solves;
+}
+
+template <class T>
+void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
+  Impl& s = *impl_;
+  s.check_length(std::size_t(B.rows), "B");
+  if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
+  for (index_t j = 0; j < B.cols; ++j) solve(B.column(j), X.column(j));
+}
+
+template <class T>
+void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) {
+  Impl& s = *impl_;
+  if (!s.gpu)
+    throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
+  s.check_length(b.size(), "b");
+  s.check_length(x.size(), "x");
+  if (b.data() == x.data() && !b.empty()) throw Error("triangular solve: b and x must be different device buffers");
+  const auto t0 = Clock::now();
+  s.gpu->solve(b.data(), x.data());
+  s.stats.last_solve_seconds = since(t0);  // launch time only: the solve is asynchronous
+  ++s.stats.solves;
+}
+
+template <class T>
+void TriangularSolver<T>::update_values(std::span<const T> values) {
+  Impl& s = *impl_;
+  if (values.size() != s.M.values.size())
+    throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
+                         std::to_string(s.M.values.size()) + " entries");
+  std::vector<T> old = s.M.values;
+  s.set_values(values);
+  try {
+    check_triangular_system(s.M, s.tri, s.options.diagonal);  // zero diagonals, NaN/Inf
+  } catch (...) {
+    s.M.values = std::move(old);  // keep the old, valid values
+    throw;
+  }
+  if (s.gpu) s.gpu->update_values(s.M.values);
+}
+
+template <class T>
+const TrsvStats& TriangularSolver<T>::stats() const {
+  return impl_->stats;
+}
+
+template <class T>
+index_t TriangularSolver<T>::rows() const {
+  return impl_->M.rows;
+}
+
+template class TriangularSolver<float>;
+template class TriangularSolver<double>;
+
+}  // namespace balsa
