@@ -2,6 +2,7 @@
 # One call on the GPU host (no package registry there). Stages:
 #   scripts/gpu-host.sh tests   build (sm_90), GPU tests, all tests,
 #                               compute-sanitizer memcheck + racecheck, balsa run
+#   scripts/gpu-host.sh racecheck  build, racecheck on small cases of the trsv kernels
 #   scripts/gpu-host.sh bench   build, balsa bench trsv (default suite) [extra args]
 #   scripts/gpu-host.sh all     both
 # Bundle the Debian libraries first, on the development machine:
@@ -46,6 +47,22 @@ run_tests() {
   step "balsa run --precision float"; $build/balsa run --precision float
 }
 
+# Racecheck slows the spinning sync-free kernels by orders of magnitude: small
+# cases only, and a watchdog long enough not to fire (BALSA_TRSV_WATCHDOG_MS).
+run_racecheck() {
+  export BALSA_TRSV_WATCHDOG_MS=600000
+  for spec in "gpu_trsv_algorithms_test:*StarTwoLevels*:*BlockDiagonal*:*OneByOneAndEmpty*" \
+              "gpu_trsv_solver_test:*BadInputIsNamedOnTheGpuPath*"; do
+    t="${spec%%:*}"; filter="${spec#*:}"
+    step "compute-sanitizer --tool racecheck $t --gtest_filter=$filter"
+    timeout 240 compute-sanitizer --tool racecheck --error-exitcode 9 --kernel-name-exclude kns=cusparse \
+      "$build/tests/$t" --gtest_brief=1 --gtest_filter="$filter" >"$outdir/racecheck.tmp" 2>&1
+    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/racecheck.tmp" | sort | uniq -c | head
+    { echo "### racecheck $t $filter"; cat "$outdir/racecheck.tmp"; } >>"$outdir/racecheck.log"
+  done
+  rm -f "$outdir/racecheck.tmp"
+}
+
 run_bench() {
   step "balsa bench trsv $*"
   $build/balsa bench trsv --data-dir tests/data --json "$outdir/bench-trsv.json" --markdown "$outdir/bench-trsv.md" "$@"
@@ -54,6 +71,7 @@ run_bench() {
 
 case "$stage" in
   tests) run_tests ;;
+  racecheck) run_racecheck ;;
   bench) run_bench "$@" ;;
   all) run_tests; run_bench "$@" ;;
   *) echo "unknown stage $stage"; exit 2 ;;

@@ -12,6 +12,7 @@
 #include <cuda/std/limits>
 
 #include <cstdint>
+#include <cstdlib>
 #include <span>
 #include <string>
 #include <utility>
@@ -141,16 +142,27 @@ using GraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
 
 // ---- device: waiting with a watchdog -------------------------------------------
 //
-// A spin that lasts longer than kWatchdogNs gives up: the waiting row or column
+// A spin that lasts longer than watchdog_ns gives up: the waiting row or column
 // then produces NaN and still signals its dependants, and the solve's epoch is
 // written to the error word, which makes every other spin of the same solve
-// give up at its next check. So a solve ends within about kWatchdogNs even if
+// give up at its next check. So a solve ends within about watchdog_ns even if
 // a dependency were never signalled (which the ticket order below rules out
 // for valid input; the watchdog guards against bugs and misuse).
 // Both sync-free solvers keep a solve counter (the epoch, 1-based) so that
 // flags and the error word need no reset between solves.
 
-constexpr std::uint64_t kWatchdogNs = 2'000'000'000ull;  // 2 s
+// The bound, in ns: 2 s unless the environment variable
+// BALSA_TRSV_WATCHDOG_MS says otherwise (compute-sanitizer's racecheck slows
+// kernels by orders of magnitude, so its runs raise it). Each translation
+// unit has its own copy (static), set by set_watchdog_from_environment().
+static __device__ std::uint64_t watchdog_ns = 2'000'000'000ull;
+
+inline void set_watchdog_from_environment() {
+  const char* ms = std::getenv("BALSA_TRSV_WATCHDOG_MS");
+  if (!ms || !*ms) return;
+  const std::uint64_t ns = std::strtoull(ms, nullptr, 10) * 1'000'000ull;
+  if (ns > 0) BALSA_CUDA_CHECK(cudaMemcpyToSymbol(watchdog_ns, &ns, sizeof ns));
+}
 constexpr unsigned kPollsBetweenChecks = 64;             // timer/error checks every 64 polls
 constexpr unsigned kPollsBeforeSleep = 16;               // then back off with __nanosleep
 constexpr unsigned kSleepNs = 64;  // exponential back-off capped at 0.25-4 us measured no better
@@ -193,7 +205,7 @@ __device__ bool spin_until(Ready ready, int* error, int epoch) {
     if (ready()) return true;
     if (polls % kPollsBetweenChecks == 0) {
       if (load_relaxed(*error) == epoch) return false;
-      if (global_timer_ns() - start > kWatchdogNs) {
+      if (global_timer_ns() - start > watchdog_ns) {
         ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*error).store(epoch, ::cuda::memory_order_relaxed);
         return false;
       }

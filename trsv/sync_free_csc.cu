@@ -128,6 +128,7 @@ class SyncFreeCscSolver final : public Algorithm<T> {
   SyncFreeCscSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag)
       : n_(A.rows), nnz_(A.nnz()), upper_(tri == Triangle::Upper) {
     if (n_ == 0) return;
+    detail::set_watchdog_from_environment();
     pattern_ = detail::split_diagonal(A, diag);
     // CSC of the off-diagonal part; its "values" are positions in A.values.
     Csr<index_t> by_row{n_, n_, pattern_.row_ptr, pattern_.col_idx, pattern_.value_pos};

@@ -108,6 +108,7 @@ class SyncFreeCsrSolver final : public Algorithm<T> {
   SyncFreeCsrSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag)
       : n_(A.rows), nnz_(A.nnz()), upper_(tri == Triangle::Upper) {
     if (n_ == 0) return;
+    detail::set_watchdog_from_environment();
     pattern_ = detail::split_diagonal(A, diag);
     std::vector<T> off, d;
     detail::gather_values(pattern_, std::span<const T>(A.values), off, d);
