@@ -2,8 +2,10 @@
 //
 // Analysis (CPU): the dependency levels of A (balsa::level_sets); the rows are
 // reordered level by level into an off-diagonal CSR copy plus the diagonal.
-// Schedule: walking the levels, a level of at least kWideLevel rows gets a
-// launch of its own over the whole GPU (LANES threads per row); a run of
+// Schedule: walking the levels, a level that needs more than one pass of the
+// single block (rows x LANES > kThinBlock threads) gets a launch of its own
+// over the whole GPU (LANES threads per row): in a graph a launch costs about
+// as much as one block pass (measured on an H200, bench/results). A run of
 // consecutive thinner levels becomes ONE launch of a single 1024-thread block
 // that walks those levels with a block barrier between them. The launch
 // sequence is captured once into a CUDA graph and replayed by every solve; b
@@ -24,8 +26,7 @@ namespace {
 
 using detail::with_lanes;
 
-constexpr index_t kWideLevel = 2048;  // rows: at least this many -> a launch of its own (tunable)
-constexpr int kThinBlock = 1024;      // threads of the block that runs merged thin levels
+constexpr int kThinBlock = 1024;  // threads of the block that runs merged thin levels
 constexpr int kWideBlock = 256;
 
 template <class T>
@@ -153,14 +154,16 @@ class LevelSetSolver final : public Algorithm<T> {
       const index_t r0 = levels.level_ptr[first], r1 = levels.level_ptr[last];
       return detail::lanes_for(double(pattern_.row_ptr[r1] - pattern_.row_ptr[r0]) / double(r1 - r0));
     };
+    // Wide: one pass of the single block cannot cover the level.
+    auto wide = [&](index_t l) { return std::int64_t(levels.width(l)) * lanes(l, l + 1) > kThinBlock; };
     for (index_t l = 0; l < levels.count();) {
-      if (levels.width(l) >= kWideLevel) {
+      if (wide(l)) {
         launches_.push_back({true, l, l + 1, lanes(l, l + 1)});
         ++l;
         continue;
       }
       index_t e = l;
-      while (e < levels.count() && levels.width(e) < kWideLevel) ++e;
+      while (e < levels.count() && !wide(e)) ++e;
       launches_.push_back({false, l, e, lanes(l, e)});
       l = e;
     }
