@@ -61,9 +61,11 @@ inline double trsv_flops(std::int64_t nnz) { return 2.0 * double(nnz); }
 inline double gflops(std::int64_t nnz, double seconds) { return trsv_flops(nnz) / seconds / 1e9; }
 inline double gbytes_per_second(double bytes, double seconds) { return bytes / seconds / 1e9; }
 
-// The floor model (seconds): no solve can beat moving its bytes at the peak
-// bandwidth, nor finishing its dependency levels one after another at the
-// per-level latency.
+// The floor model (seconds): moving the solve's bytes at the peak bandwidth,
+// or its dependency levels one after another at an assumed per-level latency,
+// whichever is longer. A model, not a lower bound: a solver whose levels cost
+// less than the assumed latency (a single block's barrier, about 0.5 us on an
+// H200) runs under it.
 inline double floor_seconds(double bytes, std::int64_t levels, double peak_gbs, double level_latency_us) {
   return std::max(bytes / (peak_gbs * 1e9), double(levels) * level_latency_us * 1e-6);
 }

@@ -129,6 +129,11 @@ TEST(TrsvSolverCpuErrors, BadInputIsNamed) {
   test::expect_matches_reference<double>(L, Triangle::Lower, DiagonalKind::NonUnit, b, x, "after a failed update");
   cuda::DeviceBuffer<double> db, dx;
   EXPECT_THROW_MSG(solver.solve(db, dx), Error, "need a solver on Device::Cuda");
+  // A moved-from solver is an error, not a crash.
+  TriangularSolver<double> moved = std::move(solver);
+  EXPECT_EQ(moved.rows(), 100);
+  EXPECT_THROW_MSG(solver.solve(std::span<const double>(b), std::span<double>(x)), Error, "moved from");
+  EXPECT_THROW_MSG((void)solver.stats(), Error, "moved from");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // square, every entry in `tri`, nonzero diagonal unless Unit, finite). It
 // hands the algorithm the matrix actually solved (for a transposed solve,
 // A^T with the other triangle). The constructor analyses and uploads; solve()
-// then runs on device pointers, on the default stream, asynchronously.
+// then runs on device pointers, on the legacy default stream, asynchronously.
 #pragma once
 
 #include <memory>
@@ -30,6 +30,9 @@ class Algorithm {
   // New values in the CSR order of the matrix given at construction
   // (the front end has checked them).
   virtual void update_values(std::span<const T> values) = 0;
+  // Waits for the last solve; true if a dependency wait of it exceeded the
+  // watchdog (its x holds NaN where it gave up). Only the sync-free solvers wait.
+  virtual bool watchdog_fired() { return false; }
 };
 
 // Factories, one per algorithm (trsv/*.cu and *_cuda.cpp; *_no_cuda.cpp throw).

@@ -126,14 +126,16 @@ class LevelSetSolver final : public Algorithm<T> {
   }
 
   ~LevelSetSolver() override {
-    if (stream_.get()) (void)cudaStreamSynchronize(stream_.get());  // no replay in flight when the graph goes
+    (void)cudaStreamSynchronize(cudaStreamLegacy);  // no replay in flight when the graph goes
   }
 
   void solve(const T* b, T* x) override {
     if (n_ == 0) return;
     const Slot<T> s{b, x};  // pageable source: staged before cudaMemcpyAsync returns
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream_.get()));
-    BALSA_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream_.get()));
+    // On the legacy default stream, like every balsa GPU solver: ordered with
+    // the caller's work there (and with the other solvers).
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cudaStreamLegacy));
+    BALSA_CUDA_CHECK(cudaGraphLaunch(exec_.get(), cudaStreamLegacy));
   }
 
   void update_values(std::span<const T> values) override {
@@ -141,8 +143,7 @@ class LevelSetSolver final : public Algorithm<T> {
     if (n_ == 0) return;
     std::vector<T> off, d;
     detail::gather_values(pattern_, values, off, d);
-    // cudaMemcpy on the legacy stream: waits for replays queued on stream_
-    // (a blocking stream) and comes before later ones.
+    // cudaMemcpy on the legacy stream: after the replays queued there, before later ones.
     values_.upload(off);
     diag_.upload(d);
   }
@@ -172,10 +173,8 @@ class LevelSetSolver final : public Algorithm<T> {
   void capture(const std::vector<index_t>& level_ptr) {
     const int sms = detail::multiprocessors();
     const LevelRows<T> m{row_ptr_.data(), col_idx_.data(), values_.data(), diag_.data(), rows_.data()};
-    // Replays go to a blocking stream (ordered with the legacy default stream,
-    // where the front end works). The capture itself uses a non-blocking
-    // stream so that it cannot collide with legacy-stream work of other threads.
-    BALSA_CUDA_CHECK(cudaStreamCreate(stream_.out()));
+    // Replays go to the legacy default stream. The capture itself uses a
+    // non-blocking stream so that it cannot collide with legacy-stream work.
     detail::Stream cap;
     BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(cap.out(), cudaStreamNonBlocking));
     BALSA_CUDA_CHECK(cudaStreamBeginCapture(cap.get(), cudaStreamCaptureModeThreadLocal));
@@ -211,7 +210,6 @@ class LevelSetSolver final : public Algorithm<T> {
   cuda::DeviceBuffer<Slot<T>> slot_;
   std::vector<Launch> launches_;
   // Destroyed before the buffers (declared after them).
-  detail::Stream stream_;
   detail::GraphExec exec_;
 };
 

@@ -188,6 +188,16 @@ class SyncFreeCscSolver final : public Algorithm<T> {
   cuda::DeviceBuffer<index_t> col_ptr_, row_idx_;
   cuda::DeviceBuffer<T> values_, diag_, left_sum_;
   cuda::DeviceBuffer<int> in_degree_, counter_, error_;
+
+ public:
+  bool watchdog_fired() override {
+    if (n_ == 0) return false;
+    int word = 0;
+    BALSA_CUDA_CHECK(cudaMemcpy(&word, error_.data(), sizeof word, cudaMemcpyDeviceToHost));
+    return word == epoch_;
+  }
+
+ private:
   int epoch_ = 0;
 };
 

@@ -157,6 +157,16 @@ class SyncFreeCsrSolver final : public Algorithm<T> {
   cuda::DeviceBuffer<T> values_, diag_;
   cuda::DeviceBuffer<int> sync_;
   int lanes_ = 1;
+
+ public:
+  bool watchdog_fired() override {
+    if (n_ == 0) return false;
+    int word = 0;
+    BALSA_CUDA_CHECK(cudaMemcpy(&word, sync_.data() + n_, sizeof word, cudaMemcpyDeviceToHost));
+    return word == epoch_;
+  }
+
+ private:
   int epoch_ = 0;
 };
 

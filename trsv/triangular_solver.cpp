@@ -53,12 +53,25 @@ struct TriangularSolver<T>::Impl {
     else
       for (std::size_t p = 0; p < source.size(); ++p) M.values[p] = values[source[p]];
   }
+  void check_watchdog() {
+    if (gpu && gpu->watchdog_fired())
+      throw Error(std::string("GPU triangular solve (") + to_string(stats.algorithm) +
+                  "): a dependency wait exceeded the watchdog (BALSA_TRSV_WATCHDOG_MS, default 2000 ms); x is invalid");
+  }
   void check_length(std::size_t got, const char* what) const {
     if (got != std::size_t(M.rows))
       throw DimensionError(std::string("triangular solve: ") + what + " has " + std::to_string(got) +
                            " entries, the matrix " + std::to_string(M.rows) + " rows");
   }
 };
+
+namespace {
+template <class Impl>
+Impl& live(Impl* impl) {
+  if (!impl) throw Error("TriangularSolver: used after being moved from");
+  return *impl;
+}
+}  // namespace
 
 template <class T>
 TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options) : impl_(new Impl) {
@@ -128,7 +141,7 @@ TriangularSolver<T>& TriangularSolver<T>::operator=(TriangularSolver&& o) noexce
 
 template <class T>
 void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
-  Impl& s = *impl_;
+  Impl& s = live(impl_);
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
   require_finite(b, "right-hand side");
@@ -141,6 +154,7 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
     s.staging_b.upload(b);
     s.gpu->solve(s.staging_b.data(), s.staging_x.data());
     s.staging_x.download(x);  // synchronous copy: the solve has finished
+    s.check_watchdog();
   } else if (s.stats.algorithm == TrsvAlgorithm::LevelSet) {
     trsv_cpu::solve_level_set(s.M, s.options.diagonal, s.schedule, b, x);
   } else {
@@ -152,7 +166,7 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
 
 template <class T>
 void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
-  Impl& s = *impl_;
+  Impl& s = live(impl_);
   s.check_length(std::size_t(B.rows), "B");
   if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
   for (index_t j = 0; j < B.cols; ++j) solve(B.column(j), X.column(j));
@@ -160,7 +174,7 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
 
 template <class T>
 void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) {
-  Impl& s = *impl_;
+  Impl& s = live(impl_);
   if (!s.gpu)
     throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
   s.check_length(b.size(), "b");
@@ -174,7 +188,7 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuff
 
 template <class T>
 void TriangularSolver<T>::update_values(std::span<const T> values) {
-  Impl& s = *impl_;
+  Impl& s = live(impl_);
   if (values.size() != s.M.values.size())
     throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
                          std::to_string(s.M.values.size()) + " entries");
@@ -182,21 +196,28 @@ void TriangularSolver<T>::update_values(std::span<const T> values) {
   s.set_values(values);
   try {
     check_triangular_system(s.M, s.tri, s.options.diagonal);  // zero diagonals, NaN/Inf
+    if (s.gpu) s.gpu->update_values(s.M.values);
   } catch (...) {
     s.M.values = std::move(old);  // keep the old, valid values
+    if (s.gpu) s.gpu->update_values(s.M.values);  // and the device copy in step with them
     throw;
   }
-  if (s.gpu) s.gpu->update_values(s.M.values);
 }
 
 template <class T>
 const TrsvStats& TriangularSolver<T>::stats() const {
-  return impl_->stats;
+  return live(impl_).stats;
+}
+
+template <class T>
+void TriangularSolver<T>::check_last_solve() {
+  Impl& s = live(impl_);
+  s.check_watchdog();
 }
 
 template <class T>
 index_t TriangularSolver<T>::rows() const {
-  return impl_->M.rows;
+  return live(impl_).M.rows;
 }
 
 template class TriangularSolver<float>;

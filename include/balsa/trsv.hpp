@@ -71,10 +71,16 @@ class TriangularSolver {
   void solve(std::span<const T> b, std::span<T> x);
   // Many right-hand sides: the columns of B (rows() x k), into X.
   void solve(const DenseMatrix<T>& B, DenseMatrix<T>& X);
-  // Device vectors (CUDA solvers only): asynchronous with respect to the host.
+  // Device vectors (CUDA solvers only): asynchronous with respect to the host,
+  // on the legacy default stream. b is not checked for NaN/Inf on this path.
   void solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x);
+  // Waits for the last solve and throws if a sync-free solver's dependency
+  // wait exceeded its watchdog (x then holds NaN). Host-vector solves check
+  // this themselves; device-vector solves leave it to the caller.
+  void check_last_solve();
   // New values for the same pattern, in A's CSR order (A.values' layout).
-  // The diagonal and finiteness checks are repeated.
+  // The diagonal and finiteness checks are repeated; on an error the solver
+  // keeps its previous values.
   void update_values(std::span<const T> values);
 
   const TrsvStats& stats() const;
