@@ -157,6 +157,14 @@ using GraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
 // unit has its own copy (static), set by set_watchdog_from_environment().
 static __device__ std::uint64_t watchdog_ns = 2'000'000'000ull;
 
+// Host: whether the error word at `word` (device memory) says that the solve
+// numbered `epoch` hit the watchdog. Waits for that solve (synchronous copy).
+inline bool watchdog_fired_in(const int* word, int epoch) {
+  int value = 0;
+  BALSA_CUDA_CHECK(cudaMemcpy(&value, word, sizeof value, cudaMemcpyDeviceToHost));
+  return value == epoch;
+}
+
 inline void set_watchdog_from_environment() {
   const char* ms = std::getenv("BALSA_TRSV_WATCHDOG_MS");
   if (!ms || !*ms) return;

@@ -190,12 +190,7 @@ class SyncFreeCscSolver final : public Algorithm<T> {
   cuda::DeviceBuffer<int> in_degree_, counter_, error_;
 
  public:
-  bool watchdog_fired() override {
-    if (n_ == 0) return false;
-    int word = 0;
-    BALSA_CUDA_CHECK(cudaMemcpy(&word, error_.data(), sizeof word, cudaMemcpyDeviceToHost));
-    return word == epoch_;
-  }
+  bool watchdog_fired() override { return n_ > 0 && detail::watchdog_fired_in(error_.data(), epoch_); }
 
  private:
   int epoch_ = 0;

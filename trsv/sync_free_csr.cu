@@ -159,12 +159,7 @@ class SyncFreeCsrSolver final : public Algorithm<T> {
   int lanes_ = 1;
 
  public:
-  bool watchdog_fired() override {
-    if (n_ == 0) return false;
-    int word = 0;
-    BALSA_CUDA_CHECK(cudaMemcpy(&word, sync_.data() + n_, sizeof word, cudaMemcpyDeviceToHost));
-    return word == epoch_;
-  }
+  bool watchdog_fired() override { return n_ > 0 && detail::watchdog_fired_in(sync_.data() + n_, epoch_); }
 
  private:
   int epoch_ = 0;
