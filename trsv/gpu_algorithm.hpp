@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 
+#include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
 
 namespace balsa::trsv_gpu {
@@ -38,6 +39,10 @@ class Algorithm {
 // Factories, one per algorithm (trsv/*.cu and *_cuda.cpp; *_no_cuda.cpp throw).
 template <class T>
 std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+// The same with A's level sets already computed (the front end has them).
+template <class T>
+std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, DiagonalKind diag,
+                                             const LevelSets& levels);
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag);
 template <class T>

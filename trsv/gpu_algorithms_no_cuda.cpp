@@ -13,6 +13,10 @@ namespace {
 template <class T>
 std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
 template <class T>
+std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind, const LevelSets&) {
+  no_cuda();
+}
+template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
@@ -21,6 +25,8 @@ std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKin
 
 #define BALSA_INSTANTIATE(T)                                                                        \
   template std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind);     \
+  template std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind,      \
+                                                        const LevelSets&);                          \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind); \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind); \
   template std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind);

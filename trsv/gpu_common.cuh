@@ -64,11 +64,16 @@ OffDiagonal split_diagonal(const Csr<T>& A, DiagonalKind diag, std::span<const i
 // Off-diagonal values in the pattern's order and the diagonal per row, from
 // values in A's CSR order.
 template <class T>
+void gather_diagonal(const OffDiagonal& s, std::span<const T> values, std::vector<T>& diag) {
+  diag.resize(s.diag_pos.size());
+  for (std::size_t k = 0; k < diag.size(); ++k) diag[k] = s.diag_pos[k] < 0 ? T(1) : values[s.diag_pos[k]];
+}
+
+template <class T>
 void gather_values(const OffDiagonal& s, std::span<const T> values, std::vector<T>& off, std::vector<T>& diag) {
   off.resize(s.value_pos.size());
   for (std::size_t p = 0; p < off.size(); ++p) off[p] = values[s.value_pos[p]];
-  diag.resize(s.diag_pos.size());
-  for (std::size_t k = 0; k < diag.size(); ++k) diag[k] = s.diag_pos[k] < 0 ? T(1) : values[s.diag_pos[k]];
+  gather_diagonal(s, values, diag);
 }
 
 inline void require_values(std::size_t got, std::size_t nnz, const char* who) {

@@ -108,9 +108,8 @@ struct Launch {
 template <class T>
 class LevelSetSolver final : public Algorithm<T> {
  public:
-  LevelSetSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag) : n_(A.rows), nnz_(A.nnz()) {
+  LevelSetSolver(const Csr<T>& A, DiagonalKind diag, const LevelSets& levels) : n_(A.rows), nnz_(A.nnz()) {
     if (n_ == 0) return;
-    const LevelSets levels = level_sets(A, tri);
     pattern_ = detail::split_diagonal(A, diag, levels.rows);
     std::vector<T> off, d;
     detail::gather_values(pattern_, std::span<const T>(A.values), off, d);
@@ -216,12 +215,23 @@ class LevelSetSolver final : public Algorithm<T> {
 }  // namespace
 
 template <class T>
+std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, DiagonalKind diag,
+                                             const LevelSets& levels) {
+  if (levels.rows.size() != std::size_t(A.rows))
+    throw DimensionError("make_level_set: level sets of " + std::to_string(levels.rows.size()) + " rows for " +
+                         std::to_string(A.rows));
+  (void)tri;  // the levels carry the triangle's dependency order
+  return std::make_unique<LevelSetSolver<T>>(A, diag, levels);
+}
+
+template <class T>
 std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  return std::make_unique<LevelSetSolver<T>>(A, tri, diag);
+  return make_level_set(A, tri, diag, level_sets(A, tri));
 }
 
 #define BALSA_INSTANTIATE(T) \
-  template std::unique_ptr<Algorithm<T>> make_level_set<T>(const Csr<T>&, Triangle, DiagonalKind);
+  template std::unique_ptr<Algorithm<T>> make_level_set<T>(const Csr<T>&, Triangle, DiagonalKind); \
+  template std::unique_ptr<Algorithm<T>> make_level_set<T>(const Csr<T>&, Triangle, DiagonalKind, const LevelSets&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::trsv_gpu

@@ -173,9 +173,9 @@ class SyncFreeCscSolver final : public Algorithm<T> {
 
  private:
   void upload_values(std::span<const T> values) {
-    std::vector<T> off, d;
-    detail::gather_values(pattern_, values, off, d);  // off: CSR order, unused
+    std::vector<T> off(csc_pos_.size()), d;  // off-diagonals in CSC order
     for (std::size_t k = 0; k < csc_pos_.size(); ++k) off[k] = values[csc_pos_[k]];
+    detail::gather_diagonal(pattern_, values, d);
     values_.upload(off);
     diag_.upload(d);
   }

@@ -110,7 +110,9 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
         throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
                                                 : "triangular solve on Device::Cuda: balsa was built without CUDA");
       switch (st.algorithm) {
-        case TrsvAlgorithm::LevelSet: s.gpu = trsv_gpu::make_level_set(s.M, s.tri, options.diagonal); break;
+        case TrsvAlgorithm::LevelSet:
+          s.gpu = trsv_gpu::make_level_set(s.M, s.tri, options.diagonal, levels);
+          break;
         case TrsvAlgorithm::SyncFree: s.gpu = trsv_gpu::make_sync_free_csr(s.M, s.tri, options.diagonal); break;
         case TrsvAlgorithm::SyncFreeCsc: s.gpu = trsv_gpu::make_sync_free_csc(s.M, s.tri, options.diagonal); break;
         case TrsvAlgorithm::Cusparse: s.gpu = trsv_gpu::make_cusparse(s.M, s.tri, options.diagonal); break;
@@ -195,7 +197,10 @@ void TriangularSolver<T>::update_values(std::span<const T> values) {
   std::vector<T> old = s.M.values;
   s.set_values(values);
   try {
-    check_triangular_system(s.M, s.tri, s.options.diagonal);  // zero diagonals, NaN/Inf
+    // The pattern is the analysed one (canonical, triangular); only the values
+    // can be wrong: a zero diagonal or NaN/Inf.
+    if (s.options.diagonal == DiagonalKind::NonUnit) require_nonzero_diagonal(s.M);
+    require_finite(s.M);
     if (s.gpu) s.gpu->update_values(s.M.values);
   } catch (...) {
     s.M.values = std::move(old);  // keep the old, valid values
