@@ -5,6 +5,7 @@
 #   scripts/gpu-host.sh racecheck  build, racecheck on small cases of the trsv kernels
 #   scripts/gpu-host.sh bench   build, balsa bench trsv (default suite) [extra args]
 #   scripts/gpu-host.sh all     both
+#   scripts/gpu-host.sh quick   build, ctest -L gpu, then the bench [extra args] (no sanitizers)
 # Bundle the Debian libraries first, on the development machine:
 # scripts/gpu-bundle.sh. Logs and results go to $OUT (or /tmp).
 set -uo pipefail
@@ -23,9 +24,13 @@ cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTU
   cmake --build $build -j 16 2>&1 | grep -E "error|warning|Linking CXX executable balsa$" || true
 [ -x $build/balsa ] || { echo "BUILD FAILED"; exit 1; }
 
-run_tests() {
+run_gpu_tests() {
   step "ctest -L gpu"; ctest --test-dir $build -L gpu --output-on-failure -j 4 --timeout 300 >"$outdir/ctest-gpu.log" 2>&1
   echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout" "$outdir/ctest-gpu.log" | head -30
+}
+
+run_tests() {
+  run_gpu_tests
   step "ctest (all)"; ctest --test-dir $build --output-on-failure -j 16 --timeout 300 >"$outdir/ctest-all.log" 2>&1
   echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout" "$outdir/ctest-all.log" | head -30
   # The out-of-memory test fails a cudaMalloc on purpose; memcheck would count it.
@@ -74,5 +79,6 @@ case "$stage" in
   racecheck) run_racecheck ;;
   bench) run_bench "$@" ;;
   all) run_tests; run_bench "$@" ;;
+  quick) run_gpu_tests; run_bench "$@" ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "balsa/generators.hpp"
+#include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
 #include "trsv/gpu_algorithm.hpp"
@@ -28,9 +29,20 @@ struct NamedAlgorithm {
   Factory<T> make;
 };
 
+// The level-set solver with a 64-thread thin-run block, up to 64 passes of it
+// per thin level and a 256-entry x ring: with small matrices this reaches
+// multi-pass levels, ring wrap-around and the global-x fallback of entries
+// whose ring slot may already be reused.
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_level_set_small_ring(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_level_set(A, tri, diag, level_sets(A, tri),
+                                  trsv_gpu::LevelSetTuning{.thin_block = 64, .thin_passes = 64, .ring_entries = 256});
+}
+
 template <class T>
 std::vector<NamedAlgorithm<T>> algorithms() {
   return {{"LevelSet", &trsv_gpu::make_level_set<T>},
+          {"LevelSetSmallRing", &make_level_set_small_ring<T>},
           {"SyncFree", &trsv_gpu::make_sync_free_csr<T>},
           {"SyncFreeCsc", &trsv_gpu::make_sync_free_csc<T>}};
 }

@@ -36,15 +36,33 @@ class Algorithm {
   virtual bool watchdog_fired() { return false; }
 };
 
+// Tuning of the GPU level-set solver (trsv/level_set.cu); the defaults are
+// what the benchmark chose. Tests shrink them to reach every code path with
+// small matrices.
+struct LevelSetTuning {
+  // Most threads of the one block that runs a run of thin levels (a power of
+  // two, 32..1024).
+  int thin_block = 1024;
+  // A level runs in that block (not as a launch over the whole GPU) when it
+  // needs at most this many passes of it; BALSA_TRSV_THIN_PASSES overrides.
+  int thin_passes = 4;
+  // Capacity of the shared-memory ring of x values (entries, a power of two);
+  // 0: as many as 128 KB hold (capped by the device's shared memory).
+  index_t ring_entries = 0;
+};
+
 // Factories, one per algorithm (trsv/*.cu and *_cuda.cpp; *_no_cuda.cpp throw).
 template <class T>
 std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, DiagonalKind diag);
 // The same with A's level sets already computed (the front end has them).
 template <class T>
 std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, DiagonalKind diag,
-                                             const LevelSets& levels);
+                                             const LevelSets& levels, const LevelSetTuning& tuning = {});
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag,
+                                                 const LevelSets& levels);
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag);
 template <class T>

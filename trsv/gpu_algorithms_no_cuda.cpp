@@ -13,11 +13,16 @@ namespace {
 template <class T>
 std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
 template <class T>
-std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind, const LevelSets&) {
+std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind, const LevelSets&,
+                                             const LevelSetTuning&) {
   no_cuda();
 }
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind, const LevelSets&) {
+  no_cuda();
+}
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
 template <class T>
@@ -26,8 +31,10 @@ std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKin
 #define BALSA_INSTANTIATE(T)                                                                        \
   template std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind);     \
   template std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind,      \
-                                                        const LevelSets&);                          \
+                                                        const LevelSets&, const LevelSetTuning&);   \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind); \
+  template std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind, \
+                                                            const LevelSets&);                      \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind); \
   template std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)

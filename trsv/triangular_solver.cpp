@@ -113,7 +113,9 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
         case TrsvAlgorithm::LevelSet:
           s.gpu = trsv_gpu::make_level_set(s.M, s.tri, options.diagonal, levels);
           break;
-        case TrsvAlgorithm::SyncFree: s.gpu = trsv_gpu::make_sync_free_csr(s.M, s.tri, options.diagonal); break;
+        case TrsvAlgorithm::SyncFree:
+          s.gpu = trsv_gpu::make_sync_free_csr(s.M, s.tri, options.diagonal, levels);
+          break;
         case TrsvAlgorithm::SyncFreeCsc: s.gpu = trsv_gpu::make_sync_free_csc(s.M, s.tri, options.diagonal); break;
         case TrsvAlgorithm::Cusparse: s.gpu = trsv_gpu::make_cusparse(s.M, s.tri, options.diagonal); break;
         default:
