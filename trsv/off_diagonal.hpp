@@ -1,0 +1,82 @@
+// Internal (host): the split of A into its off-diagonal part (CSR,
+// optionally with the rows reordered) and its diagonal, with the map back to
+// A's CSR positions that update_values() gathers through. Shared by the GPU
+// triangular solvers; plain C++ so that host code and tests can use it.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "balsa/error.hpp"
+#include "balsa/sparse.hpp"
+#include "balsa/trsv.hpp"
+
+namespace balsa::trsv_gpu::detail {
+
+// Row k of this pattern is row order[k] of A (or row k when order is empty),
+// without its diagonal entry. value_pos[p] is the position in A.values of
+// off-diagonal entry p; diag_pos[k] that of row order[k]'s diagonal, or -1
+// when the diagonal is taken as 1 (Unit: a stored diagonal is ignored).
+struct OffDiagonal {
+  index_t n = 0;
+  std::vector<index_t> row_ptr{0};
+  std::vector<index_t> col_idx;
+  std::vector<index_t> value_pos;
+  std::vector<index_t> diag_pos;
+  index_t nnz() const { return row_ptr.back(); }
+};
+
+template <class T>
+OffDiagonal split_diagonal(const Csr<T>& A, DiagonalKind diag, std::span<const index_t> order = {}) {
+  OffDiagonal s;
+  s.n = A.rows;
+  s.row_ptr.reserve(std::size_t(A.rows) + 1);
+  s.col_idx.reserve(A.col_idx.size());
+  s.value_pos.reserve(A.col_idx.size());
+  s.diag_pos.assign(std::size_t(A.rows), -1);
+  for (index_t k = 0; k < A.rows; ++k) {
+    const index_t i = order.empty() ? k : order[k];
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+      if (A.col_idx[p] == i) {
+        if (diag == DiagonalKind::NonUnit) s.diag_pos[k] = p;
+        continue;
+      }
+      s.col_idx.push_back(A.col_idx[p]);
+      s.value_pos.push_back(p);
+    }
+    s.row_ptr.push_back(index_t(s.col_idx.size()));
+  }
+  return s;
+}
+
+// Off-diagonal values in the pattern's order and the diagonal per row, from
+// values in A's CSR order.
+template <class T>
+void gather_diagonal(const OffDiagonal& s, std::span<const T> values, std::vector<T>& diag) {
+  diag.resize(s.diag_pos.size());
+  for (std::size_t k = 0; k < diag.size(); ++k) diag[k] = s.diag_pos[k] < 0 ? T(1) : values[s.diag_pos[k]];
+}
+
+template <class T>
+void gather_values(const OffDiagonal& s, std::span<const T> values, std::vector<T>& off, std::vector<T>& diag) {
+  off.resize(s.value_pos.size());
+  for (std::size_t p = 0; p < off.size(); ++p) off[p] = values[s.value_pos[p]];
+  gather_diagonal(s, values, diag);
+}
+
+inline void require_values(std::size_t got, std::size_t nnz, const char* who) {
+  if (got != nnz)
+    throw DimensionError(std::string(who) + ": update_values got " + std::to_string(got) + " values for " +
+                         std::to_string(nnz) + " stored entries");
+}
+
+// out[e] = values[pos[e]], or 0 where pos[e] < 0 (an unused slot).
+template <class T>
+void gather_positions(std::span<const index_t> pos, std::span<const T> values, std::vector<T>& out) {
+  out.resize(pos.size());
+  for (std::size_t e = 0; e < pos.size(); ++e) out[e] = pos[e] < 0 ? T(0) : values[std::size_t(pos[e])];
+}
+
+}  // namespace balsa::trsv_gpu::detail
