@@ -21,7 +21,6 @@ namespace balsa {
 namespace {
 
 using trsv_gpu::detail::ell_per_lane;
-using trsv_gpu::detail::kSkip;
 using trsv_gpu::detail::lay_out_thin_runs;
 using trsv_gpu::detail::OffDiagonal;
 using trsv_gpu::detail::ThinRunLayout;
@@ -94,8 +93,12 @@ void expect_consistent(const Layout& s) {
       const std::size_t slots = std::size_t(run->lanes * ell_per_lane(run->lanes));
       const std::size_t ell = t.ell_offset[r] + std::size_t(k - first) * slots;
       for (std::size_t j = 0; j < slots; ++j)
-        if (t.ell_ref[ell + j] != kSkip) check_slot(t.ell_ref[ell + j], t.ell_pos[ell + j]);
-        else EXPECT_EQ(t.ell_pos[ell + j], -1);
+        if (t.ell_pos[ell + j] >= 0) {
+          EXPECT_GE(t.ell_ref[ell + j], 0) << "ELL slots refer to the ring only";
+          check_slot(t.ell_ref[ell + j], t.ell_pos[ell + j]);
+        } else {
+          EXPECT_EQ(t.ell_ref[ell + j], run->ring) << "an unused slot points at the zero slot";
+        }
       for (index_t p = t.ovf_ptr[k]; p < t.ovf_ptr[k + 1]; ++p) check_slot(t.ovf_ref[p], t.ovf_pos[p]);
       EXPECT_TRUE(internal.empty()) << internal.size() << " internal entries of position " << k << " have no slot";
     }
@@ -116,7 +119,10 @@ std::vector<double> emulate(const Layout& s, const std::vector<double>& b) {
     std::size_t r = 0;
     const ThinRunPlan* run = run_of(s, l, &r);
     std::vector<std::pair<index_t, double>> solved;
-    if (run && l == run->first_level) ring.assign(std::size_t(run->ring), std::numeric_limits<double>::quiet_NaN());
+    if (run && l == run->first_level) {  // ring slots start as garbage; slot `ring` holds 0
+      ring.assign(std::size_t(run->ring) + 1, std::numeric_limits<double>::quiet_NaN());
+      ring.back() = 0;
+    }
     for (index_t k = s.levels.level_ptr[l]; k < s.levels.level_ptr[l + 1]; ++k) {
       const index_t i = s.levels.rows[k];
       double sum = 0;
@@ -127,8 +133,8 @@ std::vector<double> emulate(const Layout& s, const std::vector<double>& b) {
         const index_t first = s.levels.level_ptr[run->first_level];
         const std::size_t slots = std::size_t(run->lanes * ell_per_lane(run->lanes));
         const std::size_t ell = t.ell_offset[r] + std::size_t(k - first) * slots;
-        for (std::size_t j = 0; j < slots; ++j)
-          if (t.ell_ref[ell + j] != kSkip) sum += a[t.ell_pos[ell + j]] * read(t.ell_ref[ell + j]);
+        for (std::size_t j = 0; j < slots; ++j)  // branch-free, like the kernel
+          sum += (t.ell_pos[ell + j] < 0 ? 0.0 : a[t.ell_pos[ell + j]]) * ring[std::size_t(t.ell_ref[ell + j])];
         for (index_t p = t.ovf_ptr[k]; p < t.ovf_ptr[k + 1]; ++p) sum += a[t.ovf_pos[p]] * read(t.ovf_ref[p]);
         solved.push_back({k, (b[i] - sum) / diag[k]});
       } else {
@@ -156,7 +162,7 @@ index_t level_count(const Csr<double>& L) { return level_sets(L, Triangle::Lower
 
 std::size_t count_refs(const Layout& s, bool ring) {
   std::size_t c = 0;
-  for (const index_t r : s.layout.ell_ref) c += r != kSkip && (r >= 0) == ring;
+  for (std::size_t e = 0; e < s.layout.ell_ref.size(); ++e) c += s.layout.ell_pos[e] >= 0 && ring;
   for (const index_t r : s.layout.ovf_ref) c += (r >= 0) == ring;
   return c;
 }

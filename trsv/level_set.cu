@@ -17,6 +17,7 @@
 // (stream-ordered) before each replay, so the graph never changes.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 
@@ -134,8 +135,14 @@ class LevelSetSolver final : public Algorithm<T> {
       if (buffer.size() != host.size()) buffer = cuda::DeviceBuffer<T>(host.size());
       buffer.upload(host);
     };
+    std::vector<T> inv(d.size());
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      inv[k] = T(1) / d[k];
+      if (!std::isfinite(inv[k])) inv[k] = T(0);  // |a_ii| below 1/max: the kernel divides instead
+    }
     put(values_, off);
     put(diag_, d);
+    put(inv_diag_, inv);
     put(ell_val_, ell);
     put(ovf_val_, ovf);
   }
@@ -154,7 +161,7 @@ class LevelSetSolver final : public Algorithm<T> {
       int device = 0, optin = 0;
       BALSA_CUDA_CHECK(cudaGetDevice(&device));
       BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-      ring_cap = floor_pow2(std::min<std::size_t>(kRingBytes, std::size_t(optin)) / sizeof(T));
+      ring_cap = floor_pow2(std::min<std::size_t>(kRingBytes, std::size_t(optin)) / sizeof(T) - 1);  // + zero slot
     }
     for (index_t l = 0; l < levels.count();) {
       if (wide(l)) {
@@ -176,6 +183,10 @@ class LevelSetSolver final : public Algorithm<T> {
     }
   }
 
+  static std::size_t ring_bytes(const detail::ThinRunPlan& run) {  // the ring and its zero slot
+    return (std::size_t(run.ring) + 1) * sizeof(T);
+  }
+
   void capture(const std::vector<index_t>& level_ptr) {
     const int sms = detail::multiprocessors();
     const CsrRows<T> m{row_ptr_.data(), ext_end_.data(), ref_.data(), values_.data(), rows_.data()};
@@ -190,7 +201,7 @@ class LevelSetSolver final : public Algorithm<T> {
           constexpr int LANES = decltype(lanes_c)::value;
           BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_kernel<T, LANES>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                int(std::size_t(runs_[std::size_t(L.run)].ring) * sizeof(T))));
+                                                int(ring_bytes(runs_[std::size_t(L.run)]))));
         });
     // Replays go to the legacy default stream. The capture itself uses a
     // non-blocking stream so that it cannot collide with legacy-stream work.
@@ -211,11 +222,11 @@ class LevelSetSolver final : public Algorithm<T> {
         const std::size_t ell = ell_offset_[std::size_t(L.run)];
         detail::thin_run_rhs_kernel<T, LANES>
             <<<grid_for(first, last, LANES), kWideBlock, 0, cap.get()>>>(m, slot_.data(), rhs_.data(), first, last);
-        const detail::ThinRun<T> v{rhs_.data(),          diag_.data(),          rows_.data(),    ovf_ptr_.data(),
-                                   ovf_ref_.data(),      ovf_val_.data(),       ell_ref_.data() + ell,
-                                   ell_val_.data() + ell, level_ptr_.data(),    first,           unsigned(run.ring - 1)};
-        detail::thin_run_kernel<T, LANES><<<1, L.threads, std::size_t(run.ring) * sizeof(T), cap.get()>>>(
-            v, slot_.data(), L.first_level, L.last_level);
+        const detail::ThinRun<T> v{rhs_.data(),     inv_diag_.data(),      diag_.data(),          rows_.data(),
+                                   ovf_ptr_.data(), ovf_ref_.data(),       ovf_val_.data(),       ell_ref_.data() + ell,
+                                   ell_val_.data() + ell, level_ptr_.data(), first,               unsigned(run.ring - 1)};
+        detail::thin_run_kernel<T, LANES><<<1, L.threads, ring_bytes(run), cap.get()>>>(v, slot_.data(), L.first_level,
+                                                                                         L.last_level);
       });
       status = cudaGetLastError();  // launch errors; no device sync while capturing
       if (status != cudaSuccess) break;
@@ -235,7 +246,7 @@ class LevelSetSolver final : public Algorithm<T> {
   std::vector<std::size_t> ell_offset_;
   std::vector<index_t> ell_pos_, ovf_pos_;  // value maps of the ELL and overflow slots
   cuda::DeviceBuffer<index_t> row_ptr_, ext_end_, ref_, ell_ref_, ovf_ptr_, ovf_ref_, rows_, level_ptr_;
-  cuda::DeviceBuffer<T> values_, diag_, ell_val_, ovf_val_, rhs_;
+  cuda::DeviceBuffer<T> values_, diag_, inv_diag_, ell_val_, ovf_val_, rhs_;
   cuda::DeviceBuffer<RhsAndX<T>> slot_;
   // Destroyed before the buffers (declared after them).
   detail::GraphExec exec_;

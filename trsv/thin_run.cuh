@@ -67,7 +67,8 @@ __global__ void __launch_bounds__(256)
 // The run's position-addressed inputs.
 template <class T>
 struct ThinRun {
-  const T* rhs;  // from the prepass
+  const T* rhs;       // from the prepass
+  const T* inv_diag;  // 1 / a_ii, or 0 where that is not finite (then divide by diag)
   const T* diag;
   const index_t* rows;
   const index_t* ovf_ptr;
@@ -77,7 +78,7 @@ struct ThinRun {
   const T* ell_val;
   const index_t* level_ptr;
   index_t first;  // first position of the run
-  unsigned ring_mask;
+  unsigned ring_mask;  // ring size - 1; slot ring_mask + 1 holds 0
 };
 
 // E consecutive values from a 4E-byte aligned address, as wide loads.
@@ -106,7 +107,7 @@ __device__ __forceinline__ void load_slots(const V* p, V (&out)[E]) {
 template <class T, int LANES>
 struct Ahead {
   static constexpr int E = ell_per_lane(LANES);
-  T rhs, diag;
+  T rhs, inv_diag;
   index_t i, ovf_begin, ovf_end;
   index_t ref[E];
   T val[E];
@@ -118,7 +119,7 @@ __device__ __forceinline__ void load_ahead(const ThinRun<T>& v, index_t k, bool 
   const int lane = threadIdx.x % LANES;
   if (!active) {
 #pragma unroll
-    for (int j = 0; j < E; ++j) a.ref[j] = kSkip, a.val[j] = T(0);
+    for (int j = 0; j < E; ++j) a.ref[j] = index_t(v.ring_mask + 1), a.val[j] = T(0);
     a.ovf_begin = a.ovf_end = 0;
     return;
   }
@@ -129,30 +130,29 @@ __device__ __forceinline__ void load_ahead(const ThinRun<T>& v, index_t k, bool 
   a.ovf_end = __ldg(v.ovf_ptr + k + 1);
   if (lane == 0) {
     a.rhs = __ldg(v.rhs + k);  // written by the prepass, an earlier launch
-    a.diag = __ldg(v.diag + k);
+    a.inv_diag = __ldg(v.inv_diag + k);
     a.i = __ldg(v.rows + k);
   }
 }
 
-template <class T>
-__device__ __forceinline__ T internal_x(index_t ref, const T* ring, const T* x) {
-  return ref >= 0 ? ring[ref] : x[~ref];  // x: written by this block before the last barrier (plain load)
-}
-
-// Completes position k; every lane of the warp calls it.
+// Completes position k; every lane of the warp calls it. The ELL part is
+// branch-free (unused slots: value 0 times the zero slot); the overflow list
+// (long rows, and dependencies the ring may have dropped) is the rare path.
 template <class T, int LANES>
 __device__ __forceinline__ void finish(const ThinRun<T>& v, const Ahead<T, LANES>& a, index_t k, bool active, T* ring,
                                        T* x) {
   T sum = T(0);
 #pragma unroll
-  for (int j = 0; j < Ahead<T, LANES>::E; ++j)
-    if (a.ref[j] != kSkip) sum += a.val[j] * internal_x(a.ref[j], ring, x);
-  for (index_t p = a.ovf_begin + index_t(threadIdx.x % LANES); p < a.ovf_end; p += LANES)
-    sum += v.ovf_val[p] * internal_x(v.ovf_ref[p], ring, x);
+  for (int j = 0; j < Ahead<T, LANES>::E; ++j) sum += a.val[j] * ring[a.ref[j]];
+  for (index_t p = a.ovf_begin + index_t(threadIdx.x % LANES); p < a.ovf_end; p += LANES) {
+    const index_t ref = v.ovf_ref[p];
+    // ~ref: x written by this block before the last barrier (plain load)
+    sum += v.ovf_val[p] * (ref >= 0 ? ring[ref] : x[~ref]);
+  }
 #pragma unroll
   for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, LANES);
   if (active && threadIdx.x % LANES == 0) {
-    const T xi = (a.rhs - sum) / a.diag;
+    const T xi = a.inv_diag != T(0) ? (a.rhs - sum) * a.inv_diag : (a.rhs - sum) / v.diag[k];
     ring[unsigned(k) & v.ring_mask] = xi;
     x[a.i] = xi;
   }
@@ -165,6 +165,8 @@ __global__ void __launch_bounds__(kMaxThinBlock)
   extern __shared__ __align__(16) unsigned char ring_bytes[];
   T* ring = reinterpret_cast<T*>(ring_bytes);
   T* x = slot->x;
+  if (threadIdx.x == 0) ring[v.ring_mask + 1] = T(0);  // the zero slot
+  __syncthreads();
   const index_t per_pass = index_t(blockDim.x / LANES);
   const index_t g = index_t(threadIdx.x / LANES);
   // The current step covers positions [k0, k0 + per_pass) of a level ending at

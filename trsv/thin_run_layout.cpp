@@ -31,10 +31,10 @@ ThinRunLayout lay_out_thin_runs(OffDiagonal& s, const LevelSets& levels, std::sp
       const std::size_t slots =
           std::size_t(levels.level_ptr[run.last_level] - level_begin) * std::size_t(run.lanes * ell_per_lane(run.lanes));
       const std::size_t offset = (out.ell_ref.size() + 3) / 4 * 4;  // 16-byte aligned vector loads
-      out.ell_ref.resize(offset, kSkip);
+      out.ell_ref.resize(offset, 0);
       out.ell_pos.resize(offset, -1);
       out.ell_offset.push_back(offset);
-      out.ell_ref.resize(out.ell_ref.size() + slots, kSkip);
+      out.ell_ref.resize(out.ell_ref.size() + slots, run.ring);
       out.ell_pos.resize(out.ell_pos.size() + slots, -1);
     }
     for (index_t k = level_begin; k < level_end; ++k) {
@@ -47,7 +47,7 @@ ThinRunLayout lay_out_thin_runs(OffDiagonal& s, const LevelSets& levels, std::sp
         cols.assign(s.col_idx.begin() + begin, s.col_idx.begin() + end);
         where.assign(s.value_pos.begin() + begin, s.value_pos.begin() + end);
         index_t out_p = begin;
-        std::size_t internal = 0;
+        std::size_t in_ell = 0;
         for (int pass = 0; pass < 2; ++pass) {  // external entries first, then internal ones
           for (std::size_t e = 0; e < cols.size(); ++e) {
             const index_t dep = pos_of[std::size_t(cols[e])];
@@ -57,15 +57,16 @@ ThinRunLayout lay_out_thin_runs(OffDiagonal& s, const LevelSets& levels, std::sp
             s.value_pos[out_p] = where[e];
             ++out_p;
             if (external) continue;
-            const index_t ref = level_end - dep <= run.ring ? index_t(unsigned(dep) & unsigned(run.ring - 1)) : ~cols[e];
-            if (internal < row_slots) {
-              out.ell_ref[ell + internal] = ref;
-              out.ell_pos[ell + internal] = where[e];
+            const bool in_ring = level_end - dep <= run.ring;
+            const index_t ref = in_ring ? index_t(unsigned(dep) & unsigned(run.ring - 1)) : ~cols[e];
+            if (in_ring && in_ell < row_slots) {
+              out.ell_ref[ell + in_ell] = ref;
+              out.ell_pos[ell + in_ell] = where[e];
+              ++in_ell;
             } else {
               out.ovf_ref.push_back(ref);
               out.ovf_pos.push_back(where[e]);
             }
-            ++internal;
           }
           if (pass == 0) out.ext_end[std::size_t(k)] = out_p;
         }

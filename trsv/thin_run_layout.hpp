@@ -16,12 +16,14 @@
 // An internal entry refers either to its dependency's slot in the block's
 // shared-memory ring of x values (slot = position mod ring size, a power of
 // two), or, where that slot may already hold a later position's x, to x in
-// global memory (~column). The ring slot of position d is next written by
+// global memory (~column). ELL slots hold ring references only, so the
+// kernel's inner loop has no branch: an unused slot has value 0 and points at
+// slot `ring`, one past the ring, which holds 0. Entries that must read global
+// x go to the overflow list with the rest. The ring slot of position d is next written by
 // position d + ring; the passes of one level are not separated by barriers, so
 // a reader in the level ending at position e is safe iff e - d <= ring.
 #pragma once
 
-#include <climits>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -33,7 +35,6 @@ namespace balsa::trsv_gpu::detail {
 
 // Internal entries per lane held in ELL slots (and in registers by the kernel).
 constexpr int ell_per_lane(int lanes) { return lanes == 1 ? 4 : 2; }
-constexpr index_t kSkip = INT_MIN;  // an unused slot (never a ring slot or ~column)
 
 struct ThinRunPlan {
   index_t first_level = 0, last_level = 0;  // levels [first, last)
@@ -47,10 +48,10 @@ struct ThinRunLayout {
   // Per run r: slots from ell_offset[r] (a multiple of 4), E = ell_per_lane(lanes)
   // per lane: slot ((k - first) * lanes + g) * E + j of position k, lane g.
   std::vector<std::size_t> ell_offset;
-  std::vector<index_t> ell_ref;  // ring slot (>= 0), ~column (< 0), or kSkip
+  std::vector<index_t> ell_ref;  // ring slot; `ring` (the zero slot) when unused
   std::vector<index_t> ell_pos;  // position of the slot's value in A.values, -1 if unused
-  std::vector<index_t> ovf_ptr;  // per position (n + 1): internal entries beyond the ELL slots
-  std::vector<index_t> ovf_ref, ovf_pos;
+  std::vector<index_t> ovf_ptr;  // per position (n + 1): internal entries not in ELL slots
+  std::vector<index_t> ovf_ref, ovf_pos;  // ring slot (>= 0) or ~column (< 0)
 };
 
 // Builds the layout for `pattern` (rows in level order: pattern row k is the
