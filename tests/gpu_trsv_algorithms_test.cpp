@@ -29,20 +29,32 @@ struct NamedAlgorithm {
   Factory<T> make;
 };
 
-// The level-set solver with a 64-thread thin-run block, up to 64 passes of it
-// per thin level and a 256-entry x ring: with small matrices this reaches
-// multi-pass levels, ring wrap-around and the global-x fallback of entries
-// whose ring slot may already be reused.
+// The level-set solver's register-prefetch thin-run kernel (no staging) with
+// a 64-thread block, up to 64 passes of it per thin level and a 256-entry x
+// ring: with small matrices this reaches multi-pass levels, ring wrap-around
+// and the global-x fallback of entries whose ring slot may already be reused.
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_level_set_small_ring(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  return trsv_gpu::make_level_set(A, tri, diag, level_sets(A, tri),
-                                  trsv_gpu::LevelSetTuning{.thin_block = 64, .thin_passes = 64, .ring_entries = 256});
+  return trsv_gpu::make_level_set(
+      A, tri, diag, level_sets(A, tri),
+      trsv_gpu::LevelSetTuning{.thin_block = 64, .thin_passes = 64, .ring_entries = 256, .staging_bytes = 0});
+}
+
+// The staged thin-run kernel with a 4 KB staging area (tens of positions a
+// chunk, so every run has many chunks) and a 128-entry ring.
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_level_set_small_chunks(const Csr<T>& A, Triangle tri,
+                                                                    DiagonalKind diag) {
+  return trsv_gpu::make_level_set(
+      A, tri, diag, level_sets(A, tri),
+      trsv_gpu::LevelSetTuning{.thin_block = 1024, .thin_passes = 4, .ring_entries = 128, .staging_bytes = 4096});
 }
 
 template <class T>
 std::vector<NamedAlgorithm<T>> algorithms() {
   return {{"LevelSet", &trsv_gpu::make_level_set<T>},
           {"LevelSetSmallRing", &make_level_set_small_ring<T>},
+          {"LevelSetSmallChunks", &make_level_set_small_chunks<T>},
           {"SyncFree", &trsv_gpu::make_sync_free_csr<T>},
           {"SyncFreeCsc", &trsv_gpu::make_sync_free_csc<T>}};
 }

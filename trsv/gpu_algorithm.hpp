@@ -47,8 +47,11 @@ struct LevelSetTuning {
   // needs at most this many passes of it; BALSA_TRSV_THIN_PASSES overrides.
   int thin_passes = 4;
   // Capacity of the shared-memory ring of x values (entries, a power of two);
-  // 0: as many as 128 KB hold (capped by the device's shared memory).
+  // 0: as many as 128 KB hold (64 KB beside a staging area).
   index_t ring_entries = 0;
+  // Shared memory for staging chunks of levels (trsv/thin_run_staged.cuh);
+  // 0: never stage.
+  std::size_t staging_bytes = 96 * 1024;
 };
 
 // Factories, one per algorithm (trsv/*.cu and *_cuda.cpp; *_no_cuda.cpp throw).

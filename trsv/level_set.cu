@@ -27,6 +27,7 @@
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/gpu_common.cuh"
 #include "trsv/thin_run.cuh"
+#include "trsv/thin_run_staged.cuh"
 
 namespace balsa::trsv_gpu {
 
@@ -37,7 +38,8 @@ using detail::RhsAndX;
 using detail::with_lanes;
 
 constexpr int kWideBlock = 256;
-constexpr std::size_t kRingBytes = 128 * 1024;  // default ring: 128 KB of the ~227 KB a block may use
+constexpr std::size_t kRingBytes = 128 * 1024;        // default ring: 128 KB of the ~227 KB a block may use
+constexpr std::size_t kStagedRingBytes = 64 * 1024;   // beside a staging area
 
 // One wide level: positions [first, last), all independent of each other.
 template <class T, int LANES>
@@ -66,7 +68,19 @@ struct Launch {
   int lanes;
   int threads = 0;  // thin runs: block size
   int run = -1;     // thin runs: index into runs_
+  // staged thin runs: chunks [chunk_offset, chunk_offset + chunks] of chunk_levels_, `capacity` positions each
+  bool staged = false;
+  std::size_t chunk_offset = 0;
+  index_t chunks = 0, capacity = 0;
 };
+
+// Staging bytes per position of a run with `lanes` lanes (StagedLayout::per_position).
+template <class T>
+std::size_t staged_bytes_per_position(int lanes) {
+  std::size_t bytes = 0;
+  with_lanes(lanes, [&](auto lanes_c) { bytes = detail::StagedLayout<T, decltype(lanes_c)::value>::per_position; });
+  return bytes;
+}
 
 index_t floor_pow2(std::size_t v) { return index_t(std::bit_floor(std::max<std::size_t>(v, 1))); }
 index_t ceil_pow2(std::size_t v) { return index_t(std::bit_ceil(std::max<std::size_t>(v, 1))); }
@@ -156,13 +170,14 @@ class LevelSetSolver final : public Algorithm<T> {
     auto threads_for = [&](index_t l, int lanes_l) { return std::int64_t(levels.width(l)) * lanes_l; };
     const std::int64_t thin_limit = std::int64_t(tuning.thin_passes) * tuning.thin_block;
     auto wide = [&](index_t l) { return threads_for(l, lanes(l, l + 1)) > thin_limit; };
-    index_t ring_cap = tuning.ring_entries;
-    if (ring_cap == 0) {
-      int device = 0, optin = 0;
-      BALSA_CUDA_CHECK(cudaGetDevice(&device));
-      BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-      ring_cap = floor_pow2(std::min<std::size_t>(kRingBytes, std::size_t(optin)) / sizeof(T) - 1);  // + zero slot
-    }
+    int device = 0, optin = 0;
+    BALSA_CUDA_CHECK(cudaGetDevice(&device));
+    BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    optin_ = std::size_t(optin);
+    auto ring_cap = [&](std::size_t bytes) {
+      return tuning.ring_entries > 0 ? tuning.ring_entries
+                                     : floor_pow2(std::min(bytes, optin_ / 2) / sizeof(T) - 1);  // + zero slot
+    };
     for (index_t l = 0; l < levels.count();) {
       if (wide(l)) {
         launches_.push_back({true, l, l + 1, lanes(l, l + 1)});
@@ -176,8 +191,27 @@ class LevelSetSolver final : public Algorithm<T> {
       for (index_t k = l; k < e; ++k) most = std::max(most, threads_for(k, run.lanes));
       run.threads = int(std::clamp<std::int64_t>(ceil_pow2(std::size_t(most)), 32, tuning.thin_block));
       run.run = int(runs_.size());
-      runs_.push_back({l, e, run.lanes,
-                       std::min(ring_cap, ceil_pow2(std::size_t(levels.level_ptr[e] - levels.level_ptr[l])))});
+      const std::size_t positions = std::size_t(levels.level_ptr[e] - levels.level_ptr[l]);
+      // Staged when every level fits a chunk of the staging area.
+      run.capacity = index_t(std::min<std::size_t>(tuning.staging_bytes / staged_bytes_per_position<T>(run.lanes),
+                                                   std::size_t(INT32_MAX / 64)));
+      index_t widest = 0;
+      for (index_t k = l; k < e; ++k) widest = std::max(widest, levels.width(k));
+      run.staged = run.capacity > 0 && widest <= run.capacity;
+      const index_t ring = std::min(ring_cap(run.staged ? kStagedRingBytes : kRingBytes), ceil_pow2(positions));
+      runs_.push_back({l, e, run.lanes, ring});
+      if (run.staged) {  // chunks: as many whole levels as fit `capacity` positions
+        run.threads = std::max(run.threads, 128);
+        run.chunk_offset = chunk_levels_host_.size();
+        chunk_levels_host_.push_back(l);
+        for (index_t k = l; k < e; ++k)
+          if (levels.level_ptr[k + 1] - levels.level_ptr[chunk_levels_host_.back()] > run.capacity)
+            chunk_levels_host_.push_back(k);
+        chunk_levels_host_.push_back(e);
+        run.chunks = index_t(chunk_levels_host_.size() - run.chunk_offset - 1);
+        const std::size_t bytes = staged_smem(run);
+        if (bytes > optin_) run.staged = false;  // a tuning that does not fit: the unstaged kernel
+      }
       launches_.push_back(run);
       l = e;
     }
@@ -185,6 +219,16 @@ class LevelSetSolver final : public Algorithm<T> {
 
   static std::size_t ring_bytes(const detail::ThinRunPlan& run) {  // the ring and its zero slot
     return (std::size_t(run.ring) + 1) * sizeof(T);
+  }
+  std::size_t staged_smem(const Launch& L) const {
+    std::size_t bytes = 0;
+    with_lanes(L.lanes, [&](auto lanes_c) {
+      bytes = detail::StagedLayout<T, decltype(lanes_c)::value>(runs_[std::size_t(L.run)].ring, L.capacity).total;
+    });
+    return bytes;
+  }
+  std::size_t launch_smem(const Launch& L) const {
+    return L.staged ? staged_smem(L) : ring_bytes(runs_[std::size_t(L.run)]);
   }
 
   void capture(const std::vector<index_t>& level_ptr) {
@@ -194,14 +238,19 @@ class LevelSetSolver final : public Algorithm<T> {
       const std::size_t blocks = (std::size_t(last - first) * lanes + kWideBlock - 1) / kWideBlock;
       return int(std::clamp<std::size_t>(blocks, 1, std::size_t(sms) * 32));
     };
+    chunk_levels_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(chunk_levels_host_));
     // Shared memory beyond the 48 KB default needs an opt-in per kernel.
     for (const Launch& L : launches_)
       if (!L.wide)
         with_lanes(L.lanes, [&](auto lanes_c) {
           constexpr int LANES = decltype(lanes_c)::value;
-          BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_kernel<T, LANES>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                int(ring_bytes(runs_[std::size_t(L.run)]))));
+          const int bytes = int(launch_smem(L));
+          if (L.staged)
+            BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_staged_kernel<T, LANES>,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+          else
+            BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_kernel<T, LANES>,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         });
     // Replays go to the legacy default stream. The capture itself uses a
     // non-blocking stream so that it cannot collide with legacy-stream work.
@@ -225,8 +274,12 @@ class LevelSetSolver final : public Algorithm<T> {
         const detail::ThinRun<T> v{rhs_.data(),     inv_diag_.data(),      diag_.data(),          rows_.data(),
                                    ovf_ptr_.data(), ovf_ref_.data(),       ovf_val_.data(),       ell_ref_.data() + ell,
                                    ell_val_.data() + ell, level_ptr_.data(), first,               unsigned(run.ring - 1)};
-        detail::thin_run_kernel<T, LANES><<<1, L.threads, ring_bytes(run), cap.get()>>>(v, slot_.data(), L.first_level,
-                                                                                         L.last_level);
+        if (L.staged)
+          detail::thin_run_staged_kernel<T, LANES><<<1, L.threads, launch_smem(L), cap.get()>>>(
+              v, slot_.data(), chunk_levels_.data() + L.chunk_offset, L.chunks, L.capacity);
+        else
+          detail::thin_run_kernel<T, LANES><<<1, L.threads, launch_smem(L), cap.get()>>>(v, slot_.data(), L.first_level,
+                                                                                          L.last_level);
       });
       status = cudaGetLastError();  // launch errors; no device sync while capturing
       if (status != cudaSuccess) break;
@@ -245,7 +298,9 @@ class LevelSetSolver final : public Algorithm<T> {
   std::vector<Launch> launches_;
   std::vector<std::size_t> ell_offset_;
   std::vector<index_t> ell_pos_, ovf_pos_;  // value maps of the ELL and overflow slots
-  cuda::DeviceBuffer<index_t> row_ptr_, ext_end_, ref_, ell_ref_, ovf_ptr_, ovf_ref_, rows_, level_ptr_;
+  std::vector<index_t> chunk_levels_host_;
+  std::size_t optin_ = 0;  // shared memory a block may opt in to
+  cuda::DeviceBuffer<index_t> row_ptr_, ext_end_, ref_, ell_ref_, ovf_ptr_, ovf_ref_, rows_, level_ptr_, chunk_levels_;
   cuda::DeviceBuffer<T> values_, diag_, inv_diag_, ell_val_, ovf_val_, rhs_;
   cuda::DeviceBuffer<RhsAndX<T>> slot_;
   // Destroyed before the buffers (declared after them).

@@ -1,0 +1,111 @@
+// Internal: the staged thin-run kernel of the GPU level-set solver.
+//
+// Measured on an H200 (bench/results/2026-11-22-trsv-notes.md): with one warp
+// walking a chain of one-row levels, the register-prefetch kernel
+// (thin_run.cuh) still spends about 0.5 us a level, because issuing the next
+// step's loads and address arithmetic, in order, sits on every level's path.
+// Here the block instead copies a chunk of consecutive levels' inputs (all
+// contiguous by position) into shared memory in one cooperative phase, then
+// walks those levels reading only shared memory: per level, level bounds ->
+// ELL slots -> ring -> x_i -> barrier. A chunk is as many whole levels as fit
+// the staging area (host-side, ThinRunPlan::chunk_levels); a run with a level
+// wider than a chunk uses the register-prefetch kernel.
+#pragma once
+
+#include "trsv/thin_run.cuh"
+
+namespace balsa::trsv_gpu::detail {
+
+__host__ __device__ constexpr std::size_t align16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+
+// Bytes of staging per position (ELL slots, r_k, 1/a_ii, row, overflow
+// pointer, level pointer), and the shared-memory carve-up of a staged run.
+template <class T, int LANES>
+struct StagedLayout {
+  static constexpr int S = LANES * ell_per_lane(LANES);
+  static constexpr std::size_t per_position = S * (sizeof(T) + sizeof(index_t)) + 2 * sizeof(T) + 3 * sizeof(index_t);
+  std::size_t ring, val, rhs, inv, ref, row, ovf, lp, total;  // byte offsets
+  __host__ __device__ StagedLayout(index_t ring_entries, index_t capacity) {
+    const std::size_t c = std::size_t(capacity);
+    ring = 0;
+    val = align16((std::size_t(ring_entries) + 1) * sizeof(T));
+    rhs = val + align16(c * S * sizeof(T));
+    inv = rhs + align16(c * sizeof(T));
+    ref = inv + align16(c * sizeof(T));
+    row = ref + align16(c * S * sizeof(index_t));
+    ovf = row + align16(c * sizeof(index_t));
+    lp = ovf + align16((c + 1) * sizeof(index_t));
+    total = lp + align16((c + 1) * sizeof(index_t));
+  }
+};
+
+template <class V>
+__device__ __forceinline__ void copy_to_shared(V* dst, const V* src, std::size_t n) {
+#pragma unroll 4
+  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) dst[i] = __ldg(src + i);
+}
+
+// Levels chunk_levels[0] .. chunk_levels[chunks] by one block, chunk by chunk.
+template <class T, int LANES>
+__global__ void __launch_bounds__(kMaxThinBlock)
+    thin_run_staged_kernel(ThinRun<T> v, const RhsAndX<T>* slot, const index_t* chunk_levels, index_t chunks,
+                           index_t capacity) {
+  constexpr int E = Ahead<T, LANES>::E;
+  constexpr int S = LANES * E;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const StagedLayout<T, LANES> at(index_t(v.ring_mask + 1), capacity);
+  T* ring = reinterpret_cast<T*>(smem + at.ring);
+  T* s_val = reinterpret_cast<T*>(smem + at.val);
+  T* s_rhs = reinterpret_cast<T*>(smem + at.rhs);
+  T* s_inv = reinterpret_cast<T*>(smem + at.inv);
+  index_t* s_ref = reinterpret_cast<index_t*>(smem + at.ref);
+  index_t* s_row = reinterpret_cast<index_t*>(smem + at.row);
+  index_t* s_ovf = reinterpret_cast<index_t*>(smem + at.ovf);
+  index_t* s_lp = reinterpret_cast<index_t*>(smem + at.lp);
+  T* x = slot->x;
+  const int lane = int(threadIdx.x % LANES);
+  const index_t g = index_t(threadIdx.x / LANES), per_pass = index_t(blockDim.x / LANES);
+  if (threadIdx.x == 0) ring[v.ring_mask + 1] = T(0);  // the zero slot
+  for (index_t c = 0; c < chunks; ++c) {
+    const index_t l0 = __ldg(chunk_levels + c), l1 = __ldg(chunk_levels + c + 1);
+    const index_t p0 = __ldg(v.level_ptr + l0), p1 = __ldg(v.level_ptr + l1);
+    const std::size_t count = std::size_t(p1 - p0);
+    __syncthreads();  // the previous chunk's staging is no longer read
+    copy_to_shared(s_lp, v.level_ptr + l0, std::size_t(l1 - l0) + 1);
+    copy_to_shared(s_ref, v.ell_ref + std::size_t(p0 - v.first) * S, count * S);
+    copy_to_shared(s_val, v.ell_val + std::size_t(p0 - v.first) * S, count * S);
+    copy_to_shared(s_rhs, v.rhs + p0, count);
+    copy_to_shared(s_inv, v.inv_diag + p0, count);
+    copy_to_shared(s_row, v.rows + p0, count);
+    copy_to_shared(s_ovf, v.ovf_ptr + p0, count + 1);
+    __syncthreads();
+    for (index_t l = 0; l < l1 - l0; ++l) {
+      const index_t begin = s_lp[l], end = s_lp[l + 1];
+      for (index_t kb = begin; kb < end; kb += per_pass) {  // block-uniform
+        const index_t k = kb + g;
+        const bool active = k < end;
+        const std::size_t j = std::size_t(active ? k - p0 : 0);
+        T sum = T(0);
+        if (active) {
+#pragma unroll
+          for (int e = 0; e < E; ++e) sum += s_val[j * S + lane * E + e] * ring[s_ref[j * S + lane * E + e]];
+          for (index_t p = s_ovf[j] + lane; p < s_ovf[j + 1]; p += LANES) {
+            const index_t ref = v.ovf_ref[p];
+            sum += v.ovf_val[p] * (ref >= 0 ? ring[ref] : x[~ref]);  // x: this block's, before the barrier
+          }
+        }
+#pragma unroll
+        for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, LANES);
+        if (active && lane == 0) {
+          const T inv = s_inv[j];
+          const T xi = inv != T(0) ? (s_rhs[j] - sum) * inv : (s_rhs[j] - sum) / v.diag[k];
+          ring[unsigned(k) & v.ring_mask] = xi;
+          x[s_row[j]] = xi;
+        }
+      }
+      __syncthreads();  // x of this level visible (ring and global) to the next
+    }
+  }
+}
+
+}  // namespace balsa::trsv_gpu::detail
