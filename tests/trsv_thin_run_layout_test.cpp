@@ -4,17 +4,20 @@
 // used where the ring cannot have been overwritten, and an emulation of the
 // GPU kernel's reads (ring for ring slots, x for ~column) solves the system
 // like the reference does, with the ring filled level by level in the worst
-// order the kernel allows (a whole level written before its rows read).
+// order the kernel allows (a whole level written, in reverse position order,
+// before the next level's rows read).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
+#include "support/trsv_cases.hpp"
 #include "trsv/thin_run_layout.hpp"
 
 namespace balsa {
@@ -84,7 +87,10 @@ void expect_consistent(const Layout& s) {
         const index_t dep = pos_of[std::size_t(col)];
         if (ref >= 0) {
           EXPECT_EQ(ref, dep & (run->ring - 1));
-          EXPECT_LE(level_end - dep, run->ring) << "ring slot may be overwritten";
+          index_t dep_level_begin = 0;
+          for (index_t m = 0; m < s.levels.count(); ++m)
+            if (s.levels.level_ptr[m] <= dep && dep < s.levels.level_ptr[m + 1]) dep_level_begin = s.levels.level_ptr[m];
+          EXPECT_LE(level_end - dep_level_begin, run->ring) << "ring slot may be overwritten";
         } else {
           EXPECT_EQ(~ref, col);
         }
@@ -141,9 +147,12 @@ std::vector<double> emulate(const Layout& s, const std::vector<double>& b) {
         x[i] = (b[i] - sum) / diag[k];
       }
     }
-    for (const auto& [k, v] : solved) {  // the level's writes, after its reads
-      x[s.levels.rows[k]] = v;
-      ring[std::size_t(k) & std::size_t(run->ring - 1)] = v;
+    // The level's writes, after its reads, in reverse order: the kernel's
+    // writes within a level are unordered, and in this order a position's
+    // slot is overwritten by a lower position sharing it.
+    for (auto it = solved.rbegin(); it != solved.rend(); ++it) {
+      x[s.levels.rows[it->first]] = it->second;
+      ring[std::size_t(it->first) & std::size_t(run->ring - 1)] = it->second;
     }
   }
   return x;
@@ -199,6 +208,24 @@ TEST(ThinRunLayout, RunsBetweenWideLevels) {
   for (index_t k = 0; k < L.rows; ++k) external += std::size_t(s.layout.ext_end[k] - s.pattern.row_ptr[k]);
   EXPECT_GT(external, 0u);
   EXPECT_EQ(s.layout.ell_offset[1] % 4, 0u);
+}
+
+// The lower triangles of the real matrices: one run, a 128-entry ring.
+TEST(ThinRunLayout, RealMatrices) {
+  int tested = 0;
+  for (const auto& file : test::real_matrices()) {
+    SCOPED_TRACE(file.filename().string());
+    const std::optional<Csr<double>> A = test::real_matrix_as<double>(file);
+    if (!A || A->rows != A->cols) continue;
+    const Csr<double> L = test::with_dominant_diagonal(extract_triangle(*A, Triangle::Lower));
+    for (const int lanes : {1, 4}) {
+      const Layout s = make(L, {{0, level_count(L), lanes, 128}});
+      expect_consistent(s);
+      expect_solves_like_reference(s);
+    }
+    ++tested;
+  }
+  EXPECT_GT(tested, 5);
 }
 
 TEST(ThinRunLayout, RingMustBeAPowerOfTwo) {

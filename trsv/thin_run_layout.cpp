@@ -8,8 +8,10 @@ namespace balsa::trsv_gpu::detail {
 ThinRunLayout lay_out_thin_runs(OffDiagonal& s, const LevelSets& levels, std::span<const ThinRunPlan> runs) {
   const std::size_t n = std::size_t(s.n);
   if (levels.rows.size() != n) throw DimensionError("lay_out_thin_runs: level sets do not match the pattern");
-  std::vector<index_t> pos_of(n);
+  std::vector<index_t> pos_of(n), level_begin_of(n);  // by position: the first position of its level
   for (std::size_t k = 0; k < n; ++k) pos_of[std::size_t(levels.rows[k])] = index_t(k);
+  for (index_t l = 0; l < levels.count(); ++l)
+    for (index_t k = levels.level_ptr[l]; k < levels.level_ptr[l + 1]; ++k) level_begin_of[std::size_t(k)] = levels.level_ptr[l];
   // run_of[l]: the thin run level l belongs to, or -1 (a wide level).
   std::vector<int> run_of(std::size_t(levels.count()), -1);
   for (std::size_t r = 0; r < runs.size(); ++r) {
@@ -57,7 +59,7 @@ ThinRunLayout lay_out_thin_runs(OffDiagonal& s, const LevelSets& levels, std::sp
             s.value_pos[out_p] = where[e];
             ++out_p;
             if (external) continue;
-            const bool in_ring = level_end - dep <= run.ring;
+            const bool in_ring = level_end - level_begin_of[std::size_t(dep)] <= run.ring;
             const index_t ref = in_ring ? index_t(unsigned(dep) & unsigned(run.ring - 1)) : ~cols[e];
             if (in_ring && in_ell < row_slots) {
               out.ell_ref[ell + in_ell] = ref;

@@ -16,12 +16,14 @@
 // An internal entry refers either to its dependency's slot in the block's
 // shared-memory ring of x values (slot = position mod ring size, a power of
 // two), or, where that slot may already hold a later position's x, to x in
-// global memory (~column). ELL slots hold ring references only, so the
-// kernel's inner loop has no branch: an unused slot has value 0 and points at
-// slot `ring`, one past the ring, which holds 0. Entries that must read global
-// x go to the overflow list with the rest. The ring slot of position d is next written by
-// position d + ring; the passes of one level are not separated by barriers, so
-// a reader in the level ending at position e is safe iff e - d <= ring.
+// global memory (~column). The writes of one level are unordered (no barrier
+// between its passes, nor inside a pass), so the slot of d stays d's from its
+// write until the reader's level has ended iff no two positions from the start
+// of d's level to the end of the reader's level share a slot:
+// reader_level_end - dep_level_begin <= ring. ELL slots hold ring references
+// only, so the kernel's inner loop has no branch: an unused slot has value 0
+// and points at slot `ring`, one past the ring, which holds 0. Entries that
+// must read global x go to the overflow list with the rest.
 #pragma once
 
 #include <cstddef>
