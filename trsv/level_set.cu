@@ -19,6 +19,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <utility>
 #include <memory>
 
 #include "balsa/graph.hpp"
@@ -40,6 +42,7 @@ using detail::with_lanes;
 constexpr int kWideBlock = 256;
 constexpr std::size_t kRingBytes = 128 * 1024;        // default ring: 128 KB of the ~227 KB a block may use
 constexpr std::size_t kStagedRingBytes = 64 * 1024;   // beside a staging area
+constexpr double kLevelsPerChunk = 16;                // staging pays from about this many levels a chunk
 
 // One wide level: positions [first, last), all independent of each other.
 template <class T, int LANES>
@@ -197,7 +200,10 @@ class LevelSetSolver final : public Algorithm<T> {
                                                    std::size_t(INT32_MAX / 64)));
       index_t widest = 0;
       for (index_t k = l; k < e; ++k) widest = std::max(widest, levels.width(k));
-      run.staged = run.capacity > 0 && widest <= run.capacity;
+      // Staged when every level fits a chunk and a chunk holds many levels on
+      // average (each chunk's copy phase costs a few us).
+      run.staged = run.capacity > 0 && widest <= run.capacity &&
+                   double(run.capacity) * double(e - l) >= kLevelsPerChunk * double(positions);
       const index_t ring = std::min(ring_cap(run.staged ? kStagedRingBytes : kRingBytes), ceil_pow2(positions));
       runs_.push_back({l, e, run.lanes, ring});
       if (run.staged) {  // chunks: as many whole levels as fit `capacity` positions
@@ -209,6 +215,13 @@ class LevelSetSolver final : public Algorithm<T> {
             chunk_levels_host_.push_back(k);
         chunk_levels_host_.push_back(e);
         run.chunks = index_t(chunk_levels_host_.size() - run.chunk_offset - 1);
+        for (index_t c = 0; c < run.chunks; ++c) {  // narrow: every level fits warp 0
+          bool narrow = true;
+          for (index_t k = chunk_levels_host_[run.chunk_offset + c]; k < chunk_levels_host_[run.chunk_offset + c + 1]; ++k)
+            narrow = narrow && std::int64_t(levels.width(k)) * run.lanes <= 32;
+          chunk_narrow_host_.push_back(narrow ? 1 : 0);
+        }
+        chunk_narrow_host_.push_back(0);  // keeps chunk_narrow_host_ aligned with chunk_levels_host_
         const std::size_t bytes = staged_smem(run);
         if (bytes > optin_) run.staged = false;  // a tuning that does not fit: the unstaged kernel
       }
@@ -239,19 +252,22 @@ class LevelSetSolver final : public Algorithm<T> {
       return int(std::clamp<std::size_t>(blocks, 1, std::size_t(sms) * 32));
     };
     chunk_levels_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(chunk_levels_host_));
-    // Shared memory beyond the 48 KB default needs an opt-in per kernel.
+    chunk_narrow_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(chunk_narrow_host_));
+    // Shared memory beyond the 48 KB default needs an opt-in per kernel: the
+    // most any launch of that kernel uses.
+    std::map<std::pair<bool, int>, std::size_t> most;
     for (const Launch& L : launches_)
-      if (!L.wide)
-        with_lanes(L.lanes, [&](auto lanes_c) {
-          constexpr int LANES = decltype(lanes_c)::value;
-          const int bytes = int(launch_smem(L));
-          if (L.staged)
-            BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_staged_kernel<T, LANES>,
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-          else
-            BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_kernel<T, LANES>,
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        });
+      if (!L.wide) most[{L.staged, L.lanes}] = std::max(most[{L.staged, L.lanes}], launch_smem(L));
+    for (const auto& [kernel, bytes] : most)
+      with_lanes(kernel.second, [&, staged = kernel.first, bytes = int(bytes)](auto lanes_c) {
+        constexpr int LANES = decltype(lanes_c)::value;
+        if (staged)
+          BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_staged_kernel<T, LANES>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        else
+          BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_kernel<T, LANES>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+      });
     // Replays go to the legacy default stream. The capture itself uses a
     // non-blocking stream so that it cannot collide with legacy-stream work.
     detail::Stream cap;
@@ -276,7 +292,8 @@ class LevelSetSolver final : public Algorithm<T> {
                                    ell_val_.data() + ell, level_ptr_.data(), first,               unsigned(run.ring - 1)};
         if (L.staged)
           detail::thin_run_staged_kernel<T, LANES><<<1, L.threads, launch_smem(L), cap.get()>>>(
-              v, slot_.data(), chunk_levels_.data() + L.chunk_offset, L.chunks, L.capacity);
+              v, slot_.data(), chunk_levels_.data() + L.chunk_offset, chunk_narrow_.data() + L.chunk_offset, L.chunks,
+              L.capacity);
         else
           detail::thin_run_kernel<T, LANES><<<1, L.threads, launch_smem(L), cap.get()>>>(v, slot_.data(), L.first_level,
                                                                                           L.last_level);
@@ -298,9 +315,10 @@ class LevelSetSolver final : public Algorithm<T> {
   std::vector<Launch> launches_;
   std::vector<std::size_t> ell_offset_;
   std::vector<index_t> ell_pos_, ovf_pos_;  // value maps of the ELL and overflow slots
-  std::vector<index_t> chunk_levels_host_;
+  std::vector<index_t> chunk_levels_host_, chunk_narrow_host_;
   std::size_t optin_ = 0;  // shared memory a block may opt in to
-  cuda::DeviceBuffer<index_t> row_ptr_, ext_end_, ref_, ell_ref_, ovf_ptr_, ovf_ref_, rows_, level_ptr_, chunk_levels_;
+  cuda::DeviceBuffer<index_t> row_ptr_, ext_end_, ref_, ell_ref_, ovf_ptr_, ovf_ref_, rows_, level_ptr_, chunk_levels_,
+      chunk_narrow_;
   cuda::DeviceBuffer<T> values_, diag_, inv_diag_, ell_val_, ovf_val_, rhs_;
   cuda::DeviceBuffer<RhsAndX<T>> slot_;
   // Destroyed before the buffers (declared after them).

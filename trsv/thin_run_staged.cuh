@@ -45,13 +45,44 @@ __device__ __forceinline__ void copy_to_shared(V* dst, const V* src, std::size_t
   for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) dst[i] = __ldg(src + i);
 }
 
-// Levels chunk_levels[0] .. chunk_levels[chunks] by one block, chunk by chunk.
+// Position k (staged at index j) by a group of LANES lanes; every lane of
+// the warp calls it (group shuffles), inactive ones with active == false.
 template <class T, int LANES>
-__global__ void __launch_bounds__(kMaxThinBlock)
-    thin_run_staged_kernel(ThinRun<T> v, const RhsAndX<T>* slot, const index_t* chunk_levels, index_t chunks,
-                           index_t capacity) {
+__device__ __forceinline__ void solve_staged(const ThinRun<T>& v, const T* s_val, const index_t* s_ref, const T* s_rhs,
+                                             const T* s_inv, const index_t* s_row, const index_t* s_ovf, index_t k,
+                                             std::size_t j, bool active, T* ring, T* x) {
   constexpr int E = Ahead<T, LANES>::E;
   constexpr int S = LANES * E;
+  const int lane = int(threadIdx.x % LANES);
+  T sum = T(0);
+  if (active) {
+#pragma unroll
+    for (int e = 0; e < E; ++e) sum += s_val[j * S + lane * E + e] * ring[s_ref[j * S + lane * E + e]];
+    for (index_t p = s_ovf[j] + lane; p < s_ovf[j + 1]; p += LANES) {
+      const index_t ref = v.ovf_ref[p];
+      sum += v.ovf_val[p] * (ref >= 0 ? ring[ref] : x[~ref]);  // x: this block's, before the last barrier
+    }
+  }
+#pragma unroll
+  for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, LANES);
+  if (active && lane == 0) {
+    const T inv = s_inv[j];
+    const T xi = inv != T(0) ? (s_rhs[j] - sum) * inv : (s_rhs[j] - sum) / v.diag[k];
+    ring[unsigned(k) & v.ring_mask] = xi;
+    x[s_row[j]] = xi;
+  }
+}
+
+// Levels chunk_levels[0] .. chunk_levels[chunks] by one block, chunk by
+// chunk. A chunk whose levels all fit one warp (narrow[c] != 0) is walked by
+// warp 0 alone with __syncwarp between levels (it orders the warp's shared
+// and global memory accesses like __syncthreads does the block's); the other
+// warps wait at the next chunk's barrier.
+template <class T, int LANES>
+__global__ void __launch_bounds__(kMaxThinBlock)
+    thin_run_staged_kernel(ThinRun<T> v, const RhsAndX<T>* slot, const index_t* chunk_levels, const index_t* narrow,
+                           index_t chunks, index_t capacity) {
+  constexpr int S = LANES * Ahead<T, LANES>::E;
   extern __shared__ __align__(16) unsigned char smem[];
   const StagedLayout<T, LANES> at(index_t(v.ring_mask + 1), capacity);
   T* ring = reinterpret_cast<T*>(smem + at.ring);
@@ -63,7 +94,6 @@ __global__ void __launch_bounds__(kMaxThinBlock)
   index_t* s_ovf = reinterpret_cast<index_t*>(smem + at.ovf);
   index_t* s_lp = reinterpret_cast<index_t*>(smem + at.lp);
   T* x = slot->x;
-  const int lane = int(threadIdx.x % LANES);
   const index_t g = index_t(threadIdx.x / LANES), per_pass = index_t(blockDim.x / LANES);
   if (threadIdx.x == 0) ring[v.ring_mask + 1] = T(0);  // the zero slot
   for (index_t c = 0; c < chunks; ++c) {
@@ -79,29 +109,26 @@ __global__ void __launch_bounds__(kMaxThinBlock)
     copy_to_shared(s_row, v.rows + p0, count);
     copy_to_shared(s_ovf, v.ovf_ptr + p0, count + 1);
     __syncthreads();
+    if (__ldg(narrow + c)) {
+      if (threadIdx.x < 32) {
+        const index_t g32 = index_t(threadIdx.x / LANES);
+        for (index_t l = 0; l < l1 - l0; ++l) {
+          const index_t k = s_lp[l] + g32;
+          const bool active = k < s_lp[l + 1];
+          solve_staged<T, LANES>(v, s_val, s_ref, s_rhs, s_inv, s_row, s_ovf, k, std::size_t(active ? k - p0 : 0),
+                                 active, ring, x);
+          __syncwarp();
+        }
+      }
+      continue;
+    }
     for (index_t l = 0; l < l1 - l0; ++l) {
       const index_t begin = s_lp[l], end = s_lp[l + 1];
       for (index_t kb = begin; kb < end; kb += per_pass) {  // block-uniform
         const index_t k = kb + g;
         const bool active = k < end;
-        const std::size_t j = std::size_t(active ? k - p0 : 0);
-        T sum = T(0);
-        if (active) {
-#pragma unroll
-          for (int e = 0; e < E; ++e) sum += s_val[j * S + lane * E + e] * ring[s_ref[j * S + lane * E + e]];
-          for (index_t p = s_ovf[j] + lane; p < s_ovf[j + 1]; p += LANES) {
-            const index_t ref = v.ovf_ref[p];
-            sum += v.ovf_val[p] * (ref >= 0 ? ring[ref] : x[~ref]);  // x: this block's, before the barrier
-          }
-        }
-#pragma unroll
-        for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, LANES);
-        if (active && lane == 0) {
-          const T inv = s_inv[j];
-          const T xi = inv != T(0) ? (s_rhs[j] - sum) * inv : (s_rhs[j] - sum) / v.diag[k];
-          ring[unsigned(k) & v.ring_mask] = xi;
-          x[s_row[j]] = xi;
-        }
+        solve_staged<T, LANES>(v, s_val, s_ref, s_rhs, s_inv, s_row, s_ovf, k, std::size_t(active ? k - p0 : 0),
+                               active, ring, x);
       }
       __syncthreads();  // x of this level visible (ring and global) to the next
     }
