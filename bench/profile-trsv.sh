@@ -17,3 +17,9 @@ ncu --clock-control none -k "regex:$kernel" -c 3 --section WarpStateStats --sect
   $build/balsa bench trsv "$file" --suite none --algorithms levelset --precision double --repeat 1 --warmup 0 \
   --cpu-repeat 1 >"$outdir/ncu.txt" 2>&1
 grep -E "thin_run|Stall|Warp Cycles|Issued Warp|Duration|Block Size|Registers|One or More|No Eligible" "$outdir/ncu.txt" | head -60
+# Per-instruction stall sampling of the first matching kernel (CSV; analyse off the GPU host).
+ncu --clock-control none -k "regex:$kernel" -c 1 --section SourceCounters --section WarpStateStats \
+  --page source --print-source sass --csv \
+  $build/balsa bench trsv "$file" --suite none --algorithms levelset --precision double --repeat 1 --warmup 0 \
+  --cpu-repeat 1 >"$outdir/ncu-source.csv" 2>&1
+echo "ncu source page: $(wc -l <"$outdir/ncu-source.csv") lines"

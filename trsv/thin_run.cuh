@@ -139,8 +139,8 @@ __device__ __forceinline__ void load_ahead(const ThinRun<T>& v, index_t k, bool 
 // branch-free (unused slots: value 0 times the zero slot); the overflow list
 // (long rows, and dependencies the ring may have dropped) is the rare path.
 template <class T, int LANES>
-__device__ __forceinline__ void finish(const ThinRun<T>& v, const Ahead<T, LANES>& a, index_t k, bool active, T* ring,
-                                       T* x) {
+__device__ __forceinline__ void finish(const ThinRun<T>& v, const Ahead<T, LANES>& a, index_t k, bool active,
+                                       bool to_ring, T* ring, T* x) {
   T sum = T(0);
 #pragma unroll
   for (int j = 0; j < Ahead<T, LANES>::E; ++j) sum += a.val[j] * ring[a.ref[j]];
@@ -153,7 +153,7 @@ __device__ __forceinline__ void finish(const ThinRun<T>& v, const Ahead<T, LANES
   for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, LANES);
   if (active && threadIdx.x % LANES == 0) {
     const T xi = a.inv_diag != T(0) ? (a.rhs - sum) * a.inv_diag : (a.rhs - sum) / v.diag[k];
-    ring[unsigned(k) & v.ring_mask] = xi;
+    if (to_ring) ring[unsigned(k) & v.ring_mask] = xi;
     x[a.i] = xi;
   }
 }
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(kMaxThinBlock)
   // The current step covers positions [k0, k0 + per_pass) of a level ending at
   // `end`; `next_end` is where the following level ends (loaded a level early).
   index_t level = first_level;
-  index_t k0 = __ldg(v.level_ptr + level), end = __ldg(v.level_ptr + level + 1);
+  index_t k0 = __ldg(v.level_ptr + level), end = __ldg(v.level_ptr + level + 1), begin = k0;
   index_t next_end = level + 1 < last_level ? __ldg(v.level_ptr + level + 2) : end;
   Ahead<T, LANES> cur, nxt;
   load_ahead<T, LANES>(v, k0 + g, k0 + g < end, cur);
@@ -187,11 +187,14 @@ __global__ void __launch_bounds__(kMaxThinBlock)
     }
     const bool more = n_level < last_level;
     load_ahead<T, LANES>(v, nk0 + g, more && nk0 + g < n_end, nxt);
-    finish<T, LANES>(v, cur, k0 + g, k0 + g < end, ring, x);
+    // A level wider than the ring is never read from it (thin_run_layout.hpp);
+    // not writing it there also keeps its positions from racing for slots.
+    finish<T, LANES>(v, cur, k0 + g, k0 + g < end, end - begin <= index_t(v.ring_mask) + 1, ring, x);
     if (!more) break;
     if (level_done) __syncthreads();  // x of this level visible (ring and global) to the next
     cur = nxt;
     k0 = nk0;
+    if (level_done) begin = nk0;
     end = n_end;
     next_end = n_next_end;
     level = n_level;

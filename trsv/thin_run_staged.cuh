@@ -50,7 +50,7 @@ __device__ __forceinline__ void copy_to_shared(V* dst, const V* src, std::size_t
 template <class T, int LANES>
 __device__ __forceinline__ void solve_staged(const ThinRun<T>& v, const T* s_val, const index_t* s_ref, const T* s_rhs,
                                              const T* s_inv, const index_t* s_row, const index_t* s_ovf, index_t k,
-                                             std::size_t j, bool active, T* ring, T* x) {
+                                             std::size_t j, bool active, bool to_ring, T* ring, T* x) {
   constexpr int E = Ahead<T, LANES>::E;
   constexpr int S = LANES * E;
   const int lane = int(threadIdx.x % LANES);
@@ -68,7 +68,7 @@ __device__ __forceinline__ void solve_staged(const ThinRun<T>& v, const T* s_val
   if (active && lane == 0) {
     const T inv = s_inv[j];
     const T xi = inv != T(0) ? (s_rhs[j] - sum) * inv : (s_rhs[j] - sum) / v.diag[k];
-    ring[unsigned(k) & v.ring_mask] = xi;
+    if (to_ring) ring[unsigned(k) & v.ring_mask] = xi;  // see thin_run_kernel
     x[s_row[j]] = xi;
   }
 }
@@ -113,10 +113,11 @@ __global__ void __launch_bounds__(kMaxThinBlock)
       if (threadIdx.x < 32) {
         const index_t g32 = index_t(threadIdx.x / LANES);
         for (index_t l = 0; l < l1 - l0; ++l) {
-          const index_t k = s_lp[l] + g32;
-          const bool active = k < s_lp[l + 1];
+          const index_t begin = s_lp[l], end = s_lp[l + 1];
+          const index_t k = begin + g32;
+          const bool active = k < end;
           solve_staged<T, LANES>(v, s_val, s_ref, s_rhs, s_inv, s_row, s_ovf, k, std::size_t(active ? k - p0 : 0),
-                                 active, ring, x);
+                                 active, end - begin <= index_t(v.ring_mask) + 1, ring, x);
           __syncwarp();
         }
       }
@@ -124,11 +125,12 @@ __global__ void __launch_bounds__(kMaxThinBlock)
     }
     for (index_t l = 0; l < l1 - l0; ++l) {
       const index_t begin = s_lp[l], end = s_lp[l + 1];
+      const bool to_ring = end - begin <= index_t(v.ring_mask) + 1;
       for (index_t kb = begin; kb < end; kb += per_pass) {  // block-uniform
         const index_t k = kb + g;
         const bool active = k < end;
         solve_staged<T, LANES>(v, s_val, s_ref, s_rhs, s_inv, s_row, s_ovf, k, std::size_t(active ? k - p0 : 0),
-                               active, ring, x);
+                               active, to_ring, ring, x);
       }
       __syncthreads();  // x of this level visible (ring and global) to the next
     }
