@@ -12,6 +12,8 @@
 // wider than a chunk uses the register-prefetch kernel.
 #pragma once
 
+#include <cuda_pipeline.h>
+
 #include "trsv/thin_run.cuh"
 
 namespace balsa::trsv_gpu::detail {
@@ -39,10 +41,14 @@ struct StagedLayout {
   }
 };
 
+// Starts asynchronous copies (cp.async) of n elements; the caller commits
+// and waits. A plain load-then-store loop left each thread waiting on one
+// load at a time: the staging phase took half the kernel's time (ncu,
+// banded 1M rows, bench/results/2026-11-22-trsv-notes.md).
 template <class V>
 __device__ __forceinline__ void copy_to_shared(V* dst, const V* src, std::size_t n) {
-#pragma unroll 4
-  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) dst[i] = __ldg(src + i);
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8);
+  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) __pipeline_memcpy_async(dst + i, src + i, sizeof(V));
 }
 
 // Position k (staged at index j) by a group of LANES lanes; every lane of
@@ -108,6 +114,8 @@ __global__ void __launch_bounds__(kMaxThinBlock)
     copy_to_shared(s_inv, v.inv_diag + p0, count);
     copy_to_shared(s_row, v.rows + p0, count);
     copy_to_shared(s_ovf, v.ovf_ptr + p0, count + 1);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
     __syncthreads();
     if (__ldg(narrow + c)) {
       if (threadIdx.x < 32) {
