@@ -42,7 +42,7 @@ using detail::with_lanes;
 constexpr int kWideBlock = 256;
 constexpr std::size_t kRingBytes = 128 * 1024;        // default ring: 128 KB of the ~227 KB a block may use
 constexpr std::size_t kStagedRingBytes = 64 * 1024;   // beside a staging area
-constexpr double kLevelsPerChunk = 16;                // staging pays from about this many levels a chunk
+constexpr double kLevelsPerChunk = 4;  // staging (a ~1-2 us cp.async phase) pays from about this many levels a chunk
 
 // One wide level: positions [first, last), all independent of each other.
 template <class T, int LANES>
