@@ -4,11 +4,12 @@
 // used where the ring cannot have been overwritten, and an emulation of the
 // GPU kernel's reads (ring for ring slots, x for ~column) solves the system
 // like the reference does, with the ring filled level by level in the worst
-// order the kernel allows (a whole level written, in reverse position order,
-// before the next level's rows read).
+// order the kernel allows (a level's writes in reverse position order, and
+// every ring read of the level checked to be unchanged by them).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <vector>
@@ -113,7 +114,7 @@ void expect_consistent(const Layout& s) {
 
 // The GPU algorithm on the CPU: wide levels from the CSR; thin runs as
 // rhs = b - external part, then per level: every row's x from ELL/overflow
-// slots (ring or x), then the whole level written to x and the ring.
+// slots (ring or x), then the level's writes to x and the ring.
 std::vector<double> emulate(const Layout& s, const std::vector<double>& b) {
   const ThinRunLayout& t = s.layout;
   const std::vector<double>& a = s.L.values;
@@ -121,10 +122,12 @@ std::vector<double> emulate(const Layout& s, const std::vector<double>& b) {
   trsv_gpu::detail::gather_diagonal(s.pattern, std::span<const double>(a), diag);
   std::vector<double> x(b.size(), std::numeric_limits<double>::quiet_NaN());
   std::vector<double> ring;
+  std::vector<std::pair<index_t, double>> ring_reads;  // (slot, value read) during the current level
   for (index_t l = 0; l < s.levels.count(); ++l) {
     std::size_t r = 0;
     const ThinRunPlan* run = run_of(s, l, &r);
     std::vector<std::pair<index_t, double>> solved;
+    ring_reads.clear();
     if (run && l == run->first_level) {  // ring slots start as garbage; slot `ring` holds 0
       ring.assign(std::size_t(run->ring) + 1, std::numeric_limits<double>::quiet_NaN());
       ring.back() = 0;
@@ -134,25 +137,36 @@ std::vector<double> emulate(const Layout& s, const std::vector<double>& b) {
       double sum = 0;
       const index_t ext = run ? t.ext_end[k] : s.pattern.row_ptr[k + 1];
       for (index_t p = s.pattern.row_ptr[k]; p < ext; ++p) sum += a[s.pattern.value_pos[p]] * x[t.ref[p]];
-      if (run) {
-        auto read = [&](index_t ref) { return ref >= 0 ? ring[std::size_t(ref)] : x[std::size_t(~ref)]; };
-        const index_t first = s.levels.level_ptr[run->first_level];
-        const std::size_t slots = std::size_t(run->lanes * ell_per_lane(run->lanes));
-        const std::size_t ell = t.ell_offset[r] + std::size_t(k - first) * slots;
-        for (std::size_t j = 0; j < slots; ++j)  // branch-free, like the kernel
-          sum += (t.ell_pos[ell + j] < 0 ? 0.0 : a[t.ell_pos[ell + j]]) * ring[std::size_t(t.ell_ref[ell + j])];
-        for (index_t p = t.ovf_ptr[k]; p < t.ovf_ptr[k + 1]; ++p) sum += a[t.ovf_pos[p]] * read(t.ovf_ref[p]);
-        solved.push_back({k, (b[i] - sum) / diag[k]});
-      } else {
+      if (!run) {
         x[i] = (b[i] - sum) / diag[k];
+        continue;
       }
+      auto ring_read = [&](index_t slot) {
+        ring_reads.push_back({slot, ring[std::size_t(slot)]});
+        return ring[std::size_t(slot)];
+      };
+      const index_t first = s.levels.level_ptr[run->first_level];
+      const std::size_t slots = std::size_t(run->lanes * ell_per_lane(run->lanes));
+      const std::size_t ell = t.ell_offset[r] + std::size_t(k - first) * slots;
+      for (std::size_t j = 0; j < slots; ++j)  // branch-free, like the kernel
+        sum += (t.ell_pos[ell + j] < 0 ? 0.0 : a[t.ell_pos[ell + j]]) * ring_read(t.ell_ref[ell + j]);
+      for (index_t p = t.ovf_ptr[k]; p < t.ovf_ptr[k + 1]; ++p)
+        sum += a[t.ovf_pos[p]] * (t.ovf_ref[p] >= 0 ? ring_read(t.ovf_ref[p]) : x[std::size_t(~t.ovf_ref[p])]);
+      solved.push_back({k, (b[i] - sum) / diag[k]});
     }
-    // The level's writes, after its reads, in reverse order: the kernel's
-    // writes within a level are unordered, and in this order a position's
-    // slot is overwritten by a lower position sharing it.
+    // The level's writes, in reverse order: the kernel's writes within a level
+    // are unordered, and in this order a position's slot is overwritten by a
+    // lower position sharing it. Every ring read of the level must then still
+    // see what it saw before the writes: then no interleaving of the level's
+    // reads and writes changes a result.
     for (auto it = solved.rbegin(); it != solved.rend(); ++it) {
       x[s.levels.rows[it->first]] = it->second;
-      ring[std::size_t(it->first) & std::size_t(run->ring - 1)] = it->second;
+      if (s.levels.width(l) <= run->ring) ring[std::size_t(it->first) & std::size_t(run->ring - 1)] = it->second;
+    }
+    for (const auto& [slot, value] : ring_reads) {
+      const double now = ring[std::size_t(slot)];
+      EXPECT_TRUE(now == value || (std::isnan(now) && std::isnan(value)))
+          << "ring slot " << slot << " rewritten within level " << l;
     }
   }
   return x;

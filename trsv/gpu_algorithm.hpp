@@ -41,7 +41,7 @@ class Algorithm {
 // small matrices.
 struct LevelSetTuning {
   // Most threads of the one block that runs a run of thin levels (a power of
-  // two, 32..1024).
+  // two, 32..1024); a staged run uses at least 128 (its copy phase).
   int thin_block = 1024;
   // A level runs in that block (not as a launch over the whole GPU) when it
   // needs at most this many passes of it; BALSA_TRSV_THIN_PASSES overrides.

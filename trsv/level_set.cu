@@ -100,6 +100,7 @@ class LevelSetSolver final : public Algorithm<T> {
       throw Error("LevelSetTuning: thin_block must be a power of two in [32, 1024]");
     if (tuning.ring_entries < 0 || (tuning.ring_entries > 0 && !std::has_single_bit(unsigned(tuning.ring_entries))))
       throw Error("LevelSetTuning: ring_entries must be 0 or a power of two");
+    if (tuning.thin_passes < 1) throw Error("LevelSetTuning: thin_passes must be at least 1");
     pattern_ = detail::split_diagonal(A, diag, levels.rows);
     plan(levels, tuning);
     detail::ThinRunLayout layout = detail::lay_out_thin_runs(pattern_, levels, runs_);
@@ -177,10 +178,14 @@ class LevelSetSolver final : public Algorithm<T> {
     BALSA_CUDA_CHECK(cudaGetDevice(&device));
     BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     optin_ = std::size_t(optin);
+    // Ring entries: `bytes` worth (the zero slot is extra), within what a block may use.
     auto ring_cap = [&](std::size_t bytes) {
       return tuning.ring_entries > 0 ? tuning.ring_entries
-                                     : floor_pow2(std::min(bytes, optin_ / 2) / sizeof(T) - 1);  // + zero slot
+                                     : floor_pow2(std::min(bytes, optin_ - sizeof(T)) / sizeof(T));
     };
+    if (tuning.ring_entries > 0 && (std::size_t(tuning.ring_entries) + 1) * sizeof(T) > optin_)
+      throw Error("LevelSetTuning: a ring of " + std::to_string(tuning.ring_entries) +
+                  " entries exceeds the shared memory a block may use (" + std::to_string(optin_) + " bytes)");
     for (index_t l = 0; l < levels.count();) {
       if (wide(l)) {
         launches_.push_back({true, l, l + 1, lanes(l, l + 1)});

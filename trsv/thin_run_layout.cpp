@@ -18,6 +18,12 @@ ThinRunLayout lay_out_thin_runs(OffDiagonal& s, const LevelSets& levels, std::sp
     const ThinRunPlan& run = runs[r];
     if (run.ring <= 0 || (run.ring & (run.ring - 1)) != 0)
       throw Error("lay_out_thin_runs: ring size " + std::to_string(run.ring) + " is not a power of two");
+    // ell_offset is filled in level order and read by run index: runs must be
+    // non-empty, in bounds, in increasing level order and disjoint.
+    if (run.first_level < 0 || run.first_level >= run.last_level || run.last_level > levels.count() ||
+        (r > 0 && run.first_level < runs[r - 1].last_level))
+      throw Error("lay_out_thin_runs: run " + std::to_string(r) + " (levels " + std::to_string(run.first_level) +
+                  ".." + std::to_string(run.last_level) + ") is empty, out of bounds or out of order");
     for (index_t l = run.first_level; l < run.last_level; ++l) run_of[std::size_t(l)] = int(r);
   }
 
