@@ -34,38 +34,37 @@ void expect_valid_schedule(const Csr<double>& A, Triangle tri, const tassl::Part
   std::size_t ext_total = 0, int_total = 0;
   for (index_t s = 0; s < P.subgraphs(); ++s) {
     const tassl::SubgraphSchedule& g = S.subgraphs[std::size_t(s)];
-    std::map<index_t, index_t> ext_degree;
-    for (index_t q = 0; q < g.ext_slots(); ++q) {
-      std::set<index_t> targets;
-      for (index_t e = g.ext_ptr[q]; e < g.ext_ptr[q + 1]; ++e) {
-        const tassl::SlotEdge& x = g.ext[std::size_t(e)];
-        EXPECT_EQ(sub[x.to], s);
-        EXPECT_NE(sub[x.from], s) << "an internal edge in an external slot";
-        EXPECT_EQ(A.col_idx[x.value], x.from);
-        EXPECT_TRUE(targets.insert(x.to).second) << "two edges into " << x.to << " in external slot " << q;
-        EXPECT_TRUE(seen.insert(x.value).second);
-        ++ext_degree[x.to];
-        ++ext_total;
+    // The rules both kinds of slot share; `each` adds the kind's own.
+    auto check_slots = [&](const std::vector<index_t>& ptr, const std::vector<tassl::SlotEdge>& edges,
+                           const char* kind, auto each) {
+      for (index_t q = 0; q + 1 < index_t(ptr.size()); ++q) {
+        std::set<index_t> targets;
+        for (index_t e = ptr[q]; e < ptr[q + 1]; ++e) {
+          const tassl::SlotEdge& x = edges[std::size_t(e)];
+          EXPECT_EQ(sub[x.to], s);
+          EXPECT_EQ(A.col_idx[x.value], x.from);
+          EXPECT_TRUE(targets.insert(x.to).second) << "two edges into " << x.to << " in " << kind << " slot " << q;
+          EXPECT_TRUE(seen.insert(x.value).second);
+          each(x, q);
+        }
       }
-    }
+    };
+    std::map<index_t, index_t> ext_degree;
+    check_slots(g.ext_ptr, g.ext, "external", [&](const tassl::SlotEdge& x, index_t) {
+      EXPECT_NE(sub[x.from], s) << "an internal edge in an external slot";
+      ++ext_degree[x.to];
+      ++ext_total;
+    });
     index_t most = 0;
     for (const auto& [v, k] : ext_degree) most = std::max(most, k);
     EXPECT_EQ(g.ext_slots(), most) << "sub-graph " << s;
-    for (index_t q = 0; q < g.int_slots(); ++q) {
-      std::set<index_t> targets;
-      for (index_t e = g.int_ptr[q]; e < g.int_ptr[q + 1]; ++e) {
-        const tassl::SlotEdge& x = g.internal[std::size_t(e)];
-        EXPECT_EQ(sub[x.to], s);
-        EXPECT_EQ(sub[x.from], s) << "an external edge in an internal slot";
-        EXPECT_EQ(A.col_idx[x.value], x.from);
-        EXPECT_TRUE(targets.insert(x.to).second) << "two edges into " << x.to << " in slot " << q;
-        EXPECT_LT(last_into[x.from], q) << "edge " << x.from << " -> " << x.to << " before x_" << x.from << " is final";
-        EXPECT_TRUE(seen.insert(x.value).second);
-        ++int_total;
-      }
-      for (index_t e = g.int_ptr[q]; e < g.int_ptr[q + 1]; ++e)
-        last_into[g.internal[std::size_t(e)].to] = q;
-    }
+    for (index_t q = 0; q < g.int_slots(); ++q)  // slots ascend: the last write wins
+      for (index_t e = g.int_ptr[q]; e < g.int_ptr[q + 1]; ++e) last_into[g.internal[std::size_t(e)].to] = q;
+    check_slots(g.int_ptr, g.internal, "internal", [&](const tassl::SlotEdge& x, index_t q) {
+      EXPECT_EQ(sub[x.from], s) << "an external edge in an internal slot";
+      EXPECT_LT(last_into[x.from], q) << "edge " << x.from << " -> " << x.to << " before x_" << x.from << " is final";
+      ++int_total;
+    });
   }
   EXPECT_EQ(seen, expected) << "every edge exactly once";
   EXPECT_EQ(S.external_edges, ext_total);

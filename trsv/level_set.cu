@@ -109,7 +109,7 @@ class LevelSetSolver final : public Algorithm<T> {
     ovf_pos_ = std::move(layout.ovf_pos);
     row_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern_.row_ptr));
     ext_end_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout.ext_end));
-    ref_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout.ref));
+    ref_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern_.col_idx));  // reordered by the layout
     ell_ref_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout.ell_ref));
     ovf_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout.ovf_ptr));
     ovf_ref_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout.ovf_ref));
@@ -335,9 +335,7 @@ class LevelSetSolver final : public Algorithm<T> {
 template <class T>
 std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, DiagonalKind diag,
                                              const LevelSets& levels, const LevelSetTuning& tuning) {
-  if (levels.rows.size() != std::size_t(A.rows))
-    throw DimensionError("make_level_set: level sets of " + std::to_string(levels.rows.size()) + " rows for " +
-                         std::to_string(A.rows));
+  detail::require_level_sets(levels, A.rows, "make_level_set");
   (void)tri;  // the levels carry the triangle's dependency order
   return std::make_unique<LevelSetSolver<T>>(A, diag, levels, tuning);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "balsa/error.hpp"
+#include "balsa/graph.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/trsv.hpp"
 
@@ -70,6 +71,13 @@ inline void require_values(std::size_t got, std::size_t nnz, const char* who) {
   if (got != nnz)
     throw DimensionError(std::string(who) + ": update_values got " + std::to_string(got) + " values for " +
                          std::to_string(nnz) + " stored entries");
+}
+
+// Level sets handed to a GPU solver must be those of a matrix with `rows` rows.
+inline void require_level_sets(const LevelSets& levels, index_t rows, const char* who) {
+  if (levels.rows.size() != std::size_t(rows))
+    throw DimensionError(std::string(who) + ": level sets of " + std::to_string(levels.rows.size()) + " rows for " +
+                         std::to_string(rows));
 }
 
 // out[e] = values[pos[e]], or 0 where pos[e] < 0 (an unused slot).

@@ -121,8 +121,7 @@ class SyncFreeCsrSolver final : public Algorithm<T> {
     if (n_ == 0) return;
     detail::set_watchdog_from_environment();
     pattern_ = detail::split_diagonal(A, diag, levels.rows);
-    std::vector<index_t> pos_of(static_cast<std::size_t>(n_));
-    for (index_t k = 0; k < n_; ++k) pos_of[static_cast<std::size_t>(levels.rows[k])] = k;
+    const std::vector<index_t> pos_of = inverse_permutation(levels.rows);
     std::vector<index_t> dep(pattern_.col_idx.size());
     for (std::size_t p = 0; p < dep.size(); ++p) dep[p] = pos_of[static_cast<std::size_t>(pattern_.col_idx[p])];
     std::vector<T> off, d;
@@ -186,9 +185,7 @@ class SyncFreeCsrSolver final : public Algorithm<T> {
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag,
                                                  const LevelSets& levels) {
-  if (levels.rows.size() != std::size_t(A.rows))
-    throw DimensionError("make_sync_free_csr: level sets of " + std::to_string(levels.rows.size()) + " rows for " +
-                         std::to_string(A.rows));
+  detail::require_level_sets(levels, A.rows, "make_sync_free_csr");
   (void)tri;  // the levels carry the triangle's dependency order
   return std::make_unique<SyncFreeCsrSolver<T>>(A, diag, levels);
 }

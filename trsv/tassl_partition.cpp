@@ -6,6 +6,7 @@
 #include <string>
 
 #include "balsa/error.hpp"
+#include "balsa/graph.hpp"
 #include "sparse/instantiate.hpp"
 
 namespace balsa::tassl {
@@ -123,16 +124,11 @@ bool split_component(const Graph& g, const std::vector<index_t>& comp, index_t n
   return false;
 }
 
-// The always-feasible split: the component's vertices by (level, dependency
-// order) cut into pieces of n_max.
-void split_by_levels(const Graph& g, const std::vector<index_t>& comp, index_t n_max, std::vector<index_t>& sub,
-                     std::vector<index_t>& level) {
-  std::vector<index_t> order = comp;  // comp is in dependency order: parents come first
-  for (const index_t v : order) {
-    index_t l = 0;
-    for (index_t p = g.parent_ptr[v]; p < g.parent_ptr[v + 1]; ++p) l = std::max(l, level[g.parents[p]] + 1);
-    level[v] = l;
-  }
+// The always-feasible split: the component's vertices by (dependency level,
+// dependency order) cut into pieces of n_max.
+void split_by_levels(const std::vector<index_t>& comp, index_t n_max, const std::vector<index_t>& level,
+                     std::vector<index_t>& sub) {
+  std::vector<index_t> order = comp;  // in dependency order
   std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) { return level[a] < level[b]; });
   for (std::size_t t = 0; t < order.size(); ++t) sub[order[t]] = index_t(t / std::size_t(n_max));
 }
@@ -210,7 +206,11 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
     const index_t n_split = index_t((comp.size() + std::size_t(n_max) - 1) / std::size_t(n_max));
     for (std::size_t o = 0; o < kVertexOrders.size() && used_order[t] < 0; ++o)
       if (split_component(g, comp, n_split, n_max, kVertexOrders[o], sub, scratch, attempts[t])) used_order[t] = int(o);
-    if (used_order[t] < 0) split_by_levels(g, comp, n_max, sub, scratch);
+  }
+  if (std::find(used_order.begin(), used_order.end(), -1) != used_order.end()) {  // fallbacks
+    const std::vector<index_t> level = dependency_levels(n, row_ptr, col_idx, tri);
+    for (std::size_t t = 0; t < large.size(); ++t)
+      if (used_order[t] < 0) split_by_levels(comps[large[t]], n_max, level, sub);
   }
   out.stats.split_components = index_t(large.size());
   std::vector<index_t> level_of_sub;  // scratch per component: local sub-graph -> level

@@ -135,16 +135,23 @@ __device__ __forceinline__ void load_ahead(const ThinRun<T>& v, index_t k, bool 
   }
 }
 
-// Completes position k; every lane of the warp calls it. The ELL part is
-// branch-free (unused slots: value 0 times the zero slot); the overflow list
-// (long rows, and dependencies the ring may have dropped) is the rare path.
-template <class T, int LANES>
-__device__ __forceinline__ void finish(const ThinRun<T>& v, const Ahead<T, LANES>& a, index_t k, bool active,
-                                       bool to_ring, T* ring, T* x) {
-  T sum = T(0);
-#pragma unroll
-  for (int j = 0; j < Ahead<T, LANES>::E; ++j) sum += a.val[j] * ring[a.ref[j]];
-  for (index_t p = a.ovf_begin + index_t(threadIdx.x % LANES); p < a.ovf_end; p += LANES) {
+// What the lane that writes x_i needs of position k.
+template <class T>
+struct RowEnd {
+  T rhs, inv_diag;  // r_k; 1 / a_ii, or 0 (then divide by diag[k])
+  index_t i;        // the row of A
+};
+
+// The end of position k in both thin-run kernels; every lane of the warp
+// calls it. `sum` is this lane's ELL part; its overflow entries
+// [ovf_begin, ovf_end) (long rows, and dependencies the ring may have
+// dropped: the rare path) are added, the group reduces, and lane 0 of an
+// active group writes x_i = (r_k - sum) / a_ii to x and, if to_ring, to the
+// ring. row_end() is called by that lane only.
+template <class T, int LANES, class RowEndOf>
+__device__ __forceinline__ void complete_row(const ThinRun<T>& v, T sum, index_t ovf_begin, index_t ovf_end, index_t k,
+                                             bool active, bool to_ring, T* ring, T* x, RowEndOf row_end) {
+  for (index_t p = ovf_begin + index_t(threadIdx.x % LANES); p < ovf_end; p += LANES) {
     const index_t ref = v.ovf_ref[p];
     // ~ref: x written by this block before the last barrier (plain load)
     sum += v.ovf_val[p] * (ref >= 0 ? ring[ref] : x[~ref]);
@@ -152,10 +159,23 @@ __device__ __forceinline__ void finish(const ThinRun<T>& v, const Ahead<T, LANES
 #pragma unroll
   for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, LANES);
   if (active && threadIdx.x % LANES == 0) {
-    const T xi = a.inv_diag != T(0) ? (a.rhs - sum) * a.inv_diag : (a.rhs - sum) / v.diag[k];
+    const RowEnd<T> e = row_end();
+    const T xi = e.inv_diag != T(0) ? (e.rhs - sum) * e.inv_diag : (e.rhs - sum) / v.diag[k];
     if (to_ring) ring[unsigned(k) & v.ring_mask] = xi;
-    x[a.i] = xi;
+    x[e.i] = xi;
   }
+}
+
+// Completes position k from its prefetch; every lane of the warp calls it.
+// The ELL part is branch-free (unused slots: value 0 times the zero slot).
+template <class T, int LANES>
+__device__ __forceinline__ void finish(const ThinRun<T>& v, const Ahead<T, LANES>& a, index_t k, bool active,
+                                       bool to_ring, T* ring, T* x) {
+  T sum = T(0);
+#pragma unroll
+  for (int j = 0; j < Ahead<T, LANES>::E; ++j) sum += a.val[j] * ring[a.ref[j]];
+  complete_row<T, LANES>(v, sum, a.ovf_begin, a.ovf_end, k, active, to_ring, ring, x,
+                         [&] { return RowEnd<T>{a.rhs, a.inv_diag, a.i}; });
 }
 
 // Levels [first_level, last_level) by one block (dynamic shared memory: the ring).

@@ -8,8 +8,8 @@ namespace balsa::trsv_gpu::detail {
 ThinRunLayout lay_out_thin_runs(OffDiagonal& s, const LevelSets& levels, std::span<const ThinRunPlan> runs) {
   const std::size_t n = std::size_t(s.n);
   if (levels.rows.size() != n) throw DimensionError("lay_out_thin_runs: level sets do not match the pattern");
-  std::vector<index_t> pos_of(n), level_begin_of(n);  // by position: the first position of its level
-  for (std::size_t k = 0; k < n; ++k) pos_of[std::size_t(levels.rows[k])] = index_t(k);
+  const std::vector<index_t> pos_of = inverse_permutation(levels.rows);  // row -> position
+  std::vector<index_t> level_begin_of(n);  // by position: the first position of its level
   for (index_t l = 0; l < levels.count(); ++l)
     for (index_t k = levels.level_ptr[l]; k < levels.level_ptr[l + 1]; ++k) level_begin_of[std::size_t(k)] = levels.level_ptr[l];
   // run_of[l]: the thin run level l belongs to, or -1 (a wide level).
@@ -82,7 +82,6 @@ ThinRunLayout lay_out_thin_runs(OffDiagonal& s, const LevelSets& levels, std::sp
       out.ovf_ptr[std::size_t(k) + 1] = index_t(out.ovf_ref.size());
     }
   }
-  out.ref = s.col_idx;
   return out;
 }
 

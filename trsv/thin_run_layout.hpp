@@ -46,7 +46,6 @@ struct ThinRunPlan {
 
 struct ThinRunLayout {
   std::vector<index_t> ext_end;  // per position: end of its external entries (wide positions: the row's end)
-  std::vector<index_t> ref;      // per CSR entry: the column (entries of wide levels and external entries)
   // Per run r: slots from ell_offset[r] (a multiple of 4), E = ell_per_lane(lanes)
   // per lane: slot ((k - first) * lanes + g) * E + j of position k, lane g.
   std::vector<std::size_t> ell_offset;

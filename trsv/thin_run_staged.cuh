@@ -64,19 +64,9 @@ __device__ __forceinline__ void solve_staged(const ThinRun<T>& v, const T* s_val
   if (active) {
 #pragma unroll
     for (int e = 0; e < E; ++e) sum += s_val[j * S + lane * E + e] * ring[s_ref[j * S + lane * E + e]];
-    for (index_t p = s_ovf[j] + lane; p < s_ovf[j + 1]; p += LANES) {
-      const index_t ref = v.ovf_ref[p];
-      sum += v.ovf_val[p] * (ref >= 0 ? ring[ref] : x[~ref]);  // x: this block's, before the last barrier
-    }
   }
-#pragma unroll
-  for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, LANES);
-  if (active && lane == 0) {
-    const T inv = s_inv[j];
-    const T xi = inv != T(0) ? (s_rhs[j] - sum) * inv : (s_rhs[j] - sum) / v.diag[k];
-    if (to_ring) ring[unsigned(k) & v.ring_mask] = xi;  // see thin_run_kernel
-    x[s_row[j]] = xi;
-  }
+  complete_row<T, LANES>(v, sum, active ? s_ovf[j] : 0, active ? s_ovf[j + 1] : 0, k, active, to_ring, ring, x,
+                         [&] { return RowEnd<T>{s_rhs[j], s_inv[j], s_row[j]}; });
 }
 
 // Levels chunk_levels[0] .. chunk_levels[chunks] by one block, chunk by
