@@ -32,7 +32,7 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   trsv->add_option("--algorithms", o->algorithms,
                    "Comma-separated algorithms (default all): reference, levelset-cpu, levelset, syncfree, "
-                   "syncfree-csc, cusparse, auto; the baselines reference and cusparse (and the SpMV) always run")
+                   "syncfree-csc, tassl, cusparse, auto; the baselines reference and cusparse (and the SpMV) always run")
       ->delimiter(',')
       ->check(CLI::IsMember(bench::algorithm_names()));
   trsv->add_option("--only", o->only, "Run only the cases whose name contains one of these (comma-separated)")

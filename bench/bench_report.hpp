@@ -29,6 +29,7 @@ inline constexpr const char* auto_name = "auto";
 struct BenchRow {
   std::string case_name, source, precision, algorithm, device;
   std::string chosen;  // the algorithm Auto chose (empty otherwise)
+  std::string analysis;  // what the algorithm's analysis found (TASSL: sub-graphs, levels, rounds, phases)
   std::int64_t n = 0, nnz = 0, levels = 0, widest_level = 0;
   std::int64_t diag_fixed = 0;  // rows given a diagonal (files only)
   std::string note;             // what was done to the input (block, diagonal)
@@ -108,6 +109,7 @@ inline nlohmann::json row_json(const BenchRow& r) {
                       {"rel_diff_vs_reference", number_or_null(r.rel_diff_reference)},
                       {"rel_error_vs_true", number_or_null(r.rel_error_true)}};
   if (!r.chosen.empty()) j["chosen"] = r.chosen;
+  if (!r.analysis.empty()) j["analysis"] = r.analysis;
   if (!r.error.empty()) j["error"] = r.error;
   return j;
 }

@@ -18,6 +18,7 @@ const std::vector<AlgorithmSpec>& algorithm_specs() {
                                                    {"levelset", TrsvAlgorithm::LevelSet, Device::Cuda},
                                                    {"syncfree", TrsvAlgorithm::SyncFree, Device::Cuda},
                                                    {"syncfree-csc", TrsvAlgorithm::SyncFreeCsc, Device::Cuda},
+                                                   {"tassl", TrsvAlgorithm::Tassl, Device::Cuda},
                                                    {"cusparse", TrsvAlgorithm::Cusparse, Device::Cuda},
                                                    {"auto", TrsvAlgorithm::Auto, Device::Cuda}};
   return specs;

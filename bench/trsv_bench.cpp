@@ -66,6 +66,17 @@ void check_solution(BenchRow& row, const Problem<T>& p, int k, std::span<const T
   if (!(be <= p.tolerance)) row.status = "FAILED";
 }
 
+// The algorithm-specific part of the analysis, for the JSON and the progress line.
+std::string describe_analysis(const TrsvStats& s) {
+  const TasslStats& t = s.tassl;
+  if (t.n_max == 0) return "";
+  return fmt::format(
+      "tassl n_max {}, {} sub-graphs, {} sub-graph levels, {} isolated, {} fallbacks, edges {} internal / {} "
+      "external, {} rounds ({} on the critical path); partition {:.3f} s, schedule {:.3f} s, layout {:.3f} s",
+      t.n_max, t.subgraphs, t.subgraph_levels, t.isolated, t.fallbacks, t.internal_edges, t.external_edges, t.rounds,
+      t.critical_rounds, t.partition_seconds, t.schedule_seconds, t.layout_seconds);
+}
+
 template <class T>
 void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, int warmup, int repeat) {
   const std::size_t n = std::size_t(p.L.rows);
@@ -132,6 +143,7 @@ void measure_gpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, 
   row.construct_ms = clock.seconds() * 1e3;
   row.analysis_ms = solver.stats().analysis_seconds * 1e3;
   if (spec.algorithm == TrsvAlgorithm::Auto) row.chosen = to_string(solver.stats().algorithm);
+  row.analysis = describe_analysis(solver.stats());
   time_on_device(
       row, dev, warmup, repeat, [&](int k) { solver.solve(dev.b[k], dev.x[k]); },
       [&](int k, bool first) {
@@ -182,7 +194,8 @@ struct Runner {
     else
       what = fmt::format("solve {} ms (median of {}), analysis {} ms, backward error {:.1e}{}",
                          format_number(r.solve_ms()), r.samples_ms.size(), format_number(r.analysis_ms),
-                         r.backward_error, r.chosen.empty() ? "" : ", chose " + r.chosen);
+                         r.backward_error, r.chosen.empty() ? "" : ", chose " + r.chosen) +
+             (r.analysis.empty() ? "" : "\n    " + r.analysis);
     fmt::print(stderr, "[{}/{}] {} {} {}: {}\n", c.index, c.total, c.name, r.precision, r.algorithm, what);
   }
 

@@ -42,7 +42,7 @@ struct AlgorithmSpec {
   TrsvAlgorithm algorithm;
   Device device;
 };
-// reference, levelset-cpu (CPU); levelset, syncfree, syncfree-csc, cusparse, auto (CUDA).
+// reference, levelset-cpu (CPU); levelset, syncfree, syncfree-csc, tassl, cusparse, auto (CUDA).
 const std::vector<AlgorithmSpec>& algorithm_specs();
 std::vector<std::string> algorithm_names();
 

@@ -6,6 +6,11 @@
 #   scripts/gpu-host.sh bench   build, balsa bench trsv (default suite) [extra args]
 #   scripts/gpu-host.sh all     both
 #   scripts/gpu-host.sh quick   build, ctest -L gpu, then the bench [extra args] (no sanitizers)
+#   scripts/gpu-host.sh kernel NAMES [bench args]
+#                               build, ctest -L gpu, memcheck and racecheck of
+#                               gpu_trsv_algorithms_test restricted to the
+#                               comma-separated algorithm NAMES (its
+#                               BALSA_TEST_ALGORITHMS), then the bench [args]
 # Bundle the Debian libraries first, on the development machine:
 # scripts/gpu-bundle.sh. Logs and results go to $OUT (or /tmp).
 set -uo pipefail
@@ -76,11 +81,28 @@ run_bench() {
   echo "exit $?"
 }
 
+# memcheck (every test) and racecheck (generated cases) of the named variants.
+run_kernel_sanitizers() {
+  export BALSA_TEST_ALGORITHMS="$1" BALSA_TRSV_WATCHDOG_MS=600000
+  local t=$build/tests/gpu_trsv_algorithms_test
+  for tool in memcheck racecheck; do
+    local filter='*'; [ $tool = racecheck ] && filter='-*RealMatrix*'
+    step "compute-sanitizer --tool $tool $(basename "$t") (BALSA_TEST_ALGORITHMS=$1, filter $filter)"
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$t" --gtest_brief=1 --gtest_filter="$filter" \
+      >"$outdir/sanitizer.tmp" 2>&1
+    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/sanitizer.tmp" | sort | uniq -c | head
+    { echo "### $tool $1"; cat "$outdir/sanitizer.tmp"; } >>"$outdir/sanitizer.log"
+  done
+  rm -f "$outdir/sanitizer.tmp"
+  unset BALSA_TEST_ALGORITHMS
+}
+
 case "$stage" in
   tests) run_tests ;;
   racecheck) run_racecheck ;;
   bench) run_bench "$@" ;;
   all) run_tests; run_bench "$@" ;;
   quick) run_gpu_tests; run_bench "$@" ;;
+  kernel) names="$1"; shift; run_gpu_tests; run_kernel_sanitizers "$names"; run_bench "$@" ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -7,6 +7,7 @@
 // after update_values. Label `gpu`: every test skips when no GPU is present.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -50,14 +51,47 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_level_set_small_chunks(const Csr<T>
       trsv_gpu::LevelSetTuning{.thin_block = 1024, .thin_passes = 4, .ring_entries = 128, .staging_bytes = 4096});
 }
 
+// TASSL with the default n_max (the whole of a block's shared memory), and
+// with sub-graphs of at most 64 / 500 vertices on 32- / 1024-thread blocks:
+// with small matrices these give many sub-graphs, many sub-graph levels,
+// external edges and slots split over several rounds.
 template <class T>
-std::vector<NamedAlgorithm<T>> algorithms() {
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_default(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_tassl(A, tri, diag);
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_small_warp(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_tassl(A, tri, diag, {.n_max = 64, .max_width = 32});
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_small_wide(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_tassl(A, tri, diag, {.n_max = 500, .max_width = 1024});
+}
+
+template <class T>
+std::vector<NamedAlgorithm<T>> every_algorithm() {
   return {{"LevelSet", &trsv_gpu::make_level_set<T>},
           {"LevelSetSmallRing", &make_level_set_small_ring<T>},
           {"LevelSetSmallChunks", &make_level_set_small_chunks<T>},
           {"SyncFree", &trsv_gpu::make_sync_free_csr<T>},
-          {"SyncFreeCsc", &trsv_gpu::make_sync_free_csc<T>}};
+          {"SyncFreeCsc", &trsv_gpu::make_sync_free_csc<T>},
+          {"Tassl", &make_tassl_default<T>},
+          {"TasslSmallWarp", &make_tassl_small_warp<T>},
+          {"TasslSmallWide", &make_tassl_small_wide<T>}};
 }
+
+// Every algorithm, or those named in BALSA_TEST_ALGORITHMS (comma-separated,
+// e.g. "Tassl,TasslSmallWarp": the sanitizer runs check one kernel at a time).
+template <class T>
+std::vector<NamedAlgorithm<T>> algorithms() {
+  std::vector<NamedAlgorithm<T>> all = every_algorithm<T>();
+  const char* only = std::getenv("BALSA_TEST_ALGORITHMS");
+  if (!only || !*only) return all;
+  const std::string list = std::string(",") + only + ",";
+  std::erase_if(all, [&](const NamedAlgorithm<T>& a) { return list.find(std::string(",") + a.name + ",") == std::string::npos; });
+  return all;
+}
+
 
 constexpr Triangle kTriangles[] = {Triangle::Lower, Triangle::Upper};
 constexpr DiagonalKind kDiagonals[] = {DiagonalKind::NonUnit, DiagonalKind::Unit};

@@ -16,7 +16,7 @@ TYPED_TEST_SUITE(TrsvSolverGpu, ValueTypes);
 
 constexpr TrsvAlgorithm kGpuAlgorithms[] = {TrsvAlgorithm::LevelSet, TrsvAlgorithm::SyncFree,
                                             TrsvAlgorithm::SyncFreeCsc, TrsvAlgorithm::Cusparse,
-                                            TrsvAlgorithm::Auto};
+                                            TrsvAlgorithm::Tassl, TrsvAlgorithm::Auto};
 
 TYPED_TEST(TrsvSolverGpu, EveryAlgorithmMatchesTheReference) {
   using T = TypeParam;

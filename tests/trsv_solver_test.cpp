@@ -29,7 +29,8 @@ Csr<T> unit_variant(const Csr<T>& L) {
 TYPED_TEST(TrsvSolverCpu, EveryModeMatchesTheReference) {
   using T = TypeParam;
   for (const auto& c : test::triangular_cases<T>()) {
-    for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Auto})
+    for (const TrsvAlgorithm alg :
+         {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl, TrsvAlgorithm::Auto})
       for (const Operation op : {Operation::NonTranspose, Operation::Transpose})
         for (const Triangle tri : {Triangle::Lower, Triangle::Upper})
           for (const DiagonalKind diag : {DiagonalKind::NonUnit, DiagonalKind::Unit}) {
@@ -38,8 +39,9 @@ TYPED_TEST(TrsvSolverCpu, EveryModeMatchesTheReference) {
             const std::string what = c.name + " " + to_string(alg) + (op == Operation::Transpose ? " A^T" : " A") +
                                      (tri == Triangle::Lower ? " lower" : " upper") +
                                      (diag == DiagonalKind::Unit ? " unit" : "");
+            // TASSL with small sub-graphs: many sub-graph levels and external edges.
             TriangularSolver<T> solver(A, {.algorithm = alg, .device = Device::Cpu, .triangle = tri,
-                                           .diagonal = diag, .operation = op});
+                                           .diagonal = diag, .operation = op, .tassl_n_max = 97});
             const std::vector<T> b = random_vector<T>(A.rows, 7);
             std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
             solver.solve(std::span<const T>(b), std::span<T>(x));
@@ -67,6 +69,23 @@ TYPED_TEST(TrsvSolverCpu, StatsDescribeTheAnalysis) {
   TriangularSolver<T> star(star_lower<T>(100), {.device = Device::Cpu});
   EXPECT_EQ(star.stats().levels, 2);
   EXPECT_EQ(star.stats().widest_level, 99);
+  EXPECT_EQ(star.stats().tassl.subgraphs, 0);  // not a TASSL solver
+  // TASSL on the chain with sub-graphs of 64: 5 sub-graphs in a chain of 5
+  // sub-graph levels, 299 edges, 4 of them between sub-graphs.
+  TriangularSolver<T> tassl(chain_lower<T>(300),
+                            {.algorithm = TrsvAlgorithm::Tassl, .device = Device::Cpu, .tassl_n_max = 64});
+  const TasslStats& t = tassl.stats().tassl;
+  EXPECT_EQ(t.n_max, 64);
+  EXPECT_EQ(t.subgraphs, 5);
+  EXPECT_EQ(t.subgraph_levels, 5);
+  EXPECT_EQ(t.external_edges, 4);
+  EXPECT_EQ(t.internal_edges, 295);
+  EXPECT_EQ(t.internal_slots, 295);
+  EXPECT_EQ(t.isolated, 0);
+  EXPECT_EQ(t.fallbacks, 0);
+  EXPECT_THROW_MSG(TriangularSolver<T>(chain_lower<T>(30), {.algorithm = TrsvAlgorithm::Tassl, .device = Device::Cpu,
+                                                           .tassl_n_max = -3}),
+                   DimensionError, "tassl_n_max");
 }
 
 TYPED_TEST(TrsvSolverCpu, ManyRightHandSidesAndUpdateValues) {

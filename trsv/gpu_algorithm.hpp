@@ -34,6 +34,8 @@ class Algorithm {
   // Waits for the last solve; true if a dependency wait of it exceeded the
   // watchdog (its x holds NaN where it gave up). Only the sync-free solvers wait.
   virtual bool watchdog_fired() { return false; }
+  // What the analysis found, for TrsvStats (algorithm-specific fields).
+  virtual void describe(TrsvStats&) const {}
 };
 
 // Tuning of the GPU level-set solver (trsv/level_set.cu); the defaults are
@@ -68,6 +70,17 @@ std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, 
                                                  const LevelSets& levels);
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+// TASSL (trsv/tassl.cu): n_max 0 means as many values as a block's opt-in
+// shared memory holds; max_width caps the threads of a block (tests shrink it).
+struct TasslTuning {
+  index_t n_max = 0;
+  int max_width = 1024;
+};
+template <class T>
+std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>& A, Triangle tri, DiagonalKind diag,
+                                         const TasslTuning& tuning = {});
+// The n_max the GPU uses for T when none is given.
+index_t tassl_default_n_max(std::size_t value_bytes);
 template <class T>
 std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>& A, Triangle tri, DiagonalKind diag);
 

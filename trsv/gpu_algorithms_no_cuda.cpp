@@ -27,6 +27,9 @@ template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
 template <class T>
 std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
+template <class T>
+std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>&, Triangle, DiagonalKind, const TasslTuning&) { no_cuda(); }
+index_t tassl_default_n_max(std::size_t) { no_cuda(); }
 
 #define BALSA_INSTANTIATE(T)                                                                        \
   template std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKind);     \
@@ -36,7 +39,8 @@ std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKin
   template std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind, \
                                                             const LevelSets&);                      \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind); \
-  template std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind);
+  template std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind);     \
+  template std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>&, Triangle, DiagonalKind, const TasslTuning&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::trsv_gpu

@@ -51,6 +51,14 @@ inline int multiprocessors() {
   return sms;
 }
 
+// What a captured CUDA graph reads b and x from: solve() rewrites this device
+// struct (stream-ordered) before each replay, so the graph never changes.
+template <class T>
+struct RhsAndX {
+  const T* b;
+  T* x;
+};
+
 // ---- host: RAII owners of CUDA handles ---------------------------------------
 
 template <class H, cudaError_t (*Destroy)(H)>

@@ -26,6 +26,10 @@
 
 namespace balsa::tassl {
 
+// Shared memory a block of an H200 may opt in to (cudaDevAttrMaxSharedMemoryPerBlockOptin):
+// the CPU path's default n_max is this many bytes of values, as on that GPU.
+inline constexpr std::size_t kDefaultSharedBytes = 232448;
+
 // The orderings (kappa) the split heuristic tries, in this order.
 enum class VertexOrder { OutDegreeDescending, OutDegreeAscending, IndexAscending };
 inline constexpr std::array<VertexOrder, 3> kVertexOrders = {

@@ -18,12 +18,6 @@ namespace balsa::trsv_gpu::detail {
 
 constexpr int kMaxThinBlock = 1024;
 
-template <class T>
-struct RhsAndX {  // the right-hand side and solution of the current solve
-  const T* b;
-  T* x;
-};
-
 // The level-ordered CSR system (all positions; see LevelRows in level_set.cu).
 template <class T>
 struct CsrRows {

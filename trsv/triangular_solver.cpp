@@ -13,6 +13,9 @@
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/level_set_cpu.hpp"
 #include "trsv/substitution.hpp"
+#include "trsv/tassl_cpu.hpp"
+#include "trsv/tassl_layout.hpp"
+#include "trsv/tassl_stats.hpp"
 
 namespace balsa {
 
@@ -30,6 +33,7 @@ const char* to_string(TrsvAlgorithm a) {
     case TrsvAlgorithm::SyncFree: return "sync-free";
     case TrsvAlgorithm::SyncFreeCsc: return "sync-free-csc";
     case TrsvAlgorithm::Cusparse: return "cusparse";
+    case TrsvAlgorithm::Tassl: return "tassl";
   }
   return "?";
 }
@@ -43,6 +47,8 @@ struct TriangularSolver<T>::Impl {
   Csr<T> M;                        // the matrix solved: A, or A^T for Operation::Transpose
   std::vector<index_t> source;     // M.values[p] = user values[source[p]] (transposed solves)
   trsv_cpu::LevelSchedule schedule;
+  std::unique_ptr<tassl::Partition> tassl_partition;  // TASSL on the CPU
+  std::unique_ptr<tassl::Schedule> tassl_schedule;
   std::unique_ptr<trsv_gpu::Algorithm<T>> gpu;
   cuda::DeviceBuffer<T> staging_b, staging_x;  // host solves on the GPU
   TrsvStats stats;
@@ -80,6 +86,9 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
     Impl& s = *impl_;
     s.options = options;
     check_triangular_system(A, options.triangle, options.diagonal);
+    if (options.tassl_n_max < 0)
+      throw DimensionError("triangular solve: tassl_n_max must be 0 (automatic) or positive, got " +
+                           std::to_string(options.tassl_n_max));
     // A^T x = b is the other triangle's solve with the transposed matrix.
     if (options.operation == Operation::Transpose) {
       Csr<index_t> positions{A.rows, A.cols, A.row_ptr, A.col_idx, std::vector<index_t>(A.values.size())};
@@ -101,10 +110,26 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
     st.device = options.device;
     st.algorithm = options.algorithm == TrsvAlgorithm::Auto ? trsv_auto::choose(st, options.device) : options.algorithm;
     if (options.device == Device::Cpu) {
-      if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet)
+      if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet &&
+          st.algorithm != TrsvAlgorithm::Tassl)
         throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
-                    "' runs on the GPU only (use Device::Cuda, or reference/level-set on the CPU)");
+                    "' runs on the GPU only (use Device::Cuda, or reference/level-set/tassl on the CPU)");
       if (st.algorithm == TrsvAlgorithm::LevelSet) s.schedule = trsv_cpu::make_schedule(levels);
+      if (st.algorithm == TrsvAlgorithm::Tassl) {
+        // The CPU runs the schedule the GPU would, with the H200's n_max for T.
+        const index_t n_max =
+            options.tassl_n_max > 0
+                ? options.tassl_n_max
+                : std::min(index_t(tassl::kDefaultSharedBytes / sizeof(T)), tassl::kMaxSubgraphVertices);
+        auto t1 = Clock::now();
+        s.tassl_partition = std::make_unique<tassl::Partition>(tassl::partition(s.M, s.tri, n_max));
+        const double t_partition = since(t1);
+        t1 = Clock::now();
+        s.tassl_schedule = std::make_unique<tassl::Schedule>(tassl::schedule(s.M, s.tri, *s.tassl_partition));
+        st.tassl = tassl::summarize(*s.tassl_partition, *s.tassl_schedule);
+        st.tassl.partition_seconds = t_partition;
+        st.tassl.schedule_seconds = since(t1);
+      }
     } else {
       if (!cuda::available())
         throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
@@ -118,11 +143,15 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
           break;
         case TrsvAlgorithm::SyncFreeCsc: s.gpu = trsv_gpu::make_sync_free_csc(s.M, s.tri, options.diagonal); break;
         case TrsvAlgorithm::Cusparse: s.gpu = trsv_gpu::make_cusparse(s.M, s.tri, options.diagonal); break;
+        case TrsvAlgorithm::Tassl:
+          s.gpu = trsv_gpu::make_tassl(s.M, s.tri, options.diagonal, {.n_max = options.tassl_n_max});
+          break;
         default:
           throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
                       "' runs on the CPU only (use Device::Cpu)");
       }
       cuda::detail::synchronize();
+      s.gpu->describe(st);
     }
     st.analysis_seconds = since(t0);
   } catch (...) {
@@ -161,6 +190,8 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
     s.check_watchdog();
   } else if (s.stats.algorithm == TrsvAlgorithm::LevelSet) {
     trsv_cpu::solve_level_set(s.M, s.options.diagonal, s.schedule, b, x);
+  } else if (s.stats.algorithm == TrsvAlgorithm::Tassl) {
+    tassl::solve_scheduled(s.M, s.options.diagonal, *s.tassl_partition, *s.tassl_schedule, b, x);
   } else {
     trsv_cpu::substitute(s.M, s.tri, s.options.diagonal, b.data(), x.data());
   }

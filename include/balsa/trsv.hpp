@@ -15,10 +15,15 @@
 //              dependencies (CSR; Liu et al. 2016 style, no level barrier)
 //   SyncFreeCsc GPU only: Liu et al.'s warp-per-column CSC algorithm with
 //              in-degree counters
+//   Tassl      Picciau's TASSL: the dependency graph partitioned into
+//              sub-graphs that fit one block's shared memory, each run slot
+//              by slot with x kept in shared memory (one launch per sub-graph
+//              level); on the CPU the same schedule runs serially
 //   Cusparse   GPU only: cuSPARSE SpSV (the baseline)
 //   Auto       chosen from the analysis statistics (see trsv/auto_choice)
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 
@@ -30,7 +35,7 @@ namespace balsa {
 enum class DiagonalKind { NonUnit, Unit };
 enum class Device { Cpu, Cuda };
 enum class Operation { NonTranspose, Transpose };
-enum class TrsvAlgorithm { Auto, Reference, LevelSet, SyncFree, SyncFreeCsc, Cusparse };
+enum class TrsvAlgorithm { Auto, Reference, LevelSet, SyncFree, SyncFreeCsc, Cusparse, Tassl };
 
 const char* to_string(TrsvAlgorithm a);
 const char* to_string(Device d);
@@ -41,6 +46,26 @@ struct TrsvOptions {
   Triangle triangle = Triangle::Lower;  // which triangle A holds
   DiagonalKind diagonal = DiagonalKind::NonUnit;
   Operation operation = Operation::NonTranspose;  // solve with A or with A^T
+  // TASSL: most vertices a sub-graph may hold; 0: as many values of T as one
+  // block's opt-in shared memory holds (29,056 doubles on an H200), at most 65,535.
+  index_t tassl_n_max = 0;
+};
+
+// What TASSL's analysis found (thesis ch. 3-4); zero for the other algorithms.
+struct TasslStats {
+  index_t n_max = 0;
+  index_t subgraphs = 0;
+  index_t subgraph_levels = 0;     // launches of the solve
+  index_t isolated = 0;            // V0: no parent, no child
+  index_t components = 0;          // weakly connected, with at least one edge
+  index_t split_components = 0;    // components larger than n_max
+  index_t fallbacks = 0;           // split components cut in level order (the heuristic failed)
+  std::int64_t external_edges = 0, internal_edges = 0;
+  std::int64_t internal_slots = 0;       // over all sub-graphs
+  std::int64_t most_slots = 0;           // internal + external slots of the longest sub-graph
+  std::int64_t rounds = 0;               // block barriers over all sub-graphs (GPU layout)
+  std::int64_t critical_rounds = 0;      // sum over launches of the longest block's rounds
+  double partition_seconds = 0.0, schedule_seconds = 0.0, layout_seconds = 0.0;
 };
 
 struct TrsvStats {
@@ -54,6 +79,7 @@ struct TrsvStats {
   double analysis_seconds = 0.0;    // constructor (checks, analysis, uploads)
   double last_solve_seconds = 0.0;  // wall time of the last solve() call
   int solves = 0;
+  TasslStats tassl;
 };
 
 // Solves A x = b (or A^T x = b) for a triangular canonical CSR matrix A.

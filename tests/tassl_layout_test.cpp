@@ -1,0 +1,188 @@
+// The TASSL GPU layout (trsv/tassl_layout.*), checked on the CPU by running
+// it exactly as the kernel (trsv/tassl.cu) does: per launch, per block, the
+// load with the external in-edges, then round by round, each round's lanes
+// applied in reverse order (any order must give the same result) after
+// checking that no two lanes of a round write the same x_loc entry and no
+// lane reads one that the round writes; then the write-back. The result must
+// match the reference substitution; positions must be a permutation; every
+// off-diagonal entry must appear exactly once; widths must be powers of two.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "balsa/generators.hpp"
+#include "balsa/trsv.hpp"
+#include "support/test_support.hpp"
+#include "support/trsv_cases.hpp"
+#include "trsv/off_diagonal.hpp"
+#include "trsv/tassl_layout.hpp"
+
+namespace balsa {
+namespace {
+
+using tassl::kPadEntry;
+
+std::vector<double> emulate(const tassl::Layout& Y, const tassl::ScaledValues<double>& V, const std::vector<double>& b) {
+  const std::size_t n = Y.order.size();
+  std::vector<double> x(n, std::nan(""));
+  for (const tassl::LevelLaunch& L : Y.launches) {
+    EXPECT_TRUE(L.width >= 32 && L.width <= 1024 && (L.width & (L.width - 1)) == 0);
+    for (index_t blk = L.first_block; blk < L.last_block; ++blk) {
+      const tassl::Block& B = Y.blocks[std::size_t(blk)];
+      EXPECT_LE(B.size, L.most_size);
+      std::vector<double> xl(std::size_t(B.size));
+      for (index_t u = 0; u < B.size; ++u) {
+        const std::size_t p = std::size_t(B.base + u);
+        double s = b[std::size_t(Y.order[p])] / V.diag[p];
+        for (index_t k = Y.ext_ptr[p]; k < Y.ext_ptr[p + 1]; ++k) {
+          const double xj = x[std::size_t(Y.ext_from[std::size_t(k)])];
+          EXPECT_FALSE(std::isnan(xj)) << "external x_" << Y.ext_from[std::size_t(k)] << " read before it is solved";
+          s -= V.ext[std::size_t(k)] * xj;
+        }
+        xl[std::size_t(u)] = s;
+      }
+      for (index_t r = 0; r < B.rounds; ++r) {
+        const std::size_t first = std::size_t(B.entry_begin) + std::size_t(r) * std::size_t(L.width);
+        std::set<std::uint32_t> writes, reads;
+        for (std::size_t e = first; e < first + std::size_t(L.width); ++e) {
+          const std::uint32_t key = Y.int_key[e];
+          if (key == kPadEntry) continue;
+          const std::uint32_t to = key >> 16, from = key & 0xFFFFu;
+          EXPECT_LT(to, std::uint32_t(B.size));
+          EXPECT_LT(from, std::uint32_t(B.size));
+          EXPECT_TRUE(writes.insert(to).second) << "two lanes of a round write x_loc[" << to << "]";
+          reads.insert(from);
+        }
+        for (const std::uint32_t f : reads) EXPECT_EQ(writes.count(f), 0u) << "a round reads x_loc[" << f << "] it writes";
+        for (std::size_t e = first + std::size_t(L.width); e-- > first;) {
+          const std::uint32_t key = Y.int_key[e];
+          if (key != kPadEntry) xl[key >> 16] -= V.internal[e] * xl[key & 0xFFFFu];
+        }
+      }
+      for (index_t u = 0; u < B.size; ++u) x[std::size_t(Y.order[std::size_t(B.base + u)])] = xl[std::size_t(u)];
+    }
+  }
+  return x;
+}
+
+void expect_layout_solves(const Csr<double>& A, Triangle tri, DiagonalKind diag, index_t n_max, int max_width) {
+  SCOPED_TRACE(std::string(tri == Triangle::Lower ? "Lower" : "Upper") + (diag == DiagonalKind::Unit ? " Unit" : "") +
+               ", n_max " + std::to_string(n_max) + ", max_width " + std::to_string(max_width));
+  const tassl::Partition P = tassl::partition(A, tri, n_max);
+  const tassl::Schedule S = tassl::schedule(A, tri, P);
+  const tassl::Layout Y = tassl::lay_out(P, S, {.max_width = max_width, .isolated_chunk = 37});
+  // A permutation; each block a run of positions.
+  std::vector<index_t> sorted = Y.order;
+  std::sort(sorted.begin(), sorted.end());
+  for (index_t v = 0; v < A.rows; ++v) ASSERT_EQ(sorted[std::size_t(v)], v);
+  // Every off-diagonal entry once.
+  std::multiset<index_t> used(Y.ext_value.begin(), Y.ext_value.end());
+  for (const index_t p : Y.int_value)
+    if (p >= 0) used.insert(p);
+  std::multiset<index_t> expected;
+  for (index_t i = 0; i < A.rows; ++i)
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+      if (A.col_idx[p] != i) expected.insert(p);
+  EXPECT_EQ(used, expected);
+  const trsv_gpu::detail::OffDiagonal split = trsv_gpu::detail::split_diagonal(A, diag);
+  const tassl::ScaledValues<double> V = tassl::scale_values<double>(Y, A.values, split.diag_pos);
+  const std::vector<double> b = random_vector<double>(A.rows, 5);
+  std::vector<double> ref(b.size());
+  trsv_reference<double>(A, tri, diag, b, ref);
+  const std::vector<double> x = emulate(Y, V, b);
+  EXPECT_LE(test::relative_error<double>(x, ref), 1e-10);
+}
+
+void expect_all(const Csr<double>& L) {
+  const Csr<double> D = test::with_dominant_diagonal(L);
+  const Csr<double> U = transpose(D);
+  for (const index_t n_max : {16, 300, 100000})
+    for (const int width : {32, 1024}) {
+      expect_layout_solves(D, Triangle::Lower, DiagonalKind::NonUnit, std::min<index_t>(n_max, 65535), width);
+      expect_layout_solves(U, Triangle::Upper, DiagonalKind::NonUnit, std::min<index_t>(n_max, 65535), width);
+    }
+}
+
+TEST(TasslLayout, GeneratedMatrices) {
+  expect_all(random_lower_banded<double>(5000, 40, 4, 3));
+  expect_all(extract_triangle(laplacian_3d<double>(12, 12, 12), Triangle::Lower));
+  expect_all(random_block_diagonal_lower<double>(8, 400, 0.02, 4));
+  expect_all(star_lower<double>(2000));  // slots wider than a block: many rounds per slot
+  expect_all(chain_lower<double>(1000));
+}
+
+TEST(TasslLayout, IsolatedVerticesAndDiagonalMatrix) {
+  // Every third row isolated; then a purely diagonal matrix (V0 only: one launch).
+  Csr<double> L = random_lower_banded<double>(900, 5, 2, 7);
+  auto add = [](Coo<double>& c, index_t i, index_t j, double v) {
+    c.row_idx.push_back(i);
+    c.col_idx.push_back(j);
+    c.values.push_back(v);
+  };
+  Coo<double> c{L.rows, L.cols, {}, {}, {}};
+  for (index_t i = 0; i < L.rows; ++i)
+    for (index_t p = L.row_ptr[i]; p < L.row_ptr[i + 1]; ++p)
+      if (L.col_idx[p] == i || (i % 3 != 0 && L.col_idx[p] % 3 != 0)) add(c, i, L.col_idx[p], L.values[p]);
+  expect_all(to_csr(c));
+  Coo<double> d{50, 50, {}, {}, {}};
+  for (index_t i = 0; i < 50; ++i) add(d, i, i, 2.0 + i);
+  expect_layout_solves(to_csr(d), Triangle::Lower, DiagonalKind::NonUnit, 16, 32);
+}
+
+TEST(TasslLayout, UnitDiagonal) {
+  Csr<double> L = random_lower_banded<double>(3000, 30, 3, 9);
+  for (index_t i = 0; i < L.rows; ++i)
+    for (index_t p = L.row_ptr[i]; p < L.row_ptr[i + 1]; ++p)
+      if (L.col_idx[p] != i) L.values[p] *= 0.1;
+  expect_layout_solves(L, Triangle::Lower, DiagonalKind::Unit, 100, 64);
+}
+
+TEST(TasslLayout, RealMatrices) {
+  int tested = 0;
+  for (const auto& file : test::real_matrices()) {
+    SCOPED_TRACE(file.filename().string());
+    const std::optional<Csr<double>> A = test::real_matrix_as<double>(file);
+    if (!A || A->rows != A->cols) continue;
+    const Csr<double> L = test::with_dominant_diagonal(extract_triangle(*A, Triangle::Lower));
+    expect_layout_solves(L, Triangle::Lower, DiagonalKind::NonUnit, 200, 32);
+    expect_layout_solves(transpose(L), Triangle::Upper, DiagonalKind::NonUnit, 5000, 1024);
+    ++tested;
+  }
+  EXPECT_GT(tested, 5);
+}
+
+TEST(TasslLayout, WidthChoice) {
+  // Narrow slots: one warp; slots of 1000 edges: the widest block.
+  EXPECT_EQ(tassl::choose_width({{3, 5, 20, 31}}, 1024), 32);
+  EXPECT_EQ(tassl::choose_width({std::vector<index_t>(50, 1000)}, 1024), 1024);
+  EXPECT_EQ(tassl::choose_width({std::vector<index_t>(50, 1000)}, 256), 256);
+  EXPECT_EQ(tassl::rounds_at({1, 32, 33, 64}, 32), 1 + 1 + 2 + 2);
+}
+
+TEST(TasslLayout, BadInput) {
+  const Csr<double> L = test::with_dominant_diagonal(random_lower_banded<double>(200, 10, 3, 1));
+  const tassl::Partition P = tassl::partition(L, Triangle::Lower, 100);
+  const tassl::Schedule S = tassl::schedule(L, Triangle::Lower, P);
+  EXPECT_THROW_MSG(tassl::lay_out(P, S, {.max_width = 48}), Error, "power of two");
+  EXPECT_THROW_MSG(tassl::lay_out(P, S, {.max_width = 2048}), Error, "power of two");
+  // A sub-graph beyond 16-bit local indices.
+  const Csr<double> big = test::with_dominant_diagonal(chain_lower<double>(70000));
+  const tassl::Partition Pb = tassl::partition(big, Triangle::Lower, 70000);
+  const tassl::Schedule Sb = tassl::schedule(big, Triangle::Lower, Pb);
+  EXPECT_THROW_MSG(tassl::lay_out(Pb, Sb), Error, "16-bit slot indices");
+  // A row whose scaled entries overflow float.
+  Csr<float> f = test::with_dominant_diagonal(random_lower_banded<float>(50, 5, 2, 1));
+  for (index_t p = f.row_ptr[20]; p < f.row_ptr[21]; ++p)
+    f.values[p] = f.col_idx[p] == 20 ? 1e-30f : 1e30f;
+  const tassl::Partition Pf = tassl::partition(f, Triangle::Lower, 100);
+  const tassl::Layout Yf = tassl::lay_out(Pf, tassl::schedule(f, Triangle::Lower, Pf));
+  const trsv_gpu::detail::OffDiagonal split = trsv_gpu::detail::split_diagonal(f, DiagonalKind::NonUnit);
+  EXPECT_THROW_MSG(tassl::scale_values<float>(Yf, f.values, split.diag_pos), Error, "row 20");
+}
+
+}  // namespace
+}  // namespace balsa

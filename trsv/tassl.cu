@@ -1,0 +1,254 @@
+// TASSL triangular solve on the GPU (TrsvAlgorithm::Tassl; Picciau thesis
+// Alg. 3.2, analysis ch. 4).
+//
+// Analysis (CPU): partition (tassl_partition), time slots (tassl_schedule),
+// and the layout the kernel reads (tassl_layout.hpp, which describes the
+// three phases of a block). Solve: one launch per sub-graph level, one block
+// per sub-graph, x_loc in shared memory; the launches are captured once into
+// a CUDA graph that every solve replays (b and x through a device slot, as in
+// level_set.cu).
+//
+// The internal slots are latency-bound: a round is a shared-memory
+// read-modify-write and a barrier. So the entries of the next D rounds are
+// always in flight: lane t holds rounds r+1 .. r+D in registers, refilling
+// the one it has just applied; the loads are addressed by round alone.
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <type_traits>
+
+#include "cuda/check.hpp"
+#include "sparse/instantiate.hpp"
+#include "trsv/gpu_algorithm.hpp"
+#include "trsv/gpu_common.cuh"
+#include "trsv/tassl_layout.hpp"
+#include "trsv/tassl_stats.hpp"
+
+namespace balsa::trsv_gpu {
+
+namespace {
+
+using detail::RhsAndX;
+
+template <class T>
+struct Arrays {
+  const index_t* order;  // position -> vertex
+  const T* diag;         // by position
+  const index_t* ext_ptr;
+  const index_t* ext_from;
+  const T* ext_val;  // scaled by the row's 1/l_ii
+  const std::uint32_t* int_key;
+  const T* int_val;  // scaled by the row's 1/l_ii
+};
+
+// Rounds each lane keeps in flight: fewer for wide blocks (registers; and
+// their many warps hide latency by themselves).
+template <int W>
+constexpr int prefetch_rounds() {
+  return W >= 512 ? 4 : W >= 256 ? 8 : 16;
+}
+
+template <class T, int W>
+__global__ void __launch_bounds__(W)
+    tassl_subgraph_kernel(Arrays<T> g, const tassl::Block* __restrict__ blocks, const RhsAndX<T>* slot) {
+  constexpr int D = prefetch_rounds<W>();
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* xl = reinterpret_cast<T*>(smem);
+  const tassl::Block blk = blocks[blockIdx.x];
+  const T* b = slot->b;
+  T* x = slot->x;
+  const int lane = int(threadIdx.x);
+  const std::uint32_t* key = g.int_key + blk.entry_begin + lane;
+  const T* val = g.int_val + blk.entry_begin + lane;
+  std::uint32_t k[D];
+  T a[D];
+#pragma unroll
+  for (int d = 0; d < D; ++d) {  // the first rounds' entries load while phase 1 runs
+    k[d] = d < blk.rounds ? __ldg(key + std::size_t(d) * W) : tassl::kPadEntry;
+    a[d] = d < blk.rounds ? __ldg(val + std::size_t(d) * W) : T(0);
+  }
+  // 1. x_loc = b / l_ii minus the external in-edges, lane by vertex (the external slots).
+  for (index_t u = lane; u < blk.size; u += W) {
+    const index_t p = blk.base + u;
+    T s = b[__ldg(g.order + p)] / __ldg(g.diag + p);
+    const index_t end = __ldg(g.ext_ptr + p + 1);
+    for (index_t e = __ldg(g.ext_ptr + p); e < end; ++e) s -= __ldg(g.ext_val + e) * x[__ldg(g.ext_from + e)];
+    xl[u] = s;
+  }
+  __syncthreads();
+  // 2. The internal slots, round by round.
+  for (index_t r0 = 0; r0 < blk.rounds; r0 += D) {
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      if (r0 + d < blk.rounds) {  // uniform over the block
+        if (k[d] != tassl::kPadEntry) xl[k[d] >> 16] -= a[d] * xl[k[d] & 0xFFFFu];
+        __syncthreads();
+        const index_t r = r0 + D + d;
+        if (r < blk.rounds) {
+          k[d] = __ldg(key + std::size_t(r) * W);
+          a[d] = __ldg(val + std::size_t(r) * W);
+        }
+      }
+    }
+  }
+  // 3. Write back (the last round ended with a barrier).
+  for (index_t u = lane; u < blk.size; u += W) x[__ldg(g.order + blk.base + u)] = xl[u];
+}
+
+// f(std::integral_constant<int, W>{}) for the block width W (a power of two, 32..1024).
+template <class F>
+void with_width(int w, F&& f) {
+  switch (w) {
+    case 32: f(std::integral_constant<int, 32>{}); break;
+    case 64: f(std::integral_constant<int, 64>{}); break;
+    case 128: f(std::integral_constant<int, 128>{}); break;
+    case 256: f(std::integral_constant<int, 256>{}); break;
+    case 512: f(std::integral_constant<int, 512>{}); break;
+    default: f(std::integral_constant<int, 1024>{}); break;
+  }
+}
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+template <class T>
+class TasslSolver final : public Algorithm<T> {
+ public:
+  TasslSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag, const TasslTuning& tuning) : n_(A.rows), nnz_(A.nnz()) {
+    const index_t n_max = tuning.n_max > 0 ? tuning.n_max : tassl_default_n_max(sizeof(T));
+    if (n_max > tassl::kMaxSubgraphVertices)
+      throw Error("TASSL: n_max " + std::to_string(n_max) + " exceeds the " +
+                  std::to_string(tassl::kMaxSubgraphVertices) + " vertices that 16-bit slot indices address");
+    if (std::size_t(n_max) * sizeof(T) > optin_bytes())
+      throw Error("TASSL: n_max " + std::to_string(n_max) + " values do not fit the " +
+                  std::to_string(optin_bytes()) + " bytes of shared memory a block may use");
+    auto t0 = Clock::now();
+    const tassl::Partition P = tassl::partition(A, tri, n_max);
+    const double t_partition = since(t0);
+    t0 = Clock::now();
+    const tassl::Schedule S = tassl::schedule(A, tri, P);
+    const double t_schedule = since(t0);
+    t0 = Clock::now();
+    layout_ = tassl::lay_out(P, S, {.max_width = tuning.max_width});
+    stats_ = tassl::summarize(P, S, layout_);
+    stats_.partition_seconds = t_partition;
+    stats_.schedule_seconds = t_schedule;
+    diag_pos_.assign(std::size_t(n_), -1);
+    if (diag == DiagonalKind::NonUnit)
+      for (index_t i = 0; i < n_; ++i)
+        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+          if (A.col_idx[p] == i) diag_pos_[std::size_t(i)] = p;
+    stats_.layout_seconds = since(t0);
+    if (n_ == 0) return;
+    order_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.order));
+    ext_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_ptr));
+    ext_from_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_from));
+    int_key_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(layout_.int_key));
+    blocks_ = cuda::DeviceBuffer<tassl::Block>(std::span<const tassl::Block>(layout_.blocks));
+    slot_ = cuda::DeviceBuffer<RhsAndX<T>>(1);
+    upload_values(std::span<const T>(A.values));
+    capture();
+  }
+
+  ~TasslSolver() override { (void)cudaStreamSynchronize(cudaStreamLegacy); }
+
+  void solve(const T* b, T* x) override {
+    if (n_ == 0) return;
+    const RhsAndX<T> s{b, x};
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cudaStreamLegacy));
+    BALSA_CUDA_CHECK(cudaGraphLaunch(exec_.get(), cudaStreamLegacy));
+  }
+
+  void update_values(std::span<const T> values) override {
+    detail::require_values(values.size(), std::size_t(nnz_), "Tassl");
+    if (n_ == 0) return;
+    upload_values(values);
+  }
+
+  void describe(TrsvStats& s) const override { s.tassl = stats_; }
+
+ private:
+  static std::size_t optin_bytes() {
+    int device = 0, optin = 0;
+    BALSA_CUDA_CHECK(cudaGetDevice(&device));
+    BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return std::size_t(optin);
+  }
+
+  void upload_values(std::span<const T> values) {
+    const tassl::ScaledValues<T> v = tassl::scale_values<T>(layout_, values, diag_pos_);
+    auto put = [](cuda::DeviceBuffer<T>& buffer, const std::vector<T>& host) {
+      if (buffer.size() != host.size()) buffer = cuda::DeviceBuffer<T>(host.size());
+      buffer.upload(host);
+    };
+    put(diag_, v.diag);
+    put(ext_val_, v.ext);
+    put(int_val_, v.internal);
+  }
+
+  void capture() {
+    std::map<int, std::size_t> most;  // shared memory opt-in per kernel: the most any launch uses
+    for (const tassl::LevelLaunch& L : layout_.launches)
+      most[L.width] = std::max(most[L.width], std::size_t(L.most_size) * sizeof(T));
+    for (const auto& [width, bytes] : most)
+      with_width(width, [&, bytes = int(bytes)](auto w) {
+        BALSA_CUDA_CHECK(cudaFuncSetAttribute(tassl_subgraph_kernel<T, decltype(w)::value>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+      });
+    const Arrays<T> g{order_.data(),  diag_.data(),    ext_ptr_.data(), ext_from_.data(),
+                      ext_val_.data(), int_key_.data(), int_val_.data()};
+    detail::Stream cap;
+    BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(cap.out(), cudaStreamNonBlocking));
+    BALSA_CUDA_CHECK(cudaStreamBeginCapture(cap.get(), cudaStreamCaptureModeThreadLocal));
+    cudaError_t status = cudaSuccess;
+    for (const tassl::LevelLaunch& L : layout_.launches) {
+      if (L.last_block == L.first_block) continue;
+      with_width(L.width, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        tassl_subgraph_kernel<T, W><<<L.last_block - L.first_block, W, std::size_t(L.most_size) * sizeof(T), cap.get()>>>(
+            g, blocks_.data() + L.first_block, slot_.data());
+      });
+      status = cudaGetLastError();
+      if (status != cudaSuccess) break;
+    }
+    detail::Graph graph;
+    const cudaError_t end = cudaStreamEndCapture(cap.get(), graph.out());
+    BALSA_CUDA_CHECK(status);
+    BALSA_CUDA_CHECK(end);
+    BALSA_CUDA_CHECK(cudaGraphInstantiate(exec_.out(), graph.get(), 0));
+  }
+
+  index_t n_;
+  index_t nnz_;
+  tassl::Layout layout_;
+  std::vector<index_t> diag_pos_;
+  TasslStats stats_;
+  cuda::DeviceBuffer<index_t> order_, ext_ptr_, ext_from_;
+  cuda::DeviceBuffer<std::uint32_t> int_key_;
+  cuda::DeviceBuffer<tassl::Block> blocks_;
+  cuda::DeviceBuffer<T> diag_, ext_val_, int_val_;
+  cuda::DeviceBuffer<RhsAndX<T>> slot_;
+  detail::GraphExec exec_;  // destroyed before the buffers
+};
+
+}  // namespace
+
+index_t tassl_default_n_max(std::size_t value_bytes) {
+  int device = 0, optin = 0;
+  BALSA_CUDA_CHECK(cudaGetDevice(&device));
+  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return std::min<index_t>(index_t(std::size_t(optin) / value_bytes), tassl::kMaxSubgraphVertices);
+}
+
+template <class T>
+std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>& A, Triangle tri, DiagonalKind diag, const TasslTuning& tuning) {
+  return std::make_unique<TasslSolver<T>>(A, tri, diag, tuning);
+}
+
+#define BALSA_INSTANTIATE(T) \
+  template std::unique_ptr<Algorithm<T>> make_tassl<T>(const Csr<T>&, Triangle, DiagonalKind, const TasslTuning&);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa::trsv_gpu
