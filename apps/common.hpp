@@ -51,5 +51,6 @@ void add_gen_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_trsv_command(CLI::App& app);
 
 }  // namespace balsa::app

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   balsa::app::add_gen_command(app);
   balsa::app::add_convert_command(app);
   balsa::app::add_bench_command(app);
+  balsa::app::add_trsv_command(app);
   // CLI11 answers an unknown first word with "a subcommand is required";
   // name the word instead.
   if (argc > 1 && argv[1][0] != '-') {

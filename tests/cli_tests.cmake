@@ -62,3 +62,11 @@ balsa_cli_test(convert_keep_stored_symmetric ARGS convert ${DATA}/bcsstk13.mtx $
                PASS "wrote 2003 x 2003, 83883 nonzeros")
 balsa_cli_test(bench_trsv_quick ARGS bench trsv --quick --data-dir ${DATA} --json ${OUT}/bench.json
                --markdown ${OUT}/bench.md PASS "geomean")
+# balsa trsv --explain: TASSL's metrics and the thesis' model on the CPU (no GPU needed).
+balsa_cli_test(trsv_explain ARGS trsv ${DATA}/west0479.mtx --explain
+               PASS "n_edges = 1361.*concurrency factor C \\(3.8\\) / \\(3.25\\) +0\\.889787.*thesis \\(Table 3.1.*TASSL \\(3.22\\)")
+balsa_cli_test(trsv_explain_upper_float ARGS trsv ${DATA}/bcsstk13.mtx --triangle upper --precision float --n-max 256 --explain
+               PASS "upper triangle, float.*levels \\(n_levels; TASSL: sub-graph levels\\) +577 .*level-set \\(3.6\\)")
+balsa_cli_test(trsv_missing_file ARGS trsv ${OUT}/no-such-file.mtx --explain ERROR "balsa: error: cannot open .*no-such-file.mtx")
+balsa_cli_test(trsv_not_square ARGS trsv ${DATA}/lp_e226.mtx --explain ERROR "balsa: error: .*223 x 472, not square")
+balsa_cli_test(trsv_no_action ARGS trsv ${DATA}/west0479.mtx ERROR "balsa: error: trsv: nothing to do; give --explain")

@@ -37,14 +37,22 @@ std::vector<double> emulate(const tassl::Layout& Y, const tassl::ScaledValues<do
       std::vector<double> xl(std::size_t(B.size));
       for (index_t u = 0; u < B.size; ++u) {
         const std::size_t p = std::size_t(B.base + u);
-        double s = b[std::size_t(Y.order[p])] / V.diag[p];
+        xl[std::size_t(u)] = b[std::size_t(Y.order[p])] / V.diag[p];
+      }
+      std::set<index_t> rows;  // the block's external rows: exactly its positions with external in-edges
+      for (index_t r = B.ext_row_begin; r < B.ext_row_end; ++r) {
+        const index_t p = Y.ext_rows[std::size_t(r)];
+        EXPECT_TRUE(p >= B.base && p < B.base + B.size && rows.insert(p).second) << "external row " << p;
+        double s = 0;
         for (index_t k = Y.ext_ptr[p]; k < Y.ext_ptr[p + 1]; ++k) {
           const double xj = x[std::size_t(Y.ext_from[std::size_t(k)])];
           EXPECT_FALSE(std::isnan(xj)) << "external x_" << Y.ext_from[std::size_t(k)] << " read before it is solved";
-          s -= V.ext[std::size_t(k)] * xj;
+          s += V.ext[std::size_t(k)] * xj;
         }
-        xl[std::size_t(u)] = s;
+        xl[std::size_t(p - B.base)] -= s;
       }
+      for (index_t p = B.base; p < B.base + B.size; ++p)
+        EXPECT_EQ(rows.count(p), Y.ext_ptr[p + 1] > Y.ext_ptr[p] ? 1u : 0u) << "position " << p;
       for (index_t r = 0; r < B.rounds; ++r) {
         const std::size_t first = std::size_t(B.entry_begin) + std::size_t(r) * std::size_t(L.width);
         std::set<std::uint32_t> writes, reads;

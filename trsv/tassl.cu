@@ -11,7 +11,9 @@
 // The internal slots are latency-bound: a round is a shared-memory
 // read-modify-write and a barrier. So the entries of the next D rounds are
 // always in flight: lane t holds rounds r+1 .. r+D in registers, refilling
-// the one it has just applied; the loads are addressed by round alone.
+// the one it has just applied; the loads are addressed by round alone. The
+// barrier is among the round lanes only (__syncwarp for one warp, a named
+// barrier for more), while the block's other threads wait for phase 3.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -36,6 +38,7 @@ template <class T>
 struct Arrays {
   const index_t* order;  // position -> vertex
   const T* diag;         // by position
+  const index_t* ext_rows;  // positions with external in-edges
   const index_t* ext_ptr;
   const index_t* ext_from;
   const T* ext_val;  // scaled by the row's 1/l_ii
@@ -49,52 +52,83 @@ template <int W>
 constexpr int prefetch_rounds() {
   return W >= 512 ? 4 : W >= 256 ? 8 : 16;
 }
+// Threads of a block whose rounds have W lanes: the loads and stores of
+// phases 1 and 3 are latency-bound chains (order -> b), so they get at least
+// 512 threads; only the first W run the rounds.
+template <int W>
+constexpr int block_threads() {
+  return W < 512 ? 512 : W;
+}
+
+// The barrier between two rounds: among the W round lanes only.
+template <int W>
+__device__ __forceinline__ void round_barrier() {
+  if constexpr (W == 32)
+    __syncwarp();
+  else if constexpr (W == block_threads<W>())
+    __syncthreads();
+  else
+    asm volatile("bar.sync 1, %0;" ::"n"(W) : "memory");
+}
 
 template <class T, int W>
-__global__ void __launch_bounds__(W)
+__global__ void __launch_bounds__(block_threads<W>())
     tassl_subgraph_kernel(Arrays<T> g, const tassl::Block* __restrict__ blocks, const RhsAndX<T>* slot) {
   constexpr int D = prefetch_rounds<W>();
+  constexpr int P = block_threads<W>();
   extern __shared__ __align__(16) unsigned char smem[];
   T* xl = reinterpret_cast<T*>(smem);
   const tassl::Block blk = blocks[blockIdx.x];
   const T* b = slot->b;
   T* x = slot->x;
-  const int lane = int(threadIdx.x);
-  const std::uint32_t* key = g.int_key + blk.entry_begin + lane;
-  const T* val = g.int_val + blk.entry_begin + lane;
+  const int tid = int(threadIdx.x);
+  const bool round_lane = tid < W;
+  const std::uint32_t* key = g.int_key + blk.entry_begin + tid;
+  const T* val = g.int_val + blk.entry_begin + tid;
   std::uint32_t k[D];
   T a[D];
 #pragma unroll
   for (int d = 0; d < D; ++d) {  // the first rounds' entries load while phase 1 runs
-    k[d] = d < blk.rounds ? __ldg(key + std::size_t(d) * W) : tassl::kPadEntry;
-    a[d] = d < blk.rounds ? __ldg(val + std::size_t(d) * W) : T(0);
+    const bool have = round_lane && d < blk.rounds;
+    k[d] = have ? __ldg(key + std::size_t(d) * W) : tassl::kPadEntry;
+    a[d] = have ? __ldg(val + std::size_t(d) * W) : T(0);
   }
-  // 1. x_loc = b / l_ii minus the external in-edges, lane by vertex (the external slots).
-  for (index_t u = lane; u < blk.size; u += W) {
+  // 1. x_loc = b / l_ii, then the external slots by external row.
+#pragma unroll 4
+  for (index_t u = tid; u < blk.size; u += P) {
     const index_t p = blk.base + u;
-    T s = b[__ldg(g.order + p)] / __ldg(g.diag + p);
-    const index_t end = __ldg(g.ext_ptr + p + 1);
-    for (index_t e = __ldg(g.ext_ptr + p); e < end; ++e) s -= __ldg(g.ext_val + e) * x[__ldg(g.ext_from + e)];
-    xl[u] = s;
+    xl[u] = b[__ldg(g.order + p)] / __ldg(g.diag + p);
   }
   __syncthreads();
-  // 2. The internal slots, round by round.
-  for (index_t r0 = 0; r0 < blk.rounds; r0 += D) {
+  for (index_t r = blk.ext_row_begin + tid; r < blk.ext_row_end; r += P) {
+    const index_t p = __ldg(g.ext_rows + r);
+    const index_t end = __ldg(g.ext_ptr + p + 1);
+    T sum = T(0);
+    for (index_t e = __ldg(g.ext_ptr + p); e < end; ++e) sum += __ldg(g.ext_val + e) * x[__ldg(g.ext_from + e)];
+    xl[p - blk.base] -= sum;
+  }
+  __syncthreads();
+  // 2. The internal slots, round by round, on the first W threads.
+  if (round_lane) {
+    for (index_t r0 = 0; r0 < blk.rounds; r0 += D) {
 #pragma unroll
-    for (int d = 0; d < D; ++d) {
-      if (r0 + d < blk.rounds) {  // uniform over the block
-        if (k[d] != tassl::kPadEntry) xl[k[d] >> 16] -= a[d] * xl[k[d] & 0xFFFFu];
-        __syncthreads();
-        const index_t r = r0 + D + d;
-        if (r < blk.rounds) {
-          k[d] = __ldg(key + std::size_t(r) * W);
-          a[d] = __ldg(val + std::size_t(r) * W);
+      for (int d = 0; d < D; ++d) {
+        if (r0 + d < blk.rounds) {  // uniform over the round lanes
+          if (k[d] != tassl::kPadEntry) xl[k[d] >> 16] -= a[d] * xl[k[d] & 0xFFFFu];
+          round_barrier<W>();
+          const index_t r = r0 + D + d;
+          if (r < blk.rounds) {
+            k[d] = __ldg(key + std::size_t(r) * W);
+            a[d] = __ldg(val + std::size_t(r) * W);
+          }
         }
       }
     }
   }
-  // 3. Write back (the last round ended with a barrier).
-  for (index_t u = lane; u < blk.size; u += W) x[__ldg(g.order + blk.base + u)] = xl[u];
+  __syncthreads();
+  // 3. Write back.
+#pragma unroll 4
+  for (index_t u = tid; u < blk.size; u += P) x[__ldg(g.order + blk.base + u)] = xl[u];
 }
 
 // f(std::integral_constant<int, W>{}) for the block width W (a power of two, 32..1024).
@@ -144,6 +178,7 @@ class TasslSolver final : public Algorithm<T> {
     if (n_ == 0) return;
     order_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.order));
     ext_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_ptr));
+    ext_rows_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_rows));
     ext_from_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_from));
     int_key_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(layout_.int_key));
     blocks_ = cuda::DeviceBuffer<tassl::Block>(std::span<const tassl::Block>(layout_.blocks));
@@ -197,8 +232,8 @@ class TasslSolver final : public Algorithm<T> {
         BALSA_CUDA_CHECK(cudaFuncSetAttribute(tassl_subgraph_kernel<T, decltype(w)::value>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
       });
-    const Arrays<T> g{order_.data(),  diag_.data(),    ext_ptr_.data(), ext_from_.data(),
-                      ext_val_.data(), int_key_.data(), int_val_.data()};
+    const Arrays<T> g{order_.data(),   diag_.data(),    ext_rows_.data(), ext_ptr_.data(),
+                      ext_from_.data(), ext_val_.data(), int_key_.data(),  int_val_.data()};
     detail::Stream cap;
     BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(cap.out(), cudaStreamNonBlocking));
     BALSA_CUDA_CHECK(cudaStreamBeginCapture(cap.get(), cudaStreamCaptureModeThreadLocal));
@@ -207,7 +242,8 @@ class TasslSolver final : public Algorithm<T> {
       if (L.last_block == L.first_block) continue;
       with_width(L.width, [&](auto w) {
         constexpr int W = decltype(w)::value;
-        tassl_subgraph_kernel<T, W><<<L.last_block - L.first_block, W, std::size_t(L.most_size) * sizeof(T), cap.get()>>>(
+        tassl_subgraph_kernel<T, W><<<L.last_block - L.first_block, block_threads<W>(),
+                                      std::size_t(L.most_size) * sizeof(T), cap.get()>>>(
             g, blocks_.data() + L.first_block, slot_.data());
       });
       status = cudaGetLastError();
@@ -225,7 +261,7 @@ class TasslSolver final : public Algorithm<T> {
   tassl::Layout layout_;
   std::vector<index_t> diag_pos_;
   TasslStats stats_;
-  cuda::DeviceBuffer<index_t> order_, ext_ptr_, ext_from_;
+  cuda::DeviceBuffer<index_t> order_, ext_rows_, ext_ptr_, ext_from_;
   cuda::DeviceBuffer<std::uint32_t> int_key_;
   cuda::DeviceBuffer<tassl::Block> blocks_;
   cuda::DeviceBuffer<T> diag_, ext_val_, int_val_;

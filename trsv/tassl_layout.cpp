@@ -74,7 +74,8 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
     pos[out.order[p]] = p;
   }
 
-  // External in-edges grouped by position, in external-slot order.
+  // External in-edges grouped by position, in external-slot order (each
+  // sub-graph's edges go to its own positions: filled in parallel).
   std::vector<index_t> count(std::size_t(n) + 1, 0);
   for (const SubgraphSchedule& g : S.subgraphs)
     for (const SlotEdge& e : g.ext) ++count[std::size_t(pos[e.to]) + 1];
@@ -82,25 +83,25 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
   out.ext_ptr = count;
   out.ext_from.resize(std::size_t(count.back()));
   out.ext_value.resize(std::size_t(count.back()));
-  for (const SubgraphSchedule& g : S.subgraphs)
-    for (const SlotEdge& e : g.ext) {  // slot by slot: each vertex's edges in slot order
+#pragma omp parallel for schedule(dynamic, 4)
+  for (index_t s = 0; s < P.subgraphs(); ++s)
+    for (const SlotEdge& e : S.subgraphs[std::size_t(s)].ext) {  // slot by slot: each vertex's edges in slot order
       const index_t k = count[std::size_t(pos[e.to])]++;
       out.ext_from[std::size_t(k)] = e.from;
       out.ext_value[std::size_t(k)] = e.value;
     }
 
+  // Plan (serial, per block): launches, widths, rounds, offsets.
   auto slot_widths = [&](index_t s) {
     const SubgraphSchedule& g = S.subgraphs[std::size_t(s)];
     std::vector<index_t> w(std::size_t(g.int_slots()));
     for (index_t q = 0; q < g.int_slots(); ++q) w[std::size_t(q)] = g.int_ptr[q + 1] - g.int_ptr[q];
     return w;
   };
-  auto add_isolated_blocks = [&](LevelLaunch& L) {
-    for (index_t p = 0; p < out.isolated; p += tuning.isolated_chunk) {
-      out.blocks.push_back({p, std::min(tuning.isolated_chunk, out.isolated - p), std::int64_t(out.int_key.size()), 0});
-      L.most_size = std::max(L.most_size, out.blocks.back().size);
-    }
-  };
+  std::vector<index_t> subgraph_of_block;  // -1: a block of V0
+  std::vector<int> width_of_block;
+  std::int64_t entries = 0;
+  index_t ext_rows = 0;
   std::size_t t = 0;
   do {  // one launch per sub-graph level (at least one launch when V0 is all there is)
     LevelLaunch L;
@@ -113,33 +114,53 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
     L.width = choose_width(widths, tuning.max_width);
     for (std::size_t k = t; k < e; ++k) {
       const index_t s = by_level[k];
-      const SubgraphSchedule& g = S.subgraphs[std::size_t(s)];
-      Block B{base_of[s], P.subgraph_ptr[s + 1] - P.subgraph_ptr[s], std::int64_t(out.int_key.size()), 0};
-      for (index_t q = 0; q < g.int_slots(); ++q) {
-        const index_t first = g.int_ptr[q], last = g.int_ptr[q + 1];
-        for (index_t r = first; r < last; r += L.width) {  // one round
-          ++B.rounds;
-          for (index_t lane = 0; lane < L.width; ++lane) {
-            if (r + lane < last) {
-              const SlotEdge& edge = g.internal[std::size_t(r + lane)];
-              const auto to = std::uint32_t(pos[edge.to] - B.base), from = std::uint32_t(pos[edge.from] - B.base);
-              out.int_key.push_back(to << 16 | from);
-              out.int_value.push_back(edge.value);
-            } else {
-              out.int_key.push_back(kPadEntry);
-              out.int_value.push_back(-1);
-            }
-          }
-        }
-      }
+      Block B{base_of[s], P.subgraph_ptr[s + 1] - P.subgraph_ptr[s], entries,
+              index_t(rounds_at(widths[k - t], L.width)), ext_rows, ext_rows};
+      for (index_t p = B.base; p < B.base + B.size; ++p) ext_rows += out.ext_ptr[p + 1] > out.ext_ptr[p] ? 1 : 0;
+      B.ext_row_end = ext_rows;
+      entries += std::int64_t(B.rounds) * L.width;
       out.blocks.push_back(B);
+      subgraph_of_block.push_back(s);
+      width_of_block.push_back(L.width);
       L.most_size = std::max(L.most_size, B.size);
     }
-    if (t == 0) add_isolated_blocks(L);
+    if (t == 0)  // V0 joins the first launch, in chunks
+      for (index_t p = 0; p < out.isolated; p += tuning.isolated_chunk) {
+        out.blocks.push_back({p, std::min(tuning.isolated_chunk, out.isolated - p), entries, 0, ext_rows, ext_rows});
+        subgraph_of_block.push_back(-1);
+        width_of_block.push_back(L.width);
+        L.most_size = std::max(L.most_size, out.blocks.back().size);
+      }
     L.last_block = index_t(out.blocks.size());
     out.launches.push_back(L);
     t = e;
   } while (t < by_level.size());
+
+  // Fill (parallel over blocks): every slot in ceil(edges / width) rounds, the last one padded.
+  out.int_key.assign(std::size_t(entries), kPadEntry);
+  out.int_value.assign(std::size_t(entries), -1);
+  out.ext_rows.resize(std::size_t(ext_rows));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t blk = 0; blk < out.blocks.size(); ++blk) {
+    const Block& B = out.blocks[blk];
+    index_t r = B.ext_row_begin;
+    for (index_t p = B.base; p < B.base + B.size; ++p)
+      if (out.ext_ptr[p + 1] > out.ext_ptr[p]) out.ext_rows[std::size_t(r++)] = p;
+    if (subgraph_of_block[blk] < 0) continue;
+    const SubgraphSchedule& g = S.subgraphs[std::size_t(subgraph_of_block[blk])];
+    const index_t width = width_of_block[blk];
+    std::size_t at = std::size_t(B.entry_begin);
+    for (index_t q = 0; q < g.int_slots(); ++q) {
+      const index_t first = g.int_ptr[q], last = g.int_ptr[q + 1];
+      for (index_t round = first; round < last; round += width, at += std::size_t(width))
+        for (index_t lane = 0; lane < width && round + lane < last; ++lane) {
+          const SlotEdge& edge = g.internal[std::size_t(round + lane)];
+          const auto to = std::uint32_t(pos[edge.to] - B.base), from = std::uint32_t(pos[edge.from] - B.base);
+          out.int_key[at + std::size_t(lane)] = to << 16 | from;
+          out.int_value[at + std::size_t(lane)] = edge.value;
+        }
+    }
+  }
   return out;
 }
 
@@ -149,30 +170,39 @@ ScaledValues<T> scale_values(const Layout& layout, std::span<const T> values, st
   if (diag_pos.size() != n) throw DimensionError("TASSL values: diagonal positions of another matrix");
   ScaledValues<T> out;
   out.diag.resize(n);
-  auto diagonal = [&](index_t v) { return diag_pos[v] < 0 ? 1.0 : double(values[std::size_t(diag_pos[v])]); };
-  auto scaled = [&](index_t value, index_t row) {
-    const double s = double(values[std::size_t(value)]) / diagonal(row);
-    if (!std::isfinite(T(s)))
-      throw Error("TASSL: row " + std::to_string(row) + " divided by its diagonal overflows " +
-                  (sizeof(T) == 4 ? "float" : "double") + " (the TASSL solve scales rows by 1/l_ii; use level-set)");
-    return T(s);
-  };
   out.ext.resize(layout.ext_from.size());
+  out.internal.assign(layout.int_key.size(), T(0));
+  auto diagonal = [&](index_t v) { return diag_pos[v] < 0 ? 1.0 : double(values[std::size_t(diag_pos[v])]); };
+  index_t bad_row = -1;  // a row whose scaled entries are not finite in T (the smallest found)
+  auto scaled = [&](index_t value, index_t row) {
+    const T s = T(double(values[std::size_t(value)]) / diagonal(row));
+    if (!std::isfinite(s)) {
+#pragma omp critical(tassl_bad_row)
+      bad_row = bad_row < 0 ? row : std::min(bad_row, row);
+    }
+    return s;
+  };
+#pragma omp parallel for schedule(static)
   for (std::size_t p = 0; p < n; ++p) {
     const index_t v = layout.order[p];
     out.diag[p] = T(diagonal(v));
-    for (index_t k = layout.ext_ptr[p]; k < layout.ext_ptr[p + 1]; ++k) out.ext[std::size_t(k)] = scaled(layout.ext_value[std::size_t(k)], v);
+    for (index_t k = layout.ext_ptr[p]; k < layout.ext_ptr[p + 1]; ++k)
+      out.ext[std::size_t(k)] = scaled(layout.ext_value[std::size_t(k)], v);
   }
-  out.internal.assign(layout.int_key.size(), T(0));
-  for (const LevelLaunch& L : layout.launches)
-    for (index_t b = L.first_block; b < L.last_block; ++b) {
-      const Block& B = layout.blocks[std::size_t(b)];
-      const std::int64_t end = B.entry_begin + std::int64_t(B.rounds) * L.width;
-      for (std::int64_t e = B.entry_begin; e < end; ++e)
-        if (layout.int_key[std::size_t(e)] != kPadEntry)
-          out.internal[std::size_t(e)] = scaled(layout.int_value[std::size_t(e)],
-                                                layout.order[std::size_t(B.base + index_t(layout.int_key[std::size_t(e)] >> 16))]);
-    }
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    const Block& B = layout.blocks[b];
+    const std::int64_t end = b + 1 < layout.blocks.size() ? layout.blocks[b + 1].entry_begin
+                                                          : std::int64_t(layout.int_key.size());
+    for (std::int64_t e = B.entry_begin; e < end; ++e)
+      if (layout.int_key[std::size_t(e)] != kPadEntry)
+        out.internal[std::size_t(e)] =
+            scaled(layout.int_value[std::size_t(e)],
+                   layout.order[std::size_t(B.base + index_t(layout.int_key[std::size_t(e)] >> 16))]);
+  }
+  if (bad_row >= 0)
+    throw Error("TASSL: row " + std::to_string(bad_row) + " divided by its diagonal overflows " +
+                (sizeof(T) == 4 ? "float" : "double") + " (the TASSL solve scales rows by 1/l_ii; use level-set)");
   return out;
 }
 

@@ -7,14 +7,18 @@
 // whose vertices are positions [base, base + size), local indices 0..size-1
 // in its shared-memory x_loc.
 //
-// One launch per sub-graph level, `width` threads a block. A block
-//  1. loads x_loc[u] = b_v / l_vv - sum over v's external in-edges (l_vj / l_vv) x_j,
-//     one lane per vertex: this runs the external slots (the k-th external
-//     edge into v is in external slot k) by vertex, so no two lanes write the
-//     same x_loc entry and the external slots need no barrier between them;
+// One launch per sub-graph level; `width` lanes run the rounds (the block may
+// have more threads for the loads and stores). A block
+//  1. loads x_loc[u] = b_v / l_vv for its vertices; then, for each of its
+//     "external rows" (vertices with external in-edges), subtracts
+//     sum (l_vj / l_vv) x_j over them, one thread per external row: this runs
+//     the external slots (the k-th external edge into v is in external slot k)
+//     by vertex, so no two threads write the same x_loc entry and the external
+//     slots need no barrier between them;
 //  2. runs the internal slots: slot q is ceil(edges / width) "rounds" of
-//     `width` entries (the last one padded), a block barrier after each round;
-//     lane t applies entry t of the round: x_loc[to] -= (l_to,from / l_to,to) x_loc[from];
+//     `width` entries (the last one padded), a barrier of the `width` lanes
+//     after each round; lane t applies entry t of the round:
+//     x_loc[to] -= (l_to,from / l_to,to) x_loc[from];
 //  3. writes x_v = x_loc[u].
 // Internal entries are packed as (to << 16 | from): a sub-graph has at most
 // 65,535 vertices (kMaxSubgraphVertices), so local indices and the pad value
@@ -38,6 +42,7 @@ struct Block {
   index_t base = 0, size = 0;     // positions [base, base + size)
   std::int64_t entry_begin = 0;   // internal entries [entry_begin, entry_begin + rounds * width)
   index_t rounds = 0;
+  index_t ext_row_begin = 0, ext_row_end = 0;  // its external rows: ext_rows[ext_row_begin .. ext_row_end)
 };
 
 // One kernel launch: blocks [first_block, last_block), `width` threads each,
@@ -60,6 +65,7 @@ struct Layout {
   std::vector<LevelLaunch> launches;
   // External in-edges by position: ext[ext_ptr[p] .. ext_ptr[p + 1]) of the vertex order[p].
   std::vector<index_t> ext_ptr{0}, ext_from, ext_value;  // from: a vertex; value: position in A.values
+  std::vector<index_t> ext_rows;  // positions with external in-edges, block by block
   // Internal entries, round by round: key (to << 16 | from) or kPadEntry; value position or -1.
   std::vector<std::uint32_t> int_key;
   std::vector<index_t> int_value;
