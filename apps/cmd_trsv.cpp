@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 

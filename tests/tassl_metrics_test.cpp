@@ -107,13 +107,13 @@ void expect_subgraphs(const tassl::TasslMetrics& m, const std::vector<std::vecto
   }
 }
 
-// (launch, n, width, rounds, lane_ext) per block of the layout.
+// (launch, n, width, threads, rounds, lane_ext) per block of the layout.
 void expect_blocks(const tassl::TasslMetrics& m, const std::vector<std::vector<std::int64_t>>& e) {
   ASSERT_TRUE(m.has_layout);
   ASSERT_EQ(m.per_block.size(), e.size());
   for (std::size_t b = 0; b < e.size(); ++b) {
     const tassl::BlockCounts& c = m.per_block[b];
-    EXPECT_EQ((std::vector<std::int64_t>{c.launch, c.n, c.width, c.rounds, c.lane_ext}), e[b]) << "block " << b;
+    EXPECT_EQ((std::vector<std::int64_t>{c.launch, c.n, c.width, c.threads, c.rounds, c.lane_ext}), e[b]) << "block " << b;
   }
 }
 
@@ -160,10 +160,10 @@ TEST(TasslMetrics, ChainInOneSubgraph) {
   expect_level_set(a.m.level_set, 5, 4, 1, 0.0, 0.25);
   expect_tassl(a.m.tassl, {1, 1, 1, 0, 4, 0, 4, 4, 1, {4, 4, 4}, {4, 4, 4}, {0, 0, 0}, 0.0, 0.25});
   expect_subgraphs(a.m.tassl, {{0, 5, 4, 0, 1}});
-  expect_blocks(a.m.tassl, {{0, 5, 32, 4, 0}});
+  expect_blocks(a.m.tassl, {{0, 5, 32, 512, 4, 0}});
   EXPECT_EQ(a.m.tassl.launches, 1);
   EXPECT_EQ(a.m.tassl.rounds, 4);
-  EXPECT_EQ(a.m.tassl.critical_barriers, 5);
+  EXPECT_EQ(a.m.tassl.critical_barriers, 7);
 }
 
 TEST(TasslMetrics, ChainSplitIntoThreeSubgraphLevels) {
@@ -174,10 +174,10 @@ TEST(TasslMetrics, ChainSplitIntoThreeSubgraphLevels) {
   expect_level_set(a.m.level_set, 5, 4, 1, 0.0, 0.25);
   expect_tassl(a.m.tassl, {3, 3, 3, 0, 2, 2, 4, 4, 1, {1, 2, 1}, {0, 1, 1}, {0, 1, 1}, 0.0, 0.25});
   expect_subgraphs(a.m.tassl, {{0, 2, 1, 0, 1}, {1, 2, 1, 1, 1}, {2, 1, 0, 1, 1}});
-  expect_blocks(a.m.tassl, {{0, 2, 32, 1, 0}, {1, 2, 32, 1, 1}, {2, 1, 32, 0, 1}});
+  expect_blocks(a.m.tassl, {{0, 2, 32, 512, 1, 0}, {1, 2, 32, 512, 1, 1}, {2, 1, 32, 512, 0, 1}});
   EXPECT_EQ(a.m.tassl.launches, 3);
   EXPECT_EQ(a.m.tassl.rounds, 2);
-  EXPECT_EQ(a.m.tassl.critical_barriers, 5);
+  EXPECT_EQ(a.m.tassl.critical_barriers, 11);
 
   // (3.6): 4 operations at eta 1/2; a kernel per level, or one and 4 global barriers.
   expect_prediction(tassl::predict_level_set(a.m, params(), kEta),
@@ -191,9 +191,9 @@ TEST(TasslMetrics, ChainSplitIntoThreeSubgraphLevels) {
   EXPECT_DOUBLE_EQ((1.0 - t.C) * t.tau * double(a.m.n_edges), t.total());  // (3.30)
   expect_prediction(tassl::predict_tassl(a.m, params(), kEta, {.one_launch = true}),
                     {10, 18, 1.25, 4, 1, 2, 4, 0.0, 0.4, 1.8, 0.125, 2.5 * 2.925});
-  // The layout: a barrier after phase 1 too (5 on the critical path).
+  // The layout: 3 more block barriers per block (11 on the critical path).
   expect_prediction(tassl::predict_layout(a.m, params(), kEta),
-                    {10, 32.5, 1.25, 4, 3, 0, 5, 0.0, 0.4, 3.25, 0.125, 2.5 * 4.375});
+                    {10, 35.5, 1.25, 4, 3, 0, 11, 0.0, 0.4, 3.55, 0.125, 2.5 * 4.675});
 }
 
 TEST(TasslMetrics, UpperChainEqualsLowerChain) {
@@ -222,7 +222,7 @@ TEST(TasslMetrics, OutStarAndInStar) {
   ASSERT_EQ(out_split.P.subgraph_ptr, (std::vector<index_t>{0, 2, 4, 5}));
   expect_tassl(out_split.m.tassl, {2, 2, 3, 0, 1, 3, 2, 3, 3, {1, 1, 1}, {0, 1, 0}, {0, 1, 1}, 0.5, 0.75});
   expect_subgraphs(out_split.m.tassl, {{0, 2, 1, 0, 1}, {1, 2, 0, 1, 2}, {1, 1, 0, 1, 1}});
-  expect_blocks(out_split.m.tassl, {{0, 2, 32, 1, 0}, {1, 2, 32, 0, 1}, {1, 1, 32, 0, 1}});
+  expect_blocks(out_split.m.tassl, {{0, 2, 32, 512, 1, 0}, {1, 2, 32, 512, 0, 1}, {1, 1, 32, 512, 0, 1}});
 
   const Edges in_star{{0, 4}, {1, 4}, {2, 4}, {3, 4}};
   const Analysed in = analyse(graph_matrix(5, in_star), 8);
@@ -234,17 +234,17 @@ TEST(TasslMetrics, OutStarAndInStar) {
   ASSERT_EQ(split.P.vertices, (std::vector<index_t>{0, 3, 1, 2, 4}));
   expect_tassl(split.m.tassl, {2, 2, 3, 0, 1, 3, 4, 4, 1, {0, 4, 0}, {0, 1, 0}, {0, 3, 0}, 0.0, 0.25});
   expect_subgraphs(split.m.tassl, {{0, 2, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, 2, 1, 3, 1}});
-  expect_blocks(split.m.tassl, {{0, 2, 32, 0, 0}, {0, 1, 32, 0, 0}, {1, 2, 32, 1, 3}});
-  EXPECT_EQ(split.m.tassl.critical_barriers, 3);
+  expect_blocks(split.m.tassl, {{0, 2, 32, 512, 0, 0}, {0, 1, 32, 512, 0, 0}, {1, 2, 32, 512, 1, 3}});
+  EXPECT_EQ(split.m.tassl.critical_barriers, 7);
   // (3.22): level 0 costs beta 2 + 0 barriers (the larger empty sub-graph); level 1
   // 3/0.25 + 1 operations, 4 barriers, beta 2.
   expect_prediction(tassl::predict_tassl(split.m, params(), kEta),
                     {13, 22, 1.0, 4, 2, 0, 4, 0.0, ratio(4, 13), ratio(22, 13), ratio(1, 13),
                      ratio(1, ratio(4, 13)) * (1 + ratio(22, 13) + ratio(1, 13))});
-  // The layout: each block also has its phase-1 barrier.
+  // The layout: 3 block barriers per block, and the rounds'.
   expect_prediction(tassl::predict_layout(split.m, params(), kEta),
-                    {13, 21.5, 1.0, 4, 2, 0, 3, 0.0, ratio(4, 13), ratio(21.5, 13), ratio(1, 13),
-                     ratio(1, ratio(4, 13)) * (1 + ratio(21.5, 13) + ratio(1, 13))});
+                    {13, 23.5, 1.0, 4, 2, 0, 7, 0.0, ratio(4, 13), ratio(23.5, 13), ratio(1, 13),
+                     ratio(1, ratio(4, 13)) * (1 + ratio(23.5, 13) + ratio(1, 13))});
 }
 
 TEST(TasslMetrics, TwoIndependentChains) {
@@ -270,9 +270,9 @@ TEST(TasslMetrics, BlockDiagonalWithIsolatedVertex) {
   expect_tassl(a.m.tassl,
                {1, 1, 2, 1, 6, 0, 2, 4, 4, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, 1.0 - ratio(2, 6), ratio(4, 6)});
   expect_subgraphs(a.m.tassl, {{0, 3, 2, 0, 2}, {0, 3, 2, 0, 2}});
-  expect_blocks(a.m.tassl, {{0, 3, 32, 2, 0}, {0, 3, 32, 2, 0}, {0, 1, 32, 0, 0}});  // V0's block last
+  expect_blocks(a.m.tassl, {{0, 3, 32, 512, 2, 0}, {0, 3, 32, 512, 2, 0}, {0, 1, 32, 512, 0, 0}});  // V0's last
   EXPECT_EQ(a.m.tassl.rounds, 4);
-  EXPECT_EQ(a.m.tassl.critical_barriers, 3);
+  EXPECT_EQ(a.m.tassl.critical_barriers, 5);
   expect_prediction(tassl::predict_tassl(a.m, params(), kEta),
                     {2, 11, 0.75, 2, 1, 0, 2, 1.0 - ratio(2, 6), 1.0, 5.5, 0.375, 6.875});
 }
@@ -293,19 +293,21 @@ TEST(TasslMetrics, SlowestSubgraphIsNotTheOneWithMostSlots) {
 }
 
 TEST(TasslMetrics, LayoutBarrierInterpolatesInWarps) {
-  tassl::Metrics m;  // by hand: one launch, blocks of 64 and 1024 threads
+  tassl::Metrics m;  // by hand: one launch; rounds of 64 and of 32 lanes, in blocks of 512 threads
   m.n_edges = 10;
   m.tassl.has_layout = true;
   m.tassl.launches = 1;
-  m.tassl.per_block = {{0, 0, 64, 4, 0}, {0, 0, 1024, 1, 0}};
+  m.tassl.per_block = {{0, 0, 64, 512, 8, 0}, {0, 0, 32, 512, 2, 0}};
   tassl::MachineParams p;
   p.sigma_local = 1;
-  p.sigma_local_wide = 32;  // one warp 1, 32 warps 32: 2 for 64 threads
+  p.sigma_local_wide = 32;  // one warp 1, 32 warps 32: 2 for 64 threads, 16 for 512
   const tassl::Prediction r = tassl::predict_layout(m, p, {});
-  EXPECT_DOUBLE_EQ(r.sync, 64.0);  // 1024 threads: 2 barriers of 32 beat 5 of 2
-  EXPECT_EQ(r.local_barriers, 2);
+  EXPECT_DOUBLE_EQ(r.sync, 64.0);  // 8 round barriers of 2 and 3 block barriers of 16 (the other: 2 + 48)
+  EXPECT_EQ(r.local_barriers, 11);
+  m.tassl.per_block = {{0, 0, 1024, 1024, 1, 0}};
+  EXPECT_DOUBLE_EQ(tassl::predict_layout(m, p, {}).sync, 128.0);  // 4 barriers of 32
   p.sigma_local_wide = 0;  // no wide value: every barrier costs sigma_local
-  EXPECT_DOUBLE_EQ(tassl::predict_layout(m, p, {}).sync, 5.0);
+  EXPECT_DOUBLE_EQ(tassl::predict_layout(m, p, {}).sync, 4.0);
 }
 
 TEST(TasslMetrics, ImpliedEfficiency) {

@@ -141,22 +141,26 @@ Metrics metrics(const Csr<T>& A, Triangle tri, const LevelSets& levels, const Pa
   ts.C = concurrency(ts.critical_slots, m.n_edges);                          // (3.25), p_hat = most slots
   ts.W = m.n_edges > 0 ? double(ts.widest) / double(m.n_edges) : 0.0;       // (3.31)
 
-  if (layout) {  // the GPU layout: phase 1 by lane, then rounds with a barrier each
+  if (layout) {  // the GPU layout: external rows by thread, then rounds with a barrier each
     ts.has_layout = true;
     std::vector<std::int64_t> lane;
     for (const LevelLaunch& L : layout->launches) {
       if (L.last_block == L.first_block) continue;
+      const int threads = std::max(L.width, kLayoutMinThreads);
       std::int64_t longest = 0;
       for (index_t b = L.first_block; b < L.last_block; ++b) {
         const Block& B = layout->blocks[std::size_t(b)];
-        lane.assign(std::size_t(L.width), 0);
-        for (index_t u = 0; u < B.size; ++u)
-          lane[std::size_t(u % L.width)] += layout->ext_ptr[B.base + u + 1] - layout->ext_ptr[B.base + u];
-        ts.per_block.push_back({ts.launches, B.size, L.width, B.rounds, *std::max_element(lane.begin(), lane.end())});
+        lane.assign(std::size_t(threads), 0);
+        for (index_t r = B.ext_row_begin; r < B.ext_row_end; ++r) {
+          const index_t p = layout->ext_rows[std::size_t(r)];
+          lane[std::size_t((r - B.ext_row_begin) % threads)] += layout->ext_ptr[p + 1] - layout->ext_ptr[p];
+        }
+        ts.per_block.push_back(
+            {ts.launches, B.size, L.width, threads, B.rounds, *std::max_element(lane.begin(), lane.end())});
         ts.rounds += B.rounds;
         longest = std::max<std::int64_t>(longest, B.rounds);
       }
-      ts.critical_barriers += longest + 1;
+      ts.critical_barriers += longest + 3;
       ++ts.launches;
     }
   }
@@ -222,8 +226,8 @@ Prediction predict_layout(const Metrics& m, const MachineParams& p, const Effici
     t.ops = double(c.lane_ext) / e.external + double(c.rounds) / e.internal;
     t.compute = p.iota * t.ops;
     t.steps = c.lane_ext + c.rounds;
-    t.barriers = c.rounds + 1;
-    t.local = barrier(c.width) * double(t.barriers);
+    t.barriers = c.rounds + 3;
+    t.local = barrier(c.width) * double(c.rounds) + barrier(c.threads) * 3.0;
     t.transfer = p.beta * double(c.n);
     return t;
   };

@@ -13,9 +13,10 @@
 //  machine); a Prediction's the argmax of (3.23). No edges: C = 1, W = 0. V0
 //  is in no level; V0 alone is one kernel. No host transfer (3.4) nor
 //  permutation (3.33) terms. beta: per element of x, global -> local -> global.
-//  predict_layout (not in the thesis) applies (3.22) to the GPU layout: a lane
-//  runs its vertices' external edges in turn; a block barriers once per round
-//  and once after loading.
+//  predict_layout (not in the thesis) applies (3.22) to the GPU layout as
+//  trsv/tassl.cu runs it: a thread runs its external rows' edges in turn; the
+//  round lanes barrier once per round, the whole block 3 times (after the
+//  loads, after the external rows, before the stores).
 #pragma once
 
 #include <cstdint>
@@ -48,9 +49,11 @@ struct SubgraphCounts {
   std::int64_t slots = 0, ext_slots = 0;  // n_slots,g and n'_slots,g
   std::int64_t widest_slot = 0;           // max_q,q' {|T_g,q|, |T'_g,q'|}
 };
+// Threads of a layout block: max(width, this), as tassl.cu's block_threads.
+inline constexpr int kLayoutMinThreads = 512;
 struct BlockCounts {
-  index_t launch = 0, n = 0, width = 32;
-  std::int64_t rounds = 0, lane_ext = 0;  // lane_ext: most external edges one lane runs
+  index_t launch = 0, n = 0, width = 32, threads = kLayoutMinThreads;  // width: the round lanes
+  std::int64_t rounds = 0, lane_ext = 0;  // lane_ext: most external edges one thread runs
 };
 
 // Sect. 3.2.1-3.2.3: the TASSL schedule.
@@ -68,7 +71,7 @@ struct TasslMetrics {
   // The GPU layout, when given (has_layout).
   bool has_layout = false;
   index_t launches = 0;
-  std::int64_t rounds = 0, critical_barriers = 0;  // sum over launches of the longest block's rounds + 1
+  std::int64_t rounds = 0, critical_barriers = 0;  // sum over launches of the longest block's rounds + 3
   std::vector<BlockCounts> per_block;
 };
 
