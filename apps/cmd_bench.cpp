@@ -23,8 +23,10 @@ void add_bench_command(CLI::App& app) {
                    "Matrix Market files (their lower triangle; a missing or zero diagonal "
                    "entry becomes sum|l_ij| + 1)")
       ->check(CLI::ExistingFile);
-  trsv->add_option("--suite", o->suite, "Built-in cases: default, quick or none")
-      ->check(CLI::IsMember({"default", "quick", "none"}))
+  trsv->add_option("--suite", o->suite,
+                   "Built-in cases: default, quick, none, or tassl-paper (the TASSL paper's block-diagonal "
+                   "matrices, then the real matrices)")
+      ->check(CLI::IsMember({"default", "quick", "none", "tassl-paper"}))
       ->capture_default_str();
   trsv->add_flag("--quick", o->quick, "The quick suite on the CPU only (CI: seconds)");
   trsv->add_option("--precision", o->precision, "double, float or both")

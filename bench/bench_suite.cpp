@@ -73,6 +73,19 @@ void add_generator_cases(std::vector<BenchCase>& cases, bool quick) {
                               [=] { return random_block_diagonal_lower<double>(b.blocks, b.size, b.density); }));
 }
 
+// The TASSL paper's block-diagonal experiments (Picciau et al. 2016, Sect. 5;
+// thesis Sect. 5.2): 16 blocks of 250 .. 55,000 rows at 0.1% density, and 8 ..
+// 512 blocks of 6,000 rows at 1%: concurrency from the number and size of
+// independent components.
+void add_tassl_paper_cases(std::vector<BenchCase>& cases) {
+  for (const index_t size : {250, 1000, 4000, 16000, 55000})
+    cases.push_back(generated(fmt::format("blockdiag-16x{}-0.1%", size),
+                              [=] { return random_block_diagonal_lower<double>(16, size, 0.001); }));
+  for (const index_t blocks : {8, 32, 128, 512})
+    cases.push_back(generated(fmt::format("blockdiag-{}x6000-1%", blocks),
+                              [=] { return random_block_diagonal_lower<double>(blocks, 6000, 0.01); }));
+}
+
 }  // namespace
 
 std::filesystem::path find_data_dir(const std::string& dir) {
@@ -127,7 +140,10 @@ std::vector<BenchCase> make_suite(const BenchOptions& o, std::vector<std::string
   std::vector<BenchCase> cases;
   const bool quick = o.quick || o.suite == "quick";
   if (o.suite != "none" || o.quick) {
-    add_generator_cases(cases, quick);
+    if (o.suite == "tassl-paper")
+      add_tassl_paper_cases(cases);
+    else
+      add_generator_cases(cases, quick);
     const fs::path dir = find_data_dir(o.data_dir);
     if (dir.empty()) {
       warnings.push_back("data folder '" + o.data_dir + "' not found: real matrices skipped");

@@ -52,9 +52,10 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_level_set_small_chunks(const Csr<T>
 }
 
 // TASSL with the default n_max (the whole of a block's shared memory), and
-// with sub-graphs of at most 64 / 500 vertices on 32- / 1024-thread blocks:
-// with small matrices these give many sub-graphs, many sub-graph levels,
-// external edges and slots split over several rounds.
+// with sub-graphs of at most 64 / 500 vertices and at most 32 / 1024 round
+// lanes (staged and not): with small matrices these give many sub-graphs, many
+// sub-graph levels, external edges, slots split over several rounds, and
+// (staged) many chunks of rounds.
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_default(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
   return trsv_gpu::make_tassl(A, tri, diag);
@@ -62,6 +63,11 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_default(const Csr<T>& A, Tria
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_small_warp(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
   return trsv_gpu::make_tassl(A, tri, diag, {.n_max = 64, .max_width = 32});
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_small_warp_unstaged(const Csr<T>& A, Triangle tri,
+                                                                       DiagonalKind diag) {
+  return trsv_gpu::make_tassl(A, tri, diag, {.n_max = 64, .max_width = 32, .stage = false});
 }
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_small_wide(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
@@ -77,6 +83,7 @@ std::vector<NamedAlgorithm<T>> every_algorithm() {
           {"SyncFreeCsc", &trsv_gpu::make_sync_free_csc<T>},
           {"Tassl", &make_tassl_default<T>},
           {"TasslSmallWarp", &make_tassl_small_warp<T>},
+          {"TasslSmallWarpUnstaged", &make_tassl_small_warp_unstaged<T>},
           {"TasslSmallWide", &make_tassl_small_wide<T>}};
 }
 

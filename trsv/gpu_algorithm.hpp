@@ -71,10 +71,13 @@ std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, 
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag);
 // TASSL (trsv/tassl.cu): n_max 0 means as many values as a block's opt-in
-// shared memory holds; max_width caps the threads of a block (tests shrink it).
+// shared memory holds beside 32 KB of staging; max_width caps the round lanes
+// of a block (tests shrink it); stage: narrow blocks (<= 64 lanes) copy their
+// rounds' entries to shared memory with cp.async (where it fits).
 struct TasslTuning {
   index_t n_max = 0;
   int max_width = 1024;
+  bool stage = true;
 };
 template <class T>
 std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>& A, Triangle tri, DiagonalKind diag,

@@ -21,6 +21,8 @@
 #include <numeric>
 #include <type_traits>
 
+#include <cuda_pipeline.h>
+
 #include "cuda/check.hpp"
 #include "sparse/instantiate.hpp"
 #include "trsv/gpu_algorithm.hpp"
@@ -60,6 +62,28 @@ constexpr int block_threads() {
   return W < 512 ? 512 : W;
 }
 
+// Staged rounds (narrow blocks, W <= 64): the round lanes copy chunks of
+// kStageRounds rounds' entries into shared memory with cp.async, double
+// buffered, and read each batch of 8 rounds from there. Measured on an H200
+// (bench/results/2026-11-22-tassl-notes.md): with the register prefetch alone
+// a one-warp round took about 134 ns, the in-order issue of the next rounds'
+// global loads sitting on every round's path (as for the level-set thin runs).
+constexpr std::size_t kStageBytes = 32 * 1024;  // both buffers
+constexpr int kStageBatch = 8;
+template <int W>
+constexpr bool stageable() {
+  return W <= 64;
+}
+template <class T, int W>
+struct Stage {
+  static constexpr int kRounds =
+      int(kStageBytes / 2 / (std::size_t(W) * (sizeof(std::uint32_t) + sizeof(T)))) / kStageBatch * kStageBatch;
+  static constexpr std::size_t kKeyBytes = std::size_t(kRounds) * W * sizeof(std::uint32_t);
+  static constexpr std::size_t kChunkBytes = kKeyBytes + std::size_t(kRounds) * W * sizeof(T);
+  static_assert(kRounds >= kStageBatch && kKeyBytes % 16 == 0 && kChunkBytes % 16 == 0);
+};
+__host__ __device__ constexpr std::size_t align16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+
 // The barrier between two rounds: among the W round lanes only.
 template <int W>
 __device__ __forceinline__ void round_barrier() {
@@ -71,7 +95,7 @@ __device__ __forceinline__ void round_barrier() {
     asm volatile("bar.sync 1, %0;" ::"n"(W) : "memory");
 }
 
-template <class T, int W>
+template <class T, int W, bool STAGED>
 __global__ void __launch_bounds__(block_threads<W>())
     tassl_subgraph_kernel(Arrays<T> g, const tassl::Block* __restrict__ blocks, const RhsAndX<T>* slot) {
   constexpr int D = prefetch_rounds<W>();
@@ -83,16 +107,6 @@ __global__ void __launch_bounds__(block_threads<W>())
   T* x = slot->x;
   const int tid = int(threadIdx.x);
   const bool round_lane = tid < W;
-  const std::uint32_t* key = g.int_key + blk.entry_begin + tid;
-  const T* val = g.int_val + blk.entry_begin + tid;
-  std::uint32_t k[D];
-  T a[D];
-#pragma unroll
-  for (int d = 0; d < D; ++d) {  // the first rounds' entries load while phase 1 runs
-    const bool have = round_lane && d < blk.rounds;
-    k[d] = have ? __ldg(key + std::size_t(d) * W) : tassl::kPadEntry;
-    a[d] = have ? __ldg(val + std::size_t(d) * W) : T(0);
-  }
   // 1. x_loc = b / l_ii, then the external slots by external row.
 #pragma unroll 4
   for (index_t u = tid; u < blk.size; u += P) {
@@ -109,12 +123,71 @@ __global__ void __launch_bounds__(block_threads<W>())
   }
   __syncthreads();
   // 2. The internal slots, round by round, on the first W threads.
-  if (round_lane) {
+  auto apply = [&](std::uint32_t key, T a) {
+    if (key != tassl::kPadEntry) xl[key >> 16] -= a * xl[key & 0xFFFFu];
+  };
+  if constexpr (STAGED) {
+    using S = Stage<T, W>;
+    unsigned char* stage = smem + align16(std::size_t(blk.size) * sizeof(T));
+    const index_t chunks = (blk.rounds + S::kRounds - 1) / S::kRounds;
+    auto issue = [&](index_t c) {  // chunk c's entries into buffer c % 2 (one commit group)
+      const std::size_t first = std::size_t(c) * S::kRounds * W;
+      const std::size_t count = std::size_t(min(index_t(S::kRounds), blk.rounds - c * S::kRounds)) * W;
+      unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
+      const auto* ks = reinterpret_cast<const uint4*>(g.int_key + blk.entry_begin + first);
+      const auto* vs = reinterpret_cast<const uint4*>(g.int_val + blk.entry_begin + first);
+      for (std::size_t i = tid; i < count * sizeof(std::uint32_t) / 16; i += W)
+        __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf) + i, ks + i, 16);
+      for (std::size_t i = tid; i < count * sizeof(T) / 16; i += W)
+        __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf + S::kKeyBytes) + i, vs + i, 16);
+      __pipeline_commit();
+    };
+    if (round_lane && chunks > 0) {
+      issue(0);
+      for (index_t c = 0; c < chunks; ++c) {
+        if (c + 1 < chunks) {
+          issue(c + 1);  // its buffer's last reader, chunk c - 1, ended with a round barrier
+          __pipeline_wait_prior(1);
+        } else {
+          __pipeline_wait_prior(0);
+        }
+        round_barrier<W>();  // every lane's copies of chunk c are visible
+        const unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
+        const auto* sk = reinterpret_cast<const std::uint32_t*>(buf) + tid;
+        const auto* sv = reinterpret_cast<const T*>(buf + S::kKeyBytes) + tid;
+        const index_t rounds = min(index_t(S::kRounds), blk.rounds - c * S::kRounds);
+        for (index_t j0 = 0; j0 < rounds; j0 += kStageBatch) {
+          std::uint32_t kk[kStageBatch];
+          T aa[kStageBatch];
+#pragma unroll
+          for (int d = 0; d < kStageBatch; ++d) {
+            kk[d] = j0 + d < rounds ? sk[(j0 + d) * W] : tassl::kPadEntry;
+            aa[d] = j0 + d < rounds ? sv[(j0 + d) * W] : T(0);
+          }
+#pragma unroll
+          for (int d = 0; d < kStageBatch; ++d)
+            if (j0 + d < rounds) {
+              apply(kk[d], aa[d]);
+              round_barrier<W>();
+            }
+        }
+      }
+    }
+  } else if (round_lane) {
+    const std::uint32_t* key = g.int_key + blk.entry_begin + tid;
+    const T* val = g.int_val + blk.entry_begin + tid;
+    std::uint32_t k[D];
+    T a[D];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      k[d] = d < blk.rounds ? __ldg(key + std::size_t(d) * W) : tassl::kPadEntry;
+      a[d] = d < blk.rounds ? __ldg(val + std::size_t(d) * W) : T(0);
+    }
     for (index_t r0 = 0; r0 < blk.rounds; r0 += D) {
 #pragma unroll
       for (int d = 0; d < D; ++d) {
         if (r0 + d < blk.rounds) {  // uniform over the round lanes
-          if (k[d] != tassl::kPadEntry) xl[k[d] >> 16] -= a[d] * xl[k[d] & 0xFFFFu];
+          apply(k[d], a[d]);
           round_barrier<W>();
           const index_t r = r0 + D + d;
           if (r < blk.rounds) {
@@ -155,6 +228,7 @@ class TasslSolver final : public Algorithm<T> {
     if (n_max > tassl::kMaxSubgraphVertices)
       throw Error("TASSL: n_max " + std::to_string(n_max) + " exceeds the " +
                   std::to_string(tassl::kMaxSubgraphVertices) + " vertices that 16-bit slot indices address");
+    stage_ = tuning.stage;
     if (std::size_t(n_max) * sizeof(T) > optin_bytes())
       throw Error("TASSL: n_max " + std::to_string(n_max) + " values do not fit the " +
                   std::to_string(optin_bytes()) + " bytes of shared memory a block may use");
@@ -223,14 +297,46 @@ class TasslSolver final : public Algorithm<T> {
     put(int_val_, v.internal);
   }
 
+  // A launch's kernel: staged when its width allows and x_loc plus the
+  // staging buffers fit a block's shared memory.
+  struct Kernel {
+    int width;
+    bool staged;
+    auto operator<=>(const Kernel&) const = default;
+  };
+  template <class F>
+  static void with_kernel(Kernel k, F&& f) {
+    with_width(k.width, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      if constexpr (stageable<W>()) {
+        if (k.staged) return f(tassl_subgraph_kernel<T, W, true>, block_threads<W>());
+      }
+      f(tassl_subgraph_kernel<T, W, false>, block_threads<W>());
+    });
+  }
+  std::size_t launch_smem(const tassl::LevelLaunch& L, bool staged) const {
+    std::size_t bytes = align16(std::size_t(L.most_size) * sizeof(T));
+    if (staged)
+      with_width(L.width, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        if constexpr (stageable<W>()) bytes += 2 * Stage<T, W>::kChunkBytes;
+      });
+    return bytes;
+  }
+  Kernel kernel_for(const tassl::LevelLaunch& L) const {
+    const bool staged = stage_ && L.width <= 64 && launch_smem(L, true) <= optin_bytes();
+    return {L.width, staged};
+  }
+
   void capture() {
-    std::map<int, std::size_t> most;  // shared memory opt-in per kernel: the most any launch uses
-    for (const tassl::LevelLaunch& L : layout_.launches)
-      most[L.width] = std::max(most[L.width], std::size_t(L.most_size) * sizeof(T));
-    for (const auto& [width, bytes] : most)
-      with_width(width, [&, bytes = int(bytes)](auto w) {
-        BALSA_CUDA_CHECK(cudaFuncSetAttribute(tassl_subgraph_kernel<T, decltype(w)::value>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    std::map<Kernel, std::size_t> most;  // shared memory opt-in per kernel: the most any launch uses
+    for (const tassl::LevelLaunch& L : layout_.launches) {
+      const Kernel k = kernel_for(L);
+      most[k] = std::max(most[k], launch_smem(L, k.staged));
+    }
+    for (const auto& [k, bytes] : most)
+      with_kernel(k, [&, bytes = int(bytes)](auto kernel, int) {
+        BALSA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
       });
     const Arrays<T> g{order_.data(),   diag_.data(),    ext_rows_.data(), ext_ptr_.data(),
                       ext_from_.data(), ext_val_.data(), int_key_.data(),  int_val_.data()};
@@ -240,10 +346,9 @@ class TasslSolver final : public Algorithm<T> {
     cudaError_t status = cudaSuccess;
     for (const tassl::LevelLaunch& L : layout_.launches) {
       if (L.last_block == L.first_block) continue;
-      with_width(L.width, [&](auto w) {
-        constexpr int W = decltype(w)::value;
-        tassl_subgraph_kernel<T, W><<<L.last_block - L.first_block, block_threads<W>(),
-                                      std::size_t(L.most_size) * sizeof(T), cap.get()>>>(
+      const Kernel k = kernel_for(L);
+      with_kernel(k, [&](auto kernel, int threads) {
+        kernel<<<L.last_block - L.first_block, threads, launch_smem(L, k.staged), cap.get()>>>(
             g, blocks_.data() + L.first_block, slot_.data());
       });
       status = cudaGetLastError();
@@ -258,6 +363,7 @@ class TasslSolver final : public Algorithm<T> {
 
   index_t n_;
   index_t nnz_;
+  bool stage_ = true;
   tassl::Layout layout_;
   std::vector<index_t> diag_pos_;
   TasslStats stats_;
@@ -275,7 +381,8 @@ index_t tassl_default_n_max(std::size_t value_bytes) {
   int device = 0, optin = 0;
   BALSA_CUDA_CHECK(cudaGetDevice(&device));
   BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return std::min<index_t>(index_t(std::size_t(optin) / value_bytes), tassl::kMaxSubgraphVertices);
+  // x_loc beside the staging buffers of the narrow kernels.
+  return std::min<index_t>(index_t((std::size_t(optin) - kStageBytes - 16) / value_bytes), tassl::kMaxSubgraphVertices);
 }
 
 template <class T>
