@@ -1,24 +1,39 @@
-// TrsvAlgorithm::Auto: a cheap rule on the level statistics.
+// TrsvAlgorithm::Auto: a cheap rule on the level statistics (and, for wide
+// levels only, the component sizes: one union-find pass).
 //
 // CPU: level-set pays when levels are wide enough to share among threads and
 // the matrix is large enough to amortise the barriers; otherwise serial
 // substitution (no barriers at all) wins.
-// GPU: level-set. Its runs of thin levels run inside one block with x kept in
-// shared memory (about 0.2-0.4 us a level on an H200) where a sync-free
-// dependency hop costs about 1 us through global memory, and its wide levels
-// run as full launches; on 45 of the 47 rows of the benchmark suite it was
-// the fastest of balsa's GPU algorithms (the exceptions: arrow in float, 2%
-// behind sync-free CSR; hangGlider_2 in double, 10% behind sync-free CSC).
-// The benchmark (balsa bench trsv, bench/results/) is where this rule is
-// checked.
+//
+// GPU, from the H200 benchmark of all four (bench/results/2026-11-22-tassl-*):
+//  - 1-2 levels: level-set (one or two wide launches; TASSL pays one edge into
+//    a vertex per slot, so a dense row becomes a chain of slots: arrow).
+//  - at most 16 levels and n >= 1500: cuSPARSE (a few wide levels; level-set
+//    and TASSL pay a single block's load phase or a dense row: bayer10,
+//    hangGlider_2).
+//  - mean level width n / levels >= 1000: wide levels, where cuSPARSE's
+//    per-level launches are the cheapest barrier (3D Laplacians, 16 blocks of
+//    55,000) -- unless the graph falls apart into at least 64 components that
+//    each fit a sub-graph: then TASSL runs them all at once with no barrier
+//    between them (512 blocks of 6,000 rows).
+//  - otherwise (narrow levels: deep chains, the small real matrices): TASSL,
+//    whose rounds cost tens of ns where a level costs 0.3-2 us.
+// Sync-free is never chosen: it was the fastest on none of the suite's cases.
 #include "trsv/auto_choice.hpp"
 
 namespace balsa::trsv_auto {
 
-TrsvAlgorithm choose(const TrsvStats& a, Device device) {
+TrsvAlgorithm choose(const TrsvStats& a, Device device, index_t n_max,
+                     const std::function<Components()>& components) {
   if (device == Device::Cpu)
     return a.rows >= 200000 && a.mean_level_width >= 1000 ? TrsvAlgorithm::LevelSet : TrsvAlgorithm::Reference;
-  return TrsvAlgorithm::LevelSet;
+  if (a.levels <= 2) return TrsvAlgorithm::LevelSet;
+  if (a.levels <= 16 && a.rows >= 1500) return TrsvAlgorithm::Cusparse;
+  if (a.mean_level_width >= 1000) {
+    const Components c = components();
+    return c.count >= 64 && c.largest <= n_max ? TrsvAlgorithm::Tassl : TrsvAlgorithm::Cusparse;
+  }
+  return TrsvAlgorithm::Tassl;
 }
 
 }  // namespace balsa::trsv_auto

@@ -1,8 +1,21 @@
 // Internal: TrsvAlgorithm::Auto (see trsv/auto_choice.cpp for the rule).
 #pragma once
 
+#include <functional>
+
 #include "balsa/trsv.hpp"
 
 namespace balsa::trsv_auto {
-TrsvAlgorithm choose(const TrsvStats& analysis, Device device);
-}
+
+// Weakly connected components of the dependency graph (edges only; isolated
+// vertices not counted), computed only when the rule asks for them.
+struct Components {
+  index_t count = 0;
+  index_t largest = 0;
+};
+
+// `components` is called at most once; `n_max` is TASSL's sub-graph capacity.
+TrsvAlgorithm choose(const TrsvStats& analysis, Device device, index_t n_max,
+                     const std::function<Components()>& components);
+
+}  // namespace balsa::trsv_auto

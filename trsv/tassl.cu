@@ -62,7 +62,7 @@ constexpr int block_threads() {
   return W < 512 ? 512 : W;
 }
 
-// Staged rounds (narrow blocks, W <= 64): the round lanes copy chunks of
+// Staged rounds (one-warp blocks, W = 32): the round lanes copy chunks of
 // kStageRounds rounds' entries into shared memory with cp.async, double
 // buffered, and read each batch of 8 rounds from there. Measured on an H200
 // (bench/results/2026-11-22-tassl-notes.md): with the register prefetch alone
@@ -70,9 +70,11 @@ constexpr int block_threads() {
 // global loads sitting on every round's path (as for the level-set thin runs).
 constexpr std::size_t kStageBytes = 32 * 1024;  // both buffers
 constexpr int kStageBatch = 8;
+// One warp only: with 64 lanes a 16 KB chunk holds 16 rounds, too few to
+// cover the copy's latency (banded 4M rows: 29 -> 52 ms when staged).
 template <int W>
 constexpr bool stageable() {
-  return W <= 64;
+  return W == 32;
 }
 template <class T, int W>
 struct Stage {
@@ -324,7 +326,7 @@ class TasslSolver final : public Algorithm<T> {
     return bytes;
   }
   Kernel kernel_for(const tassl::LevelLaunch& L) const {
-    const bool staged = stage_ && L.width <= 64 && launch_smem(L, true) <= optin_bytes();
+    const bool staged = stage_ && L.width == 32 && launch_smem(L, true) <= optin_bytes();
     return {L.width, staged};
   }
 

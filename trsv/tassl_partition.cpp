@@ -135,6 +135,30 @@ void split_by_levels(const std::vector<index_t>& comp, index_t n_max, const std:
 
 }  // namespace
 
+ComponentSizes component_sizes(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                               Triangle tri) {
+  std::vector<index_t> up(static_cast<std::size_t>(n));
+  std::iota(up.begin(), up.end(), 0);
+  std::vector<char> has_edge(std::size_t(n), 0);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
+      const index_t j = col_idx[p];
+      if (tri == Triangle::Lower ? j >= i : j <= i) continue;
+      has_edge[i] = has_edge[j] = 1;
+      const index_t a = find(up, i), b = find(up, j);
+      if (a != b) up[std::max(a, b)] = std::min(a, b);
+    }
+  std::vector<index_t> size(std::size_t(n), 0);
+  ComponentSizes out;
+  for (index_t v = 0; v < n; ++v)
+    if (has_edge[v]) {
+      const index_t r = find(up, v);
+      if (size[r]++ == 0) ++out.count;
+      out.largest = std::max(out.largest, size[r]);
+    }
+  return out;
+}
+
 Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx, Triangle tri,
                     index_t n_max) {
   if (n_max < 1) throw DimensionError("TASSL partition: n_max must be at least 1, got " + std::to_string(n_max));

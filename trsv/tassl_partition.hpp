@@ -64,6 +64,15 @@ struct Partition {
 template <class T>
 Partition partition(const Csr<T>& A, Triangle tri, index_t n_max);
 
+// Weakly connected components of the dependency graph of the `tri` triangle
+// (vertices with at least one edge): how many, and the largest's size.
+struct ComponentSizes {
+  index_t count = 0;
+  index_t largest = 0;
+};
+ComponentSizes component_sizes(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                               Triangle tri);
+
 // The same on a bare pattern (row_ptr/col_idx of an n x n matrix).
 Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx, Triangle tri,
                     index_t n_max);

@@ -23,6 +23,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 Triangle other(Triangle t) { return t == Triangle::Lower ? Triangle::Upper : Triangle::Lower; }
+// TASSL's n_max: the GPU's (its shared memory), or on the CPU an H200's.
+template <class T>
+index_t default_tassl_n_max(Device device) {
+  if (device == Device::Cuda && cuda::available()) return trsv_gpu::tassl_default_n_max(sizeof(T));
+  return std::min(index_t((tassl::kDefaultSharedBytes - 32 * 1024 - 16) / sizeof(T)), tassl::kMaxSubgraphVertices);
+}
 }  // namespace
 
 const char* to_string(TrsvAlgorithm a) {
@@ -108,7 +114,15 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
     for (index_t k = 0; k < levels.count(); ++k) st.widest_level = std::max(st.widest_level, levels.width(k));
     st.mean_level_width = st.levels ? double(st.rows) / st.levels : 0.0;
     st.device = options.device;
-    st.algorithm = options.algorithm == TrsvAlgorithm::Auto ? trsv_auto::choose(st, options.device) : options.algorithm;
+    if (options.algorithm == TrsvAlgorithm::Auto) {
+      const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(options.device);
+      st.algorithm = trsv_auto::choose(st, options.device, n_max, [&] {
+        const tassl::ComponentSizes c = tassl::component_sizes(s.M.rows, s.M.row_ptr, s.M.col_idx, s.tri);
+        return trsv_auto::Components{c.count, c.largest};
+      });
+    } else {
+      st.algorithm = options.algorithm;
+    }
     if (options.device == Device::Cpu) {
       if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet &&
           st.algorithm != TrsvAlgorithm::Tassl)
@@ -117,10 +131,7 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
       if (st.algorithm == TrsvAlgorithm::LevelSet) s.schedule = trsv_cpu::make_schedule(levels);
       if (st.algorithm == TrsvAlgorithm::Tassl) {
         // The CPU runs the schedule the GPU would, with the H200's n_max for T.
-        const index_t n_max =
-            options.tassl_n_max > 0
-                ? options.tassl_n_max
-                : std::min(index_t(tassl::kDefaultSharedBytes / sizeof(T)), tassl::kMaxSubgraphVertices);
+        const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(Device::Cpu);
         auto t1 = Clock::now();
         s.tassl_partition = std::make_unique<tassl::Partition>(tassl::partition(s.M, s.tri, n_max));
         const double t_partition = since(t1);

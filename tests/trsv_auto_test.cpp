@@ -1,0 +1,56 @@
+// TrsvAlgorithm::Auto's rule (trsv/auto_choice.cpp), each branch, and the
+// component sizes it consults (trsv/tassl_partition.hpp).
+#include <gtest/gtest.h>
+
+#include "balsa/generators.hpp"
+#include "trsv/auto_choice.hpp"
+#include "trsv/tassl_partition.hpp"
+
+namespace balsa {
+namespace {
+
+TrsvStats stats(index_t rows, index_t levels) {
+  TrsvStats s;
+  s.rows = rows;
+  s.levels = levels;
+  s.mean_level_width = double(rows) / levels;
+  return s;
+}
+
+TEST(TrsvAuto, GpuRule) {
+  int asked = 0;
+  auto components = [&](index_t count, index_t largest) {
+    return [&asked, count, largest] {
+      ++asked;
+      return trsv_auto::Components{count, largest};
+    };
+  };
+  const auto gpu = Device::Cuda;
+  EXPECT_EQ(trsv_auto::choose(stats(46500, 2), gpu, 24000, components(1, 46500)), TrsvAlgorithm::LevelSet);
+  EXPECT_EQ(trsv_auto::choose(stats(13436, 8), gpu, 24000, components(1, 13436)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(1374, 7), gpu, 24000, components(1, 1374)), TrsvAlgorithm::Tassl);
+  EXPECT_EQ(asked, 0) << "components are computed only for wide levels";
+  EXPECT_EQ(trsv_auto::choose(stats(4096000, 478), gpu, 24000, components(1, 4096000)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(3072000, 155), gpu, 24000, components(512, 6000)), TrsvAlgorithm::Tassl);
+  EXPECT_EQ(trsv_auto::choose(stats(880000, 144), gpu, 24000, components(16, 55000)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(3072000, 155), gpu, 5000, components(512, 6000)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(asked, 4);
+  EXPECT_EQ(trsv_auto::choose(stats(1000000, 142183), gpu, 24000, components(1, 1000000)), TrsvAlgorithm::Tassl);
+  EXPECT_EQ(trsv_auto::choose(stats(1000000, 142183), Device::Cpu, 24000, components(1, 1)), TrsvAlgorithm::Reference);
+}
+
+TEST(TrsvAuto, ComponentSizes) {
+  const Csr<double> B = random_block_diagonal_lower<double>(12, 300, 0.05, 2);
+  const tassl::ComponentSizes c = tassl::component_sizes(B.rows, B.row_ptr, B.col_idx, Triangle::Lower);
+  EXPECT_EQ(c.count, 12);
+  EXPECT_EQ(c.largest, 300);
+  const Csr<double> chain = chain_lower<double>(50);
+  const tassl::ComponentSizes one = tassl::component_sizes(chain.rows, chain.row_ptr, chain.col_idx, Triangle::Lower);
+  EXPECT_EQ(one.count, 1);
+  EXPECT_EQ(one.largest, 50);
+  // The upper triangle of a lower matrix holds no edge.
+  EXPECT_EQ(tassl::component_sizes(chain.rows, chain.row_ptr, chain.col_idx, Triangle::Upper).count, 0);
+}
+
+}  // namespace
+}  // namespace balsa
