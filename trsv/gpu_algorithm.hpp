@@ -72,7 +72,7 @@ template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag);
 // TASSL (trsv/tassl.cu): n_max 0 means as many values as a block's opt-in
 // shared memory holds beside 32 KB of staging; max_width caps the round lanes
-// of a block (tests shrink it); stage: one-warp blocks (32 lanes) copy their
+// of a block (tests shrink it); stage: narrow blocks (<= 64 lanes) copy their
 // rounds' entries to shared memory with cp.async (where it fits).
 struct TasslTuning {
   index_t n_max = 0;

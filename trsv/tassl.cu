@@ -62,7 +62,7 @@ constexpr int block_threads() {
   return W < 512 ? 512 : W;
 }
 
-// Staged rounds (one-warp blocks, W = 32): the round lanes copy chunks of
+// Staged rounds (narrow blocks, W <= 64): the round lanes copy chunks of
 // kStageRounds rounds' entries into shared memory with cp.async, double
 // buffered, and read each batch of 8 rounds from there. Measured on an H200
 // (bench/results/2026-11-22-tassl-notes.md): with the register prefetch alone
@@ -70,11 +70,12 @@ constexpr int block_threads() {
 // global loads sitting on every round's path (as for the level-set thin runs).
 constexpr std::size_t kStageBytes = 32 * 1024;  // both buffers
 constexpr int kStageBatch = 8;
-// One warp only: with 64 lanes a 16 KB chunk holds 16 rounds, too few to
-// cover the copy's latency (banded 4M rows: 29 -> 52 ms when staged).
+// Up to two warps: measured on the H200, staging halved the small real
+// matrices' times at 64 lanes (jagmesh7 0.039 -> 0.019 ms, cryg2500 0.046 ->
+// 0.023 ms); wider blocks hide latency with their own warps.
 template <int W>
 constexpr bool stageable() {
-  return W == 32;
+  return W <= 64;
 }
 template <class T, int W>
 struct Stage {
@@ -325,8 +326,9 @@ class TasslSolver final : public Algorithm<T> {
       });
     return bytes;
   }
+  static bool stageable_width(int w) { return w <= 64; }
   Kernel kernel_for(const tassl::LevelLaunch& L) const {
-    const bool staged = stage_ && L.width == 32 && launch_smem(L, true) <= optin_bytes();
+    const bool staged = stage_ && stageable_width(L.width) && launch_smem(L, true) <= optin_bytes();
     return {L.width, staged};
   }
 
