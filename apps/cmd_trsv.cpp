@@ -162,7 +162,7 @@ void run_trsv(const TrsvCmdOptions& o) {
   const Csr<T> A = extract_triangle(loaded.A, tri);
   const bool gpu = cuda::available();
   const std::size_t shared = gpu ? cuda::device_info().shared_memory_per_block_optin : tassl::kDefaultSharedBytes;
-  const index_t n_max = o.n_max > 0 ? o.n_max : std::min(index_t(shared / sizeof(T)), tassl::kMaxSubgraphVertices);
+  const index_t n_max = o.n_max > 0 ? o.n_max : tassl::default_n_max(shared, sizeof(T));
 
   Stopwatch clock;
   const LevelSets levels = level_sets(A, tri);

@@ -96,8 +96,8 @@ void expect_layout_solves(const Csr<double>& A, Triangle tri, DiagonalKind diag,
     for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
       if (A.col_idx[p] != i) expected.insert(p);
   EXPECT_EQ(used, expected);
-  const trsv_gpu::detail::OffDiagonal split = trsv_gpu::detail::split_diagonal(A, diag);
-  const tassl::ScaledValues<double> V = tassl::scale_values<double>(Y, A.values, split.diag_pos);
+  const tassl::ScaledValues<double> V =
+      tassl::scale_values<double>(Y, A.values, trsv_gpu::detail::diagonal_positions(A, diag));
   const std::vector<double> b = random_vector<double>(A.rows, 5);
   std::vector<double> ref(b.size());
   trsv_reference<double>(A, tri, diag, b, ref);
@@ -188,8 +188,9 @@ TEST(TasslLayout, BadInput) {
     f.values[p] = f.col_idx[p] == 20 ? 1e-30f : 1e30f;
   const tassl::Partition Pf = tassl::partition(f, Triangle::Lower, 100);
   const tassl::Layout Yf = tassl::lay_out(Pf, tassl::schedule(f, Triangle::Lower, Pf));
-  const trsv_gpu::detail::OffDiagonal split = trsv_gpu::detail::split_diagonal(f, DiagonalKind::NonUnit);
-  EXPECT_THROW_MSG(tassl::scale_values<float>(Yf, f.values, split.diag_pos), Error, "row 20");
+  EXPECT_THROW_MSG(
+      tassl::scale_values<float>(Yf, f.values, trsv_gpu::detail::diagonal_positions(f, DiagonalKind::NonUnit)), Error,
+      "row 20");
 }
 
 }  // namespace

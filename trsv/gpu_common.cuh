@@ -51,6 +51,14 @@ inline int multiprocessors() {
   return sms;
 }
 
+// Shared memory one block may opt in to (bytes).
+inline std::size_t optin_shared_bytes() {
+  int device = 0, optin = 0;
+  BALSA_CUDA_CHECK(cudaGetDevice(&device));
+  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return std::size_t(optin);
+}
+
 // What a captured CUDA graph reads b and x from: solve() rewrites this device
 // struct (stream-ordered) before each replay, so the graph never changes.
 template <class T>
@@ -92,6 +100,32 @@ class Owned {
 using Stream = Owned<cudaStream_t, cudaStreamDestroy>;
 using Graph = Owned<cudaGraph_t, cudaGraphDestroy>;
 using GraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
+
+// The launches that enqueue(stream) makes on `stream`, captured into a graph
+// and instantiated. enqueue returns the first launch error (cudaGetLastError
+// after a launch: no device synchronisation is allowed while capturing); the
+// capture is ended before any error is thrown.
+template <class Enqueue>
+GraphExec capture_graph(cudaStream_t stream, Enqueue&& enqueue) {
+  BALSA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const cudaError_t launched = enqueue(stream);
+  Graph graph;
+  const cudaError_t ended = cudaStreamEndCapture(stream, graph.out());
+  BALSA_CUDA_CHECK(launched);
+  BALSA_CUDA_CHECK(ended);
+  GraphExec exec;
+  BALSA_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
+  return exec;
+}
+
+// The same on a fresh non-blocking stream, so that the capture cannot collide
+// with work on the legacy default stream (where the solvers replay graphs).
+template <class Enqueue>
+GraphExec capture_graph(Enqueue&& enqueue) {
+  Stream cap;
+  BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(cap.out(), cudaStreamNonBlocking));
+  return capture_graph(cap.get(), std::forward<Enqueue>(enqueue));
+}
 
 // ---- device: waiting with a watchdog -------------------------------------------
 //

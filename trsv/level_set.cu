@@ -174,10 +174,7 @@ class LevelSetSolver final : public Algorithm<T> {
     auto threads_for = [&](index_t l, int lanes_l) { return std::int64_t(levels.width(l)) * lanes_l; };
     const std::int64_t thin_limit = std::int64_t(tuning.thin_passes) * tuning.thin_block;
     auto wide = [&](index_t l) { return threads_for(l, lanes(l, l + 1)) > thin_limit; };
-    int device = 0, optin = 0;
-    BALSA_CUDA_CHECK(cudaGetDevice(&device));
-    BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    optin_ = std::size_t(optin);
+    optin_ = detail::optin_shared_bytes();
     // Ring entries: `bytes` worth (the zero slot is extra), within what a block may use.
     auto ring_cap = [&](std::size_t bytes) {
       return tuning.ring_entries > 0 ? tuning.ring_entries
@@ -273,44 +270,36 @@ class LevelSetSolver final : public Algorithm<T> {
           BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_kernel<T, LANES>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
       });
-    // Replays go to the legacy default stream. The capture itself uses a
-    // non-blocking stream so that it cannot collide with legacy-stream work.
-    detail::Stream cap;
-    BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(cap.out(), cudaStreamNonBlocking));
-    BALSA_CUDA_CHECK(cudaStreamBeginCapture(cap.get(), cudaStreamCaptureModeThreadLocal));
-    cudaError_t status = cudaSuccess;
-    for (const Launch& L : launches_) {
-      const index_t first = level_ptr[L.first_level], last = level_ptr[L.last_level];
-      with_lanes(L.lanes, [&](auto lanes_c) {
-        constexpr int LANES = decltype(lanes_c)::value;
-        if (L.wide) {
-          solve_wide_level_kernel<T, LANES>
-              <<<grid_for(first, last, LANES), kWideBlock, 0, cap.get()>>>(m, diag_.data(), slot_.data(), first, last);
-          return;
-        }
-        const detail::ThinRunPlan& run = runs_[std::size_t(L.run)];
-        const std::size_t ell = ell_offset_[std::size_t(L.run)];
-        detail::thin_run_rhs_kernel<T, LANES>
-            <<<grid_for(first, last, LANES), kWideBlock, 0, cap.get()>>>(m, slot_.data(), rhs_.data(), first, last);
-        const detail::ThinRun<T> v{rhs_.data(),     inv_diag_.data(),      diag_.data(),          rows_.data(),
-                                   ovf_ptr_.data(), ovf_ref_.data(),       ovf_val_.data(),       ell_ref_.data() + ell,
-                                   ell_val_.data() + ell, level_ptr_.data(), first,               unsigned(run.ring - 1)};
-        if (L.staged)
-          detail::thin_run_staged_kernel<T, LANES><<<1, L.threads, launch_smem(L), cap.get()>>>(
-              v, slot_.data(), chunk_levels_.data() + L.chunk_offset, chunk_narrow_.data() + L.chunk_offset, L.chunks,
-              L.capacity);
-        else
-          detail::thin_run_kernel<T, LANES><<<1, L.threads, launch_smem(L), cap.get()>>>(v, slot_.data(), L.first_level,
-                                                                                          L.last_level);
-      });
-      status = cudaGetLastError();  // launch errors; no device sync while capturing
-      if (status != cudaSuccess) break;
-    }
-    detail::Graph graph;
-    const cudaError_t end = cudaStreamEndCapture(cap.get(), graph.out());
-    BALSA_CUDA_CHECK(status);
-    BALSA_CUDA_CHECK(end);
-    BALSA_CUDA_CHECK(cudaGraphInstantiate(exec_.out(), graph.get(), 0));
+    // Replays go to the legacy default stream; the capture uses its own stream.
+    exec_ = detail::capture_graph([&](cudaStream_t stream) {
+      for (const Launch& L : launches_) {
+        const index_t first = level_ptr[L.first_level], last = level_ptr[L.last_level];
+        with_lanes(L.lanes, [&](auto lanes_c) {
+          constexpr int LANES = decltype(lanes_c)::value;
+          if (L.wide) {
+            solve_wide_level_kernel<T, LANES>
+                <<<grid_for(first, last, LANES), kWideBlock, 0, stream>>>(m, diag_.data(), slot_.data(), first, last);
+            return;
+          }
+          const detail::ThinRunPlan& run = runs_[std::size_t(L.run)];
+          const std::size_t ell = ell_offset_[std::size_t(L.run)];
+          detail::thin_run_rhs_kernel<T, LANES>
+              <<<grid_for(first, last, LANES), kWideBlock, 0, stream>>>(m, slot_.data(), rhs_.data(), first, last);
+          const detail::ThinRun<T> v{rhs_.data(),     inv_diag_.data(),      diag_.data(),          rows_.data(),
+                                     ovf_ptr_.data(), ovf_ref_.data(),       ovf_val_.data(),       ell_ref_.data() + ell,
+                                     ell_val_.data() + ell, level_ptr_.data(), first,               unsigned(run.ring - 1)};
+          if (L.staged)
+            detail::thin_run_staged_kernel<T, LANES><<<1, L.threads, launch_smem(L), stream>>>(
+                v, slot_.data(), chunk_levels_.data() + L.chunk_offset, chunk_narrow_.data() + L.chunk_offset, L.chunks,
+                L.capacity);
+          else
+            detail::thin_run_kernel<T, LANES><<<1, L.threads, launch_smem(L), stream>>>(v, slot_.data(), L.first_level,
+                                                                                            L.last_level);
+        });
+        if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+      }
+      return cudaSuccess;
+    });
   }
 
   index_t n_;

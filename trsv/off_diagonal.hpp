@@ -52,6 +52,18 @@ OffDiagonal split_diagonal(const Csr<T>& A, DiagonalKind diag, std::span<const i
   return s;
 }
 
+// Position in A.values of each row's diagonal entry, or -1 where there is none
+// or the diagonal is taken as 1 (Unit).
+template <class T>
+std::vector<index_t> diagonal_positions(const Csr<T>& A, DiagonalKind diag) {
+  std::vector<index_t> pos(std::size_t(A.rows), -1);
+  if (diag == DiagonalKind::NonUnit)
+    for (index_t i = 0; i < A.rows; ++i)
+      for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+        if (A.col_idx[p] == i) pos[std::size_t(i)] = p;
+  return pos;
+}
+
 // Off-diagonal values in the pattern's order and the diagonal per row, from
 // values in A's CSR order.
 template <class T>

@@ -59,7 +59,7 @@ constexpr int prefetch_rounds() {
 // 512 threads; only the first W run the rounds.
 template <int W>
 constexpr int block_threads() {
-  return W < 512 ? 512 : W;
+  return W < tassl::kMinBlockThreads ? tassl::kMinBlockThreads : W;
 }
 
 // Staged rounds (narrow blocks, W <= 64): the round lanes copy chunks of
@@ -68,15 +68,12 @@ constexpr int block_threads() {
 // (bench/results/2026-11-22-tassl-notes.md): with the register prefetch alone
 // a one-warp round took about 134 ns, the in-order issue of the next rounds'
 // global loads sitting on every round's path (as for the level-set thin runs).
-constexpr std::size_t kStageBytes = 32 * 1024;  // both buffers
+constexpr std::size_t kStageBytes = tassl::kStagingBytes;  // both buffers
 constexpr int kStageBatch = 8;
 // Up to two warps: measured on the H200, staging halved the small real
 // matrices' times at 64 lanes (jagmesh7 0.039 -> 0.019 ms, cryg2500 0.046 ->
 // 0.023 ms); wider blocks hide latency with their own warps.
-template <int W>
-constexpr bool stageable() {
-  return W <= 64;
-}
+constexpr bool stageable(int width) { return width <= 64; }
 template <class T, int W>
 struct Stage {
   static constexpr int kRounds =
@@ -232,9 +229,9 @@ class TasslSolver final : public Algorithm<T> {
       throw Error("TASSL: n_max " + std::to_string(n_max) + " exceeds the " +
                   std::to_string(tassl::kMaxSubgraphVertices) + " vertices that 16-bit slot indices address");
     stage_ = tuning.stage;
-    if (std::size_t(n_max) * sizeof(T) > optin_bytes())
-      throw Error("TASSL: n_max " + std::to_string(n_max) + " values do not fit the " +
-                  std::to_string(optin_bytes()) + " bytes of shared memory a block may use");
+    if (std::size_t(n_max) * sizeof(T) > optin_)
+      throw Error("TASSL: n_max " + std::to_string(n_max) + " values do not fit the " + std::to_string(optin_) +
+                  " bytes of shared memory a block may use");
     auto t0 = Clock::now();
     const tassl::Partition P = tassl::partition(A, tri, n_max);
     const double t_partition = since(t0);
@@ -246,11 +243,7 @@ class TasslSolver final : public Algorithm<T> {
     stats_ = tassl::summarize(P, S, layout_);
     stats_.partition_seconds = t_partition;
     stats_.schedule_seconds = t_schedule;
-    diag_pos_.assign(std::size_t(n_), -1);
-    if (diag == DiagonalKind::NonUnit)
-      for (index_t i = 0; i < n_; ++i)
-        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
-          if (A.col_idx[p] == i) diag_pos_[std::size_t(i)] = p;
+    diag_pos_ = detail::diagonal_positions(A, diag);
     stats_.layout_seconds = since(t0);
     if (n_ == 0) return;
     order_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.order));
@@ -282,13 +275,6 @@ class TasslSolver final : public Algorithm<T> {
   void describe(TrsvStats& s) const override { s.tassl = stats_; }
 
  private:
-  static std::size_t optin_bytes() {
-    int device = 0, optin = 0;
-    BALSA_CUDA_CHECK(cudaGetDevice(&device));
-    BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    return std::size_t(optin);
-  }
-
   void upload_values(std::span<const T> values) {
     const tassl::ScaledValues<T> v = tassl::scale_values<T>(layout_, values, diag_pos_);
     auto put = [](cuda::DeviceBuffer<T>& buffer, const std::vector<T>& host) {
@@ -311,7 +297,7 @@ class TasslSolver final : public Algorithm<T> {
   static void with_kernel(Kernel k, F&& f) {
     with_width(k.width, [&](auto w) {
       constexpr int W = decltype(w)::value;
-      if constexpr (stageable<W>()) {
+      if constexpr (stageable(W)) {
         if (k.staged) return f(tassl_subgraph_kernel<T, W, true>, block_threads<W>());
       }
       f(tassl_subgraph_kernel<T, W, false>, block_threads<W>());
@@ -322,13 +308,12 @@ class TasslSolver final : public Algorithm<T> {
     if (staged)
       with_width(L.width, [&](auto w) {
         constexpr int W = decltype(w)::value;
-        if constexpr (stageable<W>()) bytes += 2 * Stage<T, W>::kChunkBytes;
+        if constexpr (stageable(W)) bytes += 2 * Stage<T, W>::kChunkBytes;
       });
     return bytes;
   }
-  static bool stageable_width(int w) { return w <= 64; }
   Kernel kernel_for(const tassl::LevelLaunch& L) const {
-    const bool staged = stage_ && stageable_width(L.width) && launch_smem(L, true) <= optin_bytes();
+    const bool staged = stage_ && stageable(L.width) && launch_smem(L, true) <= optin_;
     return {L.width, staged};
   }
 
@@ -344,29 +329,23 @@ class TasslSolver final : public Algorithm<T> {
       });
     const Arrays<T> g{order_.data(),   diag_.data(),    ext_rows_.data(), ext_ptr_.data(),
                       ext_from_.data(), ext_val_.data(), int_key_.data(),  int_val_.data()};
-    detail::Stream cap;
-    BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(cap.out(), cudaStreamNonBlocking));
-    BALSA_CUDA_CHECK(cudaStreamBeginCapture(cap.get(), cudaStreamCaptureModeThreadLocal));
-    cudaError_t status = cudaSuccess;
-    for (const tassl::LevelLaunch& L : layout_.launches) {
-      if (L.last_block == L.first_block) continue;
-      const Kernel k = kernel_for(L);
-      with_kernel(k, [&](auto kernel, int threads) {
-        kernel<<<L.last_block - L.first_block, threads, launch_smem(L, k.staged), cap.get()>>>(
-            g, blocks_.data() + L.first_block, slot_.data());
-      });
-      status = cudaGetLastError();
-      if (status != cudaSuccess) break;
-    }
-    detail::Graph graph;
-    const cudaError_t end = cudaStreamEndCapture(cap.get(), graph.out());
-    BALSA_CUDA_CHECK(status);
-    BALSA_CUDA_CHECK(end);
-    BALSA_CUDA_CHECK(cudaGraphInstantiate(exec_.out(), graph.get(), 0));
+    exec_ = detail::capture_graph([&](cudaStream_t stream) {
+      for (const tassl::LevelLaunch& L : layout_.launches) {
+        if (L.last_block == L.first_block) continue;
+        const Kernel k = kernel_for(L);
+        with_kernel(k, [&](auto kernel, int threads) {
+          kernel<<<L.last_block - L.first_block, threads, launch_smem(L, k.staged), stream>>>(
+              g, blocks_.data() + L.first_block, slot_.data());
+        });
+        if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+      }
+      return cudaSuccess;
+    });
   }
 
   index_t n_;
   index_t nnz_;
+  std::size_t optin_ = detail::optin_shared_bytes();  // shared memory a block may opt in to
   bool stage_ = true;
   tassl::Layout layout_;
   std::vector<index_t> diag_pos_;
@@ -382,11 +361,7 @@ class TasslSolver final : public Algorithm<T> {
 }  // namespace
 
 index_t tassl_default_n_max(std::size_t value_bytes) {
-  int device = 0, optin = 0;
-  BALSA_CUDA_CHECK(cudaGetDevice(&device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  // x_loc beside the staging buffers of the narrow kernels.
-  return std::min<index_t>(index_t((std::size_t(optin) - kStageBytes - 16) / value_bytes), tassl::kMaxSubgraphVertices);
+  return tassl::default_n_max(detail::optin_shared_bytes(), value_bytes);
 }
 
 template <class T>

@@ -37,6 +37,18 @@ namespace balsa::tassl {
 
 inline constexpr index_t kMaxSubgraphVertices = 65535;
 inline constexpr std::uint32_t kPadEntry = 0xFFFFFFFFu;
+// Threads of a block: max(width, this) (the loads and stores of phases 1 and 3).
+inline constexpr int kMinBlockThreads = 512;
+// Shared memory the kernel keeps beside x_loc for staging rounds (trsv/tassl.cu).
+inline constexpr std::size_t kStagingBytes = 32 * 1024;
+
+// The default n_max for values of `value_bytes` on a device whose blocks may
+// opt in to `shared_bytes` of shared memory: x_loc beside the staging area,
+// within the 16-bit slot indices.
+constexpr index_t default_n_max(std::size_t shared_bytes, std::size_t value_bytes) {
+  const std::size_t fit = (shared_bytes - kStagingBytes - 16) / value_bytes;
+  return fit < std::size_t(kMaxSubgraphVertices) ? index_t(fit) : kMaxSubgraphVertices;
+}
 
 struct Block {
   index_t base = 0, size = 0;     // positions [base, base + size)

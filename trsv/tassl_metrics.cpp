@@ -146,7 +146,7 @@ Metrics metrics(const Csr<T>& A, Triangle tri, const LevelSets& levels, const Pa
     std::vector<std::int64_t> lane;
     for (const LevelLaunch& L : layout->launches) {
       if (L.last_block == L.first_block) continue;
-      const int threads = std::max(L.width, kLayoutMinThreads);
+      const int threads = std::max(L.width, kMinBlockThreads);
       std::int64_t longest = 0;
       for (index_t b = L.first_block; b < L.last_block; ++b) {
         const Block& B = layout->blocks[std::size_t(b)];

@@ -49,10 +49,8 @@ struct SubgraphCounts {
   std::int64_t slots = 0, ext_slots = 0;  // n_slots,g and n'_slots,g
   std::int64_t widest_slot = 0;           // max_q,q' {|T_g,q|, |T'_g,q'|}
 };
-// Threads of a layout block: max(width, this), as tassl.cu's block_threads.
-inline constexpr int kLayoutMinThreads = 512;
 struct BlockCounts {
-  index_t launch = 0, n = 0, width = 32, threads = kLayoutMinThreads;  // width: the round lanes
+  index_t launch = 0, n = 0, width = 32, threads = kMinBlockThreads;  // threads: as tassl.cu's blocks  // width: the round lanes
   std::int64_t rounds = 0, lane_ext = 0;  // lane_ext: most external edges one thread runs
 };
 

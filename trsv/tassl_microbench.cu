@@ -14,7 +14,6 @@ namespace balsa::tassl {
 
 namespace {
 
-using trsv_gpu::detail::Graph;
 using trsv_gpu::detail::GraphExec;
 using trsv_gpu::detail::Stream;
 using Event = trsv_gpu::detail::Owned<cudaEvent_t, cudaEventDestroy>;
@@ -146,15 +145,10 @@ void measure_kappa(Bench& b, int sms, MicrobenchResult& r) {
   // Graphs of n dependent empty kernels (captured on one stream: a chain).
   std::vector<double> x, y;
   for (const int n : kLaunchCounts) {
-    Graph graph;
-    GraphExec exec;
-    BALSA_CUDA_CHECK(cudaStreamBeginCapture(b.stream(), cudaStreamCaptureModeThreadLocal));
-    for (int k = 0; k < n; ++k) launch();
-    const cudaError_t launched = cudaGetLastError();
-    const cudaError_t ended = cudaStreamEndCapture(b.stream(), graph.out());
-    BALSA_CUDA_CHECK(launched);
-    BALSA_CUDA_CHECK(ended);
-    BALSA_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
+    const GraphExec exec = trsv_gpu::detail::capture_graph(b.stream(), [&](cudaStream_t) {
+      for (int k = 0; k < n; ++k) launch();
+      return cudaGetLastError();
+    });
     x.push_back(double(n));
     y.push_back(b.seconds([&] { BALSA_CUDA_CHECK(cudaGraphLaunch(exec.get(), b.stream())); }));
     if (n == 1) r.kappa_graph = y.back();
@@ -169,9 +163,7 @@ void measure_barriers(Bench& b, MicrobenchResult& r) {
 }
 
 void measure_beta(Bench& b, int sms, MicrobenchResult& r) {
-  int device = 0, optin = 0;
-  BALSA_CUDA_CHECK(cudaGetDevice(&device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int optin = int(trsv_gpu::detail::optin_shared_bytes());
   const int m_max = int(std::size_t(optin) / sizeof(double));
   BALSA_CUDA_CHECK(cudaFuncSetAttribute(round_trip_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   cuda::DeviceBuffer<double> in{std::size_t(sms) * std::size_t(m_max)}, out{in.size()};

@@ -27,7 +27,7 @@ Triangle other(Triangle t) { return t == Triangle::Lower ? Triangle::Upper : Tri
 template <class T>
 index_t default_tassl_n_max(Device device) {
   if (device == Device::Cuda && cuda::available()) return trsv_gpu::tassl_default_n_max(sizeof(T));
-  return std::min(index_t((tassl::kDefaultSharedBytes - 32 * 1024 - 16) / sizeof(T)), tassl::kMaxSubgraphVertices);
+  return tassl::default_n_max(tassl::kDefaultSharedBytes, sizeof(T));
 }
 }  // namespace
 
