@@ -289,12 +289,9 @@ TYPED_TEST(GpuTrsvAlgorithms, RealMatrixTriangles) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
   int tested = 0, skipped = 0;
-  for (const auto& file : test::real_matrices()) {
-    SCOPED_TRACE(file.filename().string());
-    const std::optional<Csr<T>> A = test::real_matrix_as<T>(file);
-    if (!A || A->rows != A->cols) continue;
+  test::for_each_square_real_matrix<T>([&](const Csr<T>& A) {
     for (const Triangle tri : kTriangles) {
-      const Csr<T> part = extract_triangle(*A, tri);
+      const Csr<T> part = extract_triangle(A, tri);
       const Csr<T> non_unit = with_nonzero_diagonal(part, tri);
       const Csr<T> unit = unit_friendly(part);
       for (const NamedAlgorithm<T>& a : algorithms<T>()) {
@@ -303,7 +300,7 @@ TYPED_TEST(GpuTrsvAlgorithms, RealMatrixTriangles) {
         tested += 2;
       }
     }
-  }
+  });
   EXPECT_GT(tested, 0);
   std::printf("%d systems, %d solves skipped (reference not finite)\n", tested, skipped);
 }

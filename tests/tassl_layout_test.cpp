@@ -150,16 +150,11 @@ TEST(TasslLayout, UnitDiagonal) {
 }
 
 TEST(TasslLayout, RealMatrices) {
-  int tested = 0;
-  for (const auto& file : test::real_matrices()) {
-    SCOPED_TRACE(file.filename().string());
-    const std::optional<Csr<double>> A = test::real_matrix_as<double>(file);
-    if (!A || A->rows != A->cols) continue;
-    const Csr<double> L = test::with_dominant_diagonal(extract_triangle(*A, Triangle::Lower));
+  const int tested = test::for_each_square_real_matrix<double>([](const Csr<double>& A) {
+    const Csr<double> L = test::with_dominant_diagonal(extract_triangle(A, Triangle::Lower));
     expect_layout_solves(L, Triangle::Lower, DiagonalKind::NonUnit, 200, 32);
     expect_layout_solves(transpose(L), Triangle::Upper, DiagonalKind::NonUnit, 5000, 1024);
-    ++tested;
-  }
+  });
   EXPECT_GT(tested, 5);
 }
 

@@ -342,11 +342,8 @@ TEST(TasslMetrics, Errors) {
 
 // On every real matrix: the bounds of C and W, and (3.13)/(3.30) from the parts.
 TEST(TasslMetrics, RealMatricesModelIdentity) {
-  for (const auto& file : test::real_matrices()) {
-    SCOPED_TRACE(file.filename().string());
-    const std::optional<Csr<double>> full = test::real_matrix_as<double>(file);
-    if (!full || full->rows != full->cols) continue;
-    const Csr<double> L = extract_triangle(*full, Triangle::Lower);
+  test::for_each_square_real_matrix<double>([](const Csr<double>& full) {
+    const Csr<double> L = extract_triangle(full, Triangle::Lower);
     const Analysed a = analyse(L, 256);
     EXPECT_GE(a.m.tassl.C, 0.0);
     EXPECT_LE(a.m.tassl.C, 1.0);
@@ -361,7 +358,7 @@ TEST(TasslMetrics, RealMatricesModelIdentity) {
       EXPECT_NEAR((1.0 - p.C) * p.tau * double(a.m.n_edges), p.total(), 1e-9 * p.total());  // 1 - C rounds
       EXPECT_NEAR(tassl::implied_efficiency(p, p.total()), p.eta, 1e-12);
     }
-  }
+  });
 }
 
 }  // namespace

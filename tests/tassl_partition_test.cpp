@@ -100,15 +100,10 @@ TEST(TasslPartition, GeneratedMatrices) {
 }
 
 TEST(TasslPartition, RealMatrices) {
-  int tested = 0;
-  for (const auto& file : test::real_matrices()) {
-    SCOPED_TRACE(file.filename().string());
-    const std::optional<Csr<double>> A = test::real_matrix_as<double>(file);
-    if (!A || A->rows != A->cols) continue;
-    const Csr<double> L = extract_triangle(*A, Triangle::Lower);
+  const int tested = test::for_each_square_real_matrix<double>([](const Csr<double>& A) {
+    const Csr<double> L = extract_triangle(A, Triangle::Lower);
     for (const index_t n_max : {32, 512}) expect_both_triangles(L, n_max);
-    ++tested;
-  }
+  });
   EXPECT_GT(tested, 5);
 }
 

@@ -110,14 +110,8 @@ TEST(TasslSchedule, UnitDiagonal) {
 }
 
 TEST(TasslSchedule, RealMatrices) {
-  int tested = 0;
-  for (const auto& file : test::real_matrices()) {
-    SCOPED_TRACE(file.filename().string());
-    const std::optional<Csr<double>> A = test::real_matrix_as<double>(file);
-    if (!A || A->rows != A->cols) continue;
-    expect_all(extract_triangle(*A, Triangle::Lower));
-    ++tested;
-  }
+  const int tested = test::for_each_square_real_matrix<double>(
+      [](const Csr<double>& A) { expect_all(extract_triangle(A, Triangle::Lower)); });
   EXPECT_GT(tested, 5);
 }
 

@@ -224,19 +224,14 @@ TEST(ThinRunLayout, RunsBetweenWideLevels) {
 
 // The lower triangles of the real matrices: one run, a 128-entry ring.
 TEST(ThinRunLayout, RealMatrices) {
-  int tested = 0;
-  for (const auto& file : test::real_matrices()) {
-    SCOPED_TRACE(file.filename().string());
-    const std::optional<Csr<double>> A = test::real_matrix_as<double>(file);
-    if (!A || A->rows != A->cols) continue;
-    const Csr<double> L = test::with_dominant_diagonal(extract_triangle(*A, Triangle::Lower));
+  const int tested = test::for_each_square_real_matrix<double>([](const Csr<double>& A) {
+    const Csr<double> L = test::with_dominant_diagonal(extract_triangle(A, Triangle::Lower));
     for (const int lanes : {1, 4}) {
       const Layout s = make(L, {{0, level_count(L), lanes, 128}});
       expect_consistent(s);
       expect_solves_like_reference(s);
     }
-    ++tested;
-  }
+  });
   EXPECT_GT(tested, 5);
 }
 

@@ -24,6 +24,21 @@ std::vector<std::filesystem::path> real_matrices();
 template <class T>
 std::optional<Csr<T>> real_matrix_as(const std::filesystem::path& file);
 
+// Calls f(A) for every square real matrix of tests/data that fits T (under a
+// SCOPED_TRACE naming the file); returns how many it called f for.
+template <class T, class F>
+int for_each_square_real_matrix(F&& f) {
+  int count = 0;
+  for (const auto& file : real_matrices()) {
+    SCOPED_TRACE(file.filename().string());
+    const std::optional<Csr<T>> A = real_matrix_as<T>(file);
+    if (!A || A->rows != A->cols) continue;
+    f(*A);
+    ++count;
+  }
+  return count;
+}
+
 // A fresh empty directory for a test's files (removed at process exit).
 std::filesystem::path temp_dir();
 
