@@ -6,6 +6,7 @@
 // (trsv/tassl_microbench.hpp). With a GPU it also times cuSPARSE SpSV and
 // balsa's level-set and TASSL solves (device vectors) to set beside them.
 #include <fmt/core.h>
+#include <omp.h>
 
 #include <cmath>
 #include <limits>
@@ -179,8 +180,11 @@ void run_trsv(const TrsvCmdOptions& o) {
   fmt::print("balsa trsv {} --explain: {} triangle, {}\n", o.file, tri_name, o.precision);
   fmt::print("  matrix      {} x {}; the triangle holds {} entries, n_edges = {} (one multiply-add each)\n", A.rows,
              A.cols, A.nnz(), m.n_edges);
-  fmt::print("  analysis    level sets {}; TASSL partition {}, schedule {}, layout {} (CPU)\n", time_text(t_levels),
-             time_text(t_partition), time_text(t_schedule), time_text(t_layout));
+  fmt::print("  analysis    level sets {}; TASSL partition {} (components {}, degrees and levels {}, split {}), "
+             "schedule {}, layout {} (CPU, {} threads)\n",
+             time_text(t_levels), time_text(t_partition), time_text(P.stats.components_seconds),
+             time_text(P.stats.graph_seconds), time_text(P.stats.split_seconds), time_text(t_schedule),
+             time_text(t_layout), omp_get_max_threads());
   print_metrics(m, tassl::summarize(P, S, layout));
 
   std::optional<tassl::MicrobenchResult> mb;

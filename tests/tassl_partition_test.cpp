@@ -3,6 +3,7 @@
 // dependency order; an edge between sub-graphs goes to a strictly higher
 // sub-graph level) and its levels exact (1 + the highest level it depends on).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <string>
@@ -113,6 +114,56 @@ TEST(TasslPartition, EverySplitComponentIsAccountedFor) {
   const auto& st = P.stats;
   EXPECT_EQ(st.split_by_order[0] + st.split_by_order[1] + st.split_by_order[2] + st.fallbacks, st.split_components);
   EXPECT_GE(st.split_attempts, st.split_components - st.fallbacks);
+}
+
+// The components come from a concurrent union-find and the split reads the
+// wavefronts from the dependency levels: the partition must not depend on the
+// number of threads, and the component count must match a plain serial count.
+TEST(TasslPartition, SameForAnyThreadCount) {
+  const Csr<double> L = random_block_diagonal_lower<double>(64, 700, 0.004, 9);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const tassl::Partition one = tassl::partition(L, Triangle::Lower, 500);
+  const tassl::ComponentSizes c1 = tassl::component_sizes(L.rows, L.row_ptr, L.col_idx, Triangle::Lower);
+  omp_set_num_threads(8);
+  const tassl::Partition eight = tassl::partition(L, Triangle::Lower, 500);
+  const tassl::ComponentSizes c8 = tassl::component_sizes(L.rows, L.row_ptr, L.col_idx, Triangle::Lower);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(one.vertices, eight.vertices);
+  EXPECT_EQ(one.subgraph_ptr, eight.subgraph_ptr);
+  EXPECT_EQ(one.subgraph_level, eight.subgraph_level);
+  EXPECT_EQ(one.isolated, eight.isolated);
+  EXPECT_EQ(c1.count, c8.count);
+  EXPECT_EQ(c1.largest, c8.largest);
+  expect_feasible(L, Triangle::Lower, eight);
+
+  // Serial count: label propagation to a fixed point over the undirected edges.
+  std::vector<index_t> label(std::size_t(L.rows));
+  std::vector<bool> has_edge(std::size_t(L.rows), false);
+  for (index_t v = 0; v < L.rows; ++v) label[v] = v;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (index_t i = 0; i < L.rows; ++i)
+      for (index_t p = L.row_ptr[i]; p < L.row_ptr[i + 1]; ++p) {
+        const index_t j = L.col_idx[p];
+        if (j >= i) continue;
+        has_edge[i] = has_edge[j] = true;
+        const index_t m = std::min(label[i], label[j]);
+        if (label[i] != m || label[j] != m) changed = true;
+        label[i] = label[j] = m;
+      }
+  }
+  std::vector<index_t> size(std::size_t(L.rows), 0);
+  index_t count = 0, largest = 0;
+  for (index_t v = 0; v < L.rows; ++v)
+    if (has_edge[v]) {
+      if (size[label[v]]++ == 0) ++count;
+      largest = std::max(largest, size[label[v]]);
+    }
+  EXPECT_GT(count, 64);  // some blocks fall apart at this density
+  EXPECT_EQ(c8.count, count);
+  EXPECT_EQ(c8.largest, largest);
+  EXPECT_EQ(eight.stats.components, count);
 }
 
 TEST(TasslPartition, BadArguments) {

@@ -2,6 +2,9 @@
 #include "trsv/tassl_partition.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <numeric>
 #include <string>
 
@@ -13,40 +16,89 @@ namespace balsa::tassl {
 
 namespace {
 
-// The dependency graph: parents(i) from the rows, children(j) from the transpose.
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The dependency graph, read from the rows of A (parents of i: the
+// off-diagonal entries of row i inside the triangle); the split also needs
+// every vertex's out-degree (number of children) and dependency level.
 struct Graph {
   index_t n = 0;
   bool lower = true;
-  std::vector<index_t> parent_ptr, parents, child_ptr, children;
+  std::span<const index_t> row_ptr, col_idx;
+  std::vector<index_t> out_degree, level;  // filled only when a component is split
   index_t key(index_t v) const { return lower ? v : n - 1 - v; }  // dependency order
-  index_t out_degree(index_t v) const { return child_ptr[v + 1] - child_ptr[v]; }
+  bool is_parent(index_t i, index_t j) const { return lower ? j < i : j > i; }
+  template <class F>
+  void for_each_parent(index_t i, F&& f) const {
+    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p)
+      if (is_parent(i, col_idx[p])) f(col_idx[p]);
+  }
+  bool is_root(index_t i) const {
+    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p)
+      if (is_parent(i, col_idx[p])) return false;
+    return true;
+  }
+  void compute_degrees_and_levels() {
+    out_degree.assign(std::size_t(n), 0);
+    for (index_t i = 0; i < n; ++i) for_each_parent(i, [&](index_t j) { ++out_degree[std::size_t(j)]; });
+    level = dependency_levels(n, row_ptr, col_idx, lower ? Triangle::Lower : Triangle::Upper);
+  }
 };
 
-Graph build_graph(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx, Triangle tri) {
-  Graph g;
-  g.n = n;
-  g.lower = tri == Triangle::Lower;
-  g.parent_ptr.assign(std::size_t(n) + 1, 0);
-  for (index_t i = 0; i < n; ++i) {
-    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
-      const index_t j = col_idx[p];
-      if (g.lower ? j < i : j > i) g.parents.push_back(j);
-    }
-    g.parent_ptr[std::size_t(i) + 1] = index_t(g.parents.size());
+// Concurrent union-find (links the larger root under the smaller with a
+// compare-and-swap, finds with path halving): roots only ever decrease, so
+// every thread's view stays a forest and the final roots are the smallest
+// vertex of each component whatever the interleaving.
+index_t find_root(std::vector<index_t>& up, index_t v) {
+  for (;;) {
+    const index_t u = std::atomic_ref<index_t>(up[std::size_t(v)]).load(std::memory_order_relaxed);
+    if (u == v) return v;
+    const index_t w = std::atomic_ref<index_t>(up[std::size_t(u)]).load(std::memory_order_relaxed);
+    if (w != u) std::atomic_ref<index_t>(up[std::size_t(v)]).store(w, std::memory_order_relaxed);
+    v = w;
   }
-  g.child_ptr.assign(std::size_t(n) + 1, 0);
-  for (const index_t j : g.parents) ++g.child_ptr[std::size_t(j) + 1];
-  std::partial_sum(g.child_ptr.begin(), g.child_ptr.end(), g.child_ptr.begin());
-  g.children.resize(g.parents.size());
-  std::vector<index_t> fill(g.child_ptr.begin(), g.child_ptr.end() - 1);
-  for (index_t i = 0; i < n; ++i)
-    for (index_t p = g.parent_ptr[i]; p < g.parent_ptr[i + 1]; ++p) g.children[fill[g.parents[p]]++] = i;
-  return g;
 }
 
-index_t find(std::vector<index_t>& up, index_t v) {
-  while (up[v] != v) v = up[v] = up[up[v]];
-  return v;
+void unite(std::vector<index_t>& up, index_t a, index_t b) {
+  for (;;) {
+    a = find_root(up, a);
+    b = find_root(up, b);
+    if (a == b) return;
+    if (a < b) std::swap(a, b);  // link the larger root a under b
+    index_t expected = a;
+    if (std::atomic_ref<index_t>(up[std::size_t(a)]).compare_exchange_weak(expected, b, std::memory_order_relaxed))
+      return;
+  }
+}
+
+// Below this many rows the union-find runs on one thread (starting threads
+// would cost more than it saves).
+constexpr index_t kParallelRows = 100000;
+
+// Per vertex: the smallest vertex of its weakly connected component in the
+// dependency graph of the `tri` triangle, or -1 for a vertex with no edge.
+// Parallel over rows.
+std::vector<index_t> component_roots(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                                     Triangle tri) {
+  const bool lower = tri == Triangle::Lower;
+  std::vector<index_t> up(static_cast<std::size_t>(n));
+  std::iota(up.begin(), up.end(), 0);
+  std::vector<char> has_edge(std::size_t(n), 0);
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+  for (index_t i = 0; i < n; ++i)
+    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
+      const index_t j = col_idx[p];
+      if (lower ? j >= i : j <= i) continue;
+      has_edge[std::size_t(i)] = 1;
+      std::atomic_ref<char>(has_edge[std::size_t(j)]).store(1, std::memory_order_relaxed);
+      unite(up, i, j);
+    }
+  std::vector<index_t> root(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+  for (index_t v = 0; v < n; ++v) root[std::size_t(v)] = has_edge[std::size_t(v)] ? find_root(up, v) : index_t(-1);
+  return root;
 }
 
 // Alg. 4.1: the first sub-graph with index >= start that has room, or -1.
@@ -59,67 +111,77 @@ index_t associate(std::vector<index_t>& size, index_t start, index_t n_max) {
   return -1;
 }
 
-void sort_by(const Graph& g, VertexOrder order, std::vector<index_t>& v) {
-  switch (order) {
-    case VertexOrder::OutDegreeDescending:
-      std::sort(v.begin(), v.end(), [&](index_t a, index_t b) {
-        return g.out_degree(a) != g.out_degree(b) ? g.out_degree(a) > g.out_degree(b) : g.key(a) < g.key(b);
-      });
-      break;
-    case VertexOrder::OutDegreeAscending:
-      std::sort(v.begin(), v.end(), [&](index_t a, index_t b) {
-        return g.out_degree(a) != g.out_degree(b) ? g.out_degree(a) < g.out_degree(b) : g.key(a) < g.key(b);
-      });
-      break;
-    case VertexOrder::IndexAscending:
-      std::sort(v.begin(), v.end(), [&](index_t a, index_t b) { return g.key(a) < g.key(b); });
-      break;
+// Sorts v by `order`, ties by dependency order. One 64-bit sort key per
+// vertex (the degree part above the dependency key), `keys` is scratch.
+void sort_by(const Graph& g, VertexOrder order, std::vector<index_t>& v, std::vector<std::uint64_t>& keys) {
+  keys.resize(v.size());
+  for (std::size_t t = 0; t < v.size(); ++t) {
+    const auto degree = std::uint64_t(g.out_degree[std::size_t(v[t])]);
+    const std::uint64_t major = order == VertexOrder::OutDegreeDescending  ? ~degree & 0xffffffffu
+                                : order == VertexOrder::OutDegreeAscending ? degree
+                                                                           : 0;
+    keys[t] = major << 32 | std::uint64_t(std::uint32_t(g.key(v[t])));
   }
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t t = 0; t < v.size(); ++t) {
+    const auto k = index_t(keys[t] & 0xffffffffu);
+    v[t] = g.lower ? k : g.n - 1 - k;
+  }
+}
+
+// The wavefronts of Alg. 4.2 on one component, in the order the heuristic
+// visits them. A vertex joins the wavefront after the one holding its last
+// placed parent, so wavefront k is exactly the component's vertices of
+// dependency level k (level 0: the roots); within a wavefront, `order`
+// decides. `comp` is in dependency order; the levels are bucketed stably.
+std::vector<index_t> wavefront_order(const Graph& g, const std::vector<index_t>& comp, VertexOrder order,
+                                     index_t& n_roots) {
+  index_t top = 0;
+  for (const index_t v : comp) top = std::max(top, g.level[std::size_t(v)]);
+  std::vector<index_t> ptr(std::size_t(top) + 2, 0);
+  for (const index_t v : comp) ++ptr[std::size_t(g.level[std::size_t(v)]) + 1];
+  std::partial_sum(ptr.begin(), ptr.end(), ptr.begin());
+  n_roots = ptr[1];
+  std::vector<index_t> seq(comp.size()), fill(ptr.begin(), ptr.end() - 1);
+  for (const index_t v : comp) seq[std::size_t(fill[std::size_t(g.level[std::size_t(v)])]++)] = v;
+  if (order != VertexOrder::IndexAscending) {
+    std::vector<index_t> wave;
+    std::vector<std::uint64_t> keys;
+    for (index_t k = 0; k <= top; ++k) {
+      wave.assign(seq.begin() + ptr[k], seq.begin() + ptr[k + 1]);
+      sort_by(g, order, wave, keys);
+      std::copy(wave.begin(), wave.end(), seq.begin() + ptr[k]);
+    }
+  }
+  return seq;
 }
 
 // Alg. 4.2 on one component: sub[v] for its vertices (local sub-graph index
 // < n_split), or false when the heuristic fails with this ordering for every
-// n_init. `pending` is scratch (per vertex), `attempts` counts the runs.
+// n_init (halved after each failure); `attempts` counts the runs.
 bool split_component(const Graph& g, const std::vector<index_t>& comp, index_t n_split, index_t n_max,
-                     VertexOrder order, std::vector<index_t>& sub, std::vector<index_t>& pending, index_t& attempts) {
-  std::vector<index_t> roots;
-  for (const index_t v : comp)
-    if (g.parent_ptr[v + 1] == g.parent_ptr[v]) roots.push_back(v);
-  sort_by(g, order, roots);
-  std::vector<index_t> size, wave, next;
-  for (index_t n_init = std::min<index_t>(n_split, index_t(roots.size())); n_init > 0; n_init /= 2) {
+                     VertexOrder order, std::vector<index_t>& sub, index_t& attempts) {
+  index_t n_roots = 0;
+  const std::vector<index_t> seq = wavefront_order(g, comp, order, n_roots);
+  std::vector<index_t> size;
+  for (index_t n_init = std::min(n_split, n_roots); n_init > 0; n_init /= 2) {
     ++attempts;
     size.assign(std::size_t(n_split), 0);
-    for (const index_t v : comp) {
-      sub[v] = -1;
-      pending[v] = g.parent_ptr[v + 1] - g.parent_ptr[v];
-    }
     bool ok = true;
-    std::size_t assigned = 0;
-    auto place = [&](index_t v, index_t start) {
+    for (std::size_t t = 0; t < seq.size() && ok; ++t) {
+      const index_t v = seq[t];
+      // Roots round-robin over sub-graphs 0 .. n_init-1 (the printed index
+      // runs to n_init + 1); any other vertex goes no lower than its parents.
+      index_t start = 0;
+      if (index_t(t) < n_roots)
+        start = index_t(t % std::size_t(n_init));
+      else
+        g.for_each_parent(v, [&](index_t j) { start = std::max(start, sub[std::size_t(j)]); });
       const index_t k = associate(size, start, n_max);
-      if (k < 0) return false;
-      sub[v] = k;
-      ++assigned;
-      for (index_t p = g.child_ptr[v]; p < g.child_ptr[v + 1]; ++p)
-        if (--pending[g.children[p]] == 0) next.push_back(g.children[p]);
-      return true;
-    };
-    next.clear();
-    // Roots round-robin over sub-graphs 0 .. n_init-1 (the printed index runs to n_init + 1).
-    for (std::size_t r = 0; r < roots.size() && ok; ++r) ok = place(roots[r], index_t(r % std::size_t(n_init)));
-    while (ok && !next.empty()) {  // wavefronts: a vertex once all its parents are placed
-      wave.swap(next);
-      next.clear();
-      sort_by(g, order, wave);
-      for (std::size_t w = 0; w < wave.size() && ok; ++w) {
-        const index_t v = wave[w];
-        index_t start = 0;
-        for (index_t p = g.parent_ptr[v]; p < g.parent_ptr[v + 1]; ++p) start = std::max(start, sub[g.parents[p]]);
-        ok = place(v, start);
-      }
+      sub[std::size_t(v)] = k;
+      ok = k >= 0;
     }
-    if (ok && assigned == comp.size()) return true;
+    if (ok) return true;
   }
   return false;
 }
@@ -137,24 +199,13 @@ void split_by_levels(const std::vector<index_t>& comp, index_t n_max, const std:
 
 ComponentSizes component_sizes(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
                                Triangle tri) {
-  std::vector<index_t> up(static_cast<std::size_t>(n));
-  std::iota(up.begin(), up.end(), 0);
-  std::vector<char> has_edge(std::size_t(n), 0);
-  for (index_t i = 0; i < n; ++i)
-    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
-      const index_t j = col_idx[p];
-      if (tri == Triangle::Lower ? j >= i : j <= i) continue;
-      has_edge[i] = has_edge[j] = 1;
-      const index_t a = find(up, i), b = find(up, j);
-      if (a != b) up[std::max(a, b)] = std::min(a, b);
-    }
+  const std::vector<index_t> root = component_roots(n, row_ptr, col_idx, tri);
   std::vector<index_t> size(std::size_t(n), 0);
   ComponentSizes out;
-  for (index_t v = 0; v < n; ++v)
-    if (has_edge[v]) {
-      const index_t r = find(up, v);
-      if (size[r]++ == 0) ++out.count;
-      out.largest = std::max(out.largest, size[r]);
+  for (const index_t r : root)
+    if (r >= 0) {
+      if (size[std::size_t(r)]++ == 0) ++out.count;
+      out.largest = std::max(out.largest, size[std::size_t(r)]);
     }
   return out;
 }
@@ -163,29 +214,27 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
                     index_t n_max) {
   if (n_max < 1) throw DimensionError("TASSL partition: n_max must be at least 1, got " + std::to_string(n_max));
   if (row_ptr.size() != std::size_t(n) + 1) throw DimensionError("TASSL partition: row_ptr does not match n");
-  const Graph g = build_graph(n, row_ptr, col_idx, tri);
+  auto clock = std::chrono::steady_clock::now();
+  Graph g;
+  g.n = n;
+  g.lower = tri == Triangle::Lower;
+  g.row_ptr = row_ptr;
+  g.col_idx = col_idx;
   Partition out;
   out.n = n;
   out.n_max = n_max;
 
-  // Components (union-find over the edges) of the vertices that have one.
-  std::vector<index_t> up(static_cast<std::size_t>(n));
-  std::iota(up.begin(), up.end(), 0);
-  for (index_t i = 0; i < n; ++i)
-    for (index_t p = g.parent_ptr[i]; p < g.parent_ptr[i + 1]; ++p) {
-      const index_t a = find(up, i), b = find(up, g.parents[p]);
-      if (a != b) up[std::max(a, b)] = std::min(a, b);
-    }
+  // Components of the vertices that have an edge (V0: those without).
+  const std::vector<index_t> root = component_roots(n, row_ptr, col_idx, tri);
   std::vector<index_t> comp_of(std::size_t(n), -1);
   std::vector<std::vector<index_t>> comps;
   for (index_t t = 0; t < n; ++t) {  // in dependency order, so each component's list is too
     const index_t v = g.lower ? t : n - 1 - t;
-    const bool isolated = g.parent_ptr[v + 1] == g.parent_ptr[v] && g.child_ptr[v + 1] == g.child_ptr[v];
-    if (isolated) {
+    const index_t r = root[std::size_t(v)];
+    if (r < 0) {
       out.isolated.push_back(v);
       continue;
     }
-    const index_t r = find(up, v);
     if (comp_of[r] < 0) {
       comp_of[r] = index_t(comps.size());
       comps.emplace_back();
@@ -197,8 +246,8 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
   std::vector<std::size_t> small, large;
   for (std::size_t c = 0; c < comps.size(); ++c) (comps[c].size() <= std::size_t(n_max) ? small : large).push_back(c);
 
-  auto add_subgraph = [&](std::vector<index_t> vs, index_t level) {
-    std::sort(vs.begin(), vs.end(), [&](index_t a, index_t b) { return g.key(a) < g.key(b); });
+  // Sub-graph vertices in dependency order.
+  auto add_subgraph = [&](const std::vector<index_t>& vs, index_t level) {
     out.vertices.insert(out.vertices.end(), vs.begin(), vs.end());
     out.subgraph_ptr.push_back(index_t(out.vertices.size()));
     out.subgraph_level.push_back(level);
@@ -209,33 +258,38 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
   std::vector<index_t> group;
   for (const std::size_t c : small) {
     if (group.size() + comps[c].size() > std::size_t(n_max)) {
-      add_subgraph(std::move(group), 0);
+      std::sort(group.begin(), group.end(), [&](index_t a, index_t b) { return g.key(a) < g.key(b); });
+      add_subgraph(group, 0);
       ++out.stats.merged_groups;
       group.clear();
     }
     group.insert(group.end(), comps[c].begin(), comps[c].end());
   }
   if (!group.empty()) {
-    add_subgraph(std::move(group), 0);
+    std::sort(group.begin(), group.end(), [&](index_t a, index_t b) { return g.key(a) < g.key(b); });
+    add_subgraph(group, 0);
     ++out.stats.merged_groups;
   }
 
+  out.stats.components_seconds = seconds_since(clock);
+  clock = std::chrono::steady_clock::now();
+  if (!large.empty()) g.compute_degrees_and_levels();
+  out.stats.graph_seconds = seconds_since(clock);
+  clock = std::chrono::steady_clock::now();
+
   // Sect. 4.1.3: large components split (independent of each other: in parallel).
-  std::vector<index_t> sub(std::size_t(n), -1), scratch(std::size_t(n), 0);
+  std::vector<index_t> sub(std::size_t(n), -1);
   std::vector<int> used_order(large.size(), -1);
   std::vector<index_t> attempts(large.size(), 0);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) if (large.size() > 1)
   for (std::size_t t = 0; t < large.size(); ++t) {
     const std::vector<index_t>& comp = comps[large[t]];
     const index_t n_split = index_t((comp.size() + std::size_t(n_max) - 1) / std::size_t(n_max));
     for (std::size_t o = 0; o < kVertexOrders.size() && used_order[t] < 0; ++o)
-      if (split_component(g, comp, n_split, n_max, kVertexOrders[o], sub, scratch, attempts[t])) used_order[t] = int(o);
+      if (split_component(g, comp, n_split, n_max, kVertexOrders[o], sub, attempts[t])) used_order[t] = int(o);
   }
-  if (std::find(used_order.begin(), used_order.end(), -1) != used_order.end()) {  // fallbacks
-    const std::vector<index_t> level = dependency_levels(n, row_ptr, col_idx, tri);
-    for (std::size_t t = 0; t < large.size(); ++t)
-      if (used_order[t] < 0) split_by_levels(comps[large[t]], n_max, level, sub);
-  }
+  for (std::size_t t = 0; t < large.size(); ++t)  // fallbacks
+    if (used_order[t] < 0) split_by_levels(comps[large[t]], n_max, g.level, sub);
   out.stats.split_components = index_t(large.size());
   std::vector<index_t> level_of_sub;  // scratch per component: local sub-graph -> level
   std::vector<std::vector<index_t>> members;
@@ -247,20 +301,21 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
     index_t local = 0;
     for (const index_t v : comp) local = std::max(local, sub[v] + 1);
     members.assign(std::size_t(local), {});
-    for (const index_t v : comp) members[std::size_t(sub[v])].push_back(v);
+    for (const index_t v : comp) members[std::size_t(sub[v])].push_back(v);  // in dependency order
     // Sub-graph levels: local indices are a topological order of the sub-graph DAG.
     level_of_sub.assign(std::size_t(local), 0);
     for (index_t s = 0; s < local; ++s)
       for (const index_t v : members[std::size_t(s)])
-        for (index_t p = g.parent_ptr[v]; p < g.parent_ptr[v + 1]; ++p) {
-          const index_t q = sub[g.parents[p]];
+        g.for_each_parent(v, [&](index_t j) {
+          const index_t q = sub[std::size_t(j)];
           if (q > s) throw Error("TASSL partition: internal error, an edge goes to a lower sub-graph");
           if (q < s) level_of_sub[s] = std::max(level_of_sub[s], level_of_sub[q] + 1);
-        }
+        });
     for (index_t s = 0; s < local; ++s)
-      if (!members[std::size_t(s)].empty()) add_subgraph(std::move(members[std::size_t(s)]), level_of_sub[s]);
+      if (!members[std::size_t(s)].empty()) add_subgraph(members[std::size_t(s)], level_of_sub[s]);
   }
   for (const index_t l : out.subgraph_level) out.levels = std::max(out.levels, l + 1);
+  out.stats.split_seconds = seconds_since(clock);
   return out;
 }
 

@@ -42,6 +42,10 @@ struct PartitionStats {
   std::array<index_t, 3> split_by_order{};  // which ordering succeeded, per split component
   index_t split_attempts = 0;    // runs of the heuristic (failures included)
   index_t fallbacks = 0;         // split components cut in level order instead
+  // Wall time of the steps: components (V0, union-find, merging), the
+  // out-degrees and dependency levels the split needs, the split (and the
+  // sub-graph levels).
+  double components_seconds = 0, graph_seconds = 0, split_seconds = 0;
 };
 
 struct Partition {
