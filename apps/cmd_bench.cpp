@@ -42,6 +42,11 @@ void add_bench_command(CLI::App& app) {
   trsv->add_option("--repeat", o->repeat, "Timed solves per measurement (the median is reported)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  trsv->add_option("--rhs", o->rhs,
+                   "Right-hand sides per timed solve, solved in one call (GPU: cuSPARSE SpSM is the baseline; CPU: "
+                   "columns in parallel)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   trsv->add_option("--cpu-repeat", o->cpu_repeat, "Timed solves of the CPU algorithms (default: --repeat)")
       ->check(CLI::Range(1, 100000));
   trsv->add_option("--warmup", o->warmup, "Untimed solves before timing")

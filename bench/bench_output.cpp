@@ -69,6 +69,7 @@ nlohmann::json bench_meta(const BenchOptions& o, bool use_gpu, const std::string
                       {"suite", o.suite},
                       {"precision", o.precision},
                       {"repeat", o.repeat},
+                      {"rhs", o.rhs},
                       {"cpu_repeat", o.cpu_repeat < 0 ? o.repeat : o.cpu_repeat},
                       {"warmup", o.warmup},
                       {"rhs_rotation", 4},

@@ -193,6 +193,10 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
   s += "Solve times in ms: median of the timed solves after warm-up (GPU: CUDA events around each solve, 4 "
        "right-hand sides on the device used in rotation; CPU: wall clock). L = lower triangle, non-unit "
        "diagonal.\n\n";
+  if (meta.contains("rhs") && meta["rhs"].is_number() && meta["rhs"].get<long long>() > 1)
+    s += "**Each solve is a block of " + meta_text("rhs") +
+         " right-hand sides in one call** (GPU: cuSPARSE SpSM for the cuSPARSE column; CPU: the columns solved in "
+         "parallel over the host's cores, so *CPU serial* is the reference substitution on every core).\n\n";
 
   std::vector<std::string> head = {"case", "prec", "n", "nnz", "levels", "widest", "diag fixed", "floor ms (model)"};
   for (const std::string& a : algs) head.push_back(a + " ms");

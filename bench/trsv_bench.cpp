@@ -77,37 +77,68 @@ std::string describe_analysis(const TrsvStats& s) {
       t.critical_rounds, t.partition_seconds, t.schedule_seconds, t.layout_seconds);
 }
 
+// Column j of the block of right-hand sides k (--rhs columns): b_{(k+j) % 4}.
+int rhs_of(int k, index_t j) { return int((k + j) % rhs_count); }
+
+// Checks a block of `columns` solutions (column-major) for block k.
 template <class T>
-void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, int warmup, int repeat) {
+void check_block(BenchRow& row, const Problem<T>& p, int k, std::span<const T> X, index_t columns, bool first) {
   const std::size_t n = std::size_t(p.L.rows);
+  for (index_t j = 0; j < columns; ++j) {
+    const int r = rhs_of(k, j);
+    check_solution(row, p, r, X.subspan(std::size_t(j) * n, n), first && r == 0);
+  }
+}
+
+template <class T>
+void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, index_t columns, int warmup,
+                 int repeat) {
+  const index_t n = p.L.rows;
   app::Stopwatch clock;
   TriangularSolver<T> solver(p.L, TrsvOptions{.algorithm = spec.algorithm, .device = Device::Cpu});
   row.construct_ms = clock.seconds() * 1e3;
   row.analysis_ms = solver.stats().analysis_seconds * 1e3;
   if (spec.algorithm == TrsvAlgorithm::Auto) row.chosen = to_string(solver.stats().algorithm);
-  std::vector<std::vector<T>> x(rhs_count, std::vector<T>(n, std::numeric_limits<T>::quiet_NaN()));
-  auto solve = [&](int k) { solver.solve(std::span<const T>(p.b[k]), std::span<T>(x[k])); };
+  std::vector<DenseMatrix<T>> B, X;
+  for (int k = 0; k < rhs_count; ++k) {
+    B.emplace_back(n, columns);
+    for (index_t j = 0; j < columns; ++j) std::copy(p.b[rhs_of(k, j)].begin(), p.b[rhs_of(k, j)].end(), B[k].column(j).begin());
+    X.emplace_back(n, columns, std::numeric_limits<T>::quiet_NaN());
+  }
+  // One column: the vector call; more: the block call (columns in parallel).
+  auto solve = [&](int k) {
+    if (columns == 1)
+      solver.solve(B[k].column(0), X[k].column(0));
+    else
+      solver.solve(B[k], X[k]);
+  };
   for (int w = 0; w < warmup; ++w) solve(w % rhs_count);
-  std::fill(x[0].begin(), x[0].end(), std::numeric_limits<T>::quiet_NaN());
+  std::fill(X[0].values.begin(), X[0].values.end(), std::numeric_limits<T>::quiet_NaN());
   solve(0);
-  check_solution(row, p, 0, std::span<const T>(x[0]), true);
+  check_block(row, p, 0, std::span<const T>(X[0].values), columns, true);
   for (int r = 0; r < repeat; ++r) {
     app::Stopwatch t;
     solve(r % rhs_count);
     row.samples_ms.push_back(t.seconds() * 1e3);
   }
   const int last = (repeat - 1) % rhs_count;
-  if (repeat > 0) check_solution(row, p, last, std::span<const T>(x[last]), false);
+  if (repeat > 0) check_block(row, p, last, std::span<const T>(X[last].values), columns, false);
 }
 
 // The right-hand sides and outputs on the device.
+// Block k holds `columns` right-hand sides (column j: b_{(k+j) % 4}).
 template <class T>
 struct DeviceVectors {
+  index_t columns = 1;
   std::vector<cuda::DeviceBuffer<T>> b, x;
-  explicit DeviceVectors(const Problem<T>& p) {
+  DeviceVectors(const Problem<T>& p, index_t cols) : columns(cols) {
+    const std::size_t n = std::size_t(p.L.rows);
     for (int k = 0; k < rhs_count; ++k) {
-      b.emplace_back(std::span<const T>(p.b[k]));
-      x.emplace_back(p.b[k].size());
+      std::vector<T> block(n * std::size_t(columns));
+      for (index_t j = 0; j < columns; ++j)
+        std::copy(p.b[rhs_of(k, j)].begin(), p.b[rhs_of(k, j)].end(), block.begin() + std::ptrdiff_t(j * n));
+      b.emplace_back(std::span<const T>(block));
+      x.emplace_back(block.size());
       cuda::fill(x.back(), std::numeric_limits<T>::quiet_NaN());
     }
     cuda::detail::synchronize();
@@ -145,10 +176,16 @@ void measure_gpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, 
   if (spec.algorithm == TrsvAlgorithm::Auto) row.chosen = to_string(solver.stats().algorithm);
   row.analysis = describe_analysis(solver.stats());
   time_on_device(
-      row, dev, warmup, repeat, [&](int k) { solver.solve(dev.b[k], dev.x[k]); },
+      row, dev, warmup, repeat,
+      [&](int k) {
+        if (dev.columns == 1)
+          solver.solve(dev.b[k], dev.x[k]);
+        else
+          solver.solve(dev.b[k], dev.x[k], dev.columns);
+      },
       [&](int k, bool first) {
         const std::vector<T> x = dev.x[k].to_host();
-        check_solution(row, p, k, std::span<const T>(x), first);
+        check_block(row, p, k, std::span<const T>(x), dev.columns, first);
       });
 }
 
@@ -226,7 +263,7 @@ struct Runner {
     std::optional<DeviceVectors<T>> dev;
     std::string device_error;
     if (use_gpu) try {
-        dev.emplace(*p);
+        dev.emplace(*p, o.rhs);
       } catch (const std::exception& e) {
         device_error = std::string("device vectors: ") + e.what();
       }
@@ -248,12 +285,12 @@ struct Runner {
       row.device = spec.device == Device::Cpu ? "cpu" : "cuda";
       record(std::move(row), [&](BenchRow& r) {
         if (spec.device == Device::Cpu)
-          measure_cpu(r, spec, *p, o.warmup, cpu_repeat);
+          measure_cpu(r, spec, *p, o.rhs, o.warmup, cpu_repeat);
         else
           measure_gpu(r, spec, *p, *dev, o.warmup, o.repeat);
       });
     }
-    if (use_gpu) {
+    if (use_gpu && o.rhs == 1) {  // the yardstick is one vector
       BenchRow row = base;
       row.algorithm = spmv_name;
       row.device = "cuda";
@@ -292,8 +329,10 @@ void run_trsv_bench(const BenchOptions& options, const std::string& command_line
     throw Error("bench trsv: no cases to run (--suite none without FILES, or --only matched none)");
   for (const std::string& w : warnings) fmt::print(stderr, "balsa bench trsv: note: {}\n", w);
   const nlohmann::json meta = bench_meta(o, runner.use_gpu, command_line, warnings);
-  fmt::print(stderr, "balsa bench trsv: {} cases, precision {}, {} timed solves after {} warm-up, device {}\n",
-             cases.size(), o.precision, o.repeat, o.warmup, runner.use_gpu ? "cuda" : "cpu");
+  if (o.rhs < 1) throw DimensionError("bench trsv: --rhs must be at least 1");
+  fmt::print(stderr, "balsa bench trsv: {} cases, precision {}, {} timed solves after {} warm-up, device {}{}\n",
+             cases.size(), o.precision, o.repeat, o.warmup, runner.use_gpu ? "cuda" : "cpu",
+             o.rhs > 1 ? fmt::format(", {} right-hand sides per solve", o.rhs) : "");
 
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const BenchCase& bc = cases[i];

@@ -27,6 +27,10 @@ struct BenchOptions {
   std::vector<std::string> algorithms;  // names from algorithm_specs(); empty: all
   std::vector<std::string> only;        // run only cases whose name contains one of these
   int repeat = 30;
+  // Right-hand sides per timed solve: 1 (a vector), or a block of columns
+  // solved in one call (GPU: one call, cuSPARSE SpSM as the baseline; CPU:
+  // the columns in parallel; no SpMV row).
+  index_t rhs = 1;
   int warmup = 3;
   int cpu_repeat = -1;  // timed solves of the CPU algorithms; < 0: repeat
   std::string json_path, markdown_path;

@@ -33,6 +33,7 @@ class CusparseObject {
 using CusparseHandle = CusparseObject<cusparseHandle_t, cusparseDestroy>;
 using CusparseSpMat = CusparseObject<cusparseSpMatDescr_t, cusparseDestroySpMat>;
 using CusparseDnVec = CusparseObject<cusparseDnVecDescr_t, cusparseDestroyDnVec>;
+using CusparseDnMat = CusparseObject<cusparseDnMatDescr_t, cusparseDestroyDnMat>;
 
 inline void create(CusparseHandle& h) { BALSA_CUSPARSE_CHECK(cusparseCreate(h.out())); }
 
@@ -51,6 +52,14 @@ void create_csr(CusparseSpMat& d, const DeviceCsr<T>& A) {
 template <class T>
 void create_vector(CusparseDnVec& d, index_t n, T* data) {
   BALSA_CUSPARSE_CHECK(cusparseCreateDnVec(d.out(), n, data, cuda_value_type<T>));
+}
+
+// Dense-matrix descriptor: rows x cols, column-major with leading dimension
+// rows, pointing at `data` (re-pointed with cusparseDnMatSetValues).
+template <class T>
+void create_matrix(CusparseDnMat& d, index_t rows, index_t cols, T* data) {
+  BALSA_CUSPARSE_CHECK(
+      cusparseCreateDnMat(d.out(), rows, cols, rows, data, cuda_value_type<T>, CUSPARSE_ORDER_COL));
 }
 
 }  // namespace balsa::cuda::detail

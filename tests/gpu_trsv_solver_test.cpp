@@ -81,21 +81,60 @@ TYPED_TEST(TrsvSolverGpu, UpperUnitAndUpdatedValues) {
   }
 }
 
+template <class T>
+DenseMatrix<T> random_columns(index_t rows, index_t cols, std::uint64_t seed) {
+  DenseMatrix<T> B(rows, cols);
+  for (index_t j = 0; j < cols; ++j) {
+    const auto col = random_vector<T>(rows, seed + std::uint64_t(j));
+    std::copy(col.begin(), col.end(), B.column(j).begin());
+  }
+  return B;
+}
+
+// Many right-hand sides in one call: host matrices and device matrices, column
+// counts that change between calls (TASSL keeps a graph per grid height; 37
+// columns exceed its 32-column grid, so blocks loop over columns; cuSPARSE
+// re-runs the SpSM analysis), outputs poisoned, then new values.
 TYPED_TEST(TrsvSolverGpu, ManyRightHandSides) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
-  const Csr<T> L = extract_triangle(laplacian_3d<T>(16, 16, 16, Stencil3d::Point27), Triangle::Lower);
-  DenseMatrix<T> B(L.rows, 4), X;
-  for (index_t j = 0; j < 4; ++j) {
-    const auto col = random_vector<T>(L.rows, 20 + j);
-    std::copy(col.begin(), col.end(), B.column(j).begin());
-  }
+  const Csr<T> L = random_lower_banded<T>(12000, 60, 5, 8);
   for (const TrsvAlgorithm alg : kGpuAlgorithms) {
-    TriangularSolver<T> solver(L, {.algorithm = alg, .device = Device::Cuda});
+    SCOPED_TRACE(to_string(alg));
+    // n_max 1500: TASSL splits the band into sub-graphs on several levels.
+    TriangularSolver<T> solver(L, {.algorithm = alg, .device = Device::Cuda, .tassl_n_max = 1500});
+    for (const index_t k : {index_t(4), index_t(1), index_t(37), index_t(4)}) {
+      const DenseMatrix<T> B = random_columns<T>(L.rows, k, 20 + std::uint64_t(k));
+      DenseMatrix<T> X(L.rows, k, std::numeric_limits<T>::quiet_NaN());
+      solver.solve(B, X);
+      for (index_t j = 0; j < k; ++j)
+        test::expect_matches_reference<T>(L, Triangle::Lower, DiagonalKind::NonUnit, B.column(j), X.column(j),
+                                          "host, column " + std::to_string(j) + " of " + std::to_string(k));
+      cuda::DeviceBuffer<T> dB{std::span<const T>(B.values)}, dX(B.values.size());
+      cuda::fill(dX, std::numeric_limits<T>::quiet_NaN());
+      solver.solve(dB, dX, k);
+      const std::vector<T> x = dX.to_host();
+      for (index_t j = 0; j < k; ++j)
+        test::expect_matches_reference<T>(L, Triangle::Lower, DiagonalKind::NonUnit, B.column(j),
+                                          std::span<const T>(x).subspan(std::size_t(j) * std::size_t(L.rows),
+                                                                        std::size_t(L.rows)),
+                                          "device, column " + std::to_string(j) + " of " + std::to_string(k));
+      if (::testing::Test::HasFailure()) return;
+    }
+    Csr<T> L2 = L;  // new values: the SpSM analysis and TASSL's scaled values follow
+    for (index_t i = 0; i < L2.rows; ++i)
+      for (index_t p = L2.row_ptr[i]; p < L2.row_ptr[i + 1]; ++p)
+        if (L2.col_idx[p] != i) L2.values[p] *= T(-0.5);
+    solver.update_values(L2.values);
+    const DenseMatrix<T> B = random_columns<T>(L.rows, 4, 90);
+    DenseMatrix<T> X(L.rows, 4, std::numeric_limits<T>::quiet_NaN());
     solver.solve(B, X);
     for (index_t j = 0; j < 4; ++j)
-      test::expect_matches_reference<T>(L, Triangle::Lower, DiagonalKind::NonUnit, B.column(j), X.column(j),
-                                        to_string(alg));
+      test::expect_matches_reference<T>(L2, Triangle::Lower, DiagonalKind::NonUnit, B.column(j), X.column(j),
+                                        "after update_values");
+    cuda::DeviceBuffer<T> small(std::size_t(L.rows) * 3 - 1), out(std::size_t(L.rows) * 3);
+    EXPECT_THROW_MSG(solver.solve(small, out, 3), DimensionError, "rows x columns");
+    EXPECT_THROW_MSG(solver.solve(out, out, 3), Error, "different device buffers");
   }
 }
 

@@ -91,9 +91,12 @@ TYPED_TEST(TrsvSolverCpu, StatsDescribeTheAnalysis) {
 TYPED_TEST(TrsvSolverCpu, ManyRightHandSidesAndUpdateValues) {
   using T = TypeParam;
   const Csr<T> L = random_lower_banded<T>(3000, 40, 5, 4);
-  for (const Operation op : {Operation::NonTranspose, Operation::Transpose}) {
-    TriangularSolver<T> solver(L, {.algorithm = TrsvAlgorithm::LevelSet, .device = Device::Cpu, .operation = op});
-    DenseMatrix<T> B(L.rows, 3), X;
+  for (const Operation op : {Operation::NonTranspose, Operation::Transpose})
+  for (const TrsvAlgorithm alg : {TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl, TrsvAlgorithm::Reference}) {
+    SCOPED_TRACE(to_string(alg));
+    // The columns are solved in parallel: each must come out right.
+    TriangularSolver<T> solver(L, {.algorithm = alg, .device = Device::Cpu, .operation = op, .tassl_n_max = 300});
+    DenseMatrix<T> B(L.rows, 3), X(L.rows, 3, std::numeric_limits<T>::quiet_NaN());
     for (index_t j = 0; j < 3; ++j) {
       const auto col = random_vector<T>(L.rows, 10 + j);
       std::copy(col.begin(), col.end(), B.column(j).begin());

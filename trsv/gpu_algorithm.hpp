@@ -25,9 +25,14 @@ template <class T>
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
-  // x = A^{-1} b; b and x are device arrays of rows() values and must not
+  // x = A^{-1} b; b and x are device arrays of the matrix's rows and must not
   // alias. Every entry of x is written.
   virtual void solve(const T* b, T* x) = 0;
+  // X = A^{-1} B for `columns` right-hand sides of `rows` values each
+  // (column-major, leading dimension rows). The default solves column by column.
+  virtual void solve_many(const T* B, T* X, index_t rows, index_t columns) {
+    for (index_t c = 0; c < columns; ++c) solve(B + std::size_t(c) * std::size_t(rows), X + std::size_t(c) * std::size_t(rows));
+  }
   // New values in the CSR order of the matrix given at construction
   // (the front end has checked them).
   virtual void update_values(std::span<const T> values) = 0;

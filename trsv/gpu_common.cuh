@@ -61,10 +61,14 @@ inline std::size_t optin_shared_bytes() {
 
 // What a captured CUDA graph reads b and x from: solve() rewrites this device
 // struct (stream-ordered) before each replay, so the graph never changes.
+// Many right-hand sides (solvers that take them in one replay): `columns`
+// columns of length `ld`, column-major.
 template <class T>
 struct RhsAndX {
   const T* b;
   T* x;
+  index_t columns = 1;
+  std::int64_t ld = 0;
 };
 
 // ---- host: RAII owners of CUDA handles ---------------------------------------

@@ -1,5 +1,7 @@
 // TrsvAlgorithm::Cusparse: cuSPARSE SpSV behind balsa's interface, the
-// baseline of the triangular-solve benchmarks.
+// baseline of the triangular-solve benchmarks; many right-hand sides go to
+// cuSPARSE SpSM (one analysis per column count, kept until it changes).
+#include <memory>
 #include <string>
 
 #include "cuda/cusparse.hpp"
@@ -11,6 +13,7 @@ namespace balsa::trsv_gpu {
 namespace {
 
 using SpSVDescr = cuda::detail::CusparseObject<cusparseSpSVDescr_t, cusparseSpSV_destroyDescr>;
+using SpSMDescr = cuda::detail::CusparseObject<cusparseSpSMDescr_t, cusparseSpSM_destroyDescr>;
 
 template <class T>
 class CusparseSpsv final : public Algorithm<T> {
@@ -42,9 +45,22 @@ class CusparseSpsv final : public Algorithm<T> {
                                             cuda::detail::cuda_value_type<T>, alg, spsv_.get()));
   }
 
+  void solve_many(const T* B, T* X, index_t rows, index_t columns) override {
+    if (columns <= 1) {
+      if (columns == 1) solve(B, X);
+      return;
+    }
+    if (!spsm_ || spsm_->columns != columns) prepare_spsm(rows, columns, B, X);
+    BALSA_CUSPARSE_CHECK(cusparseDnMatSetValues(spsm_->b.get(), const_cast<T*>(B)));
+    BALSA_CUSPARSE_CHECK(cusparseDnMatSetValues(spsm_->x.get(), X));
+    BALSA_CUSPARSE_CHECK(cusparseSpSM_solve(handle_.get(), op, op, &one, mat_.get(), spsm_->b.get(), spsm_->x.get(),
+                                            cuda::detail::cuda_value_type<T>, spsm_alg, spsm_->descr.get()));
+  }
+
   void update_values(std::span<const T> values) override {
     A_.values.upload(values);
     analyse();  // cuSPARSE's analysis keeps a copy of (part of) the values
+    spsm_.reset();
   }
 
  private:
@@ -57,12 +73,38 @@ class CusparseSpsv final : public Algorithm<T> {
                                                cuda::detail::cuda_value_type<T>, alg, spsv_.get(), work_.data()));
   }
 
+  // SpSM for one column count: descriptors of B and X, the analysis.
+  struct Spsm {
+    index_t columns = 0;
+    cuda::detail::CusparseDnMat b, x;
+    SpSMDescr descr;
+    cuda::DeviceBuffer<char> work;
+  };
+  void prepare_spsm(index_t rows, index_t columns, const T* B, T* X) {
+    using namespace cuda::detail;
+    spsm_.reset();
+    auto s = std::make_unique<Spsm>();
+    s->columns = columns;
+    create_matrix(s->b, rows, columns, const_cast<T*>(B));
+    create_matrix(s->x, rows, columns, X);
+    BALSA_CUSPARSE_CHECK(cusparseSpSM_createDescr(s->descr.out()));
+    std::size_t bytes = 0;
+    BALSA_CUSPARSE_CHECK(cusparseSpSM_bufferSize(handle_.get(), op, op, &one, mat_.get(), s->b.get(), s->x.get(),
+                                                 cuda_value_type<T>, spsm_alg, s->descr.get(), &bytes));
+    s->work = cuda::DeviceBuffer<char>(std::max<std::size_t>(bytes, 1));
+    BALSA_CUSPARSE_CHECK(cusparseSpSM_analysis(handle_.get(), op, op, &one, mat_.get(), s->b.get(), s->x.get(),
+                                               cuda_value_type<T>, spsm_alg, s->descr.get(), s->work.data()));
+    spsm_ = std::move(s);
+  }
+  static constexpr cusparseSpSMAlg_t spsm_alg = CUSPARSE_SPSM_ALG_DEFAULT;
+
   cuda::DeviceCsr<T> A_;  // owned: the analysis refers to it
   cuda::detail::CusparseHandle handle_;
   cuda::detail::CusparseSpMat mat_;
   cuda::detail::CusparseDnVec b_, x_;
   SpSVDescr spsv_;
   cuda::DeviceBuffer<char> work_;
+  std::unique_ptr<Spsm> spsm_;
 };
 
 }  // namespace

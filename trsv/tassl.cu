@@ -95,16 +95,13 @@ __device__ __forceinline__ void round_barrier() {
     asm volatile("bar.sync 1, %0;" ::"n"(W) : "memory");
 }
 
+// One sub-graph for one right-hand side: Alg. 3.2's three phases.
 template <class T, int W, bool STAGED>
-__global__ void __launch_bounds__(block_threads<W>())
-    tassl_subgraph_kernel(Arrays<T> g, const tassl::Block* __restrict__ blocks, const RhsAndX<T>* slot) {
+__device__ __forceinline__ void solve_subgraph(const Arrays<T>& g, const tassl::Block& blk, const T* __restrict__ b,
+                                               T* __restrict__ x, unsigned char* smem) {
   constexpr int D = prefetch_rounds<W>();
   constexpr int P = block_threads<W>();
-  extern __shared__ __align__(16) unsigned char smem[];
   T* xl = reinterpret_cast<T*>(smem);
-  const tassl::Block blk = blocks[blockIdx.x];
-  const T* b = slot->b;
-  T* x = slot->x;
   const int tid = int(threadIdx.x);
   const bool round_lane = tid < W;
   // 1. x_loc = b / l_ii, then the external slots by external row.
@@ -204,6 +201,21 @@ __global__ void __launch_bounds__(block_threads<W>())
   for (index_t u = tid; u < blk.size; u += P) x[__ldg(g.order + blk.base + u)] = xl[u];
 }
 
+// Block (blockIdx.x, blockIdx.y) solves sub-graph blockIdx.x for the
+// right-hand sides blockIdx.y, blockIdx.y + gridDim.y, ...: many columns in
+// one launch, the columns beyond the grid reusing the block's schedule from L2.
+template <class T, int W, bool STAGED>
+__global__ void __launch_bounds__(block_threads<W>())
+    tassl_subgraph_kernel(Arrays<T> g, const tassl::Block* __restrict__ blocks, const RhsAndX<T>* slot) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const tassl::Block blk = blocks[blockIdx.x];
+  const RhsAndX<T> io = *slot;
+  for (index_t c = index_t(blockIdx.y); c < io.columns; c += index_t(gridDim.y)) {
+    solve_subgraph<T, W, STAGED>(g, blk, io.b + c * io.ld, io.x + c * io.ld, smem);
+    __syncthreads();  // x_loc and the staging buffers are reused by the next column
+  }
+}
+
 // f(std::integral_constant<int, W>{}) for the block width W (a power of two, 32..1024).
 template <class F>
 void with_width(int w, F&& f) {
@@ -216,6 +228,10 @@ void with_width(int w, F&& f) {
     default: f(std::integral_constant<int, 1024>{}); break;
   }
 }
+
+// Most right-hand sides given their own blocks in one launch; more columns
+// loop inside the blocks.
+constexpr index_t kMaxGridColumns = 32;
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -254,16 +270,23 @@ class TasslSolver final : public Algorithm<T> {
     blocks_ = cuda::DeviceBuffer<tassl::Block>(std::span<const tassl::Block>(layout_.blocks));
     slot_ = cuda::DeviceBuffer<RhsAndX<T>>(1);
     upload_values(std::span<const T>(A.values));
-    capture();
+    exec_.emplace(1, capture(1));
   }
 
   ~TasslSolver() override { (void)cudaStreamSynchronize(cudaStreamLegacy); }
 
-  void solve(const T* b, T* x) override {
-    if (n_ == 0) return;
-    const RhsAndX<T> s{b, x};
+  void solve(const T* b, T* x) override { solve_many(b, x, n_, 1); }
+
+  // One replay for every column: a graph per grid height min(columns,
+  // kMaxGridColumns), captured on first use.
+  void solve_many(const T* B, T* X, index_t rows, index_t columns) override {
+    if (n_ == 0 || columns == 0) return;
+    const int height = int(std::min<index_t>(columns, kMaxGridColumns));
+    auto it = exec_.find(height);
+    if (it == exec_.end()) it = exec_.emplace(height, capture(height)).first;
+    const RhsAndX<T> s{B, X, columns, rows};  // pageable source: staged before cudaMemcpyAsync returns
     BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cudaStreamLegacy));
-    BALSA_CUDA_CHECK(cudaGraphLaunch(exec_.get(), cudaStreamLegacy));
+    BALSA_CUDA_CHECK(cudaGraphLaunch(it->second.get(), cudaStreamLegacy));
   }
 
   void update_values(std::span<const T> values) override {
@@ -317,7 +340,8 @@ class TasslSolver final : public Algorithm<T> {
     return {L.width, staged};
   }
 
-  void capture() {
+  // The launches of one solve, a grid of (sub-graphs of the level) x height.
+  detail::GraphExec capture(int height) {
     std::map<Kernel, std::size_t> most;  // shared memory opt-in per kernel: the most any launch uses
     for (const tassl::LevelLaunch& L : layout_.launches) {
       const Kernel k = kernel_for(L);
@@ -329,13 +353,14 @@ class TasslSolver final : public Algorithm<T> {
       });
     const Arrays<T> g{order_.data(),   diag_.data(),    ext_rows_.data(), ext_ptr_.data(),
                       ext_from_.data(), ext_val_.data(), int_key_.data(),  int_val_.data()};
-    exec_ = detail::capture_graph([&](cudaStream_t stream) {
+    return detail::capture_graph([&](cudaStream_t stream) {
       for (const tassl::LevelLaunch& L : layout_.launches) {
         if (L.last_block == L.first_block) continue;
         const Kernel k = kernel_for(L);
+        const dim3 grid(unsigned(L.last_block - L.first_block), unsigned(height));
         with_kernel(k, [&](auto kernel, int threads) {
-          kernel<<<L.last_block - L.first_block, threads, launch_smem(L, k.staged), stream>>>(
-              g, blocks_.data() + L.first_block, slot_.data());
+          kernel<<<grid, threads, launch_smem(L, k.staged), stream>>>(g, blocks_.data() + L.first_block,
+                                                                     slot_.data());
         });
         if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
       }
@@ -355,7 +380,7 @@ class TasslSolver final : public Algorithm<T> {
   cuda::DeviceBuffer<tassl::Block> blocks_;
   cuda::DeviceBuffer<T> diag_, ext_val_, int_val_;
   cuda::DeviceBuffer<RhsAndX<T>> slot_;
-  detail::GraphExec exec_;  // destroyed before the buffers
+  std::map<int, detail::GraphExec> exec_;  // by grid height; destroyed before the buffers
 };
 
 }  // namespace

@@ -70,6 +70,15 @@ struct TriangularSolver<T>::Impl {
       throw Error(std::string("GPU triangular solve (") + to_string(stats.algorithm) +
                   "): a dependency wait exceeded the watchdog (BALSA_TRSV_WATCHDOG_MS, default 2000 ms); x is invalid");
   }
+  // One solve on the CPU path (const: columns may be solved concurrently).
+  void solve_cpu(std::span<const T> b, std::span<T> x) const {
+    if (stats.algorithm == TrsvAlgorithm::LevelSet)
+      trsv_cpu::solve_level_set(M, options.diagonal, schedule, b, x);
+    else if (stats.algorithm == TrsvAlgorithm::Tassl)
+      tassl::solve_scheduled(M, options.diagonal, *tassl_partition, *tassl_schedule, b, x);
+    else
+      trsv_cpu::substitute(M, tri, options.diagonal, b.data(), x.data());
+  }
   void check_length(std::size_t got, const char* what) const {
     if (got != std::size_t(M.rows))
       throw DimensionError(std::string("triangular solve: ") + what + " has " + std::to_string(got) +
@@ -199,12 +208,8 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
     s.gpu->solve(s.staging_b.data(), s.staging_x.data());
     s.staging_x.download(x);  // synchronous copy: the solve has finished
     s.check_watchdog();
-  } else if (s.stats.algorithm == TrsvAlgorithm::LevelSet) {
-    trsv_cpu::solve_level_set(s.M, s.options.diagonal, s.schedule, b, x);
-  } else if (s.stats.algorithm == TrsvAlgorithm::Tassl) {
-    tassl::solve_scheduled(s.M, s.options.diagonal, *s.tassl_partition, *s.tassl_schedule, b, x);
   } else {
-    trsv_cpu::substitute(s.M, s.tri, s.options.diagonal, b.data(), x.data());
+    s.solve_cpu(b, x);
   }
   s.stats.last_solve_seconds = since(t0);
   ++s.stats.solves;
@@ -214,8 +219,46 @@ template <class T>
 void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
   Impl& s = live(impl_);
   s.check_length(std::size_t(B.rows), "B");
+  if (B.values.size() != std::size_t(B.rows) * std::size_t(B.cols))
+    throw DimensionError("triangular solve: B holds " + std::to_string(B.values.size()) + " values for " +
+                         std::to_string(B.rows) + " x " + std::to_string(B.cols));
+  require_finite(std::span<const T>(B.values), "right-hand side");
   if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
-  for (index_t j = 0; j < B.cols; ++j) solve(B.column(j), X.column(j));
+  const auto t0 = Clock::now();
+  if (s.gpu) {  // every column in one call (TASSL: one graph replay)
+    const std::size_t size = B.values.size();
+    if (s.staging_b.size() != size) {
+      s.staging_b = cuda::DeviceBuffer<T>(size);
+      s.staging_x = cuda::DeviceBuffer<T>(size);
+    }
+    s.staging_b.upload(std::span<const T>(B.values));
+    s.gpu->solve_many(s.staging_b.data(), s.staging_x.data(), B.rows, B.cols);
+    s.staging_x.download(std::span<T>(X.values));
+    s.check_watchdog();
+  } else {  // the CPU solves of independent columns in parallel
+#pragma omp parallel for schedule(dynamic, 1) if (B.cols > 1)
+    for (index_t j = 0; j < B.cols; ++j) s.solve_cpu(B.column(j), X.column(j));
+  }
+  s.stats.last_solve_seconds = since(t0);
+  s.stats.solves += B.cols;
+}
+
+template <class T>
+void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns) {
+  Impl& s = live(impl_);
+  if (!s.gpu)
+    throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
+  if (columns < 0) throw DimensionError("triangular solve: " + std::to_string(columns) + " right-hand sides");
+  const std::size_t size = std::size_t(s.M.rows) * std::size_t(columns);
+  if (B.size() != size || X.size() != size)
+    throw DimensionError("triangular solve: B and X must hold rows x columns = " + std::to_string(s.M.rows) + " x " +
+                         std::to_string(columns) + " values, got " + std::to_string(B.size()) + " and " +
+                         std::to_string(X.size()));
+  if (B.data() == X.data() && !B.empty()) throw Error("triangular solve: B and X must be different device buffers");
+  const auto t0 = Clock::now();
+  s.gpu->solve_many(B.data(), X.data(), s.M.rows, columns);
+  s.stats.last_solve_seconds = since(t0);  // launch time only: the solve is asynchronous
+  s.stats.solves += int(columns);
 }
 
 template <class T>

@@ -47,7 +47,8 @@ struct TrsvOptions {
   DiagonalKind diagonal = DiagonalKind::NonUnit;
   Operation operation = Operation::NonTranspose;  // solve with A or with A^T
   // TASSL: most vertices a sub-graph may hold; 0: as many values of T as one
-  // block's opt-in shared memory holds (29,056 doubles on an H200), at most 65,535.
+  // block's opt-in shared memory holds beside the kernel's 32 KB staging area
+  // (24,960 doubles on an H200), at most 65,535.
   index_t tassl_n_max = 0;
 };
 
@@ -95,11 +96,16 @@ class TriangularSolver {
 
   // Host vectors (on a CUDA solver: copied to the device and back).
   void solve(std::span<const T> b, std::span<T> x);
-  // Many right-hand sides: the columns of B (rows() x k), into X.
+  // Many right-hand sides: the columns of B (rows() x k), into X (resized).
+  // On the GPU every column goes in one call (TASSL: one launch per sub-graph
+  // level for all of them); on the CPU the columns are solved in parallel.
   void solve(const DenseMatrix<T>& B, DenseMatrix<T>& X);
   // Device vectors (CUDA solvers only): asynchronous with respect to the host,
   // on the legacy default stream. b is not checked for NaN/Inf on this path.
   void solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x);
+  // Device matrices: `columns` right-hand sides of rows() values each,
+  // column-major (B and X hold rows() * columns values). Asynchronous.
+  void solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns);
   // Waits for the last solve and throws if a sync-free solver's dependency
   // wait exceeded its watchdog (x then holds NaN). Host-vector solves check
   // this themselves; device-vector solves leave it to the caller.
