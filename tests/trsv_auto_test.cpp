@@ -9,9 +9,10 @@
 namespace balsa {
 namespace {
 
-TrsvStats stats(index_t rows, index_t levels) {
+TrsvStats stats(index_t rows, index_t levels, index_t nnz = 0) {
   TrsvStats s;
   s.rows = rows;
+  s.nnz = nnz > 0 ? nnz : 5 * rows;
   s.levels = levels;
   s.mean_level_width = double(rows) / levels;
   return s;
@@ -29,6 +30,11 @@ TEST(TrsvAuto, GpuRule) {
   EXPECT_EQ(trsv_auto::choose(stats(46500, 2), gpu, 24000, components(1, 46500)), TrsvAlgorithm::LevelSet);
   EXPECT_EQ(trsv_auto::choose(stats(13436, 8), gpu, 24000, components(1, 13436)), TrsvAlgorithm::Cusparse);
   EXPECT_EQ(trsv_auto::choose(stats(1374, 7), gpu, 24000, components(1, 1374)), TrsvAlgorithm::Tassl);
+  // Few levels, small and nearly empty (16 blocks of 250 rows at 0.1%): TASSL;
+  // larger (16 blocks of 1,000) or denser (hangGlider_2): cuSPARSE.
+  EXPECT_EQ(trsv_auto::choose(stats(4000, 4, 4471), gpu, 24000, components(16, 250)), TrsvAlgorithm::Tassl);
+  EXPECT_EQ(trsv_auto::choose(stats(16000, 7, 24031), gpu, 24000, components(16, 1000)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(1647, 6, 8567), gpu, 24000, components(1, 1647)), TrsvAlgorithm::Cusparse);
   EXPECT_EQ(asked, 0) << "components are computed only for wide levels";
   EXPECT_EQ(trsv_auto::choose(stats(4096000, 478), gpu, 24000, components(1, 4096000)), TrsvAlgorithm::Cusparse);
   EXPECT_EQ(trsv_auto::choose(stats(3072000, 155), gpu, 24000, components(512, 6000)), TrsvAlgorithm::Tassl);

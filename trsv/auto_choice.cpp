@@ -10,7 +10,10 @@
 //    a vertex per slot, so a dense row becomes a chain of slots: arrow).
 //  - at most 16 levels and n >= 1500: cuSPARSE (a few wide levels; level-set
 //    and TASSL pay a single block's load phase or a dense row: bayer10,
-//    hangGlider_2).
+//    hangGlider_2) -- unless n <= 4096 with at most one off-diagonal entry
+//    per row on average: one small, nearly empty sub-graph, where TASSL's
+//    single launch wins (16 blocks of 250 rows at 0.1%: 9.7 us against
+//    cuSPARSE's 12.9 us; 16 blocks of 1,000 rows, n = 16,000, already lose).
 //  - mean level width n / levels >= 1000: wide levels, where cuSPARSE's
 //    per-level launches are the cheapest barrier (3D Laplacians, 16 blocks of
 //    55,000) -- unless the graph falls apart into at least 64 components that
@@ -28,7 +31,8 @@ TrsvAlgorithm choose(const TrsvStats& a, Device device, index_t n_max,
   if (device == Device::Cpu)
     return a.rows >= 200000 && a.mean_level_width >= 1000 ? TrsvAlgorithm::LevelSet : TrsvAlgorithm::Reference;
   if (a.levels <= 2) return TrsvAlgorithm::LevelSet;
-  if (a.levels <= 16 && a.rows >= 1500) return TrsvAlgorithm::Cusparse;
+  const bool small_and_sparse = a.rows <= 4096 && a.nnz <= 2 * a.rows;
+  if (a.levels <= 16) return a.rows >= 1500 && !small_and_sparse ? TrsvAlgorithm::Cusparse : TrsvAlgorithm::Tassl;
   if (a.mean_level_width >= 1000) {
     const Components c = components();
     return c.count >= 64 && c.largest <= n_max ? TrsvAlgorithm::Tassl : TrsvAlgorithm::Cusparse;
