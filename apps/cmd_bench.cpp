@@ -47,6 +47,10 @@ void add_bench_command(CLI::App& app) {
                    "columns in parallel)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  trsv->add_option("--tassl-n-max", o->tassl_n_max,
+                   "TASSL's most vertices per sub-graph on the GPU (0: as many values as a block's shared memory holds)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
   trsv->add_option("--cpu-repeat", o->cpu_repeat, "Timed solves of the CPU algorithms (default: --repeat)")
       ->check(CLI::Range(1, 100000));
   trsv->add_option("--warmup", o->warmup, "Untimed solves before timing")

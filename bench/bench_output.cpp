@@ -70,6 +70,7 @@ nlohmann::json bench_meta(const BenchOptions& o, bool use_gpu, const std::string
                       {"precision", o.precision},
                       {"repeat", o.repeat},
                       {"rhs", o.rhs},
+                      {"tassl_n_max", o.tassl_n_max},
                       {"cpu_repeat", o.cpu_repeat < 0 ? o.repeat : o.cpu_repeat},
                       {"warmup", o.warmup},
                       {"rhs_rotation", 4},

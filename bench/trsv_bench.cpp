@@ -72,9 +72,11 @@ std::string describe_analysis(const TrsvStats& s) {
   if (t.n_max == 0) return "";
   return fmt::format(
       "tassl n_max {}, {} sub-graphs, {} sub-graph levels, {} isolated, {} fallbacks, edges {} internal / {} "
-      "external, {} rounds ({} on the critical path); partition {:.3f} s, schedule {:.3f} s, layout {:.3f} s",
+      "external, {} rounds ({} on the critical path); front end {:.3f} s, partition {:.3f} s, schedule {:.3f} s, "
+      "layout {:.3f} s, uploads {:.3f} s",
       t.n_max, t.subgraphs, t.subgraph_levels, t.isolated, t.fallbacks, t.internal_edges, t.external_edges, t.rounds,
-      t.critical_rounds, t.partition_seconds, t.schedule_seconds, t.layout_seconds);
+      t.critical_rounds, s.front_end_seconds, t.partition_seconds, t.schedule_seconds, t.layout_seconds,
+      t.upload_seconds);
 }
 
 // Column j of the block of right-hand sides k (--rhs columns): b_{(k+j) % 4}.
@@ -166,10 +168,10 @@ void time_on_device(BenchRow& row, DeviceVectors<T>& dev, int warmup, int repeat
 }
 
 template <class T>
-void measure_gpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, DeviceVectors<T>& dev, int warmup,
-                 int repeat) {
+void measure_gpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, DeviceVectors<T>& dev, index_t n_max,
+                 int warmup, int repeat) {
   app::Stopwatch clock;
-  TriangularSolver<T> solver(p.L, TrsvOptions{.algorithm = spec.algorithm, .device = Device::Cuda});
+  TriangularSolver<T> solver(p.L, TrsvOptions{.algorithm = spec.algorithm, .device = Device::Cuda, .tassl_n_max = n_max});
   cuda::detail::synchronize();
   row.construct_ms = clock.seconds() * 1e3;
   row.analysis_ms = solver.stats().analysis_seconds * 1e3;
@@ -287,7 +289,7 @@ struct Runner {
         if (spec.device == Device::Cpu)
           measure_cpu(r, spec, *p, o.rhs, o.warmup, cpu_repeat);
         else
-          measure_gpu(r, spec, *p, *dev, o.warmup, o.repeat);
+          measure_gpu(r, spec, *p, *dev, o.tassl_n_max, o.warmup, o.repeat);
       });
     }
     if (use_gpu && o.rhs == 1) {  // the yardstick is one vector

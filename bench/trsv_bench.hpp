@@ -31,6 +31,7 @@ struct BenchOptions {
   // solved in one call (GPU: one call, cuSPARSE SpSM as the baseline; CPU:
   // the columns in parallel; no SpMV row).
   index_t rhs = 1;
+  index_t tassl_n_max = 0;  // TASSL (and Auto's) sub-graph capacity on the GPU; 0: from shared memory
   int warmup = 3;
   int cpu_repeat = -1;  // timed solves of the CPU algorithms; < 0: repeat
   std::string json_path, markdown_path;

@@ -262,6 +262,7 @@ class TasslSolver final : public Algorithm<T> {
     diag_pos_ = detail::diagonal_positions(A, diag);
     stats_.layout_seconds = since(t0);
     if (n_ == 0) return;
+    t0 = Clock::now();
     order_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.order));
     ext_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_ptr));
     ext_rows_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_rows));
@@ -271,6 +272,8 @@ class TasslSolver final : public Algorithm<T> {
     slot_ = cuda::DeviceBuffer<RhsAndX<T>>(1);
     upload_values(std::span<const T>(A.values));
     exec_.emplace(1, capture(1));
+    BALSA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    stats_.upload_seconds = since(t0);
   }
 
   ~TasslSolver() override { (void)cudaStreamSynchronize(cudaStreamLegacy); }

@@ -123,6 +123,7 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
     for (index_t k = 0; k < levels.count(); ++k) st.widest_level = std::max(st.widest_level, levels.width(k));
     st.mean_level_width = st.levels ? double(st.rows) / st.levels : 0.0;
     st.device = options.device;
+    st.front_end_seconds = since(t0);
     if (options.algorithm == TrsvAlgorithm::Auto) {
       const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(options.device);
       st.algorithm = trsv_auto::choose(st, options.device, n_max, [&] {

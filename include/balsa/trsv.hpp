@@ -67,6 +67,7 @@ struct TasslStats {
   std::int64_t rounds = 0;               // block barriers over all sub-graphs (GPU layout)
   std::int64_t critical_rounds = 0;      // sum over launches of the longest block's rounds
   double partition_seconds = 0.0, schedule_seconds = 0.0, layout_seconds = 0.0;
+  double upload_seconds = 0.0;  // GPU: value scaling, uploads, kernel set-up and graph capture
 };
 
 struct TrsvStats {
@@ -78,6 +79,7 @@ struct TrsvStats {
   index_t widest_level = 0;  // rows in the widest level
   double mean_level_width = 0.0;
   double analysis_seconds = 0.0;    // constructor (checks, analysis, uploads)
+  double front_end_seconds = 0.0;   // of which: checks, copy or transpose, level sets (every algorithm)
   double last_solve_seconds = 0.0;  // wall time of the last solve() call
   int solves = 0;
   TasslStats tassl;
