@@ -201,11 +201,14 @@ __device__ __forceinline__ void solve_subgraph(const Arrays<T>& g, const tassl::
   for (index_t u = tid; u < blk.size; u += P) x[__ldg(g.order + blk.base + u)] = xl[u];
 }
 
+// One block per SM at most (x_loc fills the shared memory), said to ptxas:
+// without the minimum of 1, it capped the 512-thread kernels at 32 registers
+// and spilled the prefetched rounds (ptxas -v; measured 52 ms on banded 4M).
 // Block (blockIdx.x, blockIdx.y) solves sub-graph blockIdx.x for the
 // right-hand sides blockIdx.y, blockIdx.y + gridDim.y, ...: many columns in
 // one launch, the columns beyond the grid reusing the block's schedule from L2.
 template <class T, int W, bool STAGED>
-__global__ void __launch_bounds__(block_threads<W>())
+__global__ void __launch_bounds__(block_threads<W>(), 1)
     tassl_subgraph_kernel(Arrays<T> g, const tassl::Block* __restrict__ blocks, const RhsAndX<T>* slot) {
   extern __shared__ __align__(16) unsigned char smem[];
   const tassl::Block blk = blocks[blockIdx.x];
