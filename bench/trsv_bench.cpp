@@ -82,6 +82,16 @@ std::string describe_analysis(const TrsvStats& s) {
 // Column j of the block of right-hand sides k (--rhs columns): b_{(k+j) % 4}.
 int rhs_of(int k, index_t j) { return int((k + j) % rhs_count); }
 
+// Block k of right-hand sides, column-major.
+template <class T>
+std::vector<T> rhs_block(const Problem<T>& p, int k, index_t columns) {
+  const std::size_t n = std::size_t(p.L.rows);
+  std::vector<T> block(n * std::size_t(columns));
+  for (index_t j = 0; j < columns; ++j)
+    std::copy(p.b[rhs_of(k, j)].begin(), p.b[rhs_of(k, j)].end(), block.begin() + std::ptrdiff_t(std::size_t(j) * n));
+  return block;
+}
+
 // Checks a block of `columns` solutions (column-major) for block k.
 template <class T>
 void check_block(BenchRow& row, const Problem<T>& p, int k, std::span<const T> X, index_t columns, bool first) {
@@ -103,8 +113,7 @@ void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, 
   if (spec.algorithm == TrsvAlgorithm::Auto) row.chosen = to_string(solver.stats().algorithm);
   std::vector<DenseMatrix<T>> B, X;
   for (int k = 0; k < rhs_count; ++k) {
-    B.emplace_back(n, columns);
-    for (index_t j = 0; j < columns; ++j) std::copy(p.b[rhs_of(k, j)].begin(), p.b[rhs_of(k, j)].end(), B[k].column(j).begin());
+    B.emplace_back(n, columns).values = rhs_block(p, k, columns);
     X.emplace_back(n, columns, std::numeric_limits<T>::quiet_NaN());
   }
   // One column: the vector call; more: the block call (columns in parallel).
@@ -127,18 +136,15 @@ void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, 
   if (repeat > 0) check_block(row, p, last, std::span<const T>(X[last].values), columns, false);
 }
 
-// The right-hand sides and outputs on the device.
-// Block k holds `columns` right-hand sides (column j: b_{(k+j) % 4}).
+// The right-hand sides and outputs on the device: block k holds `columns`
+// right-hand sides (column j: b_{(k+j) % 4}).
 template <class T>
 struct DeviceVectors {
   index_t columns = 1;
   std::vector<cuda::DeviceBuffer<T>> b, x;
   DeviceVectors(const Problem<T>& p, index_t cols) : columns(cols) {
-    const std::size_t n = std::size_t(p.L.rows);
     for (int k = 0; k < rhs_count; ++k) {
-      std::vector<T> block(n * std::size_t(columns));
-      for (index_t j = 0; j < columns; ++j)
-        std::copy(p.b[rhs_of(k, j)].begin(), p.b[rhs_of(k, j)].end(), block.begin() + std::ptrdiff_t(j * n));
+      const std::vector<T> block = rhs_block(p, k, columns);
       b.emplace_back(std::span<const T>(block));
       x.emplace_back(block.size());
       cuda::fill(x.back(), std::numeric_limits<T>::quiet_NaN());

@@ -194,60 +194,48 @@ int expect_solves(const NamedAlgorithm<T>& algorithm, const Csr<T>& A, Triangle 
                std::to_string(A.nnz()) + " entries");
   const std::size_t n = std::size_t(A.rows);
   std::unique_ptr<trsv_gpu::Algorithm<T>> solver = algorithm.make(A, tri, diag);
-  cuda::DeviceBuffer<T> b_dev(n), x_dev(n);
   int skipped = 0;
-  auto solve_and_check = [&](const Csr<T>& M, std::uint64_t seed) {
-    const std::vector<T> b = random_vector<T>(A.rows, seed);
-    std::vector<T> ref(n);
-    trsv_reference<T>(M, tri, diag, b, ref);
-    b_dev.upload(b);
-    cuda::fill(x_dev, std::numeric_limits<T>::quiet_NaN());
-    solver->solve(b_dev.data(), x_dev.data());
-    const std::vector<T> x = x_dev.to_host();
-    for (const T r : ref)
-      if (!std::isfinite(r)) {
-        ++skipped;
-        return;
-      }
-    for (std::size_t i = 0; i < n; ++i) ASSERT_FALSE(std::isnan(x[i])) << "x[" << i << "] not written (seed " << seed << ")";
-    if (check == Check::RelativeError)
-      EXPECT_LE(test::relative_error<T>(x, ref), test::tolerance<T>(1e3)) << "seed " << seed;
+  // `columns` right-hand sides (seeds seed, seed + 1, ...): one column through
+  // solve(), more through solve_many() in one call; outputs poisoned.
+  auto solve_and_check = [&](const Csr<T>& M, std::uint64_t seed, index_t columns) {
+    std::vector<T> Bs(n * std::size_t(columns));
+    for (index_t c = 0; c < columns; ++c) {
+      const std::vector<T> b = random_vector<T>(A.rows, seed + std::uint64_t(c));
+      std::copy(b.begin(), b.end(), Bs.begin() + std::ptrdiff_t(std::size_t(c) * n));
+    }
+    cuda::DeviceBuffer<T> B_dev{std::span<const T>(Bs)}, X_dev(Bs.size());
+    cuda::fill(X_dev, std::numeric_limits<T>::quiet_NaN());
+    if (columns == 1)
+      solver->solve(B_dev.data(), X_dev.data());
     else
-      EXPECT_LE(backward_error<T>(M, diag, x, b), test::tolerance<T>(1e3)) << "seed " << seed;
+      solver->solve_many(B_dev.data(), X_dev.data(), A.rows, columns);
+    const std::vector<T> X = X_dev.to_host();
+    for (index_t c = 0; c < columns; ++c) {
+      const std::string what = "seed " + std::to_string(seed + std::uint64_t(c)) + ", column " + std::to_string(c) +
+                               " of " + std::to_string(columns);
+      const std::span<const T> b = std::span<const T>(Bs).subspan(std::size_t(c) * n, n);
+      const std::span<const T> x = std::span<const T>(X).subspan(std::size_t(c) * n, n);
+      std::vector<T> ref(n);
+      trsv_reference<T>(M, tri, diag, b, ref);
+      if (!std::all_of(ref.begin(), ref.end(), [](T r) { return std::isfinite(r); })) {
+        ++skipped;
+        continue;
+      }
+      for (std::size_t i = 0; i < n; ++i) ASSERT_FALSE(std::isnan(x[i])) << "x[" << i << "] not written (" << what << ")";
+      if (check == Check::RelativeError)
+        EXPECT_LE(test::relative_error<T>(x, ref), test::tolerance<T>(1e3)) << what;
+      else
+        EXPECT_LE(backward_error<T>(M, diag, x, b), test::tolerance<T>(1e3)) << what;
+    }
   };
-  for (std::uint64_t seed = 1; seed <= 3; ++seed) solve_and_check(A, seed);
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) solve_and_check(A, seed, 1);
   Csr<T> B = A;
   B.values = rescaled_values(A);
   solver->update_values(B.values);
-  for (std::uint64_t seed = 4; seed <= 5; ++seed) solve_and_check(B, seed);
+  for (std::uint64_t seed = 4; seed <= 5; ++seed) solve_and_check(B, seed, 1);
   // Many right-hand sides in one call: 34 columns on small matrices (more
   // than TASSL's 32-column grid, so its blocks loop over columns), 3 otherwise.
-  const index_t columns = n <= 4096 ? 34 : 3;
-  std::vector<T> Bs(n * std::size_t(columns));
-  for (index_t c = 0; c < columns; ++c) {
-    const std::vector<T> b = random_vector<T>(A.rows, 40 + std::uint64_t(c));
-    std::copy(b.begin(), b.end(), Bs.begin() + std::ptrdiff_t(std::size_t(c) * n));
-  }
-  cuda::DeviceBuffer<T> B_dev{std::span<const T>(Bs)}, X_dev(Bs.size());
-  cuda::fill(X_dev, std::numeric_limits<T>::quiet_NaN());
-  solver->solve_many(B_dev.data(), X_dev.data(), A.rows, columns);
-  const std::vector<T> X = X_dev.to_host();
-  for (index_t c = 0; c < columns; ++c) {
-    const std::span<const T> b = std::span<const T>(Bs).subspan(std::size_t(c) * n, n);
-    const std::span<const T> x = std::span<const T>(X).subspan(std::size_t(c) * n, n);
-    std::vector<T> ref(n);
-    trsv_reference<T>(B, tri, diag, b, ref);
-    if (!std::all_of(ref.begin(), ref.end(), [](T r) { return std::isfinite(r); })) continue;
-    for (std::size_t i = 0; i < n; ++i)
-      if (std::isnan(x[i])) {
-        ADD_FAILURE() << "column " << c << ": x[" << i << "] not written";
-        return skipped;
-      }
-    if (check == Check::RelativeError)
-      EXPECT_LE(test::relative_error<T>(x, ref), test::tolerance<T>(1e3)) << "column " << c << " of " << columns;
-    else
-      EXPECT_LE(backward_error<T>(B, diag, x, b), test::tolerance<T>(1e3)) << "column " << c << " of " << columns;
-  }
+  solve_and_check(B, 40, n <= 4096 ? 34 : 3);
   return skipped;
 }
 

@@ -24,6 +24,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 // off-diagonal entries of row i inside the triangle); the split also needs
 // every vertex's out-degree (number of children) and dependency level.
 struct Graph {
+  Graph(index_t rows, Triangle tri, std::span<const index_t> ptr, std::span<const index_t> idx)
+      : n(rows), lower(tri == Triangle::Lower), row_ptr(ptr), col_idx(idx) {}
   index_t n = 0;
   bool lower = true;
   std::span<const index_t> row_ptr, col_idx;
@@ -34,11 +36,6 @@ struct Graph {
   void for_each_parent(index_t i, F&& f) const {
     for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p)
       if (is_parent(i, col_idx[p])) f(col_idx[p]);
-  }
-  bool is_root(index_t i) const {
-    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p)
-      if (is_parent(i, col_idx[p])) return false;
-    return true;
   }
   void compute_degrees_and_levels() {
     out_degree.assign(std::size_t(n), 0);
@@ -78,23 +75,19 @@ void unite(std::vector<index_t>& up, index_t a, index_t b) {
 constexpr index_t kParallelRows = 100000;
 
 // Per vertex: the smallest vertex of its weakly connected component in the
-// dependency graph of the `tri` triangle, or -1 for a vertex with no edge.
-// Parallel over rows.
-std::vector<index_t> component_roots(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
-                                     Triangle tri) {
-  const bool lower = tri == Triangle::Lower;
+// dependency graph, or -1 for a vertex with no edge. Parallel over rows.
+std::vector<index_t> component_roots(const Graph& g) {
+  const index_t n = g.n;
   std::vector<index_t> up(static_cast<std::size_t>(n));
   std::iota(up.begin(), up.end(), 0);
   std::vector<char> has_edge(std::size_t(n), 0);
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
   for (index_t i = 0; i < n; ++i)
-    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
-      const index_t j = col_idx[p];
-      if (lower ? j >= i : j <= i) continue;
+    g.for_each_parent(i, [&](index_t j) {
       has_edge[std::size_t(i)] = 1;
       std::atomic_ref<char>(has_edge[std::size_t(j)]).store(1, std::memory_order_relaxed);
       unite(up, i, j);
-    }
+    });
   std::vector<index_t> root(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
   for (index_t v = 0; v < n; ++v) root[std::size_t(v)] = has_edge[std::size_t(v)] ? find_root(up, v) : index_t(-1);
@@ -199,7 +192,7 @@ void split_by_levels(const std::vector<index_t>& comp, index_t n_max, const std:
 
 ComponentSizes component_sizes(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
                                Triangle tri) {
-  const std::vector<index_t> root = component_roots(n, row_ptr, col_idx, tri);
+  const std::vector<index_t> root = component_roots(Graph(n, tri, row_ptr, col_idx));
   std::vector<index_t> size(std::size_t(n), 0);
   ComponentSizes out;
   for (const index_t r : root)
@@ -215,17 +208,13 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
   if (n_max < 1) throw DimensionError("TASSL partition: n_max must be at least 1, got " + std::to_string(n_max));
   if (row_ptr.size() != std::size_t(n) + 1) throw DimensionError("TASSL partition: row_ptr does not match n");
   auto clock = std::chrono::steady_clock::now();
-  Graph g;
-  g.n = n;
-  g.lower = tri == Triangle::Lower;
-  g.row_ptr = row_ptr;
-  g.col_idx = col_idx;
+  Graph g(n, tri, row_ptr, col_idx);
   Partition out;
   out.n = n;
   out.n_max = n_max;
 
   // Components of the vertices that have an edge (V0: those without).
-  const std::vector<index_t> root = component_roots(n, row_ptr, col_idx, tri);
+  const std::vector<index_t> root = component_roots(g);
   std::vector<index_t> comp_of(std::size_t(n), -1);
   std::vector<std::vector<index_t>> comps;
   for (index_t t = 0; t < n; ++t) {  // in dependency order, so each component's list is too

@@ -70,6 +70,18 @@ struct TriangularSolver<T>::Impl {
       throw Error(std::string("GPU triangular solve (") + to_string(stats.algorithm) +
                   "): a dependency wait exceeded the watchdog (BALSA_TRSV_WATCHDOG_MS, default 2000 ms); x is invalid");
   }
+  // Host columns (column-major, M.rows values each) solved on the GPU in one
+  // call through the staging buffers.
+  void solve_staged(std::span<const T> B, std::span<T> X, index_t columns) {
+    if (staging_b.size() != B.size()) {
+      staging_b = cuda::DeviceBuffer<T>(B.size());
+      staging_x = cuda::DeviceBuffer<T>(B.size());
+    }
+    staging_b.upload(B);
+    gpu->solve_many(staging_b.data(), staging_x.data(), M.rows, columns);
+    staging_x.download(X);  // synchronous copy: the solve has finished
+    check_watchdog();
+  }
   // One solve on the CPU path (const: columns may be solved concurrently).
   void solve_cpu(std::span<const T> b, std::span<T> x) const {
     if (stats.algorithm == TrsvAlgorithm::LevelSet)
@@ -200,18 +212,10 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
   s.check_length(x.size(), "x");
   require_finite(b, "right-hand side");
   const auto t0 = Clock::now();
-  if (s.gpu) {
-    if (s.staging_b.size() != b.size()) {
-      s.staging_b = cuda::DeviceBuffer<T>(b.size());
-      s.staging_x = cuda::DeviceBuffer<T>(b.size());
-    }
-    s.staging_b.upload(b);
-    s.gpu->solve(s.staging_b.data(), s.staging_x.data());
-    s.staging_x.download(x);  // synchronous copy: the solve has finished
-    s.check_watchdog();
-  } else {
+  if (s.gpu)
+    s.solve_staged(b, x, 1);
+  else
     s.solve_cpu(b, x);
-  }
   s.stats.last_solve_seconds = since(t0);
   ++s.stats.solves;
 }
@@ -227,15 +231,7 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
   if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
   const auto t0 = Clock::now();
   if (s.gpu) {  // every column in one call (TASSL: one graph replay)
-    const std::size_t size = B.values.size();
-    if (s.staging_b.size() != size) {
-      s.staging_b = cuda::DeviceBuffer<T>(size);
-      s.staging_x = cuda::DeviceBuffer<T>(size);
-    }
-    s.staging_b.upload(std::span<const T>(B.values));
-    s.gpu->solve_many(s.staging_b.data(), s.staging_x.data(), B.rows, B.cols);
-    s.staging_x.download(std::span<T>(X.values));
-    s.check_watchdog();
+    s.solve_staged(std::span<const T>(B.values), std::span<T>(X.values), B.cols);
   } else {  // the CPU solves of independent columns in parallel
 #pragma omp parallel for schedule(dynamic, 1) if (B.cols > 1)
     for (index_t j = 0; j < B.cols; ++j) s.solve_cpu(B.column(j), X.column(j));
