@@ -135,6 +135,7 @@ TYPED_TEST(TrsvSolverGpu, ManyRightHandSides) {
     cuda::DeviceBuffer<T> small(std::size_t(L.rows) * 3 - 1), out(std::size_t(L.rows) * 3);
     EXPECT_THROW_MSG(solver.solve(small, out, 3), DimensionError, "rows x columns");
     EXPECT_THROW_MSG(solver.solve(out, out, 3), Error, "different device buffers");
+    EXPECT_THROW_MSG(solver.solve(small, out, -1), DimensionError, "-1 right-hand sides");
   }
 }
 

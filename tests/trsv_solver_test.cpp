@@ -151,6 +151,16 @@ TEST(TrsvSolverCpuErrors, BadInputIsNamed) {
   test::expect_matches_reference<double>(L, Triangle::Lower, DiagonalKind::NonUnit, b, x, "after a failed update");
   cuda::DeviceBuffer<double> db, dx;
   EXPECT_THROW_MSG(solver.solve(db, dx), Error, "need a solver on Device::Cuda");
+  EXPECT_THROW_MSG(solver.solve(db, dx, 3), Error, "need a solver on Device::Cuda");
+  // Blocks of right-hand sides: wrong row count, values not rows x cols, NaN.
+  DenseMatrix<double> B(99, 2), X;
+  EXPECT_THROW_MSG(solver.solve(B, X), DimensionError, "B has 99 entries");
+  B = DenseMatrix<double>(100, 2, 1.0);
+  B.values.pop_back();
+  EXPECT_THROW_MSG(solver.solve(B, X), DimensionError, "B holds 199 values for 100 x 2");
+  B = DenseMatrix<double>(100, 2, 1.0);
+  B(7, 1) = std::nan("");
+  EXPECT_THROW_MSG(solver.solve(B, X), Error, "NaN in right-hand side at index 107");
   // A moved-from solver is an error, not a crash.
   TriangularSolver<double> moved = std::move(solver);
   EXPECT_EQ(moved.rows(), 100);
