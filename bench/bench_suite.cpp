@@ -19,6 +19,7 @@ const std::vector<AlgorithmSpec>& algorithm_specs() {
                                                    {"syncfree", TrsvAlgorithm::SyncFree, Device::Cuda},
                                                    {"syncfree-csc", TrsvAlgorithm::SyncFreeCsc, Device::Cuda},
                                                    {"tassl", TrsvAlgorithm::Tassl, Device::Cuda},
+                                                   {"sfblocks", TrsvAlgorithm::SyncFreeBlocks, Device::Cuda},
                                                    {"cusparse", TrsvAlgorithm::Cusparse, Device::Cuda},
                                                    {"auto", TrsvAlgorithm::Auto, Device::Cuda}};
   return specs;

@@ -5,6 +5,8 @@
 // Every row is produced independently (its grid point, its neighbours, the
 // new numbers of those neighbours), so the rows are filled in parallel and the
 // result does not depend on the number of OpenMP threads.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -198,12 +200,51 @@ Csr<T> two_per_row(const char* who, index_t n, bool chain) {
 }  // namespace
 
 template <class T> Csr<T> chain_lower(index_t n) { return two_per_row<T>("chain_lower", n, true); }
+
+// A = Q Q^T with Q tridiagonal ones plus mu at offsets +-w (Picciau's thesis
+// sec. 5.1.2 and 5.3.2). Q is symmetric, so A = Q^2: a_ij = sum_k q_ik q_kj
+// over the five diagonals k - i in {-w, -1, 0, 1, w}, half-bandwidth 2w.
+template <class T>
+Csr<T> thesis_banded_spd(index_t n, double mu, index_t w) {
+  if (n < 0) throw DimensionError("thesis_banded_spd: n must be >= 0, got " + std::to_string(n));
+  if (w < 2) throw DimensionError("thesis_banded_spd: the offset w must be >= 2, got " + std::to_string(w));
+  if (!std::isfinite(mu)) throw Error("thesis_banded_spd: mu must be finite");
+  checked_index(std::int64_t(n) * (4 * std::int64_t(w) + 1), "thesis_banded_spd: entries");
+  const index_t offsets[5] = {-w, -1, 0, 1, w};
+  auto q = [&](index_t d) { return d == -1 || d == 0 || d == 1 ? 1.0 : mu; };  // q_{i,i+d}
+  Csr<T> A;
+  A.rows = A.cols = n;
+  std::vector<double> acc(std::size_t(4 * w + 1));
+  std::vector<bool> hit(acc.size());
+  for (index_t i = 0; i < n; ++i) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    std::fill(hit.begin(), hit.end(), false);
+    for (const index_t a : offsets) {
+      const index_t k = i + a;
+      if (k < 0 || k >= n) continue;
+      for (const index_t b : offsets) {
+        const index_t j = k + b;
+        if (j < 0 || j >= n) continue;
+        acc[std::size_t(j - i + 2 * w)] += q(a) * q(b);
+        hit[std::size_t(j - i + 2 * w)] = true;
+      }
+    }
+    for (std::size_t t = 0; t < acc.size(); ++t)
+      if (hit[t] && acc[t] != 0.0) {
+        A.col_idx.push_back(i + index_t(t) - 2 * w);
+        A.values.push_back(T(acc[t]));
+      }
+    A.row_ptr.push_back(index_t(A.col_idx.size()));
+  }
+  return A;
+}
 template <class T> Csr<T> star_lower(index_t n) { return two_per_row<T>("star_lower", n, false); }
 
 #define BALSA_INSTANTIATE(T)                                                                          \
   template Csr<T> laplacian_2d<T>(index_t, index_t, GridOrdering, std::uint64_t);                     \
   template Csr<T> laplacian_3d<T>(index_t, index_t, index_t, Stencil3d, GridOrdering, std::uint64_t); \
   template Csr<T> chain_lower<T>(index_t);                                                            \
+  template Csr<T> thesis_banded_spd<T>(index_t, double, index_t);                                                            \
   template Csr<T> star_lower<T>(index_t);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE

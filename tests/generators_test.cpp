@@ -537,5 +537,27 @@ TEST(GeneratorArguments, Overflow) {
   EXPECT_THROW_MSG(random_spd<float>(200'000'000, 30), IndexOverflow, "random_spd: number of nonzeros");
 }
 
+// The thesis' family A = Q Q^T against a dense product, and its symmetry.
+TEST(Generators, ThesisBandedSpdIsQTimesQTransposed) {
+  const index_t n = 40, w = 10;
+  const double mu = 0.3;
+  const Csr<double> A = thesis_banded_spd<double>(n, mu, w);
+  DenseMatrix<double> Q(n, n);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < n; ++j) {
+      const index_t d = j - i;
+      Q(i, j) = (d >= -1 && d <= 1) ? 1.0 : (d == w || d == -w) ? mu : 0.0;
+    }
+  const DenseMatrix<double> D = to_dense(A);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (index_t k = 0; k < n; ++k) s += Q(i, k) * Q(j, k);
+      EXPECT_NEAR(D(i, j), s, 1e-14) << i << "," << j;
+    }
+  EXPECT_EQ(A.nnz(), transpose(A).nnz());
+  EXPECT_THROW(thesis_banded_spd<double>(10, 0.1, 1), DimensionError);
+}
+
 }  // namespace
 }  // namespace balsa

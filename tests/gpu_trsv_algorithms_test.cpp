@@ -74,6 +74,24 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_small_wide(const Csr<T>& A, T
   return trsv_gpu::make_tassl(A, tri, diag, {.n_max = 500, .max_width = 1024});
 }
 
+// Sync-free blocks with the default chunking (one chunk per multiprocessor,
+// at least 256 rows), and with chunks of about 7 rows: many chunks, so most
+// dependencies cross chunks (the sync-free waits) and many chunks share a
+// level; and with more chunks than rows of most cases (one row each).
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_default(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri));
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_small(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
+                                         {.chunks = std::max<index_t>(1, A.rows / 7)});
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_per_row(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.chunks = 1 << 20});
+}
+
 template <class T>
 std::vector<NamedAlgorithm<T>> every_algorithm() {
   return {{"LevelSet", &trsv_gpu::make_level_set<T>},
@@ -84,7 +102,10 @@ std::vector<NamedAlgorithm<T>> every_algorithm() {
           {"Tassl", &make_tassl_default<T>},
           {"TasslSmallWarp", &make_tassl_small_warp<T>},
           {"TasslSmallWarpUnstaged", &make_tassl_small_warp_unstaged<T>},
-          {"TasslSmallWide", &make_tassl_small_wide<T>}};
+          {"TasslSmallWide", &make_tassl_small_wide<T>},
+          {"SyncFreeBlocks", &make_blocks_default<T>},
+          {"SyncFreeBlocksSmall", &make_blocks_small<T>},
+          {"SyncFreeBlocksPerRow", &make_blocks_per_row<T>}};
 }
 
 // Every algorithm, or those named in BALSA_TEST_ALGORITHMS (comma-separated,

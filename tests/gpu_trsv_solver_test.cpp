@@ -16,7 +16,8 @@ TYPED_TEST_SUITE(TrsvSolverGpu, ValueTypes);
 
 constexpr TrsvAlgorithm kGpuAlgorithms[] = {TrsvAlgorithm::LevelSet, TrsvAlgorithm::SyncFree,
                                             TrsvAlgorithm::SyncFreeCsc, TrsvAlgorithm::Cusparse,
-                                            TrsvAlgorithm::Tassl, TrsvAlgorithm::Auto};
+                                            TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks,
+                                            TrsvAlgorithm::Auto};
 
 TYPED_TEST(TrsvSolverGpu, EveryAlgorithmMatchesTheReference) {
   using T = TypeParam;
@@ -163,6 +164,45 @@ TEST(TrsvSolverGpuErrors, BadInputIsNamedOnTheGpuPath) {
   }
   EXPECT_THROW_MSG(TriangularSolver<double>(L, {.algorithm = TrsvAlgorithm::Reference, .device = Device::Cuda}),
                    Error, "runs on the CPU only");
+}
+
+// update_values from device memory: every GPU algorithm, plain and transposed
+// solves (the gather from the caller's order), then bad device values (NaN, a
+// zero diagonal) are named and leave the previous values in effect.
+TYPED_TEST(TrsvSolverGpu, DeviceValueUpdates) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const Csr<T> L = random_lower_banded<T>(5000, 40, 4, 31);
+  Csr<T> L2 = L;
+  for (index_t i = 0; i < L2.rows; ++i)
+    for (index_t p = L2.row_ptr[i]; p < L2.row_ptr[i + 1]; ++p) L2.values[p] *= L2.col_idx[p] == i ? T(2) : T(-0.75);
+  const std::vector<T> b = random_columns<T>(L.rows, 1, 7).values;
+  for (const TrsvAlgorithm alg : kGpuAlgorithms) {
+    for (const Operation op : {Operation::NonTranspose, Operation::Transpose}) {
+      SCOPED_TRACE(std::string(to_string(alg)) + (op == Operation::Transpose ? " transposed" : ""));
+      TriangularSolver<T> solver(L, {.algorithm = alg, .device = Device::Cuda, .operation = op});
+      const Csr<T> M2 = op == Operation::Transpose ? transpose(L2) : L2;
+      const Triangle tri2 = op == Operation::Transpose ? Triangle::Upper : Triangle::Lower;
+      cuda::DeviceBuffer<T> values{std::span<const T>(L2.values)};
+      solver.update_values(values);
+      std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+      solver.solve(std::span<const T>(b), std::span<T>(x));
+      test::expect_matches_reference<T>(M2, tri2, DiagonalKind::NonUnit, b, x, "after a device update");
+      std::vector<T> bad = L.values;
+      bad[bad.size() / 2] = std::numeric_limits<T>::quiet_NaN();
+      cuda::DeviceBuffer<T> bad_nan{std::span<const T>(bad)};
+      EXPECT_THROW_MSG(solver.update_values(bad_nan), MatrixError, "NaN or Inf at row");
+      bad = L.values;
+      bad[std::size_t(L.row_ptr[77 + 1] - 1)] = T(0);  // row 77's diagonal (last in the row)
+      cuda::DeviceBuffer<T> bad_diag{std::span<const T>(bad)};
+      EXPECT_THROW_MSG(solver.update_values(bad_diag), MatrixError, "zero diagonal at row 77, column 77");
+      cuda::DeviceBuffer<T> short_values(L.values.size() - 1);
+      EXPECT_THROW_MSG(solver.update_values(short_values), DimensionError, "values for a pattern");
+      std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
+      solver.solve(std::span<const T>(b), std::span<T>(x));  // still L2's values
+      test::expect_matches_reference<T>(M2, tri2, DiagonalKind::NonUnit, b, x, "after rejected device updates");
+    }
+  }
 }
 
 }  // namespace

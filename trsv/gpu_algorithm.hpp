@@ -8,8 +8,10 @@
 // then runs on device pointers, on the legacy default stream, asynchronously.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
@@ -36,12 +38,23 @@ class Algorithm {
   // New values in the CSR order of the matrix given at construction
   // (the front end has checked them).
   virtual void update_values(std::span<const T> values) = 0;
+  // The same from device memory (the front end has checked them on the
+  // device), asynchronous on the legacy default stream. The default copies
+  // them to the host (a round trip) and calls update_values.
+  virtual void update_values_device(const T* values, std::size_t count);
   // Waits for the last solve; true if a dependency wait of it exceeded the
   // watchdog (its x holds NaN where it gave up). Only the sync-free solvers wait.
   virtual bool watchdog_fired() { return false; }
   // What the analysis found, for TrsvStats (algorithm-specific fields).
   virtual void describe(TrsvStats&) const {}
 };
+
+template <class T>
+void Algorithm<T>::update_values_device(const T* values, std::size_t count) {
+  std::vector<T> host(count);
+  cuda::detail::copy_to_host(host.data(), values, count * sizeof(T));
+  update_values(host);
+}
 
 // Tuning of the GPU level-set solver (trsv/level_set.cu); the defaults are
 // what the benchmark chose. Tests shrink them to reach every code path with
@@ -89,6 +102,30 @@ std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>& A, Triangle tri, Diagonal
                                          const TasslTuning& tuning = {});
 // The n_max the GPU uses for T when none is given.
 index_t tassl_default_n_max(std::size_t value_bytes);
+// Sync-free blocks (trsv/sync_free_blocks.cu): chunks 0 means
+// chunks_per_sm per multiprocessor, at least min_chunk_rows rows each.
+struct SyncFreeBlocksTuning {
+  index_t chunks = 0;
+  index_t chunks_per_sm = 1;
+  index_t min_chunk_rows = 256;
+};
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_blocks(const Csr<T>& A, Triangle tri, DiagonalKind diag,
+                                                    const LevelSets& levels, const SyncFreeBlocksTuning& tuning = {});
+// Device-side checks and gathers of new values (trsv/device_values.cu).
+// The first position (in `values`) holding NaN/Inf, or of a zero diagonal
+// (diag_pos: a device array of `rows` positions, -1 for none), else -1.
+struct BadValue {
+  std::int64_t position = -1;
+  bool zero_diagonal = false;
+};
+template <class T>
+BadValue find_bad_value(const T* values, std::size_t count, const index_t* diag_pos, index_t rows);
+// to[e] = from[pos[e]] (or `missing` where pos[e] < 0) for e < count
+// (device arrays, asynchronous).
+template <class T>
+void gather_device(const index_t* pos, const T* from, T* to, std::size_t count, T missing = T(0));
+
 template <class T>
 std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>& A, Triangle tri, DiagonalKind diag);
 

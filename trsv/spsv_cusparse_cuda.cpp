@@ -7,6 +7,7 @@
 #include "cuda/cusparse.hpp"
 #include "sparse/instantiate.hpp"
 #include "trsv/gpu_algorithm.hpp"
+#include "trsv/off_diagonal.hpp"
 
 namespace balsa::trsv_gpu {
 
@@ -60,6 +61,14 @@ class CusparseSpsv final : public Algorithm<T> {
   void update_values(std::span<const T> values) override {
     A_.values.upload(values);
     analyse();  // cuSPARSE's analysis keeps a copy of (part of) the values
+    spsm_.reset();
+  }
+
+  void update_values_device(const T* values, std::size_t count) override {
+    detail::require_values(count, A_.values.size(), "Cusparse");
+    if (count > 0)
+      BALSA_CUDA_CHECK(cudaMemcpyAsync(A_.values.data(), values, count * sizeof(T), cudaMemcpyDeviceToDevice, 0));
+    analyse();
     spsm_.reset();
   }
 

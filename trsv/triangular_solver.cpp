@@ -1,5 +1,6 @@
 // balsa::TriangularSolver: the front end of every triangular-solve algorithm
 // (analyse once -> solve many times -> update values).
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <numeric>
@@ -12,6 +13,7 @@
 #include "trsv/auto_choice.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/level_set_cpu.hpp"
+#include "trsv/off_diagonal.hpp"
 #include "trsv/substitution.hpp"
 #include "trsv/tassl_cpu.hpp"
 #include "trsv/tassl_layout.hpp"
@@ -40,6 +42,7 @@ const char* to_string(TrsvAlgorithm a) {
     case TrsvAlgorithm::SyncFreeCsc: return "sync-free-csc";
     case TrsvAlgorithm::Cusparse: return "cusparse";
     case TrsvAlgorithm::Tassl: return "tassl";
+    case TrsvAlgorithm::SyncFreeBlocks: return "sync-free-blocks";
   }
   return "?";
 }
@@ -57,6 +60,11 @@ struct TriangularSolver<T>::Impl {
   std::unique_ptr<tassl::Schedule> tassl_schedule;
   std::unique_ptr<trsv_gpu::Algorithm<T>> gpu;
   cuda::DeviceBuffer<T> staging_b, staging_x;  // host solves on the GPU
+  // Device value updates: M's diagonal positions and (transposed solves) the
+  // gather from the caller's order, uploaded on first use; the gathered values.
+  cuda::DeviceBuffer<index_t> device_diag_pos, device_source;
+  cuda::DeviceBuffer<T> device_values;
+  bool host_values_stale = false;  // M.values predate a device update
   TrsvStats stats;
 
   void set_values(std::span<const T> values) {
@@ -176,6 +184,10 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
           break;
         case TrsvAlgorithm::SyncFreeCsc: s.gpu = trsv_gpu::make_sync_free_csc(s.M, s.tri, options.diagonal); break;
         case TrsvAlgorithm::Cusparse: s.gpu = trsv_gpu::make_cusparse(s.M, s.tri, options.diagonal); break;
+        case TrsvAlgorithm::SyncFreeBlocks:
+          s.gpu = trsv_gpu::make_sync_free_blocks(s.M, s.tri, options.diagonal, levels,
+                                                  {.chunks = options.blocks_chunks});
+          break;
         case TrsvAlgorithm::Tassl:
           s.gpu = trsv_gpu::make_tassl(s.M, s.tri, options.diagonal, {.n_max = options.tassl_n_max});
           break;
@@ -273,6 +285,16 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuff
 }
 
 template <class T>
+void TriangularSolver<T>::solve_device(const T* b, T* x) {
+  Impl& s = live(impl_);
+  if (!s.gpu)
+    throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
+  if (b == x && s.M.rows > 0) throw Error("triangular solve: b and x must be different device arrays");
+  s.gpu->solve(b, x);
+  ++s.stats.solves;
+}
+
+template <class T>
 void TriangularSolver<T>::update_values(std::span<const T> values) {
   Impl& s = live(impl_);
   if (values.size() != s.M.values.size())
@@ -288,9 +310,49 @@ void TriangularSolver<T>::update_values(std::span<const T> values) {
     if (s.gpu) s.gpu->update_values(s.M.values);
   } catch (...) {
     s.M.values = std::move(old);  // keep the old, valid values
-    if (s.gpu) s.gpu->update_values(s.M.values);  // and the device copy in step with them
+    // and the device copy in step with them (unless a device update made
+    // the host copy stale: the device then still holds its valid values)
+    if (s.gpu && !s.host_values_stale) s.gpu->update_values(s.M.values);
     throw;
   }
+  s.host_values_stale = false;
+}
+
+template <class T>
+void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) {
+  Impl& s = live(impl_);
+  if (!s.gpu)
+    throw Error("update_values: device values need a solver on Device::Cuda (this one runs on the CPU)");
+  const std::size_t count = s.M.values.size();
+  if (values.size() != count)
+    throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
+                         std::to_string(count) + " entries");
+  if (count == 0) return;
+  if (s.device_diag_pos.empty()) {
+    const std::vector<index_t> pos = trsv_gpu::detail::diagonal_positions(s.M, s.options.diagonal);
+    s.device_diag_pos = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pos));
+    if (!s.source.empty()) s.device_source = cuda::DeviceBuffer<index_t>(std::span<const index_t>(s.source));
+    s.device_values = cuda::DeviceBuffer<T>(count);
+  }
+  // In M's CSR order (a gather for transposed solves), then checked there.
+  const T* in_order = values.data();
+  if (!s.source.empty()) {
+    trsv_gpu::gather_device(s.device_source.data(), values.data(), s.device_values.data(), count);
+    in_order = s.device_values.data();
+  }
+  const trsv_gpu::BadValue bad = trsv_gpu::find_bad_value(in_order, count, s.device_diag_pos.data(), s.M.rows);
+  if (bad.position >= 0) {
+    const auto p = index_t(bad.position);
+    const auto it = std::upper_bound(s.M.row_ptr.begin(), s.M.row_ptr.end(), p);
+    const index_t row = index_t(it - s.M.row_ptr.begin()) - 1;
+    const index_t col = s.M.col_idx[std::size_t(p)];
+    const bool transposed = !s.source.empty();
+    throw MatrixError(std::string("update_values: ") + (bad.zero_diagonal ? "zero diagonal" : "NaN or Inf") +
+                      " at row " + std::to_string(transposed ? col : row) + ", column " +
+                      std::to_string(transposed ? row : col) + " (device values)");
+  }
+  s.gpu->update_values_device(in_order, count);
+  s.host_values_stale = true;
 }
 
 template <class T>

@@ -58,6 +58,12 @@ template <class T> Csr<T> star_lower(index_t n);
 template <class T>
 Csr<T> banded_dominant(index_t n, index_t half_bandwidth, double d, std::uint64_t seed = 1);
 
+// Picciau's thesis' banded SPD family (sec. 5.1.2, 5.3.2): A = Q Q^T, Q
+// tridiagonal with ones plus the value mu at offsets +-w (w = 10 there).
+// mu from 1e-6 to 1e-2 spans good to poor IC(0)/ILU(0) preconditioning.
+template <class T>
+Csr<T> thesis_banded_spd(index_t n, double mu, index_t w = 10);
+
 // Random sparse symmetric positive definite matrix: about `per_row`
 // off-diagonal entries per row at random columns, values uniform in [-1, 1),
 // diagonal 1 + sum |a_ij| (strictly diagonally dominant, hence SPD).

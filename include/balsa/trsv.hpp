@@ -19,6 +19,10 @@
 //              sub-graphs that fit one block's shared memory, each run slot
 //              by slot with x kept in shared memory (one launch per sub-graph
 //              level); on the CPU the same schedule runs serially
+//   SyncFreeBlocks GPU only: the rows cut into one chunk of consecutive
+//              rows per multiprocessor; a block solves its chunk level by
+//              level behind block barriers and waits row by row (sync-free)
+//              for rows of earlier chunks: no launch per level
 //   Cusparse   GPU only: cuSPARSE SpSV (the baseline)
 //   Auto       chosen from the analysis statistics (see trsv/auto_choice)
 #pragma once
@@ -35,7 +39,7 @@ namespace balsa {
 enum class DiagonalKind { NonUnit, Unit };
 enum class Device { Cpu, Cuda };
 enum class Operation { NonTranspose, Transpose };
-enum class TrsvAlgorithm { Auto, Reference, LevelSet, SyncFree, SyncFreeCsc, Cusparse, Tassl };
+enum class TrsvAlgorithm { Auto, Reference, LevelSet, SyncFree, SyncFreeCsc, Cusparse, Tassl, SyncFreeBlocks };
 
 const char* to_string(TrsvAlgorithm a);
 const char* to_string(Device d);
@@ -50,6 +54,17 @@ struct TrsvOptions {
   // block's opt-in shared memory holds beside the kernel's 32 KB staging area
   // (24,960 doubles on an H200), at most 65,535.
   index_t tassl_n_max = 0;
+  // SyncFreeBlocks: number of chunks (thread blocks); 0: one per
+  // multiprocessor, at least 256 rows each.
+  index_t blocks_chunks = 0;
+};
+
+// What the sync-free-blocks analysis found; zero for the other algorithms.
+struct SyncFreeBlocksStats {
+  index_t chunks = 0;
+  index_t steps = 0;        // level steps over all chunks (block barriers)
+  index_t most_steps = 0;   // steps of the chunk with the most
+  index_t widest_step = 0;  // rows of the widest step
 };
 
 // What TASSL's analysis found (thesis ch. 3-4); zero for the other algorithms.
@@ -83,6 +98,7 @@ struct TrsvStats {
   double last_solve_seconds = 0.0;  // wall time of the last solve() call
   int solves = 0;
   TasslStats tassl;
+  SyncFreeBlocksStats blocks;
 };
 
 // Solves A x = b (or A^T x = b) for a triangular canonical CSR matrix A.
@@ -108,6 +124,10 @@ class TriangularSolver {
   // Device matrices: `columns` right-hand sides of rows() values each,
   // column-major (B and X hold rows() * columns values). Asynchronous.
   void solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns);
+  // Raw device pointers (CUDA solvers only) of rows() values each, b and x
+  // distinct: the same as the DeviceBuffer overload, for callers that keep
+  // vectors inside larger buffers (the Krylov solvers).
+  void solve_device(const T* b, T* x);
   // Waits for the last solve and throws if a sync-free solver's dependency
   // wait exceeded its watchdog (x then holds NaN). Host-vector solves check
   // this themselves; device-vector solves leave it to the caller.
@@ -116,6 +136,11 @@ class TriangularSolver {
   // The diagonal and finiteness checks are repeated; on an error the solver
   // keeps its previous values.
   void update_values(std::span<const T> values);
+  // The same from device memory (Device::Cuda solvers): checked on the
+  // device (finite, nonzero diagonal), then gathered into the solver's layout
+  // on the device (level-set, sync-free-blocks, cuSPARSE; the other
+  // algorithms copy through the host). Synchronises once for the check.
+  void update_values(const cuda::DeviceBuffer<T>& values);
 
   const TrsvStats& stats() const;
   index_t rows() const;

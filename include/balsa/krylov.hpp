@@ -1,0 +1,154 @@
+// balsa: preconditioned Krylov solvers for A x = b on the CPU or the GPU:
+// CG/PCG (Picciau's thesis Alg. 5.1; Saad, "Iterative Methods for Sparse
+// Linear Systems", 2nd ed., Alg. 9.1), BiCGStab (van der Vorst 1992; Saad
+// Alg. 7.7, right-preconditioned as in Saad sec. 9.3.2) and BiCGStab(l)
+// (Sleijpen & Fokkema 1993; the Krylov method of the SaP report), with the
+// preconditioners none, Jacobi, ILU(0) and IC(0) (include/balsa/factor.hpp)
+// applied through balsa's triangular solvers. BiCGStab and BiCGStab(l) are
+// right-preconditioned, so their residual is that of A x = b itself.
+//
+//   balsa::KrylovSolver<double> pcg(A, {.method = balsa::KrylovMethod::Cg,
+//                                       .preconditioner = balsa::PreconditionerKind::Ic0});
+//   std::vector<double> x(A.rows, 0.0);       // initial guess in, solution out
+//   balsa::KrylovStats st = pcg.solve(b, x);  // st.outcome, st.iterations, st.history
+//
+// Setup (checks, preconditioner analysis and factorisation, GPU uploads)
+// happens in the constructor; solve() may be called any number of times;
+// update_values() refactors for new values of the same pattern.
+//
+// Stopping (checked every iteration, on the device on the GPU path):
+//   StoppingNorm::Infinity  ||r||_inf <= tolerance * ||b||_inf (the thesis')
+//   StoppingNorm::Two       ||r||_2   <= tolerance * ||b||_2
+// where r is the recursively updated residual; stats().true_residual is
+// ||b - A x||_2 / ||b||_2 recomputed at the end. A solve that stops for any
+// other reason reports it in outcome and message; it is never Converged.
+// b == 0 gives x = 0, converged at iteration 0. x is left at the last
+// iterate the method formed before it stopped.
+//
+// Precision: vectors in T; dot products, norms and the scalars (alpha, beta,
+// omega, ...) in double, on both paths.
+//
+// The GPU path (Device::Cuda) runs the whole iteration on the device: the
+// scalars and the stopping test stay in device memory and a status word
+// turns every later kernel of the solve into a no-op once the solve has
+// stopped, so the host enqueues iterations ahead and reads the status only
+// every few iterations (a few iterations' products with A and the
+// preconditioner may run past the end; x is not changed by them). It takes
+// the same steps as the CPU path in the same order; the two differ only by
+// rounding (the order of the sums), so iteration counts agree to an
+// iteration or two.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "balsa/cuda.hpp"
+#include "balsa/factor.hpp"
+#include "balsa/sparse.hpp"
+#include "balsa/trsv.hpp"
+
+namespace balsa {
+
+enum class KrylovMethod { Cg, BiCgStab, BiCgStabL };
+enum class PreconditionerKind { None, Jacobi, Ilu0, Ic0 };
+enum class StoppingNorm { Infinity, Two };
+enum class KrylovOutcome {
+  Converged,
+  MaxIterations,  // max_iterations reached without meeting the tolerance
+  Breakdown,      // a division by (near) zero in the method: message says which
+  NonFinite,      // NaN or Inf appeared in the iteration
+};
+const char* to_string(KrylovMethod m);
+const char* to_string(PreconditionerKind p);
+const char* to_string(KrylovOutcome o);
+
+struct KrylovOptions {
+  KrylovMethod method = KrylovMethod::Cg;
+  PreconditionerKind preconditioner = PreconditionerKind::Ic0;
+  Device device = Device::Cuda;
+  double tolerance = 1e-8;
+  StoppingNorm norm = StoppingNorm::Infinity;
+  int max_iterations = 10000;
+  int l = 2;  // BiCGStab(l): 1..8 (l = 1 is BiCGStab in another arrangement)
+  // The preconditioner's triangular solves (GPU: any algorithm; CPU: Auto
+  // picks level-set).
+  TrsvAlgorithm trsv = TrsvAlgorithm::Auto;
+  // Mixed precision (T = double only): the preconditioner is factored and
+  // applied in float inside the double iteration.
+  bool float_preconditioner = false;
+  // ILU(0)/IC(0) breakdown policy (kind and device are set from above).
+  IncompleteOptions factor = {};
+  // CG: check that A is symmetric (|a_ij - a_ji| <= 1e-12 max(|a_ij|, |a_ji|),
+  // a missing entry counting as 0); a MatrixError names the first (i, j) that is not.
+  bool check_symmetry = true;
+  // Per-phase timing (see stats): GPU: CUDA events around the phases of the
+  // first 32 iterations and every 16th after; CPU: a clock on every phase.
+  bool phase_timing = true;
+  // Called on the host with (iteration, relative residual) as the host
+  // learns them (CPU: every iteration; GPU: at its status checks, every
+  // few iterations, and once at the end).
+  std::function<void(int, double)> progress;
+};
+
+struct KrylovStats {
+  KrylovMethod method = KrylovMethod::Cg;
+  PreconditionerKind preconditioner = PreconditionerKind::None;
+  Device device = Device::Cpu;
+  KrylovOutcome outcome = KrylovOutcome::MaxIterations;
+  std::string message;     // why it stopped, in words
+  // Iterations done. CG: one product with A each; BiCGStab: two (a solve
+  // that converges at the half step counts that iteration, with one);
+  // BiCGStab(l): outer iterations of l BiCG steps and one MR step, 2l
+  // products each (it may also stop after a BiCG step that meets the
+  // tolerance, counting that outer iteration).
+  int iterations = 0;
+  int matvecs = 0;         // products with A, the initial residual's included
+  double residual = 0.0;   // final relative residual in the stopping norm (recursive r)
+  double true_residual = 0.0;  // ||b - A x||_2 / ||b||_2, recomputed
+  // Relative residual (stopping norm) after each iteration; [0] the
+  // initial one; iterations + 1 entries; residual == history.back().
+  std::vector<double> history;
+  // Times (seconds). setup = constructor (checks, analyses, factorisation,
+  // uploads); factor = of which the numeric factorisation; solve = the last
+  // solve() call, wall clock; the per-phase times are totals over that
+  // solve's iterations (GPU: from CUDA events on sampled iterations, scaled
+  // to all; phase_samples says how many were timed).
+  double setup_seconds = 0.0;
+  double factor_seconds = 0.0;
+  double solve_seconds = 0.0;
+  double preconditioner_seconds = 0.0;  // triangular solves (or Jacobi scaling)
+  double spmv_seconds = 0.0;
+  double vector_seconds = 0.0;          // dots, axpys, norms, convergence checks
+  int phase_samples = 0;                // CPU: every iteration (when phase_timing)
+  IncompleteStats factor;               // ILU(0)/IC(0)
+  TrsvStats lower, upper;               // the preconditioner's two triangular solvers
+  std::string spmv;                     // GPU: the SpMV chosen at setup ("cusparse" or "balsa"); CPU: ""
+};
+
+template <class T>
+class KrylovSolver {
+ public:
+  KrylovSolver(const Csr<T>& A, const KrylovOptions& options = {});
+  ~KrylovSolver();
+  KrylovSolver(KrylovSolver&&) noexcept;
+  KrylovSolver& operator=(KrylovSolver&&) noexcept;
+
+  // x holds the initial guess and receives the solution (host vectors; on
+  // the GPU path copied to the device and back).
+  KrylovStats solve(std::span<const T> b, std::span<T> x);
+  // Device vectors (Device::Cuda only).
+  KrylovStats solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x);
+  // New values, same pattern (A's CSR order): the preconditioner is refactored.
+  void update_values(std::span<const T> values);
+
+  const KrylovStats& stats() const;  // the last solve's (setup fields from the constructor)
+  index_t rows() const;
+
+ private:
+  struct Impl;
+  Impl* impl_ = nullptr;
+};
+
+}  // namespace balsa
