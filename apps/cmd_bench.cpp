@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "../bench/bench_output.hpp"
+#include "../bench/solve_bench.hpp"
+#include "../bench/solve_methods.hpp"
 #include "../bench/trsv_bench.hpp"
 #include "common.hpp"
 
@@ -72,6 +74,34 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   trsv->callback([o] { bench::run_trsv_bench(*o, bench::process_command_line()); });
+
+  auto so = std::make_shared<bench::SolveBenchOptions>();
+  CLI::App* solve = bench->add_subcommand(
+      "solve",
+      "Preconditioned Krylov benchmark: balsa on the GPU vs the cuSPARSE + cuBLAS PCG-IC(0) baseline and balsa's "
+      "CPU path (3D Laplacians, the thesis' banded SPD family, the real matrices of tests/data)");
+  solve->add_option("files", so->files, "More Matrix Market files (PCG-IC(0) if symmetric, else BiCGStab(l)-ILU(0))")
+      ->check(CLI::ExistingFile);
+  solve->add_option("--suite", so->suite, "default, quick or none")
+      ->check(CLI::IsMember({"default", "quick", "none"}))
+      ->capture_default_str();
+  solve->add_option("--only", so->only, "Run only the cases whose name contains one of these")->delimiter(',');
+  solve->add_option("--tol", so->tolerance, "Relative tolerance")->check(CLI::PositiveNumber)->capture_default_str();
+  solve->add_option("--maxit", so->max_iterations, "Most iterations")->check(CLI::Range(0, 100000000))->capture_default_str();
+  solve->add_option("--norm", so->norm, "Stopping norm: inf (the thesis') or 2")
+      ->check(CLI::IsMember({"inf", "2"}))
+      ->capture_default_str();
+  solve->add_option("--device", so->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
+  solve->add_flag("!--no-cpu", so->cpu, "Skip balsa's CPU path");
+  solve->add_flag("!--no-baseline", so->baseline, "Skip the cuSPARSE + cuBLAS baseline");
+  solve->add_option("--trsv", so->trsv, "The preconditioner's triangular solver on the GPU (auto, level-set, tassl, "
+                                        "cusparse, sync-free-blocks)")
+      ->capture_default_str();
+  solve->add_flag("--float-preconditioner", so->float_preconditioner, "Mixed precision: float preconditioner");
+  solve->add_option("--data-dir", so->data_dir, "Folder of the real matrices (skipped if missing)")->capture_default_str();
+  solve->add_option("--json", so->json_path, "Write the results as JSON here");
+  solve->add_option("--markdown", so->markdown_path, "Write the Markdown table here");
+  solve->callback([so] { bench::run_solve_bench(*so, bench::process_command_line()); });
 }
 
 }  // namespace balsa::app

@@ -45,6 +45,12 @@ void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions
 const std::map<std::string, Triangle>& triangle_names();
 const std::map<std::string, MtxSymmetry>& storage_names();
 
+// A solve that ran and did not converge (balsa solve, balsa run): exit code 2.
+class NotConverged : public Error {
+ public:
+  using Error::Error;
+};
+
 // Registration of each subcommand.
 void add_info_command(CLI::App& app);
 void add_gen_command(CLI::App& app);
@@ -52,5 +58,6 @@ void add_convert_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_trsv_command(CLI::App& app);
+void add_solve_command(CLI::App& app);
 
 }  // namespace balsa::app

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   balsa::app::add_convert_command(app);
   balsa::app::add_bench_command(app);
   balsa::app::add_trsv_command(app);
+  balsa::app::add_solve_command(app);
   // CLI11 answers an unknown first word with "a subcommand is required";
   // name the word instead.
   if (argc > 1 && argv[1][0] != '-') {
@@ -36,6 +37,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);  // usage errors: message on stderr, exit code != 0
+  } catch (const balsa::app::NotConverged& e) {
+    fmt::print(stderr, "balsa: error: {}\n", e.what());
+    return 2;  // the solve ran and did not converge
   } catch (const balsa::Error& e) {
     fmt::print(stderr, "balsa: error: {}\n", e.what());
     return 1;

@@ -5,11 +5,13 @@ set(OUT ${CMAKE_CURRENT_BINARY_DIR}/cli-out)
 file(MAKE_DIRECTORY ${OUT})
 
 # balsa_cli_test(NAME ARGS ... [PASS regex]): must succeed, stdout+stderr matching PASS.
-# balsa_cli_test(NAME ARGS ... ERROR regex): must fail, stderr matching ERROR.
+# balsa_cli_test(NAME ARGS ... ERROR regex [EXIT code]): must fail (with that
+# exit code, if given), stderr matching ERROR.
 function(balsa_cli_test name)
-  cmake_parse_arguments(T "" "PASS;ERROR" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "PASS;ERROR;EXIT" "ARGS" ${ARGN})
   if(DEFINED T_ERROR)
     add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} -DEXE=${BALSA_EXE} "-DARGS=${T_ARGS}" "-DEXPECT=${T_ERROR}"
+             "-DEXIT=${T_EXIT}"
              -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_expect_error.cmake WORKING_DIRECTORY ${OUT})
   else()
     add_test(NAME cli.${name} COMMAND ${BALSA_EXE} ${T_ARGS} WORKING_DIRECTORY ${OUT})
@@ -48,8 +50,24 @@ balsa_cli_test(convert_symmetric ARGS convert ${DATA}/hangGlider_2.mtx ${OUT}/hg
 balsa_cli_test(convert_not_symmetric ARGS convert ${DATA}/west0479.mtx ${OUT}/w.mtx --storage symmetric ERROR "balsa: error: .*mirror")
 balsa_cli_test(convert_array ARGS convert ${DATA}/temp.mtx ${OUT}/temp_array.mtx --format array PASS "wrote 180 x 180")
 balsa_cli_test(convert_bad_input ARGS convert ${DATA}/SOURCES.md ${OUT}/x.mtx ERROR "balsa: error: .*SOURCES.md:1: ")
-balsa_cli_test(run_cpu ARGS run --grid 20 --device cpu --repeat 3 PASS "cpu  level-set .*residual")
-balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --device cpu --repeat 2 PASS "residual")
+balsa_cli_test(run_cpu ARGS run --grid 20 --device cpu PASS "pcg-ic0 in double on the CPU.*converged: [0-9]+ iterations, residual")
+balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --device cpu PASS "converged: [0-9]+ iterations")
+balsa_cli_test(run_not_converged ARGS run --grid 12 --device cpu --maxit 3
+               ERROR "did not converge: max-iterations" EXIT 2)
+# balsa solve: the Krylov solvers from the command line.
+balsa_cli_test(solve_pcg_ic0 ARGS solve ${DATA}/bcsstk13.mtx --device cpu --maxit 5000
+               PASS "converged after [0-9]+ iterations.*error")
+balsa_cli_test(solve_bicgstab2 ARGS solve ${DATA}/cryg2500.mtx --method bicgstab2-ilu0 --device cpu --maxit 5000 -o ${OUT}/x.mtx
+               PASS "converged after")
+balsa_cli_test(solve_json ARGS solve ${DATA}/bcsstk13.mtx --device cpu --json --maxit 5000 PASS "\"iterations\"")
+balsa_cli_test(solve_not_converged ARGS solve ${DATA}/bcsstk13.mtx --device cpu --maxit 3
+               ERROR "pcg-ic0 did not converge: max-iterations" EXIT 2)
+balsa_cli_test(solve_not_square ARGS solve ${DATA}/lp_e226.mtx --device cpu ERROR "square")
+balsa_cli_test(solve_cg_nonsymmetric ARGS solve ${DATA}/west0479.mtx --method pcg-jacobi --device cpu ERROR "symmetric")
+balsa_cli_test(solve_rhs_wrong_length ARGS solve ${DATA}/bcsstk13.mtx --rhs ${DATA}/temp.mtx --device cpu
+               ERROR "right-hand side is 180 x 180")
+balsa_cli_test(solve_bad_method ARGS solve ${DATA}/bcsstk13.mtx --method gmres ERROR "--method")
+balsa_cli_test(bench_solve_quick ARGS bench solve --suite quick --device cpu --data-dir ${DATA} PASS "lap3d-7pt-20.*converged")
 balsa_cli_test(run_bad_device ARGS run --device tpu ERROR "--device.*tpu")
 
 balsa_cli_test(info_not_mtx ARGS info ${DATA}/SOURCES.md ERROR "balsa: error: .*SOURCES.md:1: ")

@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "balsa/generators.hpp"
@@ -92,6 +94,54 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_per_row(const Csr<T>& A, Tri
   return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.chunks = 1 << 20});
 }
 
+// The same with the block size, lanes per row and shared-memory ring forced
+// through the environment (trsv/sync_free_blocks.cu): 64 threads and one
+// lane (steps of several passes, overflow rows past 4 entries); 64 threads
+// and 8 lanes (8 rows a pass, group shuffles); 512 threads and 32 lanes (a
+// warp a row); and a 16-entry ring with about 7-row chunks and with one chunk
+// (values of the chunk read from global memory, early and late).
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(std::initializer_list<std::pair<const char*, const char*>> vars) {
+    for (const auto& [name, value] : vars) {
+      ::setenv(name, value, 1);
+      names_.push_back(name);
+    }
+  }
+  ~ScopedEnvironment() {
+    for (const char* name : names_) ::unsetenv(name);
+  }
+
+ private:
+  std::vector<const char*> names_;
+};
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_few_threads(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_THREADS", "64"}, {"BALSA_TRSV_BLOCKS_LANES", "1"}};
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.min_chunk_rows = 64});
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_lanes(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_THREADS", "64"}, {"BALSA_TRSV_BLOCKS_LANES", "8"}};
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.chunks = std::max<index_t>(1, A.rows / 50)});
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_warp_rows(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_THREADS", "512"}, {"BALSA_TRSV_BLOCKS_LANES", "32"}};
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri));
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_small_ring(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_RING", "16"}};
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
+                                         {.chunks = std::max<index_t>(1, A.rows / 7)});
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_one_chunk(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_RING", "16"}, {"BALSA_TRSV_BLOCKS_THREADS", "1024"}};
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.chunks = 1});
+}
+
 template <class T>
 std::vector<NamedAlgorithm<T>> every_algorithm() {
   return {{"LevelSet", &trsv_gpu::make_level_set<T>},
@@ -105,7 +155,12 @@ std::vector<NamedAlgorithm<T>> every_algorithm() {
           {"TasslSmallWide", &make_tassl_small_wide<T>},
           {"SyncFreeBlocks", &make_blocks_default<T>},
           {"SyncFreeBlocksSmall", &make_blocks_small<T>},
-          {"SyncFreeBlocksPerRow", &make_blocks_per_row<T>}};
+          {"SyncFreeBlocksPerRow", &make_blocks_per_row<T>},
+          {"SyncFreeBlocksFewThreads", &make_blocks_few_threads<T>},
+          {"SyncFreeBlocksLanes", &make_blocks_lanes<T>},
+          {"SyncFreeBlocksWarpRows", &make_blocks_warp_rows<T>},
+          {"SyncFreeBlocksSmallRing", &make_blocks_small_ring<T>},
+          {"SyncFreeBlocksOneChunk", &make_blocks_one_chunk<T>}};
 }
 
 // Every algorithm, or those named in BALSA_TEST_ALGORITHMS (comma-separated,

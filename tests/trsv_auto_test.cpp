@@ -36,11 +36,15 @@ TEST(TrsvAuto, GpuRule) {
   EXPECT_EQ(trsv_auto::choose(stats(16000, 7, 24031), gpu, 24000, components(16, 1000)), TrsvAlgorithm::Cusparse);
   EXPECT_EQ(trsv_auto::choose(stats(1647, 6, 8567), gpu, 24000, components(1, 1647)), TrsvAlgorithm::Cusparse);
   EXPECT_EQ(asked, 0) << "components are computed only for wide levels";
-  EXPECT_EQ(trsv_auto::choose(stats(4096000, 478), gpu, 24000, components(1, 4096000)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(4096000, 478), gpu, 24000, components(1, 4096000)), TrsvAlgorithm::SyncFreeBlocks);
+  EXPECT_EQ(trsv_auto::choose(stats(1000000, 694, 13731796), gpu, 24000, components(1, 1000000)),
+            TrsvAlgorithm::Cusparse);  // 27-point: long rows
   EXPECT_EQ(trsv_auto::choose(stats(3072000, 155), gpu, 24000, components(512, 6000)), TrsvAlgorithm::Tassl);
-  EXPECT_EQ(trsv_auto::choose(stats(880000, 144), gpu, 24000, components(16, 55000)), TrsvAlgorithm::Cusparse);
-  EXPECT_EQ(trsv_auto::choose(stats(3072000, 155), gpu, 5000, components(512, 6000)), TrsvAlgorithm::Cusparse);
-  EXPECT_EQ(asked, 4);
+  EXPECT_EQ(trsv_auto::choose(stats(880000, 144, 880000 * 28), gpu, 24000, components(16, 55000)),
+            TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(3072000, 155, 95217165), gpu, 5000, components(512, 6000)),
+            TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(asked, 5);
   EXPECT_EQ(trsv_auto::choose(stats(1000000, 142183), gpu, 24000, components(1, 1000000)), TrsvAlgorithm::Tassl);
   EXPECT_EQ(trsv_auto::choose(stats(1000000, 142183), Device::Cpu, 24000, components(1, 1)), TrsvAlgorithm::Reference);
 }

@@ -14,11 +14,15 @@
 //    per row on average: one small, nearly empty sub-graph, where TASSL's
 //    single launch wins (16 blocks of 250 rows at 0.1%: 9.7 us against
 //    cuSPARSE's 12.9 us; 16 blocks of 1,000 rows, n = 16,000, already lose).
-//  - mean level width n / levels >= 1000: wide levels, where cuSPARSE's
-//    per-level launches are the cheapest barrier (3D Laplacians, 16 blocks of
-//    55,000) -- unless the graph falls apart into at least 64 components that
-//    each fit a sub-graph: then TASSL runs them all at once with no barrier
-//    between them (512 blocks of 6,000 rows).
+//  - mean level width n / levels >= 1000: wide levels -- TASSL when the graph
+//    falls apart into at least 64 components that each fit a sub-graph (it
+//    runs them all at once with no barrier between them: 512 blocks of 6,000
+//    rows); else sync-free blocks when rows are short (at most 8 stored
+//    entries on average: its level steps cost a block barrier, not a launch;
+//    3D 7-point 160^3: 0.97 vs cuSPARSE 1.20 ms, 2D 5-point 2000^2: 6.9 vs
+//    8.2 ms, bench/results/2026-11-22-h200-sfblocks-*); else cuSPARSE, whose
+//    per-level launches are the cheapest barrier for long rows (27-point
+//    stencils: 2.4 vs 1.4 ms; 16 blocks of 55,000).
 //  - otherwise (narrow levels: deep chains, the small real matrices): TASSL,
 //    whose rounds cost tens of ns where a level costs 0.3-2 us.
 // Sync-free is never chosen: it was the fastest on none of the suite's cases.
@@ -35,7 +39,8 @@ TrsvAlgorithm choose(const TrsvStats& a, Device device, index_t n_max,
   if (a.levels <= 16) return a.rows >= 1500 && !small_and_sparse ? TrsvAlgorithm::Cusparse : TrsvAlgorithm::Tassl;
   if (a.mean_level_width >= 1000) {
     const Components c = components();
-    return c.count >= 64 && c.largest <= n_max ? TrsvAlgorithm::Tassl : TrsvAlgorithm::Cusparse;
+    if (c.count >= 64 && c.largest <= n_max) return TrsvAlgorithm::Tassl;
+    return a.nnz <= std::int64_t(8) * a.rows ? TrsvAlgorithm::SyncFreeBlocks : TrsvAlgorithm::Cusparse;
   }
   return TrsvAlgorithm::Tassl;
 }

@@ -1,7 +1,9 @@
 // Sync-free blocks (TrsvAlgorithm::SyncFreeBlocks): one thread block per
 // chunk of consecutive rows, level steps with a block barrier inside the
 // chunk, sync-free waits on the rows of earlier chunks (the plan:
-// trsv/sync_free_blocks_plan.hpp).
+// trsv/sync_free_blocks_plan.hpp; the per-step ELL layout:
+// trsv/sync_free_blocks_layout.hpp; the kernel and its latency budget:
+// trsv/sync_free_blocks_kernel.cuh).
 //
 // Why: on wide-level matrices (3D Laplacians and their IC(0)/ILU(0) factors)
 // a level costs a kernel boundary (about 2-3 us, cuSPARSE's and level-set's
@@ -11,24 +13,34 @@
 // ahead. The critical path is then about levels x (one step) + chunks x (one
 // cross-block hand-over) instead of levels x (one launch).
 //
-// Waiting without flags or fences: the solve keeps x by position in one of
-// two internal arrays (xp), all of whose entries hold a NaN with a payload
-// that arithmetic never produces (the sentinel) when the solve starts. A
-// row's value is published by one relaxed 8-byte store (single-copy atomic),
-// so a consumer in another block polls the value itself with relaxed loads
-// until it is not the sentinel. The solve also writes the sentinel into the
-// same position of the other array, which the next solve uses: no reset
-// pass. A computed value that happens to have the sentinel's bits (only a
-// NaN input could produce it) is replaced by the canonical NaN.
+// Waiting without flags or fences (Liu et al. 2016's sync-free wait, on the
+// value itself): the solve keeps x by position in one of two internal arrays
+// (xp), all of whose entries hold a NaN with a payload that arithmetic never
+// produces (the sentinel) when the solve starts. A row's value is published
+// by one relaxed store (single-copy atomic), so a consumer in another block
+// polls the value itself with relaxed loads until it is not the sentinel.
+// The solve also writes the sentinel into the same position of the other
+// array, which the next solve uses: no reset pass. A computed value that
+// happens to have the sentinel's bits (only a NaN input could produce it) is
+// replaced by the canonical NaN.
 //
 // Order and progress: each block takes a ticket (an atomic counter) and
 // solves chunk `ticket`; blocks that took earlier tickets are running or
 // done, so every wait ends (the argument of trsv/sync_free_csr.cu). The last
 // block to finish resets the counters for the next solve. The watchdog of
 // trsv/gpu_common.cuh bounds every wait.
+//
+// Per solve: one gather b -> bp (by position, ~10 us at n = 4M, bandwidth
+// bound) so that a step reads b contiguously, then the solve kernel, which
+// also scatters x (fire-and-forget stores, off the critical path).
+//
+// Experiments: BALSA_TRSV_BLOCKS_CHUNKS (chunks), BALSA_TRSV_BLOCKS_THREADS
+// (64, 256, 512 or 1024 threads a block; 256 by default),
+// BALSA_TRSV_BLOCKS_LANES (1, 4, 8, 16 or 32 lanes a row; by default from
+// the mean row length, detail::lanes_for), BALSA_TRSV_BLOCKS_RING (ring
+// entries used, a power of two below the default 32 KB; tests shrink it).
 #include <climits>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 
 #include "balsa/graph.hpp"
@@ -36,101 +48,33 @@
 #include "sparse/instantiate.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/gpu_common.cuh"
+#include "trsv/sync_free_blocks_kernel.cuh"
+#include "trsv/sync_free_blocks_layout.hpp"
 #include "trsv/sync_free_blocks_plan.hpp"
 
 namespace balsa::trsv_gpu {
 
 namespace {
 
-// The sentinel's bits: a quiet NaN with a payload that no IEEE operation on
-// non-NaN inputs produces (they give the canonical NaN).
-template <class T> struct Sentinel;
-template <> struct Sentinel<double> {
-  using Bits = unsigned long long;
-  static constexpr Bits bits = 0x7ff8'5eed'b10c'5eedull;
-};
-template <> struct Sentinel<float> {
-  using Bits = unsigned int;
-  static constexpr Bits bits = 0x7fc5'eedbu;
-};
+namespace blocks = detail::blocks;
 
-template <class T>
-__device__ __forceinline__ typename Sentinel<T>::Bits bits_of(T v) {
-  typename Sentinel<T>::Bits b;
-  memcpy(&b, &v, sizeof v);
-  return b;
-}
-template <class T>
-__device__ __forceinline__ T sentinel_value() {
-  T v;
-  const typename Sentinel<T>::Bits b = Sentinel<T>::bits;
-  memcpy(&v, &b, sizeof v);
-  return v;
+int env_int(const char* name) {
+  const char* e = std::getenv(name);
+  return e && *e ? std::atoi(e) : 0;
 }
 
 template <class T>
-struct Plan {
-  index_t chunks;
-  const index_t* chunk_ptr;   // positions of chunk c
-  const index_t* chunk_step;  // steps of chunk c
-  const index_t* step_ptr;    // positions of step s
-  const index_t* row_ptr;     // off-diagonal entries of position k
-  const index_t* dep;         // the position each entry depends on
-  const T* values;
-  const T* diag;              // the diagonal of position k (1 for Unit)
-  const index_t* rows;        // position k is row rows[k]
-};
+using SolveKernel = void (*)(blocks::View<T>, T*, T*, T*, int*, int);
 
-// counters[0]: tickets taken; counters[1]: blocks finished; counters[2]: the
-// watchdog's error word.
-template <class T, int B>
-__global__ void __launch_bounds__(B) sync_free_blocks_kernel(Plan<T> p, const T* b, T* x, T* xp, T* xp_next,
-                                                             int* counters, int epoch) {
-  __shared__ int ticket;
-  if (threadIdx.x == 0) ticket = atomicAdd(&counters[0], 1);
-  __syncthreads();
-  const index_t c = ticket;
-  const index_t first = p.chunk_ptr[c];  // positions below belong to earlier chunks
-  for (index_t s = p.chunk_step[c]; s < p.chunk_step[c + 1]; ++s) {
-    const index_t end = p.step_ptr[s + 1];
-    for (index_t k = p.step_ptr[s] + index_t(threadIdx.x); k < end; k += B) {
-      const index_t i = p.rows[k];
-      const T bi = b[i];
-      T sum = T(0);
-      bool ok = true;
-      for (index_t e = p.row_ptr[k]; e < p.row_ptr[k + 1]; ++e) {
-        const index_t d = p.dep[e];
-        T v;
-        if (d >= first) {
-          v = xp[d];  // same chunk, an earlier step: visible after the barrier
-        } else {
-          const T& slot = xp[d];
-          ok = detail::spin_until([&] { return bits_of(v = detail::load_relaxed(slot)) != Sentinel<T>::bits; },
-                                  &counters[2], epoch) && ok;
-        }
-        sum += p.values[e] * v;
-      }
-      T xi = (bi - sum) / p.diag[k];
-      if (!ok || bits_of(xi) == Sentinel<T>::bits) xi = detail::quiet_nan<T>();
-      ::cuda::atomic_ref<T, ::cuda::thread_scope_device>(xp[k]).store(xi, ::cuda::memory_order_relaxed);
-      xp_next[k] = sentinel_value<T>();
-      x[i] = xi;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0 && atomicAdd(&counters[1], 1) == p.chunks - 1) {  // the last block: reset for the next solve
-    counters[0] = 0;
-    counters[1] = 0;
+template <class T, int G>
+SolveKernel<T> kernel_for_threads(int threads) {
+  switch (threads) {
+    case 64: return &blocks::solve_kernel<T, 64, G>;
+    case 512: return &blocks::solve_kernel<T, 512, G>;
+    case 1024: return &blocks::solve_kernel<T, 1024, G>;
+    default: return &blocks::solve_kernel<T, 256, G>;
   }
 }
-
-template <class T>
-__global__ void fill_sentinel_kernel(T* xp, std::size_t n) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) xp[i] = sentinel_value<T>();
-}
-
-constexpr int kThreads = 256;
 
 template <class T>
 class SyncFreeBlocksSolver final : public Algorithm<T> {
@@ -145,28 +89,39 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
       for (index_t q = levels.level_ptr[l]; q < levels.level_ptr[l + 1]; ++q) level[std::size_t(levels.rows[q])] = l;
     for (index_t i = 0; i < n_; ++i) work[std::size_t(i)] = A.row_ptr[i + 1] - A.row_ptr[i] + 1;
     index_t chunks = tuning.chunks > 0 ? tuning.chunks : default_chunks(tuning);
-    if (const char* e = std::getenv("BALSA_TRSV_BLOCKS_CHUNKS"); e && std::atoi(e) > 0) chunks = std::atoi(e);
+    if (const int e = env_int("BALSA_TRSV_BLOCKS_CHUNKS"); e > 0) chunks = e;
     plan_ = detail::plan_sync_free_blocks(level, work, tri, chunks);
-    pattern_ = detail::split_diagonal(A, diag, plan_.order);
-    const std::vector<index_t> pos_of = inverse_permutation(plan_.order);
-    std::vector<index_t> dep(pattern_.col_idx.size());
-    for (std::size_t e = 0; e < dep.size(); ++e) dep[e] = pos_of[std::size_t(pattern_.col_idx[e])];
-    std::vector<T> off, d;
-    detail::gather_values(pattern_, std::span<const T>(A.values), off, d);
+    const detail::OffDiagonal pattern = detail::split_diagonal(A, diag, plan_.order);
+    // Lanes a row: from the mean off-diagonal entries, or the environment.
+    int lanes = detail::lanes_for(double(pattern.nnz()) / double(n_));
+    if (const int e = env_int("BALSA_TRSV_BLOCKS_LANES"); e == 1 || e == 4 || e == 8 || e == 16 || e == 32) lanes = e;
+    ring_ = blocks::kRing<T>;
+    if (const int e = env_int("BALSA_TRSV_BLOCKS_RING"); e > 0 && e < ring_ && (e & (e - 1)) == 0) ring_ = e;
+    threads_ = 256;
+    if (const int e = env_int("BALSA_TRSV_BLOCKS_THREADS"); e == 64 || e == 512 || e == 1024) threads_ = e;
+    layout_ = detail::layout_sync_free_blocks(plan_, pattern, lanes, blocks::kCap);
+    detail::with_lanes(lanes, [&](auto g) { kernel_ = kernel_for_threads<T, decltype(g)::value>(threads_); });
+
     using IndexSpan = std::span<const index_t>;
     chunk_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.chunk_ptr));
     chunk_step_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.chunk_step));
-    step_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.step_ptr));
-    row_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(pattern_.row_ptr));
-    dep_ = cuda::DeviceBuffer<index_t>(IndexSpan(dep));
+    steps_ = cuda::DeviceBuffer<index_t>(
+        IndexSpan(reinterpret_cast<const index_t*>(layout_.steps.data()), layout_.steps.size() * 4));
     rows_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.order));
-    value_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(pattern_.value_pos));
-    diag_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(pattern_.diag_pos));
-    values_ = cuda::DeviceBuffer<T>(std::span<const T>(off));
-    diag_ = cuda::DeviceBuffer<T>(std::span<const T>(d));
+    ell_dep_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ell_dep));
+    ell_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ell_value_pos));
+    ovf_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_ptr));
+    ovf_dep_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_dep));
+    ovf_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_value_pos));
+    diag_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.diag_pos));
+    ell_val_ = cuda::DeviceBuffer<T>(layout_.ell_dep.size());
+    ovf_val_ = cuda::DeviceBuffer<T>(layout_.ovf_dep.size());
+    diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
+    bp_ = cuda::DeviceBuffer<T>(std::size_t(n_));
+    update_values(std::span<const T>(A.values));
     for (auto& xp : xp_) {
       xp = cuda::DeviceBuffer<T>(std::size_t(n_));
-      fill_sentinel_kernel<T><<<unsigned((n_ + 255) / 256), 256>>>(xp.data(), xp.size());
+      blocks::fill_sentinel_kernel<T><<<unsigned((n_ + 255) / 256), 256>>>(xp.data(), xp.size());
       BALSA_CHECK_LAUNCH();
     }
     counters_ = cuda::DeviceBuffer<int>(3);
@@ -180,28 +135,38 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
       epoch_ = 0;
     }
     ++epoch_;
-    const Plan<T> p{plan_.chunks,   chunk_ptr_.data(), chunk_step_.data(), step_ptr_.data(), row_ptr_.data(),
-                    dep_.data(),    values_.data(),    diag_.data(),       rows_.data()};
+    gather_device(rows_.data(), b, bp_.data(), std::size_t(n_));  // bp[k] = b[rows[k]]
+    const blocks::View<T> v{plan_.chunks,     chunk_ptr_.data(), chunk_step_.data(),
+                            reinterpret_cast<const int4*>(steps_.data()),
+                            ell_dep_.data(),  ell_val_.data(),   ell_dep_.size(),
+                            ovf_ptr_.data(),  ovf_dep_.data(),   ovf_val_.data(),
+                            diag_.data(),     bp_.data(),        rows_.data(),
+                            n_,               ring_};
     T* cur = xp_[current_].data();
     current_ ^= 1;
-    sync_free_blocks_kernel<T, kThreads><<<unsigned(plan_.chunks), kThreads>>>(p, b, x, cur, xp_[current_].data(),
-                                                                                counters_.data(), epoch_);
+    kernel_<<<unsigned(plan_.chunks), unsigned(threads_)>>>(v, x, cur, xp_[current_].data(), counters_.data(), epoch_);
     BALSA_CHECK_LAUNCH();
   }
 
   void update_values(std::span<const T> values) override {
     detail::require_values(values.size(), std::size_t(nnz_), "SyncFreeBlocks");
     if (n_ == 0) return;
-    std::vector<T> off, d;
-    detail::gather_values(pattern_, values, off, d);
-    values_.upload(off);
+    std::vector<T> ell, ovf, d;
+    detail::gather_positions(std::span<const index_t>(layout_.ell_value_pos), values, ell);
+    detail::gather_positions(std::span<const index_t>(layout_.ovf_value_pos), values, ovf);
+    d.resize(std::size_t(n_));
+    for (std::size_t k = 0; k < d.size(); ++k)
+      d[k] = layout_.diag_pos[k] < 0 ? T(1) : values[std::size_t(layout_.diag_pos[k])];
+    if (!ell.empty()) ell_val_.upload(ell);
+    if (!ovf.empty()) ovf_val_.upload(ovf);
     diag_.upload(d);
   }
 
   void update_values_device(const T* values, std::size_t count) override {
     detail::require_values(count, std::size_t(nnz_), "SyncFreeBlocks");
     if (n_ == 0) return;
-    gather_device(value_pos_.data(), values, values_.data(), values_.size());
+    gather_device(ell_pos_.data(), values, ell_val_.data(), ell_val_.size());
+    gather_device(ovf_pos_.data(), values, ovf_val_.data(), ovf_val_.size());
     gather_device(diag_pos_.data(), values, diag_.data(), diag_.size(), T(1));
   }
 
@@ -224,9 +189,13 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   index_t n_;
   index_t nnz_;
   detail::SyncFreeBlocksPlan plan_;
-  detail::OffDiagonal pattern_;
-  cuda::DeviceBuffer<index_t> chunk_ptr_, chunk_step_, step_ptr_, row_ptr_, dep_, rows_, value_pos_, diag_pos_;
-  cuda::DeviceBuffer<T> values_, diag_;
+  detail::SyncFreeBlocksLayout layout_;
+  int threads_ = 256;
+  index_t ring_ = 0;  // entries of the shared-memory ring used (a power of two)
+  SolveKernel<T> kernel_ = nullptr;
+  cuda::DeviceBuffer<index_t> chunk_ptr_, chunk_step_, steps_, rows_, ell_dep_, ell_pos_, ovf_ptr_, ovf_dep_, ovf_pos_,
+      diag_pos_;
+  cuda::DeviceBuffer<T> ell_val_, ovf_val_, diag_, bp_;
   cuda::DeviceBuffer<T> xp_[2];
   int current_ = 0;
   cuda::DeviceBuffer<int> counters_;

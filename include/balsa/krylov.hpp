@@ -89,7 +89,7 @@ struct KrylovOptions {
   // Called on the host with (iteration, relative residual) as the host
   // learns them (CPU: every iteration; GPU: at its status checks, every
   // few iterations, and once at the end).
-  std::function<void(int, double)> progress;
+  std::function<void(int, double)> progress = nullptr;
 };
 
 struct KrylovStats {

@@ -1,0 +1,208 @@
+// The cuSPARSE + cuBLAS PCG-IC(0) baseline (bench/pcg_baseline.hpp).
+// csric02 is deprecated in CUDA 12-13 but still the library's IC(0).
+#define DISABLE_CUSPARSE_DEPRECATED
+#include <cublas_v2.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "balsa/cuda.hpp"
+#include "cuda/check.hpp"
+#include "cuda/cusparse.hpp"
+#include "pcg_baseline.hpp"
+
+namespace balsa::bench {
+
+namespace {
+
+#define CUBLAS_CHECK(call)                                                                        \
+  do {                                                                                            \
+    const cublasStatus_t s_ = (call);                                                             \
+    if (s_ != CUBLAS_STATUS_SUCCESS) throw CudaError(std::string(#call) + ": cuBLAS status " + std::to_string(int(s_))); \
+  } while (0)
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct Cublas {
+  cublasHandle_t h = nullptr;
+  Cublas() { CUBLAS_CHECK(cublasCreate(&h)); }
+  ~Cublas() { cublasDestroy(h); }
+};
+struct MatDescr {
+  cusparseMatDescr_t d = nullptr;
+  MatDescr() { BALSA_CUSPARSE_CHECK(cusparseCreateMatDescr(&d)); }
+  ~MatDescr() { cusparseDestroyMatDescr(d); }
+};
+struct Ic0Info {
+  csric02Info_t i = nullptr;
+  Ic0Info() { BALSA_CUSPARSE_CHECK(cusparseCreateCsric02Info(&i)); }
+  ~Ic0Info() { cusparseDestroyCsric02Info(i); }
+};
+using SpSV = cuda::detail::CusparseObject<cusparseSpSVDescr_t, cusparseSpSV_destroyDescr>;
+
+// One triangular factor with its SpSV analysis.
+struct Triangular {
+  cuda::detail::CusparseSpMat mat;
+  SpSV descr;
+  cuda::DeviceBuffer<char> work;
+  void set_up(cusparseHandle_t h, const cuda::DeviceCsr<double>& M, cusparseFillMode_t fill,
+              cusparseDnVecDescr_t in, cusparseDnVecDescr_t out) {
+    cuda::detail::create_csr(mat, M);
+    cusparseDiagType_t diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
+    BALSA_CUSPARSE_CHECK(cusparseSpMatSetAttribute(mat.get(), CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof fill));
+    BALSA_CUSPARSE_CHECK(cusparseSpMatSetAttribute(mat.get(), CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof diag));
+    BALSA_CUSPARSE_CHECK(cusparseSpSV_createDescr(descr.out()));
+    const double one = 1.0;
+    std::size_t bytes = 0;
+    BALSA_CUSPARSE_CHECK(cusparseSpSV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat.get(), in, out,
+                                                 CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, descr.get(), &bytes));
+    work = cuda::DeviceBuffer<char>(std::max<std::size_t>(bytes, 1));
+    BALSA_CUSPARSE_CHECK(cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat.get(), in, out,
+                                               CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, descr.get(), work.data()));
+  }
+  void solve(cusparseHandle_t h, cusparseDnVecDescr_t in, cusparseDnVecDescr_t out) {
+    const double one = 1.0;
+    BALSA_CUSPARSE_CHECK(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat.get(), in, out,
+                                            CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, descr.get()));
+  }
+};
+
+}  // namespace
+
+BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b, double tol, int maxit,
+                                StoppingNorm norm, std::vector<double>* x_out) {
+  BaselineResult res;
+  if (!cuda::available()) {
+    res.note = "no CUDA GPU: no cuSPARSE baseline";
+    return res;
+  }
+  res.ran = true;
+  const auto t_setup = Clock::now();
+  const int n = A.rows;
+  cuda::DeviceCsr<double> dA = cuda::to_device(A);
+  cuda::DeviceCsr<double> dL = cuda::to_device(extract_triangle(A, Triangle::Lower));
+  cuda::detail::CusparseHandle sp;
+  cuda::detail::create(sp);
+  Cublas bl;
+  // IC(0) of the lower triangle, in place (csric02: analysis, then factorisation).
+  const auto t_factor = Clock::now();
+  {
+    MatDescr descr;
+    BALSA_CUSPARSE_CHECK(cusparseSetMatType(descr.d, CUSPARSE_MATRIX_TYPE_GENERAL));
+    BALSA_CUSPARSE_CHECK(cusparseSetMatFillMode(descr.d, CUSPARSE_FILL_MODE_LOWER));
+    Ic0Info info;
+    int bytes = 0;
+    BALSA_CUSPARSE_CHECK(cusparseDcsric02_bufferSize(sp.get(), n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
+                                                     dL.col_idx.data(), info.i, &bytes));
+    cuda::DeviceBuffer<char> work(std::size_t(std::max(bytes, 1)));
+    BALSA_CUSPARSE_CHECK(cusparseDcsric02_analysis(sp.get(), n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
+                                                   dL.col_idx.data(), info.i, CUSPARSE_SOLVE_POLICY_USE_LEVEL, work.data()));
+    BALSA_CUSPARSE_CHECK(cusparseDcsric02(sp.get(), n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
+                                          dL.col_idx.data(), info.i, CUSPARSE_SOLVE_POLICY_USE_LEVEL, work.data()));
+    int zero = -1;
+    const cusparseStatus_t st = cusparseXcsric02_zeroPivot(sp.get(), info.i, &zero);
+    if (st == CUSPARSE_STATUS_ZERO_PIVOT) {
+      res.note = "csric02: zero or negative pivot at row " + std::to_string(zero) + " (the baseline has no shift)";
+      res.ran = false;
+      return res;
+    }
+  }
+  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  res.factor_seconds = since(t_factor);
+  // U = L^T as CSR (the CSC of L), on the device.
+  cuda::DeviceCsr<double> dU;
+  dU.rows = dU.cols = n;
+  dU.nnz = dL.nnz;
+  dU.row_ptr = cuda::DeviceBuffer<index_t>(std::size_t(n) + 1);
+  dU.col_idx = cuda::DeviceBuffer<index_t>(std::size_t(dL.nnz));
+  dU.values = cuda::DeviceBuffer<double>(std::size_t(dL.nnz));
+  {
+    std::size_t bytes = 0;
+    BALSA_CUSPARSE_CHECK(cusparseCsr2cscEx2_bufferSize(
+        sp.get(), n, n, dL.nnz, dL.values.data(), dL.row_ptr.data(), dL.col_idx.data(), dU.values.data(),
+        dU.row_ptr.data(), dU.col_idx.data(), CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+        CUSPARSE_CSR2CSC_ALG1, &bytes));
+    cuda::DeviceBuffer<char> work(std::max<std::size_t>(bytes, 1));
+    BALSA_CUSPARSE_CHECK(cusparseCsr2cscEx2(sp.get(), n, n, dL.nnz, dL.values.data(), dL.row_ptr.data(),
+                                            dL.col_idx.data(), dU.values.data(), dU.row_ptr.data(), dU.col_idx.data(),
+                                            CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                            CUSPARSE_CSR2CSC_ALG1, work.data()));
+  }
+  const std::size_t size = std::size_t(n);
+  cuda::DeviceBuffer<double> x(size), r{b}, z(size), y(size), p(size), q(size);
+  cuda::fill(x, 0.0);
+  cuda::detail::CusparseDnVec vr, vz, vy, vp, vq;
+  cuda::detail::create_vector(vr, n, r.data());
+  cuda::detail::create_vector(vz, n, z.data());
+  cuda::detail::create_vector(vy, n, y.data());
+  cuda::detail::create_vector(vp, n, p.data());
+  cuda::detail::create_vector(vq, n, q.data());
+  Triangular L, U;
+  L.set_up(sp.get(), dL, CUSPARSE_FILL_MODE_LOWER, vr.get(), vy.get());
+  U.set_up(sp.get(), dU, CUSPARSE_FILL_MODE_UPPER, vy.get(), vz.get());
+  cuda::detail::CusparseSpMat mA;
+  cuda::detail::create_csr(mA, dA);
+  const double one = 1.0, zero = 0.0;
+  std::size_t spmv_bytes = 0;
+  BALSA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(sp.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(),
+                                               &zero, vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &spmv_bytes));
+  cuda::DeviceBuffer<char> spmv_work(std::max<std::size_t>(spmv_bytes, 1));
+  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  res.setup_seconds = since(t_setup);
+
+  // The stopping norm of a device vector, on the host (as the thesis' loop).
+  auto norm_of = [&](const double* v) {
+    if (norm == StoppingNorm::Two) {
+      double s = 0;
+      CUBLAS_CHECK(cublasDnrm2(bl.h, n, v, 1, &s));
+      return s;
+    }
+    int at = 0;
+    CUBLAS_CHECK(cublasIdamax(bl.h, n, v, 1, &at));
+    double value = 0;
+    BALSA_CUDA_CHECK(cudaMemcpy(&value, v + (at - 1), sizeof value, cudaMemcpyDeviceToHost));
+    return std::abs(value);
+  };
+  const auto t_solve = Clock::now();
+  const double bnorm = n > 0 ? norm_of(r.data()) : 0.0;
+  double rnorm = bnorm;
+  L.solve(sp.get(), vr.get(), vy.get());
+  U.solve(sp.get(), vy.get(), vz.get());
+  CUBLAS_CHECK(cublasDcopy(bl.h, n, z.data(), 1, p.data(), 1));
+  double rho = 0;
+  CUBLAS_CHECK(cublasDdot(bl.h, n, r.data(), 1, z.data(), 1, &rho));
+  int k = 0;
+  while (bnorm > 0 && rnorm > tol * bnorm && k < maxit) {  // Saad Alg. 9.1 with the thesis' stopping test
+    BALSA_CUSPARSE_CHECK(cusparseSpMV(sp.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(), &zero,
+                                      vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, spmv_work.data()));
+    double pq = 0;
+    CUBLAS_CHECK(cublasDdot(bl.h, n, p.data(), 1, q.data(), 1, &pq));
+    const double alpha = rho / pq, minus_alpha = -alpha;
+    CUBLAS_CHECK(cublasDaxpy(bl.h, n, &alpha, p.data(), 1, x.data(), 1));
+    CUBLAS_CHECK(cublasDaxpy(bl.h, n, &minus_alpha, q.data(), 1, r.data(), 1));
+    ++k;
+    rnorm = norm_of(r.data());
+    if (!(rnorm > tol * bnorm)) break;
+    L.solve(sp.get(), vr.get(), vy.get());
+    U.solve(sp.get(), vy.get(), vz.get());
+    double rho_new = 0;
+    CUBLAS_CHECK(cublasDdot(bl.h, n, r.data(), 1, z.data(), 1, &rho_new));
+    const double beta = rho_new / rho;
+    rho = rho_new;
+    CUBLAS_CHECK(cublasDscal(bl.h, n, &beta, p.data(), 1));
+    CUBLAS_CHECK(cublasDaxpy(bl.h, n, &one, z.data(), 1, p.data(), 1));
+  }
+  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  res.solve_seconds = since(t_solve);
+  res.iterations = k;
+  res.converged = bnorm == 0 || rnorm <= tol * bnorm;
+  res.residual = bnorm > 0 ? rnorm / bnorm : 0.0;
+  const std::vector<double> xh = x.to_host();
+  res.true_residual = relative_residual(A, std::span<const double>(xh), b);
+  if (x_out) *x_out = xh;
+  return res;
+}
+
+}  // namespace balsa::bench

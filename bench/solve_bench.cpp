@@ -1,0 +1,243 @@
+// balsa bench solve (bench/solve_bench.hpp).
+#include "solve_bench.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "../apps/common.hpp"
+#include "balsa/generators.hpp"
+#include "bench_output.hpp"
+#include "pcg_baseline.hpp"
+#include "solve_methods.hpp"
+
+namespace balsa::bench {
+
+namespace {
+
+struct SolveCase {
+  std::string name;
+  std::vector<std::string> methods;
+  std::function<Csr<double>()> build;
+};
+
+bool is_symmetric(const Csr<double>& A) {
+  if (A.rows != A.cols) return false;
+  const Csr<double> T = transpose(A);
+  return T.col_idx == A.col_idx && T.row_ptr == A.row_ptr && T.values == A.values;
+}
+
+std::vector<SolveCase> suite(const SolveBenchOptions& o) {
+  std::vector<SolveCase> cases;
+  const std::vector<std::string> pcg = {"pcg-ic0"}, nonsym = {"bicgstab-ilu0", "bicgstab2-ilu0"};
+  auto lap3d = [](index_t g) { return [g] { return laplacian_3d<double>(g, g, g); }; };
+  auto banded = [](index_t n, double mu) { return [n, mu] { return thesis_banded_spd<double>(n, mu); }; };
+  if (o.suite == "quick") {
+    cases.push_back({"lap3d-7pt-20^3", pcg, lap3d(20)});
+    cases.push_back({"thesis-banded-1e3-mu1e-4", pcg, banded(1000, 1e-4)});
+  } else if (o.suite == "default") {
+    cases.push_back({"lap3d-7pt-100^3", pcg, lap3d(100)});
+    cases.push_back({"lap3d-7pt-160^3", pcg, lap3d(160)});
+    for (const index_t n : {index_t(10000), index_t(1000000)})
+      for (const double mu : {1e-6, 1e-4, 1e-2})
+        cases.push_back({fmt::format("thesis-banded-{:g}-mu{:g}", double(n), mu), pcg, banded(n, mu)});
+  }
+  // Real matrices: symmetric ones with PCG-IC(0), the others with BiCGStab(l).
+  std::vector<std::string> files = o.files;
+  if (o.suite != "none" && std::filesystem::is_directory(o.data_dir)) {
+    std::vector<std::string> found;
+    for (const auto& e : std::filesystem::directory_iterator(o.data_dir))
+      if (e.path().extension() == ".mtx") found.push_back(e.path().string());
+    std::sort(found.begin(), found.end());
+    if (o.suite == "quick") found.erase(std::remove_if(found.begin(), found.end(), [](const std::string& f) {
+                                          return f.find("bcsstk13") == std::string::npos;
+                                        }), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  for (const std::string& f : files) {
+    const Csr<double> A = app::load_matrix<double>(f).A;
+    if (A.rows != A.cols) continue;
+    const std::string name = std::filesystem::path(f).stem().string();
+    cases.push_back({name, is_symmetric(A) ? pcg : nonsym, [f] { return app::load_matrix<double>(f).A; }});
+  }
+  if (!o.only.empty())
+    cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const SolveCase& c) {
+                  return std::none_of(o.only.begin(), o.only.end(),
+                                      [&](const std::string& s) { return c.name.find(s) != std::string::npos; });
+                }), cases.end());
+  return cases;
+}
+
+struct Run {
+  bool ran = false;
+  std::string outcome = "-";
+  int iterations = 0;
+  double setup = 0, solve = 0, error = 0, true_residual = 0;
+  double spmv = 0, precond = 0, vector = 0;
+  double factor = 0, lower_analysis = 0, upper_analysis = 0;
+  std::string trsv;  // the preconditioner's triangular solvers
+  double shift = 0;
+  double per_iteration() const { return iterations > 0 ? solve / iterations : 0.0; }
+  double total() const { return setup + solve; }
+};
+
+double error_of(const std::vector<double>& x, const std::vector<double>& x_true) {
+  double e = 0, m = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    e = std::max(e, std::abs(x[i] - x_true[i]));
+    m = std::max(m, std::abs(x_true[i]));
+  }
+  return m > 0 ? e / m : e;
+}
+
+Run run_balsa(const Csr<double>& A, const std::vector<double>& b, const std::vector<double>& x_true,
+              KrylovOptions ko) {
+  Run r;
+  try {
+    KrylovSolver<double> solver(A, ko);
+    std::vector<double> x(b.size(), 0.0);
+    const KrylovStats s = solver.solve(b, x);
+    r.ran = true;
+    r.outcome = to_string(s.outcome);
+    r.iterations = s.iterations;
+    r.setup = s.setup_seconds;
+    r.solve = s.solve_seconds;
+    r.error = error_of(x, x_true);
+    r.true_residual = s.true_residual;
+    r.spmv = s.spmv_seconds;
+    r.precond = s.preconditioner_seconds;
+    r.vector = s.vector_seconds;
+    r.shift = s.factor.shift;
+    r.factor = s.factor_seconds;
+    r.lower_analysis = s.lower.analysis_seconds;
+    r.upper_analysis = s.upper.analysis_seconds;
+    if (ko.preconditioner == PreconditionerKind::Ic0 || ko.preconditioner == PreconditionerKind::Ilu0)
+      r.trsv = fmt::format("{}/{}", to_string(s.lower.algorithm), to_string(s.upper.algorithm));
+  } catch (const std::exception& e) {
+    r.outcome = std::string("error: ") + e.what();
+  }
+  return r;
+}
+
+std::string ms(double s) { return s > 0 ? fmt::format("{:.4g}", s * 1e3) : "-"; }
+std::string sec(double s) { return s > 0 ? fmt::format("{:.3g}", s) : "-"; }
+std::string ratio(double a, double b) { return a > 0 && b > 0 ? fmt::format("{:.2f}x", a / b) : "-"; }
+
+nlohmann::json to_json(const Run& r) {
+  return {{"ran", r.ran},          {"outcome", r.outcome},   {"iterations", r.iterations},
+          {"setup_s", r.setup},    {"solve_s", r.solve},     {"per_iteration_s", r.per_iteration()},
+          {"error", r.error},      {"true_residual", r.true_residual}, {"spmv_s", r.spmv},
+          {"preconditioner_s", r.precond}, {"vector_s", r.vector}, {"trsv", r.trsv}, {"shift", r.shift},
+          {"factor_s", r.factor}, {"lower_analysis_s", r.lower_analysis}, {"upper_analysis_s", r.upper_analysis}};
+}
+
+}  // namespace
+
+void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line) {
+  const bool gpu = o.device != "cpu" && cuda::available();
+  if (o.device == "cuda" && !gpu) throw CudaError("bench solve --device cuda: no CUDA GPU found");
+  const StoppingNorm norm = o.norm == "2" ? StoppingNorm::Two : StoppingNorm::Infinity;
+  TrsvAlgorithm trsv = TrsvAlgorithm::Auto;
+  for (const TrsvAlgorithm a : {TrsvAlgorithm::Auto, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl,
+                                TrsvAlgorithm::Cusparse, TrsvAlgorithm::SyncFreeBlocks, TrsvAlgorithm::SyncFree})
+    if (o.trsv == to_string(a)) trsv = a;
+  nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line},
+                         {"host_cores", std::thread::hardware_concurrency()}, {"tolerance", o.tolerance},
+                         {"max_iterations", o.max_iterations}, {"norm", o.norm}, {"trsv", o.trsv},
+                         {"float_preconditioner", o.float_preconditioner}, {"gpu", "none"}};
+  if (gpu) {
+    const cuda::DeviceInfo d = cuda::device_info();
+    meta["gpu"] = d.name;
+    meta["driver"] = cuda_version_string(d.driver_version);
+    meta["runtime"] = cuda_version_string(d.runtime_version);
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  std::string md = fmt::format(
+      "## balsa bench solve\n\n- date (UTC): {}; GPU: {}; host cores: {}\n- command: `{}`\n- tolerance {:g} "
+      "({}-norm of the recursive residual relative to b's), at most {} iterations, x0 = 0, b = A x_true "
+      "(x_true uniform in [-1, 1))\n\n",
+      meta["date"].get<std::string>(), meta["gpu"].get<std::string>(), std::thread::hardware_concurrency(),
+      command_line, o.tolerance, o.norm, o.max_iterations);
+  md +=
+      "| case | n | nnz | method | GPU it | GPU ms/it | GPU setup s | GPU total s | trsv (L/U) | cuSPARSE it | "
+      "cuSPARSE ms/it | cuSPARSE total s | CPU it | CPU ms/it | CPU total s | per-it vs cuSPARSE | total vs "
+      "cuSPARSE | total vs CPU | GPU error | outcome (GPU/cuSPARSE/CPU) | GPU ms/it: SpMV / M^-1 / vector | GPU setup s: "
+      "factor / L / U analysis | shift |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const SolveCase& c : suite(o)) {
+    std::cerr << "bench solve: " << c.name << " ..." << std::endl;
+    const Csr<double> A = c.build();
+    const std::vector<double> x_true = random_vector<double>(A.rows, 7);
+    const std::vector<double> b = multiply(A, std::span<const double>(x_true));
+    for (const std::string& m : c.methods) {
+      KrylovOptions ko = method_options(m);
+      ko.tolerance = o.tolerance;
+      ko.max_iterations = o.max_iterations;
+      ko.norm = norm;
+      ko.trsv = trsv;
+      ko.float_preconditioner = o.float_preconditioner;
+      Run g, base, cpu;
+      if (gpu) {
+        ko.device = Device::Cuda;
+        g = run_balsa(A, b, x_true, ko);
+        if (o.baseline && m == "pcg-ic0") {
+          std::vector<double> xb;
+          const BaselineResult br = cusparse_pcg_ic0(A, b, o.tolerance, o.max_iterations, norm, &xb);
+          if (br.ran) {
+            base.ran = true;
+            base.outcome = br.converged ? "converged" : "max-iterations";
+            base.iterations = br.iterations;
+            base.setup = br.setup_seconds;
+            base.solve = br.solve_seconds;
+            base.true_residual = br.true_residual;
+            base.error = error_of(xb, x_true);
+          } else {
+            base.outcome = br.note;
+          }
+        }
+      }
+      if (o.cpu || !gpu) {
+        ko.device = Device::Cpu;
+        ko.trsv = TrsvAlgorithm::Auto;
+        cpu = run_balsa(A, b, x_true, ko);
+      }
+      rows.push_back({{"case", c.name}, {"n", A.rows}, {"nnz", A.nnz()}, {"method", m}, {"gpu", to_json(g)},
+                      {"cusparse_baseline", to_json(base)}, {"cpu", to_json(cpu)}});
+      const double it = std::max(1, g.iterations);
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:g} |\n",
+                        c.name, A.rows, A.nnz(), m, g.ran ? std::to_string(g.iterations) : "-",
+                        ms(g.per_iteration()), sec(g.setup), sec(g.total()), g.trsv.empty() ? "-" : g.trsv,
+                        base.ran ? std::to_string(base.iterations) : "-", ms(base.per_iteration()), sec(base.total()),
+                        cpu.ran ? std::to_string(cpu.iterations) : "-", ms(cpu.per_iteration()), sec(cpu.total()),
+                        ratio(base.per_iteration(), g.per_iteration()), ratio(base.total(), g.total()),
+                        ratio(cpu.total(), g.total()), g.ran ? fmt::format("{:.1e}", g.error) : "-",
+                        g.outcome + " / " + base.outcome + " / " + cpu.outcome,
+                        g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f}", g.spmv * 1e3 / it, g.precond * 1e3 / it,
+                                            g.vector * 1e3 / it)
+                              : "-",
+                        g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f}", g.factor, g.lower_analysis, g.upper_analysis)
+                              : "-",
+                        g.ran ? g.shift : cpu.shift);
+      std::cerr << "  " << m << ": GPU " << g.outcome << " " << g.iterations << " it " << ms(g.per_iteration())
+                << " ms/it; cuSPARSE " << base.outcome << " " << base.iterations << " it "
+                << ms(base.per_iteration()) << " ms/it; CPU " << cpu.outcome << " " << cpu.iterations << " it "
+                << ms(cpu.per_iteration()) << " ms/it" << std::endl;
+    }
+  }
+  md += "\nms/it = solve time / iterations (wall clock, setup excluded); total = setup (checks, analyses, "
+        "factorisation, uploads) + solve. *per-it vs cuSPARSE* = cuSPARSE ms/it / GPU ms/it; *total vs* = "
+        "their total / GPU total. GPU error = ||x - x_true||_inf / ||x_true||_inf.\n";
+  const nlohmann::json out = {{"meta", meta}, {"rows", rows}};
+  if (!o.json_path.empty()) std::ofstream(o.json_path) << out.dump(2) << "\n";
+  if (!o.markdown_path.empty()) std::ofstream(o.markdown_path) << md;
+  std::cout << md;
+}
+
+}  // namespace balsa::bench

@@ -1,0 +1,54 @@
+// The names of the Krylov methods on the command line (`balsa solve
+// --method`, `balsa bench solve`): method + preconditioner.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "balsa/error.hpp"
+#include "balsa/krylov.hpp"
+
+namespace balsa::bench {
+
+struct MethodName {
+  const char* name;
+  KrylovMethod method;
+  PreconditionerKind preconditioner;
+};
+
+inline const std::vector<MethodName>& method_names() {
+  static const std::vector<MethodName> m = {
+      {"pcg-ic0", KrylovMethod::Cg, PreconditionerKind::Ic0},
+      {"pcg-ilu0", KrylovMethod::Cg, PreconditionerKind::Ilu0},
+      {"pcg-jacobi", KrylovMethod::Cg, PreconditionerKind::Jacobi},
+      {"cg", KrylovMethod::Cg, PreconditionerKind::None},
+      {"bicgstab-ilu0", KrylovMethod::BiCgStab, PreconditionerKind::Ilu0},
+      {"bicgstab2-ilu0", KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0},
+      {"bicgstab-jacobi", KrylovMethod::BiCgStab, PreconditionerKind::Jacobi},
+      {"bicgstab2-jacobi", KrylovMethod::BiCgStabL, PreconditionerKind::Jacobi},
+      {"bicgstab", KrylovMethod::BiCgStab, PreconditionerKind::None},
+      {"bicgstab2", KrylovMethod::BiCgStabL, PreconditionerKind::None},
+  };
+  return m;
+}
+
+inline std::vector<std::string> method_name_list() {
+  std::vector<std::string> v;
+  for (const MethodName& m : method_names()) v.push_back(m.name);
+  return v;
+}
+
+// Options for a method name (l = 2 for the bicgstab2 ones).
+inline KrylovOptions method_options(const std::string& name) {
+  for (const MethodName& m : method_names())
+    if (name == m.name) {
+      KrylovOptions o;
+      o.method = m.method;
+      o.preconditioner = m.preconditioner;
+      o.l = 2;
+      return o;
+    }
+  throw Error("unknown method '" + name + "'");
+}
+
+}  // namespace balsa::bench

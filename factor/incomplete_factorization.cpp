@@ -1,0 +1,319 @@
+// balsa::IncompleteFactorization: the front end of ILU(0) and IC(0)
+// (checks -> pattern analysis -> numeric factorisation with the shift policy
+// -> refactor for new values). The numeric work is the CPU reference
+// (factor/incomplete_cpu.cpp) or the GPU backend (factor/incomplete.cu).
+//
+// Shift policy (Manteuffel 1980; Saad sec. 10.3.4 on breakdowns): attempt 1
+// factors A itself; after a breakdown attempt 2 factors A + alpha diag(A)
+// with alpha = first_shift, and each further attempt doubles alpha. The shift
+// scales the diagonal, a_ii <- a_ii + alpha * a_ii = (1 + alpha) a_ii,
+// computed as one rounded product and one rounded sum on both devices (so
+// they factor the same numbers). It strengthens the diagonal whatever its
+// sign (ILU); for IC(0) it helps where a_ii > 0, as for any SPD matrix.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "balsa/factor.hpp"
+#include "balsa/graph.hpp"
+#include "factor/gpu_factor.hpp"
+#include "sparse/instantiate.hpp"
+
+namespace balsa {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+void check_options(const IncompleteOptions& o) {
+  const std::string who = std::string(to_string(o.kind)) + ": ";
+  if (!(o.pivot_tolerance >= 0.0) || !std::isfinite(o.pivot_tolerance))
+    throw Error(who + "pivot_tolerance must be finite and >= 0, got " + number(o.pivot_tolerance));
+  if (!(o.first_shift > 0.0) || !std::isfinite(o.first_shift))
+    throw Error(who + "first_shift must be finite and > 0, got " + number(o.first_shift));
+  if (o.max_shifts < 0) throw Error(who + "max_shifts must be >= 0, got " + std::to_string(o.max_shifts));
+}
+
+// Position of (i, i) in every row of a canonical square matrix; MatrixError
+// naming the first row without one.
+template <class T>
+std::vector<index_t> diagonal_positions(const Csr<T>& A, IncompleteKind kind) {
+  std::vector<index_t> diag(std::size_t(A.rows));
+  for (index_t i = 0; i < A.rows; ++i) {
+    const auto first = A.col_idx.begin() + A.row_ptr[i], last = A.col_idx.begin() + A.row_ptr[i + 1];
+    const auto it = std::lower_bound(first, last, i);
+    if (it == last || *it != i)
+      throw MatrixError(std::string(to_string(kind)) + ": missing diagonal entry at (row " + std::to_string(i) +
+                        ", column " + std::to_string(i) + "): an incomplete factorisation needs every a_ii stored");
+    diag[std::size_t(i)] = index_t(it - A.col_idx.begin());
+  }
+  return diag;
+}
+
+// a + alpha * a in T: the shifted diagonal (the GPU rounds the same way).
+template <class T>
+T shifted(T a, double alpha) {
+  const T s = T(alpha) * a;
+  return a + s;
+}
+
+}  // namespace
+
+template <class T>
+struct IncompleteFactorization<T>::Impl {
+  IncompleteOptions options;
+  IncompleteStats stats;
+  Csr<T> pattern;                  // the factors (CPU); the last download of them (GPU)
+  std::vector<index_t> diag;       // diagonal position of each row in `pattern`
+  std::vector<index_t> source;     // Ic0: A's position of each pattern entry
+  std::vector<index_t> A_row_ptr;  // Ic0: A's pattern, to name entries in errors
+  std::vector<index_t> A_col_idx;
+  std::unique_ptr<factor_gpu::Backend<T>> gpu;
+
+  bool ic0() const { return options.kind == IncompleteKind::Ic0; }
+  std::span<const index_t> a_row_ptr() const { return ic0() ? A_row_ptr : pattern.row_ptr; }
+  std::span<const index_t> a_col_idx() const { return ic0() ? A_col_idx : pattern.col_idx; }
+  std::size_t A_nnz() const { return a_col_idx().size(); }
+
+  // "(row i, column j)" of position p of A's values.
+  std::string where(std::size_t p) const {
+    const std::span<const index_t> rp = a_row_ptr();
+    const index_t i = index_t(std::upper_bound(rp.begin(), rp.end(), index_t(p)) - rp.begin()) - 1;
+    return "(row " + std::to_string(i) + ", column " + std::to_string(a_col_idx()[p]) + ")";
+  }
+  void check_length(std::size_t got) const {
+    if (got != A_nnz())
+      throw DimensionError(std::string(to_string(options.kind)) + " refactor: " + std::to_string(got) +
+                           " values for a matrix of " + std::to_string(A_nnz()) + " entries");
+  }
+  void check_values(std::span<const T> values) const {
+    check_length(values.size());
+    for (std::size_t p = 0; p < values.size(); ++p)
+      if (!std::isfinite(values[p]))
+        throw MatrixError(std::string(to_string(options.kind)) + " refactor: " +
+                          (std::isnan(values[p]) ? "NaN" : "Inf") + " value at " + where(p));
+  }
+  // A's values (A's order) -> the pattern's order.
+  std::vector<T> gather(std::span<const T> values) const {
+    if (!ic0()) return {values.begin(), values.end()};
+    std::vector<T> a(source.size());
+    for (std::size_t p = 0; p < source.size(); ++p) a[p] = values[std::size_t(source[p])];
+    return a;
+  }
+
+  std::string breakdown_text(const factor_gpu::Breakdown& b) const {
+    if (ic0())
+      return "row " + std::to_string(b.row) + " (d_i = a_ii - sum_k l_ik^2 = " + number(b.pivot) +
+             ", needs > pivot_tolerance * a_ii, or an entry of the row is not finite)";
+    return "row " + std::to_string(b.row) + " (pivot u_ii = " + number(b.pivot) +
+           ", needs |u_ii| > pivot_tolerance * |a_ii|, or an entry of the row is not finite)";
+  }
+
+  // The shift loop shared by both devices: attempt(alpha) factors A + alpha
+  // diag(A); commit() keeps a successful attempt. Stats change only on success.
+  template <class Attempt, class Commit>
+  void run(Attempt&& attempt, Commit&& commit, Clock::time_point t0) {
+    const std::string who = to_string(options.kind);
+    double alpha = 0.0;
+    factor_gpu::Breakdown first;
+    for (int attempts = 1;; ++attempts) {
+      const factor_gpu::Breakdown b = attempt(alpha);
+      if (b.row < 0) {
+        commit();
+        stats.shift = alpha;
+        stats.attempts = attempts;
+        stats.breakdown_row = first.row;
+        stats.factor_seconds = since(t0);
+        ++stats.factorizations;
+        return;
+      }
+      if (attempts == 1) first = b;
+      if (options.on_breakdown == PivotBreakdown::Fail)
+        throw MatrixError(who + ": pivot breakdown at " + breakdown_text(b) +
+                          "; PivotBreakdown::Shift would retry on A + alpha diag(A)");
+      if (attempts - 1 >= options.max_shifts)
+        throw MatrixError(who + ": every shift broke down: " + std::to_string(attempts - 1) +
+                          " restart(s) on A + alpha diag(A) up to alpha = " + number(alpha) + ", the last at " +
+                          breakdown_text(b) + "; unshifted, the first breakdown was at " + breakdown_text(first));
+      alpha = attempts == 1 ? options.first_shift : 2.0 * alpha;
+    }
+  }
+
+  // Factors the pattern-ordered values `a` on the CPU, or on the GPU after
+  // an upload.
+  void factor_host(std::vector<T> a) {
+    const auto t0 = Clock::now();
+    if (gpu) {
+      gpu->set_values(a);
+      factor_device(t0);
+      return;
+    }
+    std::vector<T> work;
+    run(
+        [&](double alpha) {
+          work = a;
+          if (alpha != 0.0)
+            for (const index_t d : diag) work[std::size_t(d)] = shifted(work[std::size_t(d)], alpha);
+          const index_t r = incomplete_factor_reference<T>(options.kind, pattern, diag, work, options.pivot_tolerance);
+          return factor_gpu::Breakdown{r, r >= 0 ? double(work[std::size_t(diag[std::size_t(r)])]) : 0.0};
+        },
+        [&] { pattern.values = std::move(work); }, t0);
+  }
+  // The GPU backend's `a` is set: factor it there.
+  void factor_device(Clock::time_point t0) {
+    run([&](double alpha) { return gpu->attempt(alpha); }, [&] { gpu->commit(); }, t0);
+  }
+};
+
+namespace {
+template <class Impl>
+Impl& live(Impl* impl) {
+  if (!impl) throw Error("IncompleteFactorization: used after being moved from");
+  return *impl;
+}
+}  // namespace
+
+template <class T>
+IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options)
+    : impl_(new Impl) {
+  try {
+    const auto t0 = Clock::now();
+    Impl& s = *impl_;
+    s.options = options;
+    const IncompleteKind kind = options.kind;
+    check_options(options);
+    validate(A, /*require_sorted=*/true);  // canonical: one entry per position
+    require_square(A, to_string(kind));
+    std::vector<index_t> A_diag = diagonal_positions(A, kind);
+    require_finite(A);
+    // The factor pattern (header: A's for Ilu0, its lower triangle for Ic0).
+    if (kind == IncompleteKind::Ilu0) {
+      s.pattern = A;
+      s.diag = std::move(A_diag);
+    } else {
+      s.pattern = extract_triangle(A, Triangle::Lower);
+      s.A_row_ptr = A.row_ptr;
+      s.A_col_idx = A.col_idx;
+      s.source.reserve(s.pattern.values.size());
+      for (index_t i = 0; i < A.rows; ++i)
+        for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1] && A.col_idx[k] <= i; ++k) s.source.push_back(k);
+      s.diag.resize(std::size_t(A.rows));
+      for (index_t i = 0; i < A.rows; ++i) s.diag[std::size_t(i)] = s.pattern.row_ptr[i + 1] - 1;
+    }
+    // Row i waits for every row k < i of its lower part (Saad sec. 11.6.2's
+    // level scheduling applied to the factorisation).
+    const LevelSets levels = level_sets(s.pattern, Triangle::Lower);
+    IncompleteStats& st = s.stats;
+    st.kind = kind;
+    st.device = options.device;
+    st.rows = A.rows;
+    st.nnz = s.pattern.nnz();
+    st.levels = levels.count();
+    if (options.device == Device::Cuda) {
+      if (!cuda::available())
+        throw CudaError(std::string(to_string(kind)) +
+                        (cuda::built_with_cuda() ? " on Device::Cuda: no CUDA GPU found"
+                                                 : " on Device::Cuda: balsa was built without CUDA"));
+      s.gpu = factor_gpu::make_backend<T>(kind, s.pattern, s.diag, levels, s.source, A.nnz(), options.pivot_tolerance);
+      s.gpu->set_values(s.pattern.values);
+    }
+    st.analysis_seconds = since(t0);
+    if (s.gpu) {
+      s.factor_device(Clock::now());
+      s.pattern.values = s.gpu->values().to_host();
+    } else {
+      s.factor_host(s.pattern.values);
+    }
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+template <class T>
+IncompleteFactorization<T>::~IncompleteFactorization() {
+  delete impl_;
+}
+template <class T>
+IncompleteFactorization<T>::IncompleteFactorization(IncompleteFactorization&& o) noexcept
+    : impl_(std::exchange(o.impl_, nullptr)) {}
+template <class T>
+IncompleteFactorization<T>& IncompleteFactorization<T>::operator=(IncompleteFactorization&& o) noexcept {
+  if (this != &o) {
+    delete impl_;
+    impl_ = std::exchange(o.impl_, nullptr);
+  }
+  return *this;
+}
+
+template <class T>
+void IncompleteFactorization<T>::refactor(std::span<const T> values) {
+  Impl& s = live(impl_);
+  s.check_values(values);
+  s.factor_host(s.gather(values));
+}
+
+template <class T>
+void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) {
+  Impl& s = live(impl_);
+  if (!s.gpu)
+    throw Error(std::string(to_string(s.options.kind)) +
+                " refactor: device values need Device::Cuda (this factorisation runs on the CPU)");
+  s.check_length(values.size());
+  const auto t0 = Clock::now();
+  const std::int64_t bad = s.gpu->set_values_from_device(values.data(), values.size());
+  if (bad >= 0) {
+    T v{};
+    cuda::detail::copy_to_host(&v, values.data() + bad, sizeof(T));
+    throw MatrixError(std::string(to_string(s.options.kind)) + " refactor: " + (std::isnan(v) ? "NaN" : "Inf") +
+                      " value at " + s.where(std::size_t(bad)));
+  }
+  s.factor_device(t0);
+}
+
+template <class T>
+const Csr<T>& IncompleteFactorization<T>::pattern() const {
+  return live(impl_).pattern;
+}
+
+template <class T>
+Csr<T> IncompleteFactorization<T>::factors() const {
+  Impl& s = live(impl_);
+  if (s.gpu) s.pattern.values = s.gpu->values().to_host();
+  return s.pattern;
+}
+
+template <class T>
+const cuda::DeviceBuffer<T>& IncompleteFactorization<T>::device_values() const {
+  const Impl& s = live(impl_);
+  if (!s.gpu)
+    throw Error(std::string(to_string(s.options.kind)) +
+                ": device_values() needs Device::Cuda (this factorisation runs on the CPU)");
+  return s.gpu->values();
+}
+
+template <class T>
+const IncompleteStats& IncompleteFactorization<T>::stats() const {
+  return live(impl_).stats;
+}
+
+template <class T>
+index_t IncompleteFactorization<T>::rows() const {
+  return live(impl_).pattern.rows;
+}
+
+#define BALSA_INSTANTIATE(T) template class IncompleteFactorization<T>;
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa

@@ -1,0 +1,154 @@
+// Internal: the CPU reference Krylov solvers (the oracle of the GPU ones) and
+// what they share: OpenMP vector loops with fused reductions, the SpMV, the
+// preconditioner call, per-phase clocks and the per-iteration bookkeeping
+// (history, stopping test, progress callback).
+//
+// Every solver takes x as the initial guess and leaves the last iterate in
+// it, and fills stats' solve fields: outcome, message, iterations, matvecs,
+// residual, history and the phase times (not true_residual or solve_seconds:
+// the front end's).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "balsa/krylov.hpp"
+#include "krylov/common.hpp"
+#include "krylov/preconditioner.hpp"
+#include "krylov/termination.hpp"
+
+namespace balsa::krylov::cpu {
+
+// Vector loops run in parallel above this length.
+inline constexpr std::int64_t kParallel = 16384;
+
+// Runs f(i, acc) for i in [0, n) and returns acc combined over i: slot v by
+// max (NaN kept) when bit v of max_mask is set, else by sum. f may update
+// vectors at i. The GPU's reduce kernel does the same in another order.
+template <int K, class F>
+std::array<double, K> map_reduce(std::int64_t n, unsigned max_mask, F&& f) {
+  std::array<double, K> total{};
+#pragma omp parallel if (n > kParallel)
+  {
+    std::array<double, K> acc{};
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < n; ++i) f(i, acc);
+#pragma omp critical(balsa_krylov_reduce)
+    for (int v = 0; v < K; ++v) total[v] = combine(total[v], acc[v], (max_mask >> v) & 1u);
+  }
+  return total;
+}
+
+template <class F>
+void map(std::int64_t n, F&& f) {
+#pragma omp parallel for schedule(static) if (n > kParallel)
+  for (std::int64_t i = 0; i < n; ++i) f(i);
+}
+
+// x^T y, products and sum in double.
+template <class T>
+double dot(const T* x, const T* y, std::int64_t n) {
+  return map_reduce<1>(n, 0u, [&](std::int64_t i, std::array<double, 1>& a) { a[0] += double(x[i]) * double(y[i]); })[0];
+}
+
+// The state of one CPU solve: the problem, the stopping test, the clocks.
+template <class T>
+class Run {
+ public:
+  Run(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& options, KrylovStats& stats)
+      : A_(A), M_(M), o_(options), st_(stats), n_(A.rows), infinity_(options.norm == StoppingNorm::Infinity) {}
+
+  std::int64_t n() const { return n_; }
+  bool infinity() const { return infinity_; }
+  unsigned norm_mask() const { return infinity_ ? 1u : 0u; }  // slot 0 holds the norm
+  bool preconditioned() const { return M_ != nullptr; }
+  int max_iterations() const { return o_.max_iterations; }
+  KrylovStats& stats() { return st_; }
+  double tolerance() const { return o_.tolerance; }
+  double relative(double norm) const { return norm / normb_; }
+
+  // y = A x: balsa::spmv's arithmetic (a row's sum in T, storage order)
+  // without its per-call validation (the front end validated A once).
+  void spmv(const T* x, T* y) {
+    to(&st_.spmv_seconds);
+#pragma omp parallel for schedule(static) if (A_.nnz() > 100000)
+    for (index_t i = 0; i < A_.rows; ++i) {
+      T sum = T(0);
+      for (index_t k = A_.row_ptr[i]; k < A_.row_ptr[i + 1]; ++k) sum += A_.values[k] * x[A_.col_idx[k]];
+      y[i] = sum;
+    }
+    ++st_.matvecs;
+    to(&st_.vector_seconds);
+  }
+  // z = M^{-1} r (z = r without a preconditioner).
+  void precondition(const T* r, T* z) {
+    to(&st_.preconditioner_seconds);
+    if (M_)
+      M_->apply(std::span<const T>(r, std::size_t(n_)), std::span<T>(z, std::size_t(n_)));
+    else
+      std::copy(r, r + n_, z);
+    to(&st_.vector_seconds);
+  }
+
+  // The initial residual: ||b||, history[0]; false when the solve is over
+  // (already converged, or non-finite).
+  bool start(double normb, double norm_r0) {
+    normb_ = normb;
+    st_.history.clear();
+    to(&st_.vector_seconds);
+    return record(0, norm_r0) == kRunning;
+  }
+  // Iteration `iteration` (1-based) ended with ||r|| = norm_r: history,
+  // progress, stopping test. Returns kRunning, kConverged or kNonFinite.
+  int record(int iteration, double norm_r) {
+    const double res = norm_r / normb_;
+    st_.history.push_back(res);
+    st_.iterations = iteration;
+    st_.residual = res;
+    if (o_.progress) o_.progress(iteration, res);
+    if (!std::isfinite(res)) return stop(kNonFinite, kResidual, res, iteration);
+    if (res <= o_.tolerance) return stop(kConverged, kNoQuantity, 0.0, iteration);
+    return kRunning;
+  }
+  // The solve ends (stops the clocks, fills outcome and message); returns `code`.
+  int stop(int code, int quantity, double value, int iteration) {
+    to(nullptr);
+    if (o_.phase_timing) st_.phase_samples = st_.iterations;
+    record_stop(st_, code, quantity, value, iteration, o_.tolerance);
+    return code;
+  }
+  int max_iterations_reached() { return stop(kMaxIterationsStop, kNoQuantity, 0.0, st_.iterations); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // Charges the time since the last switch to the running phase, then runs `next`.
+  void to(double* next) {
+    if (!o_.phase_timing) return;
+    const auto now = Clock::now();
+    if (phase_) *phase_ += std::chrono::duration<double>(now - since_).count();
+    phase_ = next;
+    since_ = now;
+  }
+
+  const Csr<T>& A_;
+  Preconditioner<T>* M_;
+  const KrylovOptions& o_;
+  KrylovStats& st_;
+  std::int64_t n_;
+  bool infinity_;
+  double normb_ = 1.0;
+  double* phase_ = nullptr;
+  Clock::time_point since_{};
+};
+
+// The solvers (x: initial guess in, last iterate out; ||b|| > 0, b and x finite).
+template <class T> void cg(Run<T>& run, std::span<const T> b, std::span<T> x);          // cg_cpu.cpp
+template <class T> void bicgstab(Run<T>& run, std::span<const T> b, std::span<T> x);    // bicgstab_cpu.cpp
+template <class T> void bicgstab_l(Run<T>& run, int l, std::span<const T> b, std::span<T> x);  // bicgstab_l_cpu.cpp
+
+}  // namespace balsa::krylov::cpu

@@ -1,0 +1,43 @@
+// Internal: the GPU Krylov solvers as the front end (krylov/krylov_solver.cpp)
+// sees them; no CUDA headers. Implemented in krylov/gpu_solver.cu (driver)
+// and krylov/gpu_{cg,bicgstab,bicgstab_l}.cu (the methods' kernels); in a
+// build without CUDA, krylov/gpu_no_cuda.cpp throws CudaError.
+//
+// The whole iteration runs on the device: scalars and the stopping test live
+// in device memory, and the host only enqueues iterations and reads the
+// status every few of them (see krylov/gpu_solver.cu).
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "balsa/krylov.hpp"
+#include "krylov/preconditioner.hpp"
+
+namespace balsa::krylov::gpu {
+
+template <class T>
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  // b and x: rows() values each, on the device (legacy default stream); x
+  // is the initial guess and receives the solution. Fills stats' solve fields
+  // (outcome, message, iterations, matvecs, residual, true_residual,
+  // history, phase times), not solve_seconds. Returns when the solve is
+  // over (x is final). Throws, naming the index, when b or x holds NaN/Inf;
+  // b == 0 gives x = 0, converged at iteration 0.
+  virtual void solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x, KrylovStats& stats) = 0;
+  // New values of A (A's CSR order, already checked): uploaded in place.
+  virtual void update_values(std::span<const T> values) = 0;
+};
+
+// Uploads A (checked by the caller: square, canonical, finite), chooses the
+// SpMV (cuSPARSE or balsa's own kernel: the faster in a short timing, or
+// BALSA_KRYLOV_SPMV=cusparse|balsa) and allocates the work vectors. M (may
+// be null: no preconditioner) must outlive the solver. Names the SpMV in
+// setup.spmv.
+template <class T>
+std::unique_ptr<Solver<T>> make_solver(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& options,
+                                       KrylovStats& setup);
+
+}  // namespace balsa::krylov::gpu

@@ -1,0 +1,23 @@
+// The GPU Krylov solvers in a build without CUDA: a clear error.
+#include "krylov/gpu.hpp"
+#include "sparse/instantiate.hpp"
+
+namespace balsa::krylov::gpu {
+
+namespace {
+[[noreturn]] void no_cuda() {
+  throw CudaError("GPU Krylov solver: balsa was built without CUDA (configure with nvcc available)");
+}
+}  // namespace
+
+template <class T>
+std::unique_ptr<Solver<T>> make_solver(const Csr<T>&, Preconditioner<T>*, const KrylovOptions&, KrylovStats&) {
+  no_cuda();
+}
+
+#define BALSA_INSTANTIATE(T)                                                                              \
+  template std::unique_ptr<Solver<T>> make_solver(const Csr<T>&, Preconditioner<T>*, const KrylovOptions&, \
+                                                  KrylovStats&);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa::krylov::gpu

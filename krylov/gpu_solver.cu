@@ -1,0 +1,250 @@
+// The GPU Krylov driver: setup (upload A, choose the SpMV, work space) and
+// the host loop that keeps the device busy without a round trip per
+// iteration.
+//
+// The loop. The host enqueues iteration after iteration of the method's
+// kernels (krylov/gpu_method.cuh); every kCheckEvery iterations it also
+// enqueues an asynchronous copy of the device Status into a pinned slot and
+// records an event. It polls those events (cudaEventQuery) as it goes and,
+// when it is kLookahead iterations ahead of the last status it has read,
+// waits on the oldest one. A status that says the solve stopped ends the
+// enqueueing. The iterations already enqueued then run as no-ops (every
+// vector kernel reads the stop code first; only their SpMVs and
+// preconditioner applications still run, on vectors that no longer change),
+// so x is exactly the iterate of the stopping iteration. Each status copy
+// carries the residual-history ring, so the host collects every iteration's
+// residual although it reads only every few.
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <utility>
+
+#include "krylov/gpu_method.cuh"
+#include "krylov/gpu_phase_timer.cuh"
+#include "sparse/instantiate.hpp"
+
+namespace balsa::krylov::gpu {
+
+namespace {
+
+constexpr int kCheckEvery = 2;  // iterations between status copies
+constexpr int kLookahead = 4;   // most iterations enqueued beyond the last status read
+constexpr int kSlots = kLookahead / kCheckEvery + 2;
+static_assert(kRing > kLookahead + kCheckEvery, "the history ring must outlast the iterations in flight");
+static_assert(offsetof(State, status) == 0, "the host copies the Status from the State's address");
+
+int multiprocessors() {
+  int device = 0, sms = 0;
+  BALSA_CUDA_CHECK(cudaGetDevice(&device));
+  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// Pinned host copies of the Status, one event each.
+class StatusSlots {
+ public:
+  StatusSlots() {
+    BALSA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&slots_), sizeof(Status) * kSlots));
+    for (int i = 0; i < kSlots; ++i) {
+      const cudaError_t e = cudaEventCreateWithFlags(&events_[i], cudaEventDisableTiming);
+      if (e != cudaSuccess) {
+        release();
+        cuda::detail::throw_cuda(e, "cudaEventCreateWithFlags", __FILE__, __LINE__);
+      }
+    }
+  }
+  ~StatusSlots() { release(); }
+  StatusSlots(const StatusSlots&) = delete;
+  StatusSlots& operator=(const StatusSlots&) = delete;
+  Status& operator[](int i) { return slots_[i]; }
+  cudaEvent_t event(int i) const { return events_[i]; }
+
+ private:
+  void release() noexcept {
+    for (cudaEvent_t& e : events_)
+      if (e) (void)cudaEventDestroy(std::exchange(e, nullptr));
+    if (slots_) (void)cudaFreeHost(std::exchange(slots_, nullptr));
+  }
+  Status* slots_ = nullptr;
+  cudaEvent_t events_[kSlots] = {};
+};
+
+template <class T>
+class DeviceSolver final : public Solver<T> {
+ public:
+  DeviceSolver(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& o, KrylovStats& setup)
+      : options_(o), timer_(o.phase_timing) {
+    Context<T>& c = c_;
+    c.n = A.rows;
+    c.stopping = {o.tolerance, o.norm == StoppingNorm::Infinity};
+    c.l = o.l;
+    c.M = M;
+    c.A = cuda::to_device(A);
+    c.state = cuda::DeviceBuffer<State>(1);
+    c.launch.n = A.rows;
+    c.launch.grid = int(std::max<std::int64_t>(
+        1, std::min<std::int64_t>((std::int64_t(A.rows) + kBlock - 1) / kBlock, 8 * std::int64_t(multiprocessors()))));
+    c.partials = cuda::DeviceBuffer<double>(std::size_t(kMaxValues) * std::size_t(c.launch.grid));
+    c.launch.state = c.state.data();
+    c.launch.partials = c.partials.data();
+    c.marks = &timer_;
+    setup.spmv = choose_spmv();
+    switch (o.method) {
+      case KrylovMethod::Cg: method_ = make_cg(c); break;
+      case KrylovMethod::BiCgStab: method_ = make_bicgstab(c); break;
+      case KrylovMethod::BiCgStabL: method_ = make_bicgstab_l(c); break;
+    }
+    q_ = cuda::DeviceBuffer<T>(std::size_t(A.rows));
+    cuda::detail::synchronize();
+  }
+
+  void update_values(std::span<const T> values) override { c_.A.values.upload(values); }
+
+  void solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x, KrylovStats& st) override {
+    timer_.reset();
+    State init{};
+    method_->initial_scalars(init.s);
+    BALSA_CUDA_CHECK(cudaMemcpy(c_.state.data(), &init, sizeof(State), cudaMemcpyHostToDevice));
+    method_->start(b, x);
+    Status s0{};
+    BALSA_CUDA_CHECK(cudaMemcpy(&s0, c_.state.data(), sizeof(Status), cudaMemcpyDeviceToHost));
+    if (s0.stop == kNonFinite && s0.quantity == kInput) {  // name the index, as the host path does
+      if (s0.bad_b) require_finite(std::span<const T>(b.to_host()), "right-hand side b");
+      require_finite(std::span<const T>(x.to_host()), "initial guess x");
+      throw Error("Krylov solve: NaN or Inf in b or x");
+    }
+    st.history.assign(1, s0.history[0]);
+    if (options_.progress && s0.normb != 0) options_.progress(0, s0.history[0]);
+    if (s0.normb == 0) {  // b == 0: x = 0
+      BALSA_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.bytes(), 0));
+      st.iterations = st.matvecs = 0;
+      st.residual = st.true_residual = 0;
+      record_stop(st, kConverged, kNoQuantity, 0.0, 0, options_.tolerance);
+      return cuda::detail::synchronize();
+    }
+    int known = 0;  // history[0..known] collected
+    if (s0.stop == kRunning) known = run_iterations(st);
+    // x's last touches and the true residual, then the final status.
+    if (s0.stop == kRunning) method_->finish(x);
+    c_.spmv(x, q_);
+    c_.launch.reduce_unmasked(TrueResidual<T>{b.data(), q_.data()});
+    Status fin{};
+    BALSA_CUDA_CHECK(cudaMemcpy(&fin, c_.state.data(), sizeof(Status), cudaMemcpyDeviceToHost));
+    for (int k = known + 1; k <= fin.iterations; ++k) st.history.push_back(fin.history[k % kRing]);
+    if (options_.progress && fin.iterations > known) options_.progress(fin.iterations, fin.residual);
+    st.iterations = fin.iterations;
+    st.matvecs = fin.matvecs;
+    st.residual = fin.residual;
+    st.true_residual = fin.true_residual;
+    record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
+                options_.tolerance);
+    timer_.retire(fin.iterations);
+    timer_.drop();
+    st.phase_samples = timer_.samples();
+    st.spmv_seconds = timer_.seconds(Phase::Spmv, fin.iterations);
+    st.preconditioner_seconds = timer_.seconds(Phase::Preconditioner, fin.iterations);
+    st.vector_seconds = timer_.seconds(Phase::Vector, fin.iterations);
+  }
+
+ private:
+  // Enqueues the iterations (see the top of the file); returns how many
+  // history entries it collected. The status copies it has not read yet
+  // need no care: their slots are only reused by the next solve, which
+  // starts with synchronous copies.
+  int run_iterations(KrylovStats& st) {
+    std::deque<std::pair<int, int>> pending;  // (slot, iteration) of the status copies in flight
+    int next_slot = 0, known = 0;
+    bool stopped = false;
+    // Reads the oldest pending status (waiting for it when `wait`).
+    auto read_oldest = [&](bool wait) {
+      const auto [slot, k] = pending.front();
+      if (wait) {
+        BALSA_CUDA_CHECK(cudaEventSynchronize(slots_.event(slot)));
+      } else {
+        const cudaError_t q = cudaEventQuery(slots_.event(slot));
+        if (q == cudaErrorNotReady) return false;
+        BALSA_CUDA_CHECK(q);
+      }
+      pending.pop_front();
+      const Status& s = slots_[slot];
+      stopped = s.stop != kRunning;
+      const int upto = stopped ? s.iterations : k;
+      for (int j = known + 1; j <= upto; ++j) st.history.push_back(s.history[j % kRing]);
+      if (options_.progress && upto > known) options_.progress(upto, s.residual);
+      known = std::max(known, upto);
+      if (!stopped) timer_.retire(k);  // iterations < k ran in full
+      return true;
+    };
+    for (int k = 0; k < options_.max_iterations && !stopped; ++k) {
+      while (!stopped && !pending.empty() && k + 1 - known > kLookahead) read_oldest(true);
+      if (stopped) break;
+      timer_.begin_iteration(k);
+      method_->iterate(k);
+      timer_.end_iteration();
+      if ((k + 1) % kCheckEvery == 0 && k + 1 < options_.max_iterations) {
+        const int slot = next_slot;
+        next_slot = (next_slot + 1) % kSlots;
+        BALSA_CUDA_CHECK(cudaMemcpyAsync(&slots_[slot], c_.state.data(), sizeof(Status),
+                                         cudaMemcpyDeviceToHost, 0));
+        BALSA_CUDA_CHECK(cudaEventRecord(slots_.event(slot), 0));
+        pending.emplace_back(slot, k + 1);
+      }
+      while (!stopped && !pending.empty() && read_oldest(false)) {
+      }
+    }
+    return known;
+  }
+
+  // cuSPARSE's SpMV or balsa's own kernel: the faster over a few products
+  // (BALSA_KRYLOV_SPMV=cusparse|balsa decides instead).
+  std::string choose_spmv() {
+    const char* env = std::getenv("BALSA_KRYLOV_SPMV");
+    const std::string want = env ? env : "";
+    if (!want.empty() && want != "cusparse" && want != "balsa")
+      throw Error("BALSA_KRYLOV_SPMV must be 'cusparse' or 'balsa', got '" + want + "'");
+    if (want == "balsa") return "balsa";
+    c_.cusparse = std::make_unique<cuda::CusparseSpmv<T>>(c_.A);
+    if (want == "cusparse") return "cusparse";
+    cuda::DeviceBuffer<T> x(std::size_t(c_.n)), y(std::size_t(c_.n));
+    cuda::fill(x, T(1));
+    auto time = [&](auto&& product) {
+      product();  // warm-up
+      cuda::EventTimer t;
+      t.start();
+      for (int i = 0; i < 5; ++i) product();
+      t.stop();
+      return t.milliseconds();
+    };
+    const double own = time([&] { cuda::spmv(c_.A, x, y); });
+    const double lib = time([&] { c_.cusparse->apply(T(1), x, T(0), y); });
+    if (own <= lib) {
+      c_.cusparse.reset();
+      return "balsa";
+    }
+    return "cusparse";
+  }
+
+  KrylovOptions options_;
+  PhaseTimer timer_;
+  Context<T> c_;
+  std::unique_ptr<Method<T>> method_;
+  StatusSlots slots_;
+  cuda::DeviceBuffer<T> q_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Solver<T>> make_solver(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& options,
+                                       KrylovStats& setup) {
+  return std::make_unique<DeviceSolver<T>>(A, M, options, setup);
+}
+
+#define BALSA_INSTANTIATE(T)                                                                              \
+  template std::unique_ptr<Solver<T>> make_solver(const Csr<T>&, Preconditioner<T>*, const KrylovOptions&, \
+                                                  KrylovStats&);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa::krylov::gpu

@@ -1,0 +1,239 @@
+// balsa::KrylovSolver: the front end of the Krylov methods (checks, setup of
+// the preconditioner and of the GPU path, then any number of solves).
+// The methods: krylov/*_cpu.cpp (CPU, the references) and krylov/gpu_*.cu.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "balsa/krylov.hpp"
+#include "krylov/cpu.hpp"
+#include "krylov/gpu.hpp"
+#include "krylov/preconditioner.hpp"
+#include "sparse/instantiate.hpp"
+
+namespace balsa {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+template <class T>
+void check_options(const KrylovOptions& o) {
+  const std::string w = "Krylov solver: ";
+  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
+    throw Error(w + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
+  if (o.max_iterations < 0)
+    throw Error(w + "max_iterations must be >= 0, got " + std::to_string(o.max_iterations));
+  if (o.method == KrylovMethod::BiCgStabL && (o.l < 1 || o.l > krylov::kMaxL))
+    throw Error(w + "BiCGStab(l) needs l in 1.." + std::to_string(krylov::kMaxL) + ", got " + std::to_string(o.l));
+  if (o.float_preconditioner && !std::is_same_v<T, double>)
+    throw Error(w + "float_preconditioner needs a double solver (this one is already float)");
+  if (o.device == Device::Cuda && !cuda::available())
+    throw CudaError(cuda::built_with_cuda() ? w + "Device::Cuda: no CUDA GPU found"
+                                            : w + "Device::Cuda: balsa was built without CUDA");
+}
+
+// Position in row i of the first entry whose mirror differs beyond the
+// relative tolerance (a missing mirror counts as 0), or -1. Rows sorted.
+template <class T>
+index_t first_asymmetry(const Csr<T>& A, index_t i) {
+  for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+    const index_t j = A.col_idx[k];
+    if (j == i) continue;
+    const auto first = A.col_idx.begin() + A.row_ptr[j], last = A.col_idx.begin() + A.row_ptr[j + 1];
+    const auto it = std::lower_bound(first, last, i);
+    const double a = double(A.values[k]);
+    const double m = (it != last && *it == i) ? double(A.values[std::size_t(it - A.col_idx.begin())]) : 0.0;
+    if (std::abs(a - m) > 1e-12 * std::max(std::abs(a), std::abs(m))) return k;
+  }
+  return -1;
+}
+
+// MatrixError naming the first (row-major) entry (i, j) with a_ij != a_ji.
+template <class T>
+void require_symmetric(const Csr<T>& A) {
+  index_t bad = A.rows;
+#pragma omp parallel for reduction(min : bad) schedule(dynamic, 256) if (A.nnz() > 100000)
+  for (index_t i = 0; i < A.rows; ++i)
+    if (first_asymmetry(A, i) >= 0) bad = std::min(bad, i);
+  if (bad == A.rows) return;
+  const index_t k = first_asymmetry(A, bad), j = A.col_idx[k];
+  const auto first = A.col_idx.begin() + A.row_ptr[j], last = A.col_idx.begin() + A.row_ptr[j + 1];
+  const auto it = std::lower_bound(first, last, bad);
+  const std::string at = "A(" + std::to_string(bad) + ", " + std::to_string(j) + ")";
+  const std::string mirror = "A(" + std::to_string(j) + ", " + std::to_string(bad) + ")";
+  const std::string other = (it != last && *it == bad)
+                                ? mirror + " = " + std::to_string(double(A.values[std::size_t(it - A.col_idx.begin())]))
+                                : mirror + " is not stored";
+  throw MatrixError("CG needs a symmetric matrix: " + at + " = " + std::to_string(double(A.values[k])) + " but " +
+                    other + " (relative tolerance 1e-12; use BiCGStab, or check_symmetry = false)");
+}
+
+void check_length(std::size_t got, index_t rows, const char* what) {
+  if (got != std::size_t(rows))
+    throw DimensionError(std::string("Krylov solve: ") + what + " has " + std::to_string(got) +
+                         " entries, the matrix " + std::to_string(rows) + " rows");
+}
+
+// The stats of a solve that needs no iteration (b == 0 or an empty system).
+void zero_solution(KrylovStats& st, double tolerance) {
+  st.iterations = st.matvecs = 0;
+  st.residual = st.true_residual = 0;
+  st.history.assign(1, 0.0);
+  krylov::record_stop(st, krylov::kConverged, krylov::kNoQuantity, 0.0, 0, tolerance);
+}
+}  // namespace
+
+template <class T>
+struct KrylovSolver<T>::Impl {
+  KrylovOptions options;
+  Csr<T> A;
+  std::unique_ptr<krylov::Preconditioner<T>> M;
+  std::unique_ptr<krylov::gpu::Solver<T>> gpu;
+  cuda::DeviceBuffer<T> staging_b, staging_x;  // host-vector solves on the GPU
+  KrylovStats setup;  // the setup fields every solve's stats start from
+  KrylovStats stats;
+
+  void solve_cpu(std::span<const T> b, std::span<T> x, KrylovStats& st) {
+    krylov::cpu::Run<T> run(A, M.get(), options, st);
+    switch (options.method) {
+      case KrylovMethod::Cg: krylov::cpu::cg(run, b, x); break;
+      case KrylovMethod::BiCgStab: krylov::cpu::bicgstab(run, b, x); break;
+      case KrylovMethod::BiCgStabL: krylov::cpu::bicgstab_l(run, options.l, b, x); break;
+    }
+    st.true_residual = relative_residual(A, std::span<const T>(x), b);
+  }
+};
+
+namespace {
+template <class Impl>
+Impl& live(Impl* impl) {
+  if (!impl) throw Error("KrylovSolver: used after being moved from");
+  return *impl;
+}
+}  // namespace
+
+template <class T>
+KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : impl_(new Impl) {
+  try {
+    const auto t0 = Clock::now();
+    Impl& s = *impl_;
+    validate(A, /*require_sorted=*/true);  // canonical: sorted, no duplicates
+    require_square(A, "Krylov solver");
+    require_finite(A);
+    check_options<T>(options);
+    if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(A);
+    s.options = options;
+    s.A = A;
+    KrylovStats& st = s.setup;
+    st.method = options.method;
+    st.preconditioner = options.preconditioner;
+    st.device = options.device;
+    if (A.rows > 0) {
+      s.M = krylov::make_preconditioner(A, options);
+      if (s.M) s.M->describe(st);
+      if (options.device == Device::Cuda) s.gpu = krylov::gpu::make_solver(s.A, s.M.get(), options, st);
+    }
+    st.setup_seconds = since(t0);
+    s.stats = st;
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+template <class T>
+KrylovSolver<T>::~KrylovSolver() {
+  delete impl_;
+}
+template <class T>
+KrylovSolver<T>::KrylovSolver(KrylovSolver&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+template <class T>
+KrylovSolver<T>& KrylovSolver<T>::operator=(KrylovSolver&& o) noexcept {
+  std::swap(impl_, o.impl_);
+  return *this;
+}
+
+template <class T>
+KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) {
+  Impl& s = live(impl_);
+  check_length(b.size(), s.A.rows, "b");
+  check_length(x.size(), s.A.rows, "x");
+  require_finite(b, "right-hand side b");
+  require_finite(std::span<const T>(x), "initial guess x");
+  const auto t0 = Clock::now();
+  KrylovStats st = s.setup;
+  if (std::all_of(b.begin(), b.end(), [](T v) { return v == T(0); })) {  // x = 0 solves it
+    std::fill(x.begin(), x.end(), T(0));
+    zero_solution(st, s.options.tolerance);
+  } else if (s.gpu) {
+    if (s.staging_b.size() != b.size()) {
+      s.staging_b = cuda::DeviceBuffer<T>(b.size());
+      s.staging_x = cuda::DeviceBuffer<T>(b.size());
+    }
+    s.staging_b.upload(b);
+    s.staging_x.upload(std::span<const T>(x));
+    s.gpu->solve(s.staging_b, s.staging_x, st);
+    s.staging_x.download(x);
+  } else {
+    s.solve_cpu(b, x, st);
+  }
+  st.solve_seconds = since(t0);
+  s.stats = st;
+  return st;
+}
+
+template <class T>
+KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) {
+  Impl& s = live(impl_);
+  if (s.options.device != Device::Cuda)
+    throw Error("Krylov solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
+  check_length(b.size(), s.A.rows, "b");
+  check_length(x.size(), s.A.rows, "x");
+  const auto t0 = Clock::now();
+  KrylovStats st = s.setup;
+  if (s.A.rows == 0)
+    zero_solution(st, s.options.tolerance);
+  else
+    s.gpu->solve(b, x, st);  // checks b and x, handles b == 0
+  st.solve_seconds = since(t0);
+  s.stats = st;
+  return st;
+}
+
+template <class T>
+void KrylovSolver<T>::update_values(std::span<const T> values) {
+  Impl& s = live(impl_);
+  if (values.size() != s.A.values.size())
+    throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +
+                         std::to_string(s.A.values.size()) + " entries");
+  Csr<T> B{s.A.rows, s.A.cols, s.A.row_ptr, s.A.col_idx, std::vector<T>(values.begin(), values.end())};
+  require_finite(B);
+  if (s.options.method == KrylovMethod::Cg && s.options.check_symmetry) require_symmetric(B);
+  if (s.M) {  // refactors (the preconditioner keeps its old factors if it throws)
+    s.M->update_values(values);
+    s.M->describe(s.setup);
+  }
+  if (s.gpu) s.gpu->update_values(values);
+  s.A.values = std::move(B.values);
+  s.stats = s.setup;
+}
+
+template <class T>
+const KrylovStats& KrylovSolver<T>::stats() const {
+  return live(impl_).stats;
+}
+
+template <class T>
+index_t KrylovSolver<T>::rows() const {
+  return live(impl_).A.rows;
+}
+
+template class KrylovSolver<float>;
+template class KrylovSolver<double>;
+
+}  // namespace balsa

@@ -1,0 +1,21 @@
+// The preconditioners' device kernels in a build without CUDA: a clear error.
+#include "balsa/error.hpp"
+#include "krylov/preconditioner_kernels.hpp"
+
+namespace balsa::krylov::device {
+
+namespace {
+[[noreturn]] void no_cuda() { throw CudaError("GPU preconditioner: balsa was built without CUDA"); }
+}  // namespace
+
+template <class From, class To>
+void convert(const From*, To*, std::size_t) { no_cuda(); }
+template <class T>
+void scale(const T*, const T*, T*, std::size_t) { no_cuda(); }
+
+template void convert<double, float>(const double*, float*, std::size_t);
+template void convert<float, double>(const float*, double*, std::size_t);
+template void scale<float>(const float*, const float*, float*, std::size_t);
+template void scale<double>(const double*, const double*, double*, std::size_t);
+
+}  // namespace balsa::krylov::device

@@ -1,0 +1,36 @@
+// Internal: why a Krylov solve stopped, in codes that the CPU solvers and the
+// GPU status word (krylov/gpu_common.cuh) share, and the words the user sees
+// in KrylovStats::message. Both paths call record_stop, so a CPU and a GPU
+// solve that stop for the same reason say the same thing.
+#pragma once
+
+#include "balsa/krylov.hpp"
+
+namespace balsa::krylov {
+
+// Stop codes (0: still running; the GPU kernels are no-ops once it is not 0).
+enum Stop : int { kRunning = 0, kConverged = 1, kMaxIterationsStop = 2, kBreakdown = 3, kNonFinite = 4 };
+
+// The quantity whose value stopped a solve (Breakdown and NonFinite).
+enum Quantity : int {
+  kNoQuantity = 0,
+  kPAp,       // CG: p^T A p <= 0 (A not positive definite)
+  kRz,        // CG: r^T M^{-1} r <= 0 (M not positive definite)
+  kRho,       // BiCGStab(l): rho = r0^T r = 0 (the shadow residual is orthogonal to r)
+  kRv,        // BiCGStab: r0^T v = 0 (denominator of alpha)
+  kTt,        // BiCGStab: t^T t = 0 (denominator of omega)
+  kOmega,     // BiCGStab(l): omega = 0 (stagnation of the minimal-residual step)
+  kGamma,     // BiCGStab(l): r0^T u_{j+1} = 0 (denominator of alpha)
+  kSigma,     // BiCGStab(l): ||r_j||^2 = 0 after Gram-Schmidt (dependent residuals)
+  kResidual,  // the residual norm itself (NaN or Inf)
+  kBeta,      // BiCGStab(l): beta (NaN or Inf)
+  kInput,     // b or x0 (NaN or Inf; the GPU's device-vector check)
+};
+
+// Fills stats.outcome and stats.message for a stop (not kRunning), with
+// `value` the offending quantity's value and `iteration` the iteration
+// (1-based; 0: before the first) in which it was found. Converged and
+// MaxIterations read stats.iterations and stats.residual.
+void record_stop(KrylovStats& stats, int stop, int quantity, double value, int iteration, double tolerance);
+
+}  // namespace balsa::krylov

@@ -1,0 +1,341 @@
+// KrylovSolver on the GPU against the CPU reference: the same outcome,
+// iteration counts within a small margin, solutions within the tolerance;
+// exact counts where theory gives them; the status masking (iterations
+// enqueued after the stop change nothing); device vectors; bad input.
+#include <cmath>
+#include <cstdlib>
+#include <numbers>
+
+#include "balsa/generators.hpp"
+#include "balsa/krylov.hpp"
+#include "support/test_support.hpp"
+
+namespace balsa {
+namespace {
+
+template <class T>
+class KrylovGpu : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(KrylovGpu, ValueTypes);
+
+// Sets BALSA_KRYLOV_SPMV for the scope (the SpMV is chosen at setup).
+struct SpmvChoice {
+  explicit SpmvChoice(const char* name) { ::setenv("BALSA_KRYLOV_SPMV", name, 1); }
+  ~SpmvChoice() { ::unsetenv("BALSA_KRYLOV_SPMV"); }
+};
+
+// 2D convection-diffusion, central differences (as in krylov_test.cpp).
+template <class T>
+Csr<T> convection_diffusion(index_t m, double c) {
+  const double h = 1.0 / (m + 1);
+  Coo<T> A;
+  A.rows = A.cols = m * m;
+  auto add = [&](index_t i, index_t j, double v) {
+    A.row_idx.push_back(i), A.col_idx.push_back(j), A.values.push_back(T(v));
+  };
+  for (index_t y = 0; y < m; ++y)
+    for (index_t x = 0; x < m; ++x) {
+      const index_t i = y * m + x;
+      add(i, i, 4.0);
+      if (x > 0) add(i, i - 1, -1.0 - c * h / 2);
+      if (x + 1 < m) add(i, i + 1, -1.0 + c * h / 2);
+      if (y > 0) add(i, i - m, -1.0 - c * h / 4);
+      if (y + 1 < m) add(i, i + m, -1.0 + c * h / 4);
+    }
+  return to_csr(A);
+}
+
+template <class T>
+double tol_for() {
+  return std::is_same_v<T, float> ? 1e-5 : 1e-10;
+}
+
+// The products with A that a converged solve of `iterations` iterations
+// does (krylov.hpp: the initial residual's, then per iteration).
+bool matvecs_consistent(const KrylovOptions& o, const KrylovStats& s) {
+  const int it = s.iterations, mv = s.matvecs;
+  if (it == 0) return mv == 1;
+  switch (o.method) {
+    case KrylovMethod::Cg: return mv == it + 1;
+    case KrylovMethod::BiCgStab: return mv == 2 * it + 1 || mv == 2 * it;  // 2 * it: stopped at the half step
+    default: return mv >= 2 * o.l * (it - 1) + 2 && mv <= 2 * o.l * it + 1;  // may stop after a BiCG step
+  }
+}
+
+KrylovOptions on(Device d, KrylovOptions o) {
+  o.device = d;
+  return o;
+}
+
+// Solves A x = A x_true on the CPU and on the GPU from the same x0 and
+// compares. Returns the GPU's stats.
+template <class T>
+KrylovStats expect_agree(const std::string& what, const Csr<T>& A, const KrylovOptions& o, bool random_x0) {
+  SCOPED_TRACE(what);
+  const std::vector<T> x_true = random_vector<T>(A.rows, 3);
+  const std::vector<T> b = multiply(A, std::span<const T>(x_true));
+  const std::vector<T> x0 = random_x0 ? random_vector<T>(A.rows, 8) : std::vector<T>(b.size(), T(0));
+  std::vector<T> xc = x0, xg = x0;
+  KrylovSolver<T> cpu(A, on(Device::Cpu, o)), gpu(A, on(Device::Cuda, o));
+  const KrylovStats c = cpu.solve(std::span<const T>(b), std::span<T>(xc));
+  const KrylovStats g = gpu.solve(std::span<const T>(b), std::span<T>(xg));
+  EXPECT_EQ(c.outcome, KrylovOutcome::Converged) << c.message;
+  EXPECT_EQ(g.outcome, KrylovOutcome::Converged) << g.message;
+  // BiCGStab(l) is not a minimisation: a different summation order (block
+  // reductions vs OpenMP) moves its count by a few percent (laplace3d 64,
+  // BiCGStab(2): CPU 82, GPU 86 on the H200); CG's stays within 2%.
+  const bool cg = o.method == KrylovMethod::Cg;
+  const int margin = std::max(2, c.iterations / (std::is_same_v<T, float> || !cg ? 10 : 50));
+  EXPECT_NEAR(g.iterations, c.iterations, margin) << "cpu " << c.iterations << ", gpu " << g.iterations;
+  EXPECT_EQ(g.history.size(), std::size_t(g.iterations) + 1);
+  EXPECT_EQ(g.history.back(), g.residual);
+  EXPECT_LE(g.residual, o.tolerance);
+  for (std::size_t k = 0; k + 1 < g.history.size(); ++k) EXPECT_GT(g.history[k], o.tolerance) << "k = " << k;
+  EXPECT_NEAR(g.history[0], c.history[0], 1e-5 * c.history[0]);
+  EXPECT_TRUE(matvecs_consistent(o, c)) << "cpu: " << c.matvecs << " products in " << c.iterations;
+  EXPECT_TRUE(matvecs_consistent(o, g)) << "gpu: " << g.matvecs << " products in " << g.iterations;
+  EXPECT_LT(g.true_residual, 100 * o.tolerance + test::tolerance<T>(1000));
+  EXPECT_LE(test::relative_error<T>(xg, x_true), 5000 * o.tolerance) << g.message;
+  EXPECT_LE(test::relative_error<T>(xg, xc), 5000 * o.tolerance);
+  EXPECT_TRUE(g.spmv == "cusparse" || g.spmv == "balsa") << g.spmv;
+  EXPECT_EQ(g.device, Device::Cuda);
+  if (o.phase_timing && g.iterations > 0) {
+    EXPECT_GT(g.phase_samples, 0);
+    EXPECT_GT(g.spmv_seconds, 0.0);
+    EXPECT_GT(g.vector_seconds, 0.0);
+    if (o.preconditioner != PreconditionerKind::None) {
+      EXPECT_GT(g.preconditioner_seconds, 0.0);
+    }
+  }
+  return g;
+}
+
+TYPED_TEST(KrylovGpu, CgAgreesWithCpu) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const double tol = tol_for<T>();
+  const std::pair<std::string, Csr<T>> cases[] = {{"laplace2d 40", laplacian_2d<T>(40, 40)},
+                                                  {"laplace3d 12", laplacian_3d<T>(12, 12, 12)},
+                                                  {"random spd", random_spd<T>(5000, 6, 2)}};
+  for (const auto& [name, A] : cases)
+    for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi, PreconditionerKind::Ic0})
+      for (const auto norm : {StoppingNorm::Infinity, StoppingNorm::Two})
+        for (const bool random_x0 : {false, true})
+          expect_agree<T>(name + " " + to_string(pre) + (norm == StoppingNorm::Two ? " 2" : " inf") +
+                              (random_x0 ? " x0 random" : " x0 = 0"),
+                          A, {.method = KrylovMethod::Cg, .preconditioner = pre, .tolerance = tol, .norm = norm},
+                          random_x0);
+}
+
+TYPED_TEST(KrylovGpu, BiCgStabFamilyAgreesWithCpu) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const double tol = tol_for<T>();
+  const std::pair<std::string, Csr<T>> cases[] = {{"convection-diffusion", convection_diffusion<T>(40, 40.0)},
+                                                  {"banded", banded_dominant<T>(20000, 5, 1.5, 7)}};
+  for (const auto& [name, A] : cases)
+    for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi, PreconditionerKind::Ilu0})
+      for (const auto& [method, l] : {std::pair{KrylovMethod::BiCgStab, 2}, std::pair{KrylovMethod::BiCgStabL, 1},
+                                      std::pair{KrylovMethod::BiCgStabL, 2}, std::pair{KrylovMethod::BiCgStabL, 4}})
+        for (const bool random_x0 : {false, true})
+          expect_agree<T>(name + " " + to_string(method) + " l=" + std::to_string(l) + " " + to_string(pre) +
+                              (random_x0 ? " x0 random" : " x0 = 0"),
+                          A,
+                          {.method = method, .preconditioner = pre, .tolerance = tol, .norm = StoppingNorm::Two,
+                           .l = l},
+                          random_x0);
+}
+
+TYPED_TEST(KrylovGpu, LargeSystemsUseEveryBlock) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  // 262,144 rows: the reductions run over hundreds of blocks.
+  const Csr<T> A = laplacian_3d<T>(64, 64, 64);
+  expect_agree<T>("laplace3d 64 cg", A,
+                  {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::Jacobi, .tolerance = tol_for<T>()},
+                  false);
+  expect_agree<T>("laplace3d 64 bicgstab(2)", A,
+                  {.method = KrylovMethod::BiCgStabL, .preconditioner = PreconditionerKind::None,
+                   .tolerance = tol_for<T>(), .norm = StoppingNorm::Two},
+                  true);
+}
+
+TYPED_TEST(KrylovGpu, EitherSpmv) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  for (const char* name : {"cusparse", "balsa"}) {
+    SpmvChoice choice(name);
+    const KrylovStats g = expect_agree<T>(std::string("spmv ") + name, laplacian_2d<T>(50, 50),
+                                          {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::None,
+                                           .tolerance = tol_for<T>()},
+                                          false);
+    EXPECT_EQ(g.spmv, name);
+  }
+  SpmvChoice bad("nonsense");
+  EXPECT_THROW_MSG(KrylovSolver<T>(laplacian_2d<T>(4, 4), {.device = Device::Cuda}), Error, "BALSA_KRYLOV_SPMV");
+}
+
+TEST(KrylovGpuExact, IterationCountsFromTheSpectrum) {
+  BALSA_REQUIRE_GPU();
+  // b in the span of m eigenvectors of tridiag(-1, 4, -1): m iterations.
+  const index_t n = 100;
+  const Csr<double> A = laplacian_2d<double>(n, 1);
+  for (const auto& modes : {std::vector<int>{7}, std::vector<int>{1, 40}, std::vector<int>{3, 17, 50, 90}}) {
+    std::vector<double> b(std::size_t(n), 0.0);
+    for (const int k : modes)
+      for (index_t i = 0; i < n; ++i) b[i] += std::sin(std::numbers::pi * k * (i + 1) / (n + 1));
+    std::vector<double> x(b.size(), 0.0);
+    KrylovSolver<double> cg(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::None,
+                                .device = Device::Cuda, .tolerance = 1e-9, .norm = StoppingNorm::Two});
+    const KrylovStats st = cg.solve(std::span<const double>(b), std::span<double>(x));
+    EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
+    EXPECT_EQ(st.iterations, int(modes.size()));
+    EXPECT_EQ(st.matvecs, int(modes.size()) + 1);
+  }
+}
+
+// Iterations the host enqueued after the stop must not touch x: a solve
+// allowed a million iterations ends bit for bit where one allowed exactly
+// the iterations it needed ends (balsa's SpMV: deterministic sums).
+TYPED_TEST(KrylovGpu, StatusMasksIterationsAfterTheStop) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  SpmvChoice choice("balsa");
+  const Csr<T> spd = laplacian_2d<T>(30, 30), nonsym = convection_diffusion<T>(30, 40.0);
+  for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL}) {
+    SCOPED_TRACE(to_string(method));
+    const Csr<T>& A = method == KrylovMethod::Cg ? spd : nonsym;
+    const std::vector<T> b = random_vector<T>(A.rows, 4);
+    KrylovOptions o{.method = method, .preconditioner = PreconditionerKind::Jacobi, .device = Device::Cuda,
+                    .tolerance = tol_for<T>(), .max_iterations = 1000000};
+    std::vector<T> x_long(b.size(), T(0)), x_again(b.size(), T(0)), x_exact(b.size(), T(0)), x_cpu(b.size(), T(0));
+    KrylovSolver<T> long_run(A, o);
+    const KrylovStats a = long_run.solve(std::span<const T>(b), std::span<T>(x_long));
+    const KrylovStats again = long_run.solve(std::span<const T>(b), std::span<T>(x_again));
+    ASSERT_EQ(a.outcome, KrylovOutcome::Converged) << a.message;
+    o.max_iterations = a.iterations;
+    KrylovSolver<T> exact_run(A, o);
+    const KrylovStats e = exact_run.solve(std::span<const T>(b), std::span<T>(x_exact));
+    EXPECT_EQ(e.outcome, KrylovOutcome::Converged) << e.message;
+    EXPECT_EQ(e.iterations, a.iterations);
+    EXPECT_EQ(again.iterations, a.iterations);
+    EXPECT_EQ(a.history, e.history);
+    EXPECT_EQ(a.matvecs, e.matvecs);
+    EXPECT_EQ(x_long, x_exact);
+    EXPECT_EQ(x_long, x_again);
+    // And the CPU stops at the same place (to rounding).
+    o.max_iterations = 1000000;
+    const KrylovStats c = KrylovSolver<T>(A, on(Device::Cpu, o)).solve(std::span<const T>(b), std::span<T>(x_cpu));
+    const int margin = std::is_same_v<T, float> ? 3 : 1;
+    EXPECT_NEAR(a.iterations, c.iterations, margin);
+  }
+}
+
+TYPED_TEST(KrylovGpu, StopsOtherThanConvergenceMatchTheCpu) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  auto both = [](const Csr<T>& A, const KrylovOptions& o, const std::vector<T>& b) {
+    std::vector<T> xc(b.size(), T(0)), xg(b.size(), T(0));
+    const KrylovStats c = KrylovSolver<T>(A, on(Device::Cpu, o)).solve(std::span<const T>(b), std::span<T>(xc));
+    const KrylovStats g = KrylovSolver<T>(A, on(Device::Cuda, o)).solve(std::span<const T>(b), std::span<T>(xg));
+    EXPECT_EQ(g.outcome, c.outcome) << g.message;
+    if (c.outcome == KrylovOutcome::Breakdown) {
+      EXPECT_EQ(g.message, c.message);
+    }
+    EXPECT_EQ(g.iterations, c.iterations);
+    EXPECT_EQ(g.matvecs, c.matvecs);
+    EXPECT_EQ(g.history.size(), c.history.size());
+    EXPECT_LE(test::relative_error<T>(xg, xc), test::tolerance<T>(1e4));
+    return g;
+  };
+  // CG on an indefinite diagonal: p^T A p = -1 in iteration 1.
+  Csr<T> D;
+  D.rows = D.cols = 2;
+  D.row_ptr = {0, 1, 2};
+  D.col_idx = {0, 1};
+  D.values = {T(1), T(-2)};
+  const KrylovStats g = both(D, {.preconditioner = PreconditionerKind::None}, {T(1), T(1)});
+  EXPECT_EQ(g.outcome, KrylovOutcome::Breakdown);
+  EXPECT_NE(g.message.find("p^T A p = -1"), std::string::npos) << g.message;
+  // BiCGStab(l) on the swap matrix: r0^T A r0 = 0.
+  Csr<T> P;
+  P.rows = P.cols = 2;
+  P.row_ptr = {0, 1, 2};
+  P.col_idx = {1, 0};
+  P.values = {T(1), T(1)};
+  for (const auto method : {KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL})
+    EXPECT_EQ(both(P, {.method = method, .preconditioner = PreconditionerKind::None}, {T(1), T(0)}).outcome,
+              KrylovOutcome::Breakdown);
+  // max_iterations: 0 and 5.
+  const Csr<T> L = laplacian_2d<T>(30, 30);
+  const std::vector<T> b(std::size_t(L.rows), T(1));
+  for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL})
+    for (const int max : {0, 5}) {
+      const KrylovStats m = both(L, {.method = method, .preconditioner = PreconditionerKind::Jacobi,
+                                     .max_iterations = max}, b);
+      EXPECT_EQ(m.outcome, KrylovOutcome::MaxIterations);
+      EXPECT_EQ(m.iterations, max);
+    }
+}
+
+TYPED_TEST(KrylovGpu, DeviceVectorsProgressAndUpdates) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const Csr<T> A = laplacian_2d<T>(40, 40);
+  std::vector<int> seen;
+  KrylovSolver<T> s(A, {.preconditioner = PreconditionerKind::Jacobi, .device = Device::Cuda,
+                        .tolerance = tol_for<T>(), .progress = [&](int k, double) { seen.push_back(k); }});
+  const std::vector<T> x_true = random_vector<T>(A.rows, 6);
+  const std::vector<T> b = multiply(A, std::span<const T>(x_true));
+  // Host vectors.
+  std::vector<T> x(b.size(), T(0));
+  const KrylovStats h = s.solve(std::span<const T>(b), std::span<T>(x));
+  ASSERT_EQ(h.outcome, KrylovOutcome::Converged) << h.message;
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.front(), 0);
+  EXPECT_EQ(seen.back(), h.iterations);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  // Device vectors: the same solve.
+  cuda::DeviceBuffer<T> db{std::span<const T>(b)}, dx(b.size());
+  dx.fill_bytes(0);
+  const KrylovStats d = s.solve(db, dx);
+  EXPECT_EQ(d.outcome, KrylovOutcome::Converged);
+  EXPECT_NEAR(d.iterations, h.iterations, 1);  // cuSPARSE's SpMV need not be bitwise reproducible
+  EXPECT_LE(test::relative_error<T>(dx.to_host(), x), 100 * tol_for<T>());
+  EXPECT_EQ(s.stats().iterations, d.iterations);
+  // b == 0 on the device: x = 0.
+  cuda::DeviceBuffer<T> zero(b.size());
+  zero.fill_bytes(0);
+  const KrylovStats z = s.solve(zero, dx);
+  EXPECT_EQ(z.outcome, KrylovOutcome::Converged);
+  EXPECT_EQ(z.iterations, 0);
+  EXPECT_EQ(dx.to_host(), std::vector<T>(b.size(), T(0)));
+  // NaN in device b or x: an error naming the index.
+  std::vector<T> bad = b;
+  bad[17] = std::numeric_limits<T>::quiet_NaN();
+  cuda::DeviceBuffer<T> dbad{std::span<const T>(bad)};
+  EXPECT_THROW_MSG(s.solve(dbad, dx), Error, "right-hand side b at index 17");
+  EXPECT_THROW_MSG(s.solve(db, dbad), Error, "initial guess x at index 17");
+  cuda::DeviceBuffer<T> short_x(b.size() - 1);
+  EXPECT_THROW(s.solve(db, short_x), DimensionError);
+  // New values (2 A): the solution halves.
+  std::vector<T> doubled = A.values;
+  for (T& v : doubled) v *= T(2);
+  s.update_values(doubled);
+  std::vector<T> x2(b.size(), T(0));
+  EXPECT_EQ(s.solve(std::span<const T>(b), std::span<T>(x2)).outcome, KrylovOutcome::Converged);
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_NEAR(double(x2[i]), double(x[i]) / 2, 1e3 * tol_for<T>());
+}
+
+TEST(KrylovGpuMixed, FloatPreconditionerInADoubleIteration) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = laplacian_2d<double>(60, 60);
+  for (const auto& [method, pre] : {std::pair{KrylovMethod::Cg, PreconditionerKind::Ic0},
+                                    std::pair{KrylovMethod::BiCgStab, PreconditionerKind::Ilu0}})
+    expect_agree<double>(std::string("mixed ") + to_string(method), A,
+                         {.method = method, .preconditioner = pre, .tolerance = 1e-10, .float_preconditioner = true},
+                         false);
+}
+
+}  // namespace
+}  // namespace balsa

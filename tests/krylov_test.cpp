@@ -1,0 +1,414 @@
+// KrylovSolver on the CPU: convergence to known solutions, exact iteration
+// counts where theory gives them, breakdowns, the stopping logic and every
+// bad input.
+#include <cmath>
+#include <numbers>
+
+#include "balsa/generators.hpp"
+#include "balsa/krylov.hpp"
+#include "support/test_support.hpp"
+
+namespace balsa {
+namespace {
+
+template <class T>
+class KrylovCpu : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(KrylovCpu, ValueTypes);
+
+// ---- test matrices -------------------------------------------------------------
+
+// Picciau's thesis sec. 5.1.2: Q with ones on diagonals -1, 0, +1 and mu on
+// diagonals +-w; A = Q Q^T (SPD when Q is nonsingular).
+template <class T>
+Csr<T> thesis_matrix(index_t n, double mu, index_t w = 10) {
+  DenseMatrix<double> Q(n, n);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = std::max(0, i - w); j <= std::min(n - 1, i + w); ++j) {
+      const index_t d = std::abs(i - j);
+      Q(i, j) = d <= 1 ? 1.0 : d == w ? mu : 0.0;
+    }
+  DenseMatrix<T> A(n, n);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (index_t k = 0; k < n; ++k) s += Q(i, k) * Q(j, k);
+      A(i, j) = T(s);
+    }
+  return to_csr(A);
+}
+
+// 2D convection-diffusion -Laplace(u) + (c, c/2) . grad(u) on an m x m grid,
+// central differences, h = 1/(m+1): nonsymmetric, nonsingular.
+template <class T>
+Csr<T> convection_diffusion(index_t m, double c) {
+  const double h = 1.0 / (m + 1);
+  Coo<T> A;
+  A.rows = A.cols = m * m;
+  auto add = [&](index_t i, index_t j, double v) {
+    A.row_idx.push_back(i), A.col_idx.push_back(j), A.values.push_back(T(v));
+  };
+  for (index_t y = 0; y < m; ++y)
+    for (index_t x = 0; x < m; ++x) {
+      const index_t i = y * m + x;
+      add(i, i, 4.0);
+      if (x > 0) add(i, i - 1, -1.0 - c * h / 2);
+      if (x + 1 < m) add(i, i + 1, -1.0 + c * h / 2);
+      if (y > 0) add(i, i - m, -1.0 - c * h / 4);
+      if (y + 1 < m) add(i, i + m, -1.0 + c * h / 4);
+    }
+  return to_csr(A);
+}
+
+// tridiag(-1, 2, -1) of order n: eigenvectors sin(pi k i / (n+1)), distinct eigenvalues.
+template <class T>
+Csr<T> laplacian_1d(index_t n) {
+  return laplacian_2d<T>(n, 1);  // 4 on the diagonal, -1 beside: same eigenvectors
+}
+template <class T>
+std::vector<T> eigen_combination(index_t n, std::initializer_list<int> modes) {
+  std::vector<T> b(std::size_t(n), T(0));
+  for (const int k : modes)
+    for (index_t i = 0; i < n; ++i) b[i] += T(std::sin(std::numbers::pi * k * (i + 1) / (n + 1)));
+  return b;
+}
+
+template <class T>
+double tol_for() {
+  return std::is_same_v<T, float> ? 1e-5 : 1e-10;
+}
+
+// Solves A x = A x_true from x0 = 0 and checks the solution, the stats and
+// the stopping logic (every earlier history entry above the tolerance).
+template <class T>
+KrylovStats expect_solves(const Csr<T>& A, const KrylovOptions& o, double error_bound, std::uint64_t seed = 3) {
+  const std::vector<T> x_true = random_vector<T>(A.rows, seed);
+  const std::vector<T> b = multiply(A, std::span<const T>(x_true));
+  std::vector<T> x(b.size(), T(0));
+  KrylovSolver<T> solver(A, o);
+  const KrylovStats st = solver.solve(std::span<const T>(b), std::span<T>(x));
+  EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
+  EXPECT_LE(st.residual, o.tolerance);
+  EXPECT_EQ(st.history.size(), std::size_t(st.iterations) + 1);
+  if (!st.history.empty()) {
+    EXPECT_DOUBLE_EQ(st.history.front(), 1.0);  // x0 = 0: r0 = b
+    EXPECT_EQ(st.history.back(), st.residual);
+    for (std::size_t k = 0; k + 1 < st.history.size(); ++k) EXPECT_GT(st.history[k], o.tolerance) << "k = " << k;
+  }
+  EXPECT_LE(test::relative_error<T>(x, x_true), error_bound) << st.message;
+  EXPECT_LT(st.true_residual, 100 * o.tolerance + test::tolerance<T>(1000));
+  EXPECT_EQ(solver.stats().iterations, st.iterations);
+  return st;
+}
+
+// ---- convergence --------------------------------------------------------------------
+
+TYPED_TEST(KrylovCpu, CgSolvesLaplacians) {
+  using T = TypeParam;
+  const double tol = tol_for<T>();
+  for (const auto& [name, A] : {std::pair{"2d", laplacian_2d<T>(30, 30)}, std::pair{"3d", laplacian_3d<T>(10, 10, 10)}})
+    for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi})
+      for (const auto norm : {StoppingNorm::Infinity, StoppingNorm::Two}) {
+        SCOPED_TRACE(std::string(name) + " " + to_string(pre) + (norm == StoppingNorm::Two ? " 2-norm" : " inf-norm"));
+        const KrylovStats st = expect_solves<T>(
+            A, {.method = KrylovMethod::Cg, .preconditioner = pre, .device = Device::Cpu, .tolerance = tol, .norm = norm},
+            2000 * tol);
+        EXPECT_EQ(st.matvecs, st.iterations + 1);
+        EXPECT_GT(st.iterations, 5);
+      }
+}
+
+TYPED_TEST(KrylovCpu, CgOnThesisFamily) {
+  using T = TypeParam;
+  if (std::is_same_v<T, float>) GTEST_SKIP() << "cond(A) ~ 1e5: double only";
+  for (const double mu : {1e-6, 1e-4, 1e-2}) {
+    SCOPED_TRACE("mu = " + std::to_string(mu));
+    const Csr<T> A = thesis_matrix<T>(100, mu);
+    expect_solves<T>(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::Jacobi,
+                         .device = Device::Cpu, .tolerance = 1e-10, .max_iterations = 5000},
+                     1e-4);
+  }
+}
+
+TYPED_TEST(KrylovCpu, CgIterationCountsFromTheSpectrum) {
+  using T = TypeParam;
+  // b in the span of m eigenvectors with distinct eigenvalues: CG's residual
+  // vanishes after exactly m iterations (exact arithmetic), and is far from
+  // zero after m - 1, so the count is m for any reasonable tolerance.
+  const index_t n = 100;
+  const Csr<T> A = laplacian_1d<T>(n);
+  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-9;
+  for (const auto& modes : {std::initializer_list<int>{7}, std::initializer_list<int>{1, 40}, std::initializer_list<int>{3, 17, 50, 90}}) {
+    const std::vector<T> b = eigen_combination<T>(n, modes);
+    std::vector<T> x(b.size(), T(0));
+    KrylovSolver<T> cg(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::None,
+                           .device = Device::Cpu, .tolerance = tol, .norm = StoppingNorm::Two});
+    const KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x));
+    EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
+    EXPECT_EQ(st.iterations, int(modes.size()));
+  }
+  // A diagonal matrix: Jacobi is exact (one iteration); without it, CG needs
+  // one iteration per distinct eigenvalue that b touches (here 6).
+  Csr<T> D = to_csr(DenseMatrix<T>(6, 6));
+  D.row_ptr = {0, 1, 2, 3, 4, 5, 6};
+  D.col_idx = {0, 1, 2, 3, 4, 5};
+  D.values = {T(1), T(2), T(3), T(4), T(5), T(6)};
+  const std::vector<T> b(6, T(1));
+  for (const auto& [pre, want] : {std::pair{PreconditionerKind::Jacobi, 1}, std::pair{PreconditionerKind::None, 6}}) {
+    std::vector<T> x(6, T(0));
+    KrylovSolver<T> cg(D, {.method = KrylovMethod::Cg, .preconditioner = pre, .device = Device::Cpu, .tolerance = tol});
+    const KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x));
+    EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
+    EXPECT_EQ(st.iterations, want) << to_string(pre);
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(double(x[i]), 1.0 / (i + 1), 100 * tol);
+  }
+}
+
+TYPED_TEST(KrylovCpu, BiCgStabFamilySolvesNonsymmetricSystems) {
+  using T = TypeParam;
+  const double tol = tol_for<T>();
+  const Csr<T> cd = convection_diffusion<T>(30, 40.0);
+  const Csr<T> banded = banded_dominant<T>(3000, 5, 1.5, 7);
+  for (const auto& [name, A] : {std::pair{"convection-diffusion", cd}, std::pair{"banded", banded}})
+    for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi}) {
+      KrylovOptions o{.method = KrylovMethod::BiCgStab, .preconditioner = pre, .device = Device::Cpu,
+                      .tolerance = tol, .norm = StoppingNorm::Two};
+      {
+        SCOPED_TRACE(std::string(name) + " bicgstab " + to_string(pre));
+        const KrylovStats st = expect_solves<T>(A, o, 5000 * tol);
+        EXPECT_TRUE(st.matvecs == 2 * st.iterations + 1 || st.matvecs == 2 * st.iterations) << st.matvecs;
+      }
+      for (const int l : {1, 2, 4}) {
+        SCOPED_TRACE(std::string(name) + " bicgstab(" + std::to_string(l) + ") " + to_string(pre));
+        o.method = KrylovMethod::BiCgStabL;
+        o.l = l;
+        const KrylovStats st = expect_solves<T>(A, o, 5000 * tol);
+        EXPECT_LE(st.matvecs, 2 * l * st.iterations + 1);
+        EXPECT_GT(st.matvecs, 2 * l * (st.iterations - 1));
+      }
+    }
+}
+
+TYPED_TEST(KrylovCpu, RealNonsymmetricMatrices) {
+  using T = TypeParam;
+  // Real nonsymmetric matrices that Jacobi-preconditioned BiCGStab(l) solves
+  // (watt_2 also BiCGStab; on olm1000 plain BiCGStab breaks down).
+  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-9;
+  for (const auto& [file, method] : {std::pair{"watt_2.mtx", KrylovMethod::BiCgStab},
+                                      std::pair{"watt_2.mtx", KrylovMethod::BiCgStabL},
+                                      std::pair{"olm1000.mtx", KrylovMethod::BiCgStabL}}) {
+    SCOPED_TRACE(std::string(file) + " " + to_string(method));
+    const auto A = test::real_matrix_as<T>(test::data_file(file));
+    ASSERT_TRUE(A.has_value());
+    const std::vector<T> x_true(std::size_t(A->rows), T(1));
+    const std::vector<T> b = multiply(*A, std::span<const T>(x_true));
+    std::vector<T> x(b.size(), T(0));
+    KrylovSolver<T> s(*A, {.method = method, .preconditioner = PreconditionerKind::Jacobi, .device = Device::Cpu,
+                           .tolerance = tol, .norm = StoppingNorm::Two, .max_iterations = 5000});
+    const KrylovStats st = s.solve(std::span<const T>(b), std::span<T>(x));
+    EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
+    EXPECT_LT(st.true_residual, 100 * tol);
+  }
+}
+
+TYPED_TEST(KrylovCpu, IncompletePreconditionersCutIterations) {
+  using T = TypeParam;
+  const double tol = tol_for<T>();
+  const Csr<T> spd = laplacian_2d<T>(40, 40);
+  const Csr<T> cd = convection_diffusion<T>(40, 40.0);
+  for (const auto& [name, A, method, pre] :
+       {std::tuple{"cg ic0", spd, KrylovMethod::Cg, PreconditionerKind::Ic0},
+        std::tuple{"cg ilu0", spd, KrylovMethod::Cg, PreconditionerKind::Ilu0},
+        std::tuple{"bicgstab ilu0", cd, KrylovMethod::BiCgStab, PreconditionerKind::Ilu0},
+        std::tuple{"bicgstab(2) ilu0", cd, KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0}}) {
+    SCOPED_TRACE(name);
+    KrylovOptions o{.method = method, .preconditioner = PreconditionerKind::None, .device = Device::Cpu,
+                    .tolerance = tol, .norm = StoppingNorm::Two};
+    const int plain = expect_solves<T>(A, o, 5000 * tol).iterations;
+    o.preconditioner = pre;
+    const int preconditioned = expect_solves<T>(A, o, 5000 * tol).iterations;
+    EXPECT_LT(preconditioned, plain);
+  }
+}
+
+TYPED_TEST(KrylovCpu, InitialGuessAndReuse) {
+  using T = TypeParam;
+  const Csr<T> A = laplacian_2d<T>(20, 20);
+  const std::vector<T> x_true = random_vector<T>(A.rows, 5);
+  const std::vector<T> b = multiply(A, std::span<const T>(x_true));
+  KrylovSolver<T> cg(A, {.preconditioner = PreconditionerKind::None, .device = Device::Cpu, .tolerance = tol_for<T>()});
+  std::vector<T> x = random_vector<T>(A.rows, 11);
+  const KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x));
+  EXPECT_EQ(st.outcome, KrylovOutcome::Converged);
+  EXPECT_LE(test::relative_error<T>(x, x_true), 1000 * tol_for<T>());
+  // The solution as initial guess: converged at iteration 0, x unchanged.
+  const std::vector<T> x1 = x;
+  const KrylovStats again = cg.solve(std::span<const T>(b), std::span<T>(x));
+  EXPECT_EQ(again.outcome, KrylovOutcome::Converged);
+  EXPECT_EQ(again.iterations, 0);
+  EXPECT_EQ(again.history.size(), 1u);
+  EXPECT_EQ(x, x1);
+  // b == 0: x = 0 at once.
+  const std::vector<T> zero(b.size(), T(0));
+  const KrylovStats z = cg.solve(std::span<const T>(zero), std::span<T>(x));
+  EXPECT_EQ(z.outcome, KrylovOutcome::Converged);
+  EXPECT_EQ(z.iterations, 0);
+  EXPECT_EQ(x, zero);
+}
+
+TYPED_TEST(KrylovCpu, UpdateValuesAndProgress) {
+  using T = TypeParam;
+  const Csr<T> A = laplacian_2d<T>(16, 16);
+  std::vector<int> seen;
+  KrylovSolver<T> cg(A, {.preconditioner = PreconditionerKind::Jacobi, .device = Device::Cpu,
+                         .tolerance = tol_for<T>(), .progress = [&](int k, double) { seen.push_back(k); }});
+  const std::vector<T> b(std::size_t(A.rows), T(1));
+  std::vector<T> x1(b.size(), T(0)), x2(b.size(), T(0));
+  const KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x1));
+  ASSERT_EQ(seen.size(), std::size_t(st.iterations) + 1);
+  for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], int(k));
+  EXPECT_GT(st.spmv_seconds, 0.0);
+  EXPECT_EQ(st.phase_samples, st.iterations);
+  // 2 A: the solution halves.
+  std::vector<T> doubled = A.values;
+  for (T& v : doubled) v *= T(2);
+  cg.update_values(doubled);
+  cg.solve(std::span<const T>(b), std::span<T>(x2));
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_NEAR(double(x2[i]), double(x1[i]) / 2, 1e3 * tol_for<T>());
+  // Bad new values: rejected, the solver keeps the old ones.
+  EXPECT_THROW(cg.update_values(std::vector<T>(3)), DimensionError);
+  std::vector<T> nan_values = doubled;
+  nan_values[5] = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_THROW_MSG(cg.update_values(nan_values), MatrixError, "NaN");
+  std::vector<T> x3(b.size(), T(0));
+  cg.solve(std::span<const T>(b), std::span<T>(x3));
+  EXPECT_EQ(x3, x2);
+}
+
+// ---- stops that are not convergence -----------------------------------------------------
+
+TYPED_TEST(KrylovCpu, BreakdownsAreReported) {
+  using T = TypeParam;
+  // CG on an indefinite diagonal: p^T A p = 1 - 2 < 0 in the first iteration.
+  Csr<T> D;
+  D.rows = D.cols = 2;
+  D.row_ptr = {0, 1, 2};
+  D.col_idx = {0, 1};
+  D.values = {T(1), T(-2)};
+  const std::vector<T> b = {T(1), T(1)};
+  std::vector<T> x(2, T(0));
+  KrylovSolver<T> cg(D, {.preconditioner = PreconditionerKind::None, .device = Device::Cpu});
+  KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x));
+  EXPECT_EQ(st.outcome, KrylovOutcome::Breakdown);
+  EXPECT_NE(st.message.find("A is not positive definite"), std::string::npos) << st.message;
+  EXPECT_NE(st.message.find("p^T A p = -1"), std::string::npos) << st.message;
+  EXPECT_NE(st.message.find("iteration 1"), std::string::npos) << st.message;
+  EXPECT_EQ(st.iterations, 0);
+  EXPECT_TRUE(std::isfinite(double(x[0])) && std::isfinite(double(x[1])));
+  // BiCGStab and BiCGStab(2) on the swap matrix with b = e_0: r0^T A r0 = 0.
+  Csr<T> P;
+  P.rows = P.cols = 2;
+  P.row_ptr = {0, 1, 2};
+  P.col_idx = {1, 0};
+  P.values = {T(1), T(1)};
+  const std::vector<T> e0 = {T(1), T(0)};
+  for (const auto& [method, needle] :
+       {std::pair{KrylovMethod::BiCgStab, "r0^T v = 0"}, std::pair{KrylovMethod::BiCgStabL, "r0^T u = 0"}}) {
+    std::fill(x.begin(), x.end(), T(0));
+    KrylovSolver<T> s(P, {.method = method, .preconditioner = PreconditionerKind::None, .device = Device::Cpu});
+    st = s.solve(std::span<const T>(e0), std::span<T>(x));
+    EXPECT_EQ(st.outcome, KrylovOutcome::Breakdown) << to_string(method);
+    EXPECT_NE(st.message.find(needle), std::string::npos) << st.message;
+  }
+}
+
+TYPED_TEST(KrylovCpu, MaxIterations) {
+  using T = TypeParam;
+  const Csr<T> A = laplacian_2d<T>(30, 30);
+  const std::vector<T> b(std::size_t(A.rows), T(1));
+  for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL})
+    for (const int max : {0, 3}) {
+      std::vector<T> x(b.size(), T(0));
+      KrylovSolver<T> s(A, {.method = method, .preconditioner = PreconditionerKind::None, .device = Device::Cpu,
+                            .max_iterations = max});
+      const KrylovStats st = s.solve(std::span<const T>(b), std::span<T>(x));
+      EXPECT_EQ(st.outcome, KrylovOutcome::MaxIterations) << to_string(method);
+      EXPECT_EQ(st.iterations, max);
+      EXPECT_EQ(st.history.size(), std::size_t(max) + 1);
+      EXPECT_GT(st.residual, 1e-8);
+      EXPECT_NE(st.message.find("not converged after " + std::to_string(max)), std::string::npos) << st.message;
+    }
+}
+
+// ---- bad input ----------------------------------------------------------------------------
+
+TYPED_TEST(KrylovCpu, BadInput) {
+  using T = TypeParam;
+  const KrylovOptions cpu{.preconditioner = PreconditionerKind::None, .device = Device::Cpu};
+  EXPECT_THROW(KrylovSolver<T>(test::random_sparse<T>(3, 4, 0.5, 1), cpu), DimensionError);
+  // Not symmetric: CG names the entry; BiCGStab and check_symmetry = false accept it.
+  Csr<T> U = to_csr(DenseMatrix<T>(2, 2));
+  U.row_ptr = {0, 2, 3};
+  U.col_idx = {0, 1, 1};
+  U.values = {T(2), T(1), T(2)};
+  EXPECT_THROW_MSG(KrylovSolver<T>(U, cpu), MatrixError, "A(0, 1) = 1");
+  EXPECT_NO_THROW(KrylovSolver<T>(U, {.preconditioner = PreconditionerKind::None, .device = Device::Cpu,
+                                      .check_symmetry = false}));
+  EXPECT_NO_THROW(KrylovSolver<T>(U, {.method = KrylovMethod::BiCgStab, .preconditioner = PreconditionerKind::None,
+                                      .device = Device::Cpu}));
+  // Unsorted columns, NaN in A.
+  Csr<T> bad = laplacian_2d<T>(3, 3);
+  std::swap(bad.col_idx[0], bad.col_idx[1]);
+  EXPECT_THROW(KrylovSolver<T>(bad, cpu), MatrixError);
+  Csr<T> nan = laplacian_2d<T>(3, 3);
+  nan.values[4] = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_THROW_MSG(KrylovSolver<T>(nan, cpu), MatrixError, "NaN");
+  // Options.
+  const Csr<T> A = laplacian_2d<T>(4, 4);
+  auto with = [&](auto change) {
+    KrylovOptions o = cpu;
+    change(o);
+    return o;
+  };
+  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.tolerance = 0; })), Error, "tolerance");
+  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.tolerance = std::nan(""); })), Error, "tolerance");
+  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.max_iterations = -1; })), Error, "max_iterations");
+  for (const int l : {0, 9})
+    EXPECT_THROW_MSG(KrylovSolver<T>(A, with([&](auto& o) { o.method = KrylovMethod::BiCgStabL, o.l = l; })), Error,
+                     "l in 1..8");
+  if constexpr (std::is_same_v<T, float>)
+    EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.float_preconditioner = true; })), Error,
+                     "float_preconditioner");
+  if (!cuda::available()) {
+    EXPECT_THROW(KrylovSolver<T>(A, with([](auto& o) { o.device = Device::Cuda; })), CudaError);
+  }
+  // Vectors.
+  KrylovSolver<T> s(A, cpu);
+  std::vector<T> b(16, T(1)), x(16, T(0)), short_b(15, T(1));
+  EXPECT_THROW_MSG(s.solve(std::span<const T>(short_b), std::span<T>(x)), DimensionError, "b has 15");
+  EXPECT_THROW_MSG(s.solve(std::span<const T>(b), std::span<T>(short_b)), DimensionError, "x has 15");
+  b[3] = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_THROW_MSG(s.solve(std::span<const T>(b), std::span<T>(x)), Error, "index 3");
+  b[3] = T(1);
+  x[7] = std::numeric_limits<T>::infinity();
+  EXPECT_THROW_MSG(s.solve(std::span<const T>(b), std::span<T>(x)), Error, "initial guess x at index 7");
+  cuda::DeviceBuffer<T> db, dx;
+  EXPECT_THROW_MSG(s.solve(db, dx), Error, "Device::Cuda");
+  // An empty system.
+  KrylovSolver<T> empty(Csr<T>{}, cpu);
+  std::vector<T> none;
+  EXPECT_EQ(empty.solve(std::span<const T>(none), std::span<T>(none)).outcome, KrylovOutcome::Converged);
+  // Moved from.
+  KrylovSolver<T> moved(std::move(s));
+  EXPECT_THROW_MSG(s.rows(), Error, "moved");
+  EXPECT_EQ(moved.rows(), 16);
+}
+
+TEST(KrylovNames, ToString) {
+  EXPECT_STREQ(to_string(KrylovMethod::BiCgStabL), "bicgstab(l)");
+  EXPECT_STREQ(to_string(PreconditionerKind::Ic0), "ic0");
+  EXPECT_STREQ(to_string(KrylovOutcome::NonFinite), "non-finite");
+}
+
+}  // namespace
+}  // namespace balsa
