@@ -96,6 +96,7 @@ void add_bench_command(CLI::App& app) {
   solve->add_flag("!--no-baseline", so->baseline, "Skip the cuSPARSE + cuBLAS baseline");
   solve->add_option("--trsv", so->trsv, "The preconditioner's triangular solver on the GPU (auto, level-set, tassl, "
                                         "cusparse, sync-free-blocks)")
+      ->check(CLI::IsMember(bench::trsv_name_list()))
       ->capture_default_str();
   solve->add_flag("--float-preconditioner", so->float_preconditioner, "Mixed precision: float preconditioner");
   solve->add_option("--data-dir", so->data_dir, "Folder of the real matrices (skipped if missing)")->capture_default_str();

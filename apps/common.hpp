@@ -45,7 +45,8 @@ void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions
 const std::map<std::string, Triangle>& triangle_names();
 const std::map<std::string, MtxSymmetry>& storage_names();
 
-// A solve that ran and did not converge (balsa solve, balsa run): exit code 2.
+// A solve that ran and did not converge (balsa solve, balsa run): exit code 3
+// (1: bad input or other errors; 2: unknown command; CLI11 usage errors: its codes).
 class NotConverged : public Error {
  public:
   using Error::Error;

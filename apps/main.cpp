@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     return app.exit(e);  // usage errors: message on stderr, exit code != 0
   } catch (const balsa::app::NotConverged& e) {
     fmt::print(stderr, "balsa: error: {}\n", e.what());
-    return 2;  // the solve ran and did not converge
+    return 3;  // the solve ran and did not converge
   } catch (const balsa::Error& e) {
     fmt::print(stderr, "balsa: error: {}\n", e.what());
     return 1;

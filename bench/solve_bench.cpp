@@ -89,12 +89,7 @@ struct Run {
 };
 
 double error_of(const std::vector<double>& x, const std::vector<double>& x_true) {
-  double e = 0, m = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    e = std::max(e, std::abs(x[i] - x_true[i]));
-    m = std::max(m, std::abs(x_true[i]));
-  }
-  return m > 0 ? e / m : e;
+  return relative_error(std::span<const double>(x), std::span<const double>(x_true));
 }
 
 Run run_balsa(const Csr<double>& A, const std::vector<double>& b, const std::vector<double>& x_true,
@@ -144,10 +139,7 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
   const bool gpu = o.device != "cpu" && cuda::available();
   if (o.device == "cuda" && !gpu) throw CudaError("bench solve --device cuda: no CUDA GPU found");
   const StoppingNorm norm = o.norm == "2" ? StoppingNorm::Two : StoppingNorm::Infinity;
-  TrsvAlgorithm trsv = TrsvAlgorithm::Auto;
-  for (const TrsvAlgorithm a : {TrsvAlgorithm::Auto, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl,
-                                TrsvAlgorithm::Cusparse, TrsvAlgorithm::SyncFreeBlocks, TrsvAlgorithm::SyncFree})
-    if (o.trsv == to_string(a)) trsv = a;
+  const TrsvAlgorithm trsv = trsv_algorithm(o.trsv);
   nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line},
                          {"host_cores", std::thread::hardware_concurrency()}, {"tolerance", o.tolerance},
                          {"max_iterations", o.max_iterations}, {"norm", o.norm}, {"trsv", o.trsv},
@@ -189,7 +181,13 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
         g = run_balsa(A, b, x_true, ko);
         if (o.baseline && m == "pcg-ic0") {
           std::vector<double> xb;
-          const BaselineResult br = cusparse_pcg_ic0(A, b, o.tolerance, o.max_iterations, norm, &xb);
+          BaselineResult br;
+          try {  // a CUDA error (out of memory, ...) ends this row's baseline, not the benchmark
+            br = cusparse_pcg_ic0(A, b, o.tolerance, o.max_iterations, norm, &xb);
+          } catch (const std::exception& e) {
+            br = {};
+            br.note = std::string("error: ") + e.what();
+          }
           if (br.ran) {
             base.ran = true;
             base.outcome = br.converged ? "converged" : "max-iterations";

@@ -2,6 +2,9 @@
 // --method`, `balsa bench solve`): method + preconditioner.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,34 @@ inline KrylovOptions method_options(const std::string& name) {
       return o;
     }
   throw Error("unknown method '" + name + "'");
+}
+
+// The preconditioner's triangular solver by its to_string name (`--trsv`).
+inline constexpr TrsvAlgorithm kTrsvAlgorithms[] = {
+    TrsvAlgorithm::Auto,     TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::SyncFree,
+    TrsvAlgorithm::SyncFreeCsc, TrsvAlgorithm::Cusparse, TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks};
+inline std::vector<std::string> trsv_name_list() {
+  std::vector<std::string> v;
+  for (const TrsvAlgorithm a : kTrsvAlgorithms) v.push_back(to_string(a));
+  return v;
+}
+inline TrsvAlgorithm trsv_algorithm(const std::string& name) {
+  for (const TrsvAlgorithm a : kTrsvAlgorithms)
+    if (name == to_string(a)) return a;
+  throw Error("unknown triangular solver '" + name + "'");
+}
+
+// ||x - x_true||_inf / ||x_true||_inf (absolute when x_true = 0); NaN in x
+// gives NaN, not 0.
+template <class T>
+double relative_error(std::span<const T> x, std::span<const T> x_true) {
+  double e = 0, m = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double d = std::abs(double(x[i]) - double(x_true[i]));
+    if (std::isnan(d) || d > e) e = d;  // a NaN, once in, stays
+    m = std::max(m, std::abs(double(x_true[i])));
+  }
+  return m > 0 ? e / m : e;
 }
 
 }  // namespace balsa::bench

@@ -152,7 +152,8 @@ __device__ void ic0_row(const Pattern& m, T* v, index_t i, double tol, int* bad)
     }
     __syncwarp(mask);
   }
-  const bool ok = finite_range<T, LANES>(v, begin, di, lane, mask) && isfinite(d) && double(d) > tol * double(a_ii);
+  const bool ok = finite_range<T, LANES>(v, begin, di, lane, mask) && isfinite(d) && double(d) > 0.0 &&
+                  double(d) > tol * double(a_ii);  // as the CPU reference
   if (lane == 0) {
     v[di] = ok ? sqrt_rn(d) : d;
     if (!ok) atomicMin(bad, int(i));

@@ -124,7 +124,8 @@ bool ic0_row(const Csr<T>& m, std::span<const index_t> diag, std::span<T> v, ind
     v[p] = l;
     d = minus_product(d, l, l);
   }
-  const bool ok = finite_range<T>(v, begin, di) && std::isfinite(d) && double(d) > tol * double(a_ii);
+  const bool ok = finite_range<T>(v, begin, di) && std::isfinite(d) && double(d) > 0.0 &&
+                  double(d) > tol * double(a_ii);  // d > 0 also when a_ii < 0: sqrt(d) must exist
   v[di] = ok ? std::sqrt(d) : d;
   return ok;
 }

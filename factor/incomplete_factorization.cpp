@@ -115,7 +115,7 @@ struct IncompleteFactorization<T>::Impl {
   std::string breakdown_text(const factor_gpu::Breakdown& b) const {
     if (ic0())
       return "row " + std::to_string(b.row) + " (d_i = a_ii - sum_k l_ik^2 = " + number(b.pivot) +
-             ", needs > pivot_tolerance * a_ii, or an entry of the row is not finite)";
+             ", needs > 0 and > pivot_tolerance * a_ii, or an entry of the row is not finite)";
     return "row " + std::to_string(b.row) + " (pivot u_ii = " + number(b.pivot) +
            ", needs |u_ii| > pivot_tolerance * |a_ii|, or an entry of the row is not finite)";
   }

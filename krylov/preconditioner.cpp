@@ -6,10 +6,11 @@
 // The factor values reach the triangular solvers without leaving the device:
 // IncompleteFactorization keeps them on the GPU, and a refactor gathers them
 // into the L and U value orders there (trsv_gpu::gather_device) and hands them
-// to TriangularSolver::update_values(DeviceBuffer). Only the constructor takes
-// one host copy of the first factors, for the solvers' analysis.
+// to TriangularSolver::update_values(DeviceBuffer) (which stays on the device
+// for sync-free-blocks and cuSPARSE; the other algorithms copy through the
+// host). Only the constructor takes one host copy of the first factors, for
+// the solvers' analysis.
 #include <algorithm>
-#include <chrono>
 #include <type_traits>
 
 #include "krylov/preconditioner.hpp"
@@ -21,9 +22,6 @@
 namespace balsa::krylov {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 template <class To, class From>
 std::vector<To> converted(std::span<const From> v) {

@@ -53,7 +53,7 @@ balsa_cli_test(convert_bad_input ARGS convert ${DATA}/SOURCES.md ${OUT}/x.mtx ER
 balsa_cli_test(run_cpu ARGS run --grid 20 --device cpu PASS "pcg-ic0 in double on the CPU.*converged: [0-9]+ iterations, residual")
 balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --device cpu PASS "converged: [0-9]+ iterations")
 balsa_cli_test(run_not_converged ARGS run --grid 12 --device cpu --maxit 3
-               ERROR "did not converge: max-iterations" EXIT 2)
+               ERROR "did not converge: max-iterations" EXIT 3)
 # balsa solve: the Krylov solvers from the command line.
 balsa_cli_test(solve_pcg_ic0 ARGS solve ${DATA}/bcsstk13.mtx --device cpu --maxit 5000
                PASS "converged after [0-9]+ iterations.*error")
@@ -61,7 +61,7 @@ balsa_cli_test(solve_bicgstab2 ARGS solve ${DATA}/cryg2500.mtx --method bicgstab
                PASS "converged after")
 balsa_cli_test(solve_json ARGS solve ${DATA}/bcsstk13.mtx --device cpu --json --maxit 5000 PASS "\"iterations\"")
 balsa_cli_test(solve_not_converged ARGS solve ${DATA}/bcsstk13.mtx --device cpu --maxit 3
-               ERROR "pcg-ic0 did not converge: max-iterations" EXIT 2)
+               ERROR "pcg-ic0 did not converge: max-iterations" EXIT 3)
 balsa_cli_test(solve_not_square ARGS solve ${DATA}/lp_e226.mtx --device cpu ERROR "square")
 balsa_cli_test(solve_cg_nonsymmetric ARGS solve ${DATA}/west0479.mtx --method pcg-jacobi --device cpu ERROR "symmetric")
 balsa_cli_test(solve_rhs_wrong_length ARGS solve ${DATA}/bcsstk13.mtx --rhs ${DATA}/temp.mtx --device cpu

@@ -21,7 +21,9 @@ __global__ void find_non_finite_kernel(const T* v, std::size_t n, unsigned long 
 
 template <class T>
 __global__ void find_zero_diagonal_kernel(const T* v, const index_t* diag_pos, index_t rows, unsigned long long* first) {
-  for (index_t i = index_t(blockIdx.x * blockDim.x + threadIdx.x); i < rows; i += index_t(gridDim.x * blockDim.x))
+  // 64-bit i: i + stride must not wrap for rows near the index_t limit
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows;
+       i += std::int64_t(gridDim.x) * blockDim.x)
     if (diag_pos[i] >= 0 && v[diag_pos[i]] == T(0)) atomicMin(first, (unsigned long long)diag_pos[i]);
 }
 

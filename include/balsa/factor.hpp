@@ -19,7 +19,7 @@
 // Pivot breakdown. Row i breaks down when
 //   Ilu0: |u_ii| <= pivot_tolerance * |a_ii| (or u_ii is not finite),
 //   Ic0:  the value under the square root, d_i = a_ii - sum_k l_ik^2, is
-//         <= pivot_tolerance * a_ii (or not finite),
+//         <= pivot_tolerance * a_ii or <= 0 (or not finite),
 // or when any other factor entry of row i is not finite; a_ii is the
 // diagonal of the matrix being factored (shifted, after a restart).
 // With PivotBreakdown::Shift (the default) the factorisation is restarted on
