@@ -71,7 +71,8 @@ struct TriangularSolver<T>::Impl {
     if (source.empty())
       M.values.assign(values.begin(), values.end());
     else
-      for (std::size_t p = 0; p < source.size(); ++p) M.values[p] = values[source[p]];
+#pragma omp parallel for schedule(static) if (source.size() > 100000)
+      for (std::size_t p = 0; p < source.size(); ++p) M.values[p] = values[std::size_t(source[p])];
   }
   void check_watchdog() {
     if (gpu && gpu->watchdog_fired())
@@ -126,10 +127,14 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
                            std::to_string(options.tassl_n_max));
     // A^T x = b is the other triangle's solve with the transposed matrix.
     if (options.operation == Operation::Transpose) {
+      // One transpose of the positions gives A^T's pattern and the map from
+      // its entries back to A's; the values are then one gather.
       Csr<index_t> positions{A.rows, A.cols, A.row_ptr, A.col_idx, std::vector<index_t>(A.values.size())};
       std::iota(positions.values.begin(), positions.values.end(), 0);
-      s.source = transpose(positions).values;
-      s.M = transpose(A);
+      Csr<index_t> t = transpose(positions);
+      s.source = std::move(t.values);
+      s.M = Csr<T>{t.rows, t.cols, std::move(t.row_ptr), std::move(t.col_idx), std::vector<T>(s.source.size())};
+      s.set_values(std::span<const T>(A.values));
       s.tri = other(options.triangle);
     } else {
       s.M = A;
