@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "../apps/common.hpp"
 #include "balsa/generators.hpp"
+#include "balsa/stats.hpp"
 #include "bench_output.hpp"
 #include "pcg_baseline.hpp"
 #include "solve_methods.hpp"
@@ -27,12 +29,6 @@ struct SolveCase {
   std::vector<std::string> methods;
   std::function<Csr<double>()> build;
 };
-
-bool is_symmetric(const Csr<double>& A) {
-  if (A.rows != A.cols) return false;
-  const Csr<double> T = transpose(A);
-  return T.col_idx == A.col_idx && T.row_ptr == A.row_ptr && T.values == A.values;
-}
 
 std::vector<SolveCase> suite(const SolveBenchOptions& o) {
   std::vector<SolveCase> cases;
@@ -62,10 +58,10 @@ std::vector<SolveCase> suite(const SolveBenchOptions& o) {
     files.insert(files.end(), found.begin(), found.end());
   }
   for (const std::string& f : files) {
-    const Csr<double> A = app::load_matrix<double>(f).A;
-    if (A.rows != A.cols) continue;
+    auto A = std::make_shared<const Csr<double>>(app::load_matrix<double>(f).A);  // read once
+    if (A->rows != A->cols) continue;
     const std::string name = std::filesystem::path(f).stem().string();
-    cases.push_back({name, is_symmetric(A) ? pcg : nonsym, [f] { return app::load_matrix<double>(f).A; }});
+    cases.push_back({name, structure_stats(*A).values_symmetric ? pcg : nonsym, [A] { return *A; }});
   }
   if (!o.only.empty())
     cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const SolveCase& c) {

@@ -8,6 +8,7 @@
 
 #include "balsa/generators.hpp"
 #include "balsa/krylov.hpp"
+#include "support/krylov_cases.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {
@@ -23,27 +24,6 @@ struct SpmvChoice {
   explicit SpmvChoice(const char* name) { ::setenv("BALSA_KRYLOV_SPMV", name, 1); }
   ~SpmvChoice() { ::unsetenv("BALSA_KRYLOV_SPMV"); }
 };
-
-// 2D convection-diffusion, central differences (as in krylov_test.cpp).
-template <class T>
-Csr<T> convection_diffusion(index_t m, double c) {
-  const double h = 1.0 / (m + 1);
-  Coo<T> A;
-  A.rows = A.cols = m * m;
-  auto add = [&](index_t i, index_t j, double v) {
-    A.row_idx.push_back(i), A.col_idx.push_back(j), A.values.push_back(T(v));
-  };
-  for (index_t y = 0; y < m; ++y)
-    for (index_t x = 0; x < m; ++x) {
-      const index_t i = y * m + x;
-      add(i, i, 4.0);
-      if (x > 0) add(i, i - 1, -1.0 - c * h / 2);
-      if (x + 1 < m) add(i, i + 1, -1.0 + c * h / 2);
-      if (y > 0) add(i, i - m, -1.0 - c * h / 4);
-      if (y + 1 < m) add(i, i + m, -1.0 + c * h / 4);
-    }
-  return to_csr(A);
-}
 
 template <class T>
 double tol_for() {
@@ -131,7 +111,7 @@ TYPED_TEST(KrylovGpu, BiCgStabFamilyAgreesWithCpu) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
   const double tol = tol_for<T>();
-  const std::pair<std::string, Csr<T>> cases[] = {{"convection-diffusion", convection_diffusion<T>(40, 40.0)},
+  const std::pair<std::string, Csr<T>> cases[] = {{"convection-diffusion", test::convection_diffusion<T>(40, 40.0)},
                                                   {"banded", banded_dominant<T>(20000, 5, 1.5, 7)}};
   for (const auto& [name, A] : cases)
     for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi, PreconditionerKind::Ilu0})
@@ -201,7 +181,7 @@ TYPED_TEST(KrylovGpu, StatusMasksIterationsAfterTheStop) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
   SpmvChoice choice("balsa");
-  const Csr<T> spd = laplacian_2d<T>(30, 30), nonsym = convection_diffusion<T>(30, 40.0);
+  const Csr<T> spd = laplacian_2d<T>(30, 30), nonsym = test::convection_diffusion<T>(30, 40.0);
   for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL}) {
     SCOPED_TRACE(to_string(method));
     const Csr<T>& A = method == KrylovMethod::Cg ? spd : nonsym;

@@ -6,6 +6,7 @@
 
 #include "balsa/generators.hpp"
 #include "balsa/krylov.hpp"
+#include "support/krylov_cases.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {
@@ -16,49 +17,8 @@ class KrylovCpu : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(KrylovCpu, ValueTypes);
 
-// ---- test matrices -------------------------------------------------------------
-
-// Picciau's thesis sec. 5.1.2: Q with ones on diagonals -1, 0, +1 and mu on
-// diagonals +-w; A = Q Q^T (SPD when Q is nonsingular).
-template <class T>
-Csr<T> thesis_matrix(index_t n, double mu, index_t w = 10) {
-  DenseMatrix<double> Q(n, n);
-  for (index_t i = 0; i < n; ++i)
-    for (index_t j = std::max(0, i - w); j <= std::min(n - 1, i + w); ++j) {
-      const index_t d = std::abs(i - j);
-      Q(i, j) = d <= 1 ? 1.0 : d == w ? mu : 0.0;
-    }
-  DenseMatrix<T> A(n, n);
-  for (index_t i = 0; i < n; ++i)
-    for (index_t j = 0; j < n; ++j) {
-      double s = 0;
-      for (index_t k = 0; k < n; ++k) s += Q(i, k) * Q(j, k);
-      A(i, j) = T(s);
-    }
-  return to_csr(A);
-}
-
-// 2D convection-diffusion -Laplace(u) + (c, c/2) . grad(u) on an m x m grid,
-// central differences, h = 1/(m+1): nonsymmetric, nonsingular.
-template <class T>
-Csr<T> convection_diffusion(index_t m, double c) {
-  const double h = 1.0 / (m + 1);
-  Coo<T> A;
-  A.rows = A.cols = m * m;
-  auto add = [&](index_t i, index_t j, double v) {
-    A.row_idx.push_back(i), A.col_idx.push_back(j), A.values.push_back(T(v));
-  };
-  for (index_t y = 0; y < m; ++y)
-    for (index_t x = 0; x < m; ++x) {
-      const index_t i = y * m + x;
-      add(i, i, 4.0);
-      if (x > 0) add(i, i - 1, -1.0 - c * h / 2);
-      if (x + 1 < m) add(i, i + 1, -1.0 + c * h / 2);
-      if (y > 0) add(i, i - m, -1.0 - c * h / 4);
-      if (y + 1 < m) add(i, i + m, -1.0 + c * h / 4);
-    }
-  return to_csr(A);
-}
+// ---- test matrices (also test::convection_diffusion; the thesis family is
+// balsa::thesis_banded_spd, checked against a dense Q Q^T in generators_test) --
 
 // tridiag(-1, 2, -1) of order n: eigenvectors sin(pi k i / (n+1)), distinct eigenvalues.
 template <class T>
@@ -123,7 +83,7 @@ TYPED_TEST(KrylovCpu, CgOnThesisFamily) {
   if (std::is_same_v<T, float>) GTEST_SKIP() << "cond(A) ~ 1e5: double only";
   for (const double mu : {1e-6, 1e-4, 1e-2}) {
     SCOPED_TRACE("mu = " + std::to_string(mu));
-    const Csr<T> A = thesis_matrix<T>(100, mu);
+    const Csr<T> A = thesis_banded_spd<T>(100, mu);
     expect_solves<T>(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::Jacobi,
                          .device = Device::Cpu, .tolerance = 1e-10, .max_iterations = 5000},
                      1e-4);
@@ -167,7 +127,7 @@ TYPED_TEST(KrylovCpu, CgIterationCountsFromTheSpectrum) {
 TYPED_TEST(KrylovCpu, BiCgStabFamilySolvesNonsymmetricSystems) {
   using T = TypeParam;
   const double tol = tol_for<T>();
-  const Csr<T> cd = convection_diffusion<T>(30, 40.0);
+  const Csr<T> cd = test::convection_diffusion<T>(30, 40.0);
   const Csr<T> banded = banded_dominant<T>(3000, 5, 1.5, 7);
   for (const auto& [name, A] : {std::pair{"convection-diffusion", cd}, std::pair{"banded", banded}})
     for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi}) {
@@ -215,7 +175,7 @@ TYPED_TEST(KrylovCpu, IncompletePreconditionersCutIterations) {
   using T = TypeParam;
   const double tol = tol_for<T>();
   const Csr<T> spd = laplacian_2d<T>(40, 40);
-  const Csr<T> cd = convection_diffusion<T>(40, 40.0);
+  const Csr<T> cd = test::convection_diffusion<T>(40, 40.0);
   for (const auto& [name, A, method, pre] :
        {std::tuple{"cg ic0", spd, KrylovMethod::Cg, PreconditionerKind::Ic0},
         std::tuple{"cg ilu0", spd, KrylovMethod::Cg, PreconditionerKind::Ilu0},
