@@ -99,7 +99,11 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_per_row(const Csr<T>& A, Tri
 // lane (steps of several passes, overflow rows past 4 entries); 64 threads
 // and 8 lanes (8 rows a pass, group shuffles); 512 threads and 32 lanes (a
 // warp a row); and a 16-entry ring with about 7-row chunks and with one chunk
-// (values of the chunk read from global memory, early and late).
+// (values of the chunk read from global memory, early and late). The
+// dataflow kernel (BALSA_TRSV_BLOCKS_KERNEL=dataflow, one lane a row):
+// "Dataflow" on the default tuning, "TinyChunks" with its chunks capped at 64
+// positions (many more chunks than resident blocks: later chunks wait for a
+// block to finish).
 class ScopedEnvironment {
  public:
   ScopedEnvironment(std::initializer_list<std::pair<const char*, const char*>> vars) {
@@ -137,6 +141,17 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_small_ring(const Csr<T>& A, 
                                          {.chunks = std::max<index_t>(1, A.rows / 7)});
 }
 template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_dataflow(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_KERNEL", "dataflow"}};
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri));
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_tiny_chunks(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  ScopedEnvironment env{
+      {"BALSA_TRSV_BLOCKS_KERNEL", "dataflow"}, {"BALSA_TRSV_BLOCKS_CAPACITY", "64"}, {"BALSA_TRSV_BLOCKS_THREADS", "64"}};
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri));
+}
+template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_one_chunk(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
   ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_RING", "16"}, {"BALSA_TRSV_BLOCKS_THREADS", "1024"}};
   return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.chunks = 1});
@@ -160,7 +175,9 @@ std::vector<NamedAlgorithm<T>> every_algorithm() {
           {"SyncFreeBlocksLanes", &make_blocks_lanes<T>},
           {"SyncFreeBlocksWarpRows", &make_blocks_warp_rows<T>},
           {"SyncFreeBlocksSmallRing", &make_blocks_small_ring<T>},
-          {"SyncFreeBlocksOneChunk", &make_blocks_one_chunk<T>}};
+          {"SyncFreeBlocksOneChunk", &make_blocks_one_chunk<T>},
+          {"SyncFreeBlocksDataflow", &make_blocks_dataflow<T>},
+          {"SyncFreeBlocksTinyChunks", &make_blocks_tiny_chunks<T>}};
 }
 
 // Every algorithm, or those named in BALSA_TEST_ALGORITHMS (comma-separated,

@@ -38,16 +38,28 @@
 // (64, 256, 512 or 1024 threads a block; 256 by default),
 // BALSA_TRSV_BLOCKS_LANES (1, 4, 8, 16 or 32 lanes a row; by default from
 // the mean row length, detail::lanes_for), BALSA_TRSV_BLOCKS_RING (ring
-// entries used, a power of two below the default 32 KB; tests shrink it).
+// entries used, a power of two below the default 32 KB; tests shrink it),
+// BALSA_TRSV_BLOCKS_KERNEL=dataflow (the experimental kernel of
+// trsv/sync_free_blocks_dataflow.cuh; BALSA_TRSV_BLOCKS_CAPACITY caps its
+// chunks, in positions), BALSA_TRSV_BLOCKS_TRACE=file (after every solve, synchronously: one CSV
+// line per step with its chunk, width, start time (global timer and SM
+// clock) and the threads that waited on an earlier chunk, and one per
+// chunk with its start and end; bench/trace-sfblocks.py reads it).
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <string>
 
 #include "balsa/graph.hpp"
 #include "cuda/check.hpp"
 #include "sparse/instantiate.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/gpu_common.cuh"
+#include "trsv/sync_free_blocks_batches.hpp"
+#include "trsv/sync_free_blocks_dataflow.cuh"
 #include "trsv/sync_free_blocks_kernel.cuh"
 #include "trsv/sync_free_blocks_layout.hpp"
 #include "trsv/sync_free_blocks_plan.hpp"
@@ -77,6 +89,44 @@ SolveKernel<T> kernel_for_threads(int threads) {
 }
 
 template <class T>
+using DataflowKernel = void (*)(blocks::View<T>, blocks::DataflowView, T*, T*, T*, int*, int);
+
+template <class T>
+DataflowKernel<T> dataflow_for_threads(int threads) {
+  switch (threads) {
+    case 64: return &blocks::dataflow_kernel<T, 64>;
+    case 256: return &blocks::dataflow_kernel<T, 256>;
+    case 1024: return &blocks::dataflow_kernel<T, 1024>;
+    default: return &blocks::dataflow_kernel<T, 512>;
+  }
+}
+
+// Positions of one chunk the dataflow kernel holds in shared memory: the
+// block's opt-in maximum less 1 KB (its static variables), or the
+// environment's BALSA_TRSV_BLOCKS_CAPACITY when smaller (tests).
+template <class T>
+index_t dataflow_capacity() {
+  int device = 0, optin = 0;
+  BALSA_CUDA_CHECK(cudaGetDevice(&device));
+  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  index_t cap = index_t((optin - 1024) / int(sizeof(T)));
+  if (const int e = env_int("BALSA_TRSV_BLOCKS_CAPACITY"); e > 0 && e < cap) cap = e;
+  return cap;
+}
+
+// Stored off-diagonal entries of a canonical triangular matrix (its
+// diagonal, when stored, ends a Lower row and starts an Upper one).
+template <class T>
+index_t off_diagonal_entries(const Csr<T>& A, Triangle tri) {
+  index_t diagonals = 0;
+  for (index_t i = 0; i < A.rows; ++i) {
+    const index_t b = A.row_ptr[i], e = A.row_ptr[i + 1];
+    diagonals += b < e && A.col_idx[tri == Triangle::Lower ? e - 1 : b] == i;
+  }
+  return A.nnz() - diagonals;
+}
+
+template <class T>
 class SyncFreeBlocksSolver final : public Algorithm<T> {
  public:
   SyncFreeBlocksSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag, const LevelSets& levels,
@@ -88,19 +138,49 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     for (index_t l = 0; l < levels.count(); ++l)
       for (index_t q = levels.level_ptr[l]; q < levels.level_ptr[l + 1]; ++q) level[std::size_t(levels.rows[q])] = l;
     for (index_t i = 0; i < n_; ++i) work[std::size_t(i)] = A.row_ptr[i + 1] - A.row_ptr[i] + 1;
-    index_t chunks = tuning.chunks > 0 ? tuning.chunks : default_chunks(tuning);
-    if (const int e = env_int("BALSA_TRSV_BLOCKS_CHUNKS"); e > 0) chunks = e;
-    plan_ = detail::plan_sync_free_blocks(level, work, tri, chunks);
-    const detail::OffDiagonal pattern = detail::split_diagonal(A, diag, plan_.order);
     // Lanes a row: from the mean off-diagonal entries, or the environment.
-    int lanes = detail::lanes_for(double(pattern.nnz()) / double(n_));
+    int lanes = detail::lanes_for(double(off_diagonal_entries(A, tri)) / double(n_));
     if (const int e = env_int("BALSA_TRSV_BLOCKS_LANES"); e == 1 || e == 4 || e == 8 || e == 16 || e == 32) lanes = e;
+    // The kernel: the step kernel, or (experiment, BALSA_TRSV_BLOCKS_KERNEL=
+    // dataflow, one lane a row) the dataflow kernel, which measured 4x slower
+    // on the 3D Laplacian (trsv/sync_free_blocks_dataflow.cuh).
+    const char* kernel_env = std::getenv("BALSA_TRSV_BLOCKS_KERNEL");
+    dataflow_ = lanes == 1 && kernel_env && std::string(kernel_env) == "dataflow";
+    const index_t capacity = dataflow_ ? dataflow_capacity<T>() : 0;
+    index_t chunks = tuning.chunks > 0 ? tuning.chunks : default_chunks(tuning);
+    const bool chunks_given = tuning.chunks > 0 || env_int("BALSA_TRSV_BLOCKS_CHUNKS") > 0;
+    if (const int e = env_int("BALSA_TRSV_BLOCKS_CHUNKS"); e > 0) chunks = e;
+    if (dataflow_ && !chunks_given)  // chunks of at most ~90% of the capacity on average
+      chunks = std::max<index_t>(chunks, index_t((std::int64_t(n_) * 10 + std::int64_t(capacity) * 9 - 1) /
+                                                 (std::int64_t(capacity) * 9)));
+    plan_ = detail::plan_sync_free_blocks(level, work, tri, chunks);
+    // Work-balanced chunks may still exceed the capacity: more chunks, or the step kernel.
+    for (int attempt = 0; dataflow_ && largest_chunk() > capacity; ++attempt) {
+      if (chunks_given || attempt == 8 || chunks >= n_) {
+        dataflow_ = false;
+        break;
+      }
+      chunks = std::min<index_t>(n_, chunks + chunks / 4 + 1);
+      plan_ = detail::plan_sync_free_blocks(level, work, tri, chunks);
+    }
+    const detail::OffDiagonal pattern = detail::split_diagonal(A, diag, plan_.order);
     ring_ = blocks::kRing<T>;
     if (const int e = env_int("BALSA_TRSV_BLOCKS_RING"); e > 0 && e < ring_ && (e & (e - 1)) == 0) ring_ = e;
-    threads_ = 256;
-    if (const int e = env_int("BALSA_TRSV_BLOCKS_THREADS"); e == 64 || e == 512 || e == 1024) threads_ = e;
+    threads_ = dataflow_ ? 512 : 256;
+    if (const int e = env_int("BALSA_TRSV_BLOCKS_THREADS"); e == 64 || e == 256 || e == 512 || e == 1024) threads_ = e;
     layout_ = detail::layout_sync_free_blocks(plan_, pattern, lanes, blocks::kCap);
-    detail::with_lanes(lanes, [&](auto g) { kernel_ = kernel_for_threads<T, decltype(g)::value>(threads_); });
+    if (dataflow_) {
+      const detail::SyncFreeBlocksBatches batches = detail::batch_sync_free_blocks(plan_, layout_);
+      batches_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(
+          reinterpret_cast<const index_t*>(batches.batches.data()), batches.batches.size() * 4));
+      chunk_batch_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(batches.chunk_batch));
+      dataflow_kernel_ = dataflow_for_threads<T>(threads_);
+      shared_bytes_ = std::size_t(batches.largest_chunk) * sizeof(T);
+      BALSA_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(dataflow_kernel_),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+    } else {
+      detail::with_lanes(lanes, [&](auto g) { kernel_ = kernel_for_threads<T, decltype(g)::value>(threads_); });
+    }
 
     using IndexSpan = std::span<const index_t>;
     chunk_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.chunk_ptr));
@@ -126,6 +206,10 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     }
     counters_ = cuda::DeviceBuffer<int>(3);
     counters_.fill_bytes(0);
+    if (const char* e = std::getenv("BALSA_TRSV_BLOCKS_TRACE"); e && *e) {
+      trace_path_ = e;
+      trace_ = cuda::DeviceBuffer<unsigned long long>(trace_index().size());
+    }
   }
 
   void solve(const T* b, T* x) override {
@@ -141,11 +225,21 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
                             ell_dep_.data(),  ell_val_.data(),   ell_dep_.size(),
                             ovf_ptr_.data(),  ovf_dep_.data(),   ovf_val_.data(),
                             diag_.data(),     bp_.data(),        rows_.data(),
-                            n_,               ring_};
+                            n_,               ring_,
+                            trace_.size() ? trace_.data() : nullptr};
     T* cur = xp_[current_].data();
     current_ ^= 1;
-    kernel_<<<unsigned(plan_.chunks), unsigned(threads_)>>>(v, x, cur, xp_[current_].data(), counters_.data(), epoch_);
+    if (trace_.size()) trace_.fill_bytes(0);  // the dataflow kernel traces chunks only
+    if (dataflow_) {
+      const blocks::DataflowView dv{reinterpret_cast<const int4*>(batches_.data()), chunk_batch_.data()};
+      dataflow_kernel_<<<unsigned(plan_.chunks), unsigned(threads_), shared_bytes_>>>(
+          v, dv, x, cur, xp_[current_].data(), counters_.data(), epoch_);
+    } else {
+      kernel_<<<unsigned(plan_.chunks), unsigned(threads_)>>>(v, x, cur, xp_[current_].data(), counters_.data(),
+                                                               epoch_);
+    }
     BALSA_CHECK_LAUNCH();
+    if (trace_.size()) write_trace();
   }
 
   void update_values(std::span<const T> values) override {
@@ -177,9 +271,33 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     st.blocks.steps = plan_.steps();
     st.blocks.most_steps = plan_.most_steps;
     st.blocks.widest_step = plan_.widest_step;
+    st.blocks.dataflow = dataflow_;
   }
 
  private:
+  index_t largest_chunk() const {
+    index_t most = 0;
+    for (index_t c = 0; c < plan_.chunks; ++c)
+      most = std::max(most, plan_.chunk_ptr[std::size_t(c) + 1] - plan_.chunk_ptr[std::size_t(c)]);
+    return most;
+  }
+  blocks::TraceIndex trace_index() const { return {std::size_t(plan_.steps()), std::size_t(plan_.chunks)}; }
+  // The last solve's trace (experiments; see the file comment).
+  void write_trace() {
+    std::vector<unsigned long long> t(trace_.size());
+    trace_.download(std::span<unsigned long long>(t));
+    const blocks::TraceIndex ti = trace_index();
+    std::ofstream out(trace_path_);
+    out << "kind,chunk,step,width,timer_ns,clock,waits\n";
+    for (index_t c = 0; c < plan_.chunks; ++c) {
+      out << "chunk," << c << ",,," << t[ti.start(std::size_t(c))] << ',' << t[ti.end(std::size_t(c))] << ",\n";
+      for (index_t s = plan_.chunk_step[std::size_t(c)]; s < plan_.chunk_step[std::size_t(c) + 1]; ++s)
+        out << "step," << c << ',' << s << ',' << (layout_.steps[std::size_t(s)].end - layout_.steps[std::size_t(s)].begin)
+            << ',' << t[ti.timer(std::size_t(s))] << ',' << t[ti.clock(std::size_t(s))] << ','
+            << t[ti.waits(std::size_t(s))] << '\n';
+    }
+    if (!out) throw Error("BALSA_TRSV_BLOCKS_TRACE: cannot write " + trace_path_);
+  }
   index_t default_chunks(const SyncFreeBlocksTuning& tuning) const {
     // chunks_per_sm per multiprocessor (the hand-overs between chunks are on
     // the critical path, so not more), but at least min_chunk_rows rows each.
@@ -193,6 +311,10 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   int threads_ = 256;
   index_t ring_ = 0;  // entries of the shared-memory ring used (a power of two)
   SolveKernel<T> kernel_ = nullptr;
+  bool dataflow_ = false;  // the dataflow kernel (trsv/sync_free_blocks_dataflow.cuh)
+  DataflowKernel<T> dataflow_kernel_ = nullptr;
+  std::size_t shared_bytes_ = 0;
+  cuda::DeviceBuffer<index_t> batches_, chunk_batch_;
   cuda::DeviceBuffer<index_t> chunk_ptr_, chunk_step_, steps_, rows_, ell_dep_, ell_pos_, ovf_ptr_, ovf_dep_, ovf_pos_,
       diag_pos_;
   cuda::DeviceBuffer<T> ell_val_, ovf_val_, diag_, bp_;
@@ -200,6 +322,8 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   int current_ = 0;
   cuda::DeviceBuffer<int> counters_;
   int epoch_ = 0;
+  cuda::DeviceBuffer<unsigned long long> trace_;  // BALSA_TRSV_BLOCKS_TRACE
+  std::string trace_path_;
 };
 
 }  // namespace

@@ -21,6 +21,14 @@
 //  * the values of the latest v.ring (<= kRing) positions of the chunk (in
 //    practice the previous step, the one whose values cannot be fetched
 //    early) come from a shared-memory ring (~30 cycles).
+// Measured (ncu, lower triangle of the 3D 7-point Laplacian 160^3, 132
+// chunks x 256 threads, 42,005 steps): a step is a chain of dependent
+// instructions in few warps (~14 cycles an instruction, two warps a
+// scheduler), so its cost is its instruction count: 364 instructions a warp
+// a step (with register spills from a lambda-captured spin) took 1.9 us; the
+// current code, 259 instructions (L2 prefetches by one warp, the spin out of
+// line, 32-bit slot arithmetic, the rare paths apart), 1.2 us, and the solve
+// 0.973 -> 0.769 ms. Half the warp time is at the barrier.
 // Two stages (a, b) alternate by name (the loop is unrolled by two), so no
 // register of a pending load is copied at the back edge (a copy would wait
 // for the load). Expected step: barrier (~50 ns) + ring/L1 read (~20 ns) +
@@ -93,6 +101,23 @@ struct View {
   const index_t* rows;        // position -> row
   index_t n;
   index_t ring;               // ring entries used: a power of two <= kRing<T>
+  // Experiments only (BALSA_TRSV_BLOCKS_TRACE): per step s, the global timer
+  // and the SM clock when the step starts and how many threads had to wait
+  // for an earlier chunk in it; per chunk, its start and end times. nullptr:
+  // no trace (one uniform branch a step).
+  unsigned long long* trace;
+};
+
+// The trace's layout: [steps] timer, [steps] clock, [steps] waits, then per
+// chunk [chunks] start timer, [chunks] end timer.
+struct TraceIndex {
+  std::size_t steps, chunks;
+  __host__ __device__ std::size_t timer(std::size_t s) const { return s; }
+  __host__ __device__ std::size_t clock(std::size_t s) const { return steps + s; }
+  __host__ __device__ std::size_t waits(std::size_t s) const { return 2 * steps + s; }
+  __host__ __device__ std::size_t start(std::size_t c) const { return 3 * steps + c; }
+  __host__ __device__ std::size_t end(std::size_t c) const { return 3 * steps + chunks + c; }
+  __host__ __device__ std::size_t size() const { return 3 * steps + 2 * chunks; }
 };
 
 // What a thread holds for its row of pass 0 of one step (row j = tid / G,
@@ -120,14 +145,15 @@ __device__ __forceinline__ void load_stage(const View<T>& v, Stage<T>& st) {
     st.diag = v.diag[k];
     st.row = v.rows[k];
   }
+  const T* val = v.val + st.meta.z + j * G + g;  // slot of t: base + t * W * G
+  const index_t* dep = v.dep + st.meta.z + j * G + g;
 #pragma unroll
   for (int t = 0; t < kCap; ++t) {
     st.dep[t] = -1;
     st.val[t] = T(0);
     if (active && t < width) {
-      const index_t slot = st.meta.z + (index_t(t) * W + j) * G + g;
-      st.dep[t] = v.dep[slot];
-      st.val[t] = v.val[slot];
+      st.dep[t] = dep[t * W * G];
+      st.val[t] = val[t * W * G];
     }
   }
 }
@@ -145,28 +171,54 @@ __device__ __forceinline__ void prefetch_x(Stage<T>& st, index_t first, index_t 
   }
 }
 
-__device__ __forceinline__ void prefetch_l2(const void* base, std::size_t elem, std::size_t from, std::size_t to,
-                                            std::size_t size) {
+// One warp's L2 prefetch of [from, to) elements of `elem` bytes (lane-strided lines).
+__device__ __forceinline__ void prefetch_l2(const void* base, unsigned elem, unsigned from, unsigned to, unsigned size,
+                                            unsigned lane) {
   to = to < size ? to : size;
   if (from >= to) return;
   const char* p = static_cast<const char*>(base);
-  const std::size_t lo = from * elem / 128, hi = (to * elem + 127) / 128;
-  for (std::size_t line = lo + threadIdx.x; line < hi; line += blockDim.x)
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p + line * 128));
+  const std::size_t lo = std::size_t(from) * elem / 128, hi = (std::size_t(to) * elem + 127) / 128;
+  for (std::size_t line = lo + lane; line < hi; line += 32) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + line * 128));
 }
 
-// The value of position d for a row of the chunk starting at `first`, when
-// d was not fetched early: ring, plain load (complete, this chunk), or a
-// sync-free wait (an earlier chunk).
-template <class T>
-__device__ __forceinline__ T dep_value(index_t d, index_t first, index_t ring_lo, index_t ring_mask, const T* ring,
-                                       const T* xp, int* error, int epoch, bool& ok) {
-  if (d < 0) return T(0);
-  if (d >= ring_lo) return ring[d & (ring_mask)];
-  if (d >= first) return xp[d];
-  T v;
-  ok = spin_until([&] { return !is_sentinel(v = load_relaxed(xp[d])); }, error, epoch) && ok;
-  return v;
+// About two steps after `next` into L2 (its slots, b, diagonal and rows).
+// Done by the block's last warp only: the warps with rows skip it.
+template <class T, int G>
+__device__ __forceinline__ void prefetch_ahead(const View<T>& v, int4 next, unsigned lane) {
+  const unsigned nb = unsigned(next.x), ne = unsigned(next.y);
+  const unsigned zb = unsigned(next.z), zl = (ne - nb) * unsigned(G) * unsigned(next.w & kStepWidthMask);
+  prefetch_l2(v.dep, sizeof(index_t), zb + zl, zb + 3 * zl, unsigned(v.slots), lane);
+  prefetch_l2(v.val, sizeof(T), zb + zl, zb + 3 * zl, unsigned(v.slots), lane);
+  const unsigned pl = ne - nb, n = unsigned(v.n);
+  prefetch_l2(v.bp, sizeof(T), ne, ne + 2 * pl, n, lane);
+  prefetch_l2(v.diag, sizeof(T), ne, ne + 2 * pl, n, lane);
+  prefetch_l2(v.rows, sizeof(index_t), ne, ne + 2 * pl, n, lane);
+}
+
+// The value of an earlier chunk's position: relaxed polls until it is not
+// the sentinel; NaN when the watchdog fired (the solve reports it). Out of
+// line: only a wait takes this path, and the spin's state stays out of the
+// step's registers.
+template <class T, ::cuda::thread_scope Scope = ::cuda::thread_scope_device>
+__device__ __noinline__ T await_value(const T* p, int* error, int epoch) {
+  // Shared memory (Scope block, the dataflow kernel): sleep early and briefly,
+  // so that waiting warps leave the issue slots to the warps that work.
+  constexpr bool kShared = Scope == ::cuda::thread_scope_block;
+  std::uint64_t start = 0;  // the watchdog's clock starts after the first checks (a timer read is slow)
+  for (unsigned polls = 1;; ++polls) {
+    const T v = load_relaxed<T, Scope>(*p);
+    if (!is_sentinel(v)) return v;
+    if (polls % kPollsBetweenChecks == 0) {
+      if (load_relaxed(*error) == epoch) return quiet_nan<T>();
+      const std::uint64_t now = global_timer_ns();
+      if (start == 0) start = now;
+      if (now - start > watchdog_ns) {
+        ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*error).store(epoch, ::cuda::memory_order_relaxed);
+        return quiet_nan<T>();
+      }
+    }
+    if (polls > (kShared ? 4u : kPollsBeforeSleep)) __nanosleep(kShared ? 32u : kSleepNs);
+  }
 }
 
 template <class T>
@@ -178,92 +230,142 @@ struct Out {
   int epoch;
 };
 
-// Step s of the chunk [.., s_end) from stage cur; loads stage nxt (step s + 1)
-// and the meta of step s + 2 into cur.meta; ends with the step's barrier,
-// which every thread reaches.
-template <class T, int B, int G>
-__device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, index_t s, index_t s_end,
-                                         index_t first, Stage<T>& cur, Stage<T>& nxt, T* ring) {
-  constexpr index_t kRows = B / G;  // rows per pass
-  const int4 m = cur.meta;
-  const index_t begin = m.x, end = m.y, W = end - begin, width = m.w & kStepWidthMask;
-  const bool overflow = (m.w & kStepOverflow) != 0;
-  const bool has_next = s + 1 < s_end;
-  if (has_next) load_stage<T, G>(v, nxt);
-  if (s + 2 < s_end) cur.meta = v.steps[s + 2];
-  if (has_next) {  // about two steps further on into L2
-    const index_t nb = nxt.meta.x, ne = nxt.meta.y;
-    const std::size_t zb = std::size_t(nxt.meta.z),
-                      zl = std::size_t(ne - nb) * G * std::size_t(nxt.meta.w & kStepWidthMask);
-    prefetch_l2(v.dep, sizeof(index_t), zb + zl, zb + 3 * zl, v.slots);
-    prefetch_l2(v.val, sizeof(T), zb + zl, zb + 3 * zl, v.slots);
-    const std::size_t pe = std::size_t(ne), pl = std::size_t(ne - nb);
-    prefetch_l2(v.bp, sizeof(T), pe, pe + 2 * pl, std::size_t(v.n));
-    prefetch_l2(v.diag, sizeof(T), pe, pe + 2 * pl, std::size_t(v.n));
-    prefetch_l2(v.rows, sizeof(index_t), pe, pe + 2 * pl, std::size_t(v.n));
+// The value of position d when it was not fetched early: ring, plain load
+// (complete, this chunk), or a wait (an earlier chunk).
+template <class T>
+__device__ __forceinline__ T dep_value(index_t d, index_t first, index_t ring_lo, index_t ring_mask, const T* ring,
+                                       const Out<T>& o, int& waited) {
+  if (d >= ring_lo) return ring[d & ring_mask];
+  if (d < 0) return T(0);
+  if (d >= first) return o.xp[d];
+  const T v = load_relaxed(o.xp[d]);
+  if (!is_sentinel(v)) return v;
+  waited = 1;
+  return await_value(o.xp + d, o.error, o.epoch);
+}
+
+// Row k's value from its lanes' partial sums: x = (b - sum) / diagonal,
+// published to the ring (the chunk's latest positions), xp (for later
+// chunks), the next solve's xp (the sentinel) and x by row.
+template <class T, int G>
+__device__ __forceinline__ void finish_row(T sum, T bk, T dk, index_t k, index_t row, bool active, index_t end,
+                                           const View<T>& v, const Out<T>& o, T* ring) {
+#pragma unroll
+  for (int off = G / 2; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off, G);
+  if (active && threadIdx.x % G == 0) {
+    T xi = (bk - sum) / dk;
+    if (is_sentinel(xi)) xi = quiet_nan<T>();  // only a NaN input gives these bits
+    if (k >= end - v.ring) ring[k & (v.ring - 1)] = xi;
+    ::cuda::atomic_ref<T, ::cuda::thread_scope_device>(o.xp[k]).store(xi, ::cuda::memory_order_relaxed);
+    o.xp_next[k] = sentinel_value<T>();
+    o.x[row] = xi;
   }
-  // Positions >= ring_lo of this chunk are in the ring: a step writes only
-  // its positions >= end - v.ring there (below: no two of them share a slot),
-  // and a later write to the slot of d would be of a position >= d + v.ring
-  // >= end, which is not written yet.
-  const index_t ring_lo = max(first, end - v.ring);
+}
+
+// Rare paths (separate branches of the step). A row's entries beyond the
+// stage's width * G slots (the overflow CSR by position), lane-strided.
+template <class T, int G>
+__device__ __forceinline__ T overflow_sum(const View<T>& v, const Out<T>& o, index_t k, bool active, index_t first,
+                                          index_t ring_lo, const T* ring, int& waited) {
+  T sum = T(0);
+  if (!active) return sum;
   const index_t g = index_t(threadIdx.x) % G;
-  for (index_t j0 = 0; j0 < W; j0 += kRows) {  // passes: the same count in every thread
+  for (index_t e = v.ovf_ptr[k] + g; e < v.ovf_ptr[k + 1]; e += G)
+    sum += v.ovf_val[e] * dep_value(v.ovf_dep[e], first, ring_lo, v.ring - 1, ring, o, waited);
+  return sum;
+}
+
+// Passes 1, 2, ... of a step wider than one pass of the block (B / G rows):
+// direct loads.
+template <class T, int B, int G>
+__device__ __forceinline__ void further_passes(const View<T>& v, const Out<T>& o, int4 m, index_t first, index_t ring_lo,
+                                            T* ring, int& waited) {
+  constexpr index_t kRows = B / G;
+  const index_t begin = m.x, end = m.y, W = end - begin, width = m.w & kStepWidthMask;
+  const index_t g = index_t(threadIdx.x) % G;
+  for (index_t j0 = kRows; j0 < W; j0 += kRows) {  // the same count in every thread
     const index_t j = j0 + index_t(threadIdx.x) / G, k = begin + j;
     const bool active = j < W;
     T sum = T(0), bk = T(0), dk = T(1);
     index_t row = 0;
-    bool ok = true;
-    if (j0 == 0) {
-      if (active) {
-#pragma unroll
-        for (int t = 0; t < kCap; ++t) {
-          const index_t d = cur.dep[t];
-          T xd;
-          if (d >= 0 && d < cur.pre_hi) {
-            xd = cur.xv[t];
-            if (d < first && is_sentinel(xd))
-              ok = spin_until([&] { return !is_sentinel(xd = load_relaxed(o.xp[d])); }, o.error, o.epoch) && ok;
-          } else {
-            xd = dep_value(d, first, ring_lo, v.ring - 1, ring, o.xp, o.error, o.epoch, ok);
-          }
-          sum += cur.val[t] * xd;
-        }
-        bk = cur.bp;
-        dk = cur.diag;
-        row = cur.row;
-      }
-    } else if (active) {  // a further pass: direct loads
+    if (active) {
       bk = v.bp[k];
       dk = v.diag[k];
       row = v.rows[k];
       for (index_t t = 0; t < width; ++t) {
         const index_t slot = m.z + (t * W + j) * G + g;
         const index_t d = v.dep[slot];
-        if (d >= 0) sum += v.val[slot] * dep_value(d, first, ring_lo, v.ring - 1, ring, o.xp, o.error, o.epoch, ok);
+        if (d >= 0) sum += v.val[slot] * dep_value(d, first, ring_lo, v.ring - 1, ring, o, waited);
       }
     }
-    if (overflow && active)
-      for (index_t e = v.ovf_ptr[k] + g; e < v.ovf_ptr[k + 1]; e += G)
-        sum += v.ovf_val[e] * dep_value(v.ovf_dep[e], first, ring_lo, v.ring - 1, ring, o.xp, o.error, o.epoch, ok);
-    // The row's lanes add up their parts (every lane of the warp takes part).
-#pragma unroll
-    for (int off = G / 2; off > 0; off /= 2) {
-      sum += __shfl_xor_sync(0xffffffffu, sum, off, G);
-      ok = __shfl_xor_sync(0xffffffffu, int(ok), off, G) != 0 && ok;
-    }
-    if (active && g == 0) {
-      T xi = (bk - sum) / dk;
-      if (!ok || is_sentinel(xi)) xi = quiet_nan<T>();
-      if (k >= end - v.ring) ring[k & (v.ring - 1)] = xi;
-      ::cuda::atomic_ref<T, ::cuda::thread_scope_device>(o.xp[k]).store(xi, ::cuda::memory_order_relaxed);
-      o.xp_next[k] = sentinel_value<T>();
-      o.x[row] = xi;
-    }
+    if (m.w & kStepOverflow) sum += overflow_sum<T, G>(v, o, k, active, first, ring_lo, ring, waited);
+    finish_row<T, G>(sum, bk, dk, k, row, active, end, v, o, ring);
   }
+}
+
+// Step s of the chunk [.., s_end) from stage cur; loads stage nxt (step s + 1)
+// and the meta of step s + 2 into cur.meta; ends with the step's barrier,
+// which every thread reaches. Instructions are the step's cost (a step is a
+// chain of dependent instructions in few warps: ncu measured ~14 cycles an
+// instruction), so the common case (one pass, no overflow) reads only the
+// stage's registers and the ring.
+template <class T, int B, int G>
+__device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, index_t s, index_t s_end,
+                                         index_t first, Stage<T>& cur, Stage<T>& nxt, T* ring, int* waits) {
+  constexpr index_t kRows = B / G;  // rows per pass
+  const int4 m = cur.meta;
+  const index_t begin = m.x, end = m.y, W = end - begin;
+  const bool has_next = s + 1 < s_end;
+  if (v.trace && threadIdx.x == 0) {
+    const TraceIndex ti{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)};
+    v.trace[ti.timer(std::size_t(s))] = global_timer_ns();
+    v.trace[ti.clock(std::size_t(s))] = clock64();
+  }
+  if (has_next) load_stage<T, G>(v, nxt);
+  if (s + 2 < s_end) cur.meta = v.steps[s + 2];
+  if (has_next && threadIdx.x >= B - 32) prefetch_ahead<T, G>(v, nxt.meta, threadIdx.x % 32);
+  // Positions >= ring_lo of this chunk are in the ring: a step writes only
+  // its positions >= end - v.ring there (below: no two of them share a slot),
+  // and a later write to the slot of d would be of a position >= d + v.ring
+  // >= end, which is not written yet.
+  const index_t ring_lo = max(first, end - v.ring), ring_mask = v.ring - 1;
+  int waited = 0;
+  {  // pass 0: the stage's registers
+    const index_t j = index_t(threadIdx.x) / G;
+    const bool active = j < W;
+    T sum = T(0);
+    if (active) {
+#pragma unroll
+      for (int t = 0; t < kCap; ++t) {
+        const index_t d = cur.dep[t];
+        T xd;
+        if (d >= ring_lo) {
+          xd = ring[d & ring_mask];
+        } else if (d >= 0 && d < cur.pre_hi) {
+          xd = cur.xv[t];
+          if (d < first && is_sentinel(xd)) {
+            waited = 1;
+            xd = await_value(o.xp + d, o.error, o.epoch);
+          }
+        } else {
+          xd = dep_value(d, first, ring_lo, ring_mask, ring, o, waited);
+        }
+        sum += cur.val[t] * xd;
+      }
+    }
+    if (m.w & kStepOverflow) sum += overflow_sum<T, G>(v, o, begin + j, active, first, ring_lo, ring, waited);
+    finish_row<T, G>(sum, cur.bp, cur.diag, begin + j, cur.row, active, end, v, o, ring);
+  }
+  if (W > kRows) further_passes<T, B, G>(v, o, m, first, ring_lo, ring, waited);
   // Step s + 1's early x loads: positions before this step are complete.
   if (has_next) prefetch_x(nxt, first, min(max(first, nxt.meta.y - v.ring), begin), o.xp);
+  if (v.trace && waited) atomicAdd(&waits[s & 1], 1);
   __syncthreads();
+  if (v.trace && threadIdx.x == 0) {  // step s's count is complete; its slot is next written in step s + 2
+    const TraceIndex ti{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)};
+    v.trace[ti.waits(std::size_t(s))] = unsigned(waits[s & 1]);
+    waits[s & 1] = 0;
+  }
 }
 
 // counters[0]: tickets taken; counters[1]: blocks finished; counters[2]: the
@@ -271,10 +373,17 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
 template <class T, int B, int G>
 __global__ void __launch_bounds__(B) solve_kernel(View<T> v, T* x, T* xp, T* xp_next, int* counters, int epoch) {
   __shared__ int ticket;
+  __shared__ int waits[2];
   __shared__ T ring[kRing<T>];
-  if (threadIdx.x == 0) ticket = atomicAdd(&counters[0], 1);
+  if (threadIdx.x == 0) {
+    ticket = atomicAdd(&counters[0], 1);
+    waits[0] = waits[1] = 0;
+  }
   __syncthreads();
   const index_t c = ticket;
+  if (v.trace && threadIdx.x == 0)
+    v.trace[TraceIndex{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)}.start(std::size_t(c))] =
+        global_timer_ns();
   const index_t first = v.chunk_ptr[c];  // positions below belong to earlier chunks
   const index_t s0 = v.chunk_step[c], s1 = v.chunk_step[c + 1];  // s0 < s1: no chunk is empty
   const Out<T> o{x, xp, xp_next, &counters[2], epoch};
@@ -284,9 +393,12 @@ __global__ void __launch_bounds__(B) solve_kernel(View<T> v, T* x, T* xp, T* xp_
   load_stage<T, G>(v, a);
   prefetch_x(a, first, first, xp);  // the first step depends on earlier chunks only
   for (index_t s = s0; s < s1; s += 2) {  // s and s1 are the same in every thread
-    run_step<T, B, G>(v, o, s, s1, first, a, b, ring);
-    if (s + 1 < s1) run_step<T, B, G>(v, o, s + 1, s1, first, b, a, ring);
+    run_step<T, B, G>(v, o, s, s1, first, a, b, ring, waits);
+    if (s + 1 < s1) run_step<T, B, G>(v, o, s + 1, s1, first, b, a, ring, waits);
   }
+  if (v.trace && threadIdx.x == 0)
+    v.trace[TraceIndex{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)}.end(std::size_t(c))] =
+        global_timer_ns();
   if (threadIdx.x == 0 && atomicAdd(&counters[1], 1) == v.chunks - 1) {  // the last block: reset for the next solve
     counters[0] = 0;
     counters[1] = 0;

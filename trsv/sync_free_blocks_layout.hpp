@@ -52,6 +52,24 @@ struct SyncFreeBlocksLayout {
 SyncFreeBlocksLayout layout_sync_free_blocks(const SyncFreeBlocksPlan& plan, const OffDiagonal& pattern, int lanes,
                                              int cap);
 
+// Row k's x in a CPU emulation: its `width` slots (slot_of(t)) and, when
+// `overflow`, its overflow entries, each dependency through read(position).
+template <class T, class SlotOf, class Read>
+T emulate_row(const SyncFreeBlocksLayout& L, index_t k, index_t width, bool overflow, SlotOf slot_of,
+              std::span<const T> values, T bk, Read read) {
+  auto value = [&](index_t pos) { return pos < 0 ? T(0) : values[std::size_t(pos)]; };
+  T sum = T(0);
+  for (index_t t = 0; t < width; ++t) {
+    const std::size_t slot = slot_of(t);
+    sum += value(L.ell_value_pos[slot]) * read(L.ell_dep[slot]);
+  }
+  if (overflow)
+    for (index_t e = L.ovf_ptr[std::size_t(k)]; e < L.ovf_ptr[std::size_t(k) + 1]; ++e)
+      sum += value(L.ovf_value_pos[std::size_t(e)]) * read(L.ovf_dep[std::size_t(e)]);
+  const index_t dp = L.diag_pos[std::size_t(k)];
+  return (bk - sum) / (dp < 0 ? T(1) : value(dp));
+}
+
 // A CPU emulation of the device solve through the layout: step by step,
 // each row from its slots and overflow entries, reading only positions of
 // earlier steps (a dependency on a later or the same step throws). x by row.
@@ -61,7 +79,6 @@ std::vector<T> solve_through_layout(const SyncFreeBlocksPlan& plan, const SyncFr
   const std::size_t n = plan.order.size();
   std::vector<T> xp(n), x(n);
   std::vector<char> done(n, 0);
-  auto value = [&](index_t pos) { return pos < 0 ? T(0) : values[std::size_t(pos)]; };
   auto read = [&](index_t d) {
     if (d < 0) return T(0);
     if (!done[std::size_t(d)]) throw Error("solve_through_layout: a dependency is not solved before its step");
@@ -71,17 +88,14 @@ std::vector<T> solve_through_layout(const SyncFreeBlocksPlan& plan, const SyncFr
     const index_t W = s.end - s.begin, width = s.flags & kStepWidthMask;
     for (index_t j = 0; j < W; ++j) {
       const index_t k = s.begin + j;
-      T sum = T(0);
-      for (index_t t = 0; t < width; ++t)
-        for (index_t g = 0; g < L.lanes; ++g) {
-          const std::size_t slot = std::size_t(s.ell_base) + std::size_t((t * W + j) * L.lanes + g);
-          sum += value(L.ell_value_pos[slot]) * read(L.ell_dep[slot]);
-        }
-      if (s.flags & kStepOverflow)
-        for (index_t e = L.ovf_ptr[std::size_t(k)]; e < L.ovf_ptr[std::size_t(k) + 1]; ++e)
-          sum += value(L.ovf_value_pos[std::size_t(e)]) * read(L.ovf_dep[std::size_t(e)]);
-      const index_t dp = L.diag_pos[std::size_t(k)];
-      xp[std::size_t(k)] = (b[std::size_t(plan.order[std::size_t(k)])] - sum) / (dp < 0 ? T(1) : value(dp));
+      // Lane g's slot t holds the row's entry t * G + g: summed lane by lane.
+      xp[std::size_t(k)] = emulate_row<T>(
+          L, k, width * L.lanes, (s.flags & kStepOverflow) != 0,
+          [&](index_t r) {
+            const index_t t = r / L.lanes, g = r % L.lanes;
+            return std::size_t(s.ell_base) + std::size_t((t * W + j) * L.lanes + g);
+          },
+          values, b[std::size_t(plan.order[std::size_t(k)])], read);
     }
     for (index_t k = s.begin; k < s.end; ++k) done[std::size_t(k)] = 1;  // visible after the step's barrier
   }

@@ -65,6 +65,7 @@ struct SyncFreeBlocksStats {
   index_t steps = 0;        // level steps over all chunks (block barriers)
   index_t most_steps = 0;   // steps of the chunk with the most
   index_t widest_step = 0;  // rows of the widest step
+  bool dataflow = false;    // the dataflow kernel (no barrier between steps) rather than the step kernel
 };
 
 // What TASSL's analysis found (thesis ch. 3-4); zero for the other algorithms.
