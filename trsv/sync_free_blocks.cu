@@ -220,7 +220,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     }
     ++epoch_;
     gather_device(rows_.data(), b, bp_.data(), std::size_t(n_));  // bp[k] = b[rows[k]]
-    const blocks::View<T> v{plan_.chunks,     chunk_ptr_.data(), chunk_step_.data(),
+    const blocks::View<T> v{plan_.chunks,     plan_.steps(),     chunk_ptr_.data(), chunk_step_.data(),
                             reinterpret_cast<const int4*>(steps_.data()),
                             ell_dep_.data(),  ell_val_.data(),   ell_dep_.size(),
                             ovf_ptr_.data(),  ovf_dep_.data(),   ovf_val_.data(),

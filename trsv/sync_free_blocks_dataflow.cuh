@@ -58,6 +58,9 @@ struct BatchStage {
 
 template <class T>
 __device__ __forceinline__ void load_batch(const View<T>& v, index_t lane, BatchStage<T>& st) {
+  // The same loads as the step kernel's load_stage, with the batch's slot
+  // base and stride (kept apart: sharing one helper made ptxas spill the
+  // step kernel's registers).
   const index_t rows = batch_rows(st.meta.w), width = batch_width(st.meta.w);
   const bool active = lane < rows;
   if (active) {
@@ -78,7 +81,6 @@ __device__ __forceinline__ void load_batch(const View<T>& v, index_t lane, Batch
     }
   }
 }
-
 
 // The value of position d for a row of the chunk starting at `first`
 // (xs: the chunk's values in shared memory).
@@ -146,8 +148,7 @@ __global__ void __launch_bounds__(B)
   if (threadIdx.x == 0) ticket = atomicAdd(&counters[0], 1);
   __syncthreads();
   const index_t c = ticket;
-  const TraceIndex ti{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)};
-  if (v.trace && threadIdx.x == 0) v.trace[ti.start(std::size_t(c))] = global_timer_ns();
+  if (v.trace && threadIdx.x == 0) v.trace[v.trace_index().start(std::size_t(c))] = global_timer_ns();
   const index_t first = v.chunk_ptr[c], size = v.chunk_ptr[c + 1] - first;
   for (index_t i = index_t(threadIdx.x); i < size; i += B) xs[i] = sentinel_value<T>();
   const Out<T> o{x, xp, xp_next, &counters[2], epoch};
@@ -166,7 +167,7 @@ __global__ void __launch_bounds__(B)
     if (q + kWarps < q1) run_batch<T, B>(v, dv, o, q + kWarps, q1, first, xs, b, a);
   }
   __syncthreads();
-  if (v.trace && threadIdx.x == 0) v.trace[ti.end(std::size_t(c))] = global_timer_ns();
+  if (v.trace && threadIdx.x == 0) v.trace[v.trace_index().end(std::size_t(c))] = global_timer_ns();
   if (threadIdx.x == 0 && atomicAdd(&counters[1], 1) == v.chunks - 1) {  // the last block: reset for the next solve
     counters[0] = 0;
     counters[1] = 0;

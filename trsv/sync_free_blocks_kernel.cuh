@@ -84,9 +84,22 @@ constexpr int kCap = 4;  // ELL slots per lane (all of them in the register stag
 template <class T>
 constexpr index_t kRing = index_t(32768 / sizeof(T));
 
+// The trace's layout: [steps] timer, [steps] clock, [steps] waits, then per
+// chunk [chunks] start timer, [chunks] end timer.
+struct TraceIndex {
+  std::size_t steps, chunks;
+  __host__ __device__ std::size_t timer(std::size_t s) const { return s; }
+  __host__ __device__ std::size_t clock(std::size_t s) const { return steps + s; }
+  __host__ __device__ std::size_t waits(std::size_t s) const { return 2 * steps + s; }
+  __host__ __device__ std::size_t start(std::size_t c) const { return 3 * steps + c; }
+  __host__ __device__ std::size_t end(std::size_t c) const { return 3 * steps + chunks + c; }
+  __host__ __device__ std::size_t size() const { return 3 * steps + 2 * chunks; }
+};
+
 template <class T>
 struct View {
   index_t chunks;
+  index_t step_count;         // steps over all chunks
   const index_t* chunk_ptr;   // positions of chunk c
   const index_t* chunk_step;  // steps of chunk c
   const int4* steps;          // SyncFreeBlocksStep per step
@@ -106,18 +119,7 @@ struct View {
   // for an earlier chunk in it; per chunk, its start and end times. nullptr:
   // no trace (one uniform branch a step).
   unsigned long long* trace;
-};
-
-// The trace's layout: [steps] timer, [steps] clock, [steps] waits, then per
-// chunk [chunks] start timer, [chunks] end timer.
-struct TraceIndex {
-  std::size_t steps, chunks;
-  __host__ __device__ std::size_t timer(std::size_t s) const { return s; }
-  __host__ __device__ std::size_t clock(std::size_t s) const { return steps + s; }
-  __host__ __device__ std::size_t waits(std::size_t s) const { return 2 * steps + s; }
-  __host__ __device__ std::size_t start(std::size_t c) const { return 3 * steps + c; }
-  __host__ __device__ std::size_t end(std::size_t c) const { return 3 * steps + chunks + c; }
-  __host__ __device__ std::size_t size() const { return 3 * steps + 2 * chunks; }
+  __device__ TraceIndex trace_index() const { return {std::size_t(step_count), std::size_t(chunks)}; }
 };
 
 // What a thread holds for its row of pass 0 of one step (row j = tid / G,
@@ -317,7 +319,7 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
   const index_t begin = m.x, end = m.y, W = end - begin;
   const bool has_next = s + 1 < s_end;
   if (v.trace && threadIdx.x == 0) {
-    const TraceIndex ti{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)};
+    const TraceIndex ti = v.trace_index();
     v.trace[ti.timer(std::size_t(s))] = global_timer_ns();
     v.trace[ti.clock(std::size_t(s))] = clock64();
   }
@@ -362,7 +364,7 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
   if (v.trace && waited) atomicAdd(&waits[s & 1], 1);
   __syncthreads();
   if (v.trace && threadIdx.x == 0) {  // step s's count is complete; its slot is next written in step s + 2
-    const TraceIndex ti{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)};
+    const TraceIndex ti = v.trace_index();
     v.trace[ti.waits(std::size_t(s))] = unsigned(waits[s & 1]);
     waits[s & 1] = 0;
   }
@@ -382,8 +384,7 @@ __global__ void __launch_bounds__(B) solve_kernel(View<T> v, T* x, T* xp, T* xp_
   __syncthreads();
   const index_t c = ticket;
   if (v.trace && threadIdx.x == 0)
-    v.trace[TraceIndex{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)}.start(std::size_t(c))] =
-        global_timer_ns();
+    v.trace[v.trace_index().start(std::size_t(c))] = global_timer_ns();
   const index_t first = v.chunk_ptr[c];  // positions below belong to earlier chunks
   const index_t s0 = v.chunk_step[c], s1 = v.chunk_step[c + 1];  // s0 < s1: no chunk is empty
   const Out<T> o{x, xp, xp_next, &counters[2], epoch};
@@ -397,8 +398,7 @@ __global__ void __launch_bounds__(B) solve_kernel(View<T> v, T* x, T* xp, T* xp_
     if (s + 1 < s1) run_step<T, B, G>(v, o, s + 1, s1, first, b, a, ring, waits);
   }
   if (v.trace && threadIdx.x == 0)
-    v.trace[TraceIndex{std::size_t(v.chunk_step[v.chunks]), std::size_t(v.chunks)}.end(std::size_t(c))] =
-        global_timer_ns();
+    v.trace[v.trace_index().end(std::size_t(c))] = global_timer_ns();
   if (threadIdx.x == 0 && atomicAdd(&counters[1], 1) == v.chunks - 1) {  // the last block: reset for the next solve
     counters[0] = 0;
     counters[1] = 0;
