@@ -2,6 +2,7 @@
 #include <string>
 
 #include "balsa/cuda.hpp"
+#include "cuda/setup_lock.hpp"
 #include "cuda/check.hpp"
 
 namespace balsa::cuda {
@@ -64,6 +65,13 @@ void synchronize() { BALSA_CUDA_CHECK(cudaDeviceSynchronize()); }
 }  // namespace detail
 
 bool built_with_cuda() noexcept { return true; }
+
+int current_device() {
+  int d = 0;
+  BALSA_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+void use_device(int device) { BALSA_CUDA_CHECK(cudaSetDevice(device)); }
 
 int device_count() noexcept {
   int n = 0;

@@ -1,6 +1,7 @@
 // The GPU entry points of a build without CUDA: no device, and every use is a
 // clear error rather than a link failure.
 #include "balsa/cuda.hpp"
+#include "cuda/setup_lock.hpp"
 #include "sparse/instantiate.hpp"
 
 namespace balsa::cuda {
@@ -13,6 +14,8 @@ namespace {
 
 bool built_with_cuda() noexcept { return false; }
 int device_count() noexcept { return 0; }
+int current_device() { no_cuda("current_device"); }
+void use_device(int) { no_cuda("use_device"); }
 DeviceInfo device_info(int) { no_cuda("device_info"); }
 std::pair<std::size_t, std::size_t> memory_info() { no_cuda("memory_info"); }
 

@@ -20,8 +20,10 @@
 
 #include "balsa/factor.hpp"
 #include "balsa/graph.hpp"
+#include "cuda/setup_lock.hpp"
 #include "factor/gpu_factor.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
 
 namespace balsa {
 
@@ -45,20 +47,40 @@ void check_options(const IncompleteOptions& o) {
   if (o.max_shifts < 0) throw Error(who + "max_shifts must be >= 0, got " + std::to_string(o.max_shifts));
 }
 
-// Position of (i, i) in every row of a canonical square matrix; MatrixError
-// naming the first row without one.
+// Position of (i, i) in every row of a canonical square matrix (rows in
+// parallel); MatrixError naming the first row without one.
 template <class T>
 std::vector<index_t> diagonal_positions(const Csr<T>& A, IncompleteKind kind) {
   std::vector<index_t> diag(std::size_t(A.rows));
+  index_t missing = A.rows;
+#pragma omp parallel for reduction(min : missing) schedule(static) if (A.rows > parallel::kParallelMin)
   for (index_t i = 0; i < A.rows; ++i) {
     const auto first = A.col_idx.begin() + A.row_ptr[i], last = A.col_idx.begin() + A.row_ptr[i + 1];
     const auto it = std::lower_bound(first, last, i);
     if (it == last || *it != i)
-      throw MatrixError(std::string(to_string(kind)) + ": missing diagonal entry at (row " + std::to_string(i) +
-                        ", column " + std::to_string(i) + "): an incomplete factorisation needs every a_ii stored");
-    diag[std::size_t(i)] = index_t(it - A.col_idx.begin());
+      missing = std::min(missing, i);
+    else
+      diag[std::size_t(i)] = index_t(it - A.col_idx.begin());
   }
+  if (missing < A.rows)
+    throw MatrixError(std::string(to_string(kind)) + ": missing diagonal entry at (row " + std::to_string(missing) +
+                      ", column " + std::to_string(missing) + "): an incomplete factorisation needs every a_ii stored");
   return diag;
+}
+
+// IC(0)'s pattern, the lower triangle L of A (rows in parallel): A's rows
+// are sorted, so row i of L is the first L.row_ptr[i+1] - L.row_ptr[i]
+// entries of A's row i, its diagonal last. source[q]: A's position of L's
+// entry q; diag[i]: the position of l_ii.
+template <class T>
+void lower_triangle_maps(const Csr<T>& A, const Csr<T>& L, std::vector<index_t>& source, std::vector<index_t>& diag) {
+  source.resize(L.values.size());
+  diag.resize(std::size_t(A.rows));
+#pragma omp parallel for schedule(static) if (A.rows > parallel::kParallelMin)
+  for (index_t i = 0; i < A.rows; ++i) {
+    for (index_t q = L.row_ptr[i]; q < L.row_ptr[i + 1]; ++q) source[std::size_t(q)] = A.row_ptr[i] + (q - L.row_ptr[i]);
+    diag[std::size_t(i)] = L.row_ptr[i + 1] - 1;
+  }
 }
 
 // a + alpha * a in T: the shifted diagonal (the GPU rounds the same way).
@@ -74,7 +96,8 @@ template <class T>
 struct IncompleteFactorization<T>::Impl {
   IncompleteOptions options;
   IncompleteStats stats;
-  Csr<T> pattern;                  // the factors (CPU); the last download of them (GPU)
+  Csr<T> pattern;                  // the factors (CPU); GPU: their download, when host_current
+  bool host_current = true;        // GPU: pattern.values are the device's factors
   std::vector<index_t> diag;       // diagonal position of each row in `pattern`
   std::vector<index_t> source;     // Ic0: A's position of each pattern entry
   std::vector<index_t> A_row_ptr;  // Ic0: A's pattern, to name entries in errors
@@ -173,6 +196,15 @@ struct IncompleteFactorization<T>::Impl {
   // The GPU backend's `a` is set: factor it there.
   void factor_device(Clock::time_point t0) {
     run([&](double alpha) { return gpu->attempt(alpha); }, [&] { gpu->commit(); }, t0);
+    host_current = false;
+  }
+  // The pattern with the current factors (GPU: downloaded when stale).
+  const Csr<T>& host_factors() {
+    if (gpu && !host_current) {
+      pattern.values = gpu->values().to_host();
+      host_current = true;
+    }
+    return pattern;
   }
 };
 
@@ -205,11 +237,7 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
       s.pattern = extract_triangle(A, Triangle::Lower);
       s.A_row_ptr = A.row_ptr;
       s.A_col_idx = A.col_idx;
-      s.source.reserve(s.pattern.values.size());
-      for (index_t i = 0; i < A.rows; ++i)
-        for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1] && A.col_idx[k] <= i; ++k) s.source.push_back(k);
-      s.diag.resize(std::size_t(A.rows));
-      for (index_t i = 0; i < A.rows; ++i) s.diag[std::size_t(i)] = s.pattern.row_ptr[i + 1] - 1;
+      lower_triangle_maps(A, s.pattern, s.source, s.diag);
     }
     // Row i waits for every row k < i of its lower part (Saad sec. 11.6.2's
     // level scheduling applied to the factorisation).
@@ -225,14 +253,15 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
         throw CudaError(std::string(to_string(kind)) +
                         (cuda::built_with_cuda() ? " on Device::Cuda: no CUDA GPU found"
                                                  : " on Device::Cuda: balsa was built without CUDA"));
+      // The device part of the set-up, locked (cuda/setup_lock.hpp): the
+      // backend captures a graph.
+      const cuda::SetupLock lock;
       s.gpu = factor_gpu::make_backend<T>(kind, s.pattern, s.diag, levels, s.source, A.nnz(), options.pivot_tolerance);
       s.gpu->set_values(s.pattern.values);
-    }
-    st.analysis_seconds = since(t0);
-    if (s.gpu) {
-      s.factor_device(Clock::now());
-      s.pattern.values = s.gpu->values().to_host();
+      st.analysis_seconds = since(t0);
+      s.factor_device(Clock::now());  // the factors stay on the device until pattern() or factors()
     } else {
+      st.analysis_seconds = since(t0);
       s.factor_host(s.pattern.values);
     }
   } catch (...) {
@@ -284,14 +313,12 @@ void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) {
 
 template <class T>
 const Csr<T>& IncompleteFactorization<T>::pattern() const {
-  return live(impl_).pattern;
+  return live(impl_).host_factors();
 }
 
 template <class T>
 Csr<T> IncompleteFactorization<T>::factors() const {
-  Impl& s = live(impl_);
-  if (s.gpu) s.pattern.values = s.gpu->values().to_host();
-  return s.pattern;
+  return live(impl_).host_factors();
 }
 
 template <class T>

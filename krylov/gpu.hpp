@@ -31,13 +31,14 @@ class Solver {
   virtual void update_values(std::span<const T> values) = 0;
 };
 
-// Uploads A (checked by the caller: square, canonical, finite), chooses the
+// Takes A's device copy (uploaded by the caller, beside the preconditioner's
+// setup, from a matrix checked square, canonical and finite), chooses the
 // SpMV (cuSPARSE or balsa's own kernel: the faster in a short timing, or
 // BALSA_KRYLOV_SPMV=cusparse|balsa) and allocates the work vectors. M (may
 // be null: no preconditioner) must outlive the solver. Names the SpMV in
 // setup.spmv.
 template <class T>
-std::unique_ptr<Solver<T>> make_solver(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& options,
+std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T> A, Preconditioner<T>* M, const KrylovOptions& options,
                                        KrylovStats& setup);
 
 }  // namespace balsa::krylov::gpu

@@ -11,12 +11,12 @@ namespace {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Solver<T>> make_solver(const Csr<T>&, Preconditioner<T>*, const KrylovOptions&, KrylovStats&) {
+std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T>, Preconditioner<T>*, const KrylovOptions&, KrylovStats&) {
   no_cuda();
 }
 
 #define BALSA_INSTANTIATE(T)                                                                              \
-  template std::unique_ptr<Solver<T>> make_solver(const Csr<T>&, Preconditioner<T>*, const KrylovOptions&, \
+  template std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T>, Preconditioner<T>*, const KrylovOptions&, \
                                                   KrylovStats&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 

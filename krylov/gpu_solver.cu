@@ -74,18 +74,18 @@ class StatusSlots {
 template <class T>
 class DeviceSolver final : public Solver<T> {
  public:
-  DeviceSolver(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& o, KrylovStats& setup)
+  DeviceSolver(cuda::DeviceCsr<T> A, Preconditioner<T>* M, const KrylovOptions& o, KrylovStats& setup)
       : options_(o), timer_(o.phase_timing) {
     Context<T>& c = c_;
     c.n = A.rows;
     c.stopping = {o.tolerance, o.norm == StoppingNorm::Infinity};
     c.l = o.l;
     c.M = M;
-    c.A = cuda::to_device(A);
+    c.A = std::move(A);
     c.state = cuda::DeviceBuffer<State>(1);
-    c.launch.n = A.rows;
+    c.launch.n = c.n;
     c.launch.grid = int(std::max<std::int64_t>(
-        1, std::min<std::int64_t>((std::int64_t(A.rows) + kBlock - 1) / kBlock, 8 * std::int64_t(multiprocessors()))));
+        1, std::min<std::int64_t>((std::int64_t(c.n) + kBlock - 1) / kBlock, 8 * std::int64_t(multiprocessors()))));
     c.partials = cuda::DeviceBuffer<double>(std::size_t(kMaxValues) * std::size_t(c.launch.grid));
     c.launch.state = c.state.data();
     c.launch.partials = c.partials.data();
@@ -96,7 +96,7 @@ class DeviceSolver final : public Solver<T> {
       case KrylovMethod::BiCgStab: method_ = make_bicgstab(c); break;
       case KrylovMethod::BiCgStabL: method_ = make_bicgstab_l(c); break;
     }
-    q_ = cuda::DeviceBuffer<T>(std::size_t(A.rows));
+    q_ = cuda::DeviceBuffer<T>(std::size_t(c.n));
     cuda::detail::synchronize();
   }
 
@@ -237,13 +237,13 @@ class DeviceSolver final : public Solver<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Solver<T>> make_solver(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& options,
+std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T> A, Preconditioner<T>* M, const KrylovOptions& options,
                                        KrylovStats& setup) {
-  return std::make_unique<DeviceSolver<T>>(A, M, options, setup);
+  return std::make_unique<DeviceSolver<T>>(std::move(A), M, options, setup);
 }
 
 #define BALSA_INSTANTIATE(T)                                                                              \
-  template std::unique_ptr<Solver<T>> make_solver(const Csr<T>&, Preconditioner<T>*, const KrylovOptions&, \
+  template std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T>, Preconditioner<T>*, const KrylovOptions&, \
                                                   KrylovStats&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 

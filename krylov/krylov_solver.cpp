@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -11,9 +12,11 @@
 
 #include "balsa/krylov.hpp"
 #include "krylov/cpu.hpp"
+#include "cuda/setup_lock.hpp"
 #include "krylov/gpu.hpp"
 #include "krylov/preconditioner.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
 
 namespace balsa {
 
@@ -91,7 +94,7 @@ void zero_solution(KrylovStats& st, double tolerance) {
 template <class T>
 struct KrylovSolver<T>::Impl {
   KrylovOptions options;
-  Csr<T> A;
+  Csr<T> A;  // A's pattern, and on the CPU path its values (the GPU path keeps those on the device only)
   std::unique_ptr<krylov::Preconditioner<T>> M;
   std::unique_ptr<krylov::gpu::Solver<T>> gpu;
   cuda::DeviceBuffer<T> staging_b, staging_x;  // host-vector solves on the GPU
@@ -128,15 +131,25 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
     check_options<T>(options);
     if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(A);
     s.options = options;
-    s.A = A;
+    s.A = Csr<T>{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
+    if (options.device == Device::Cpu) s.A.values = A.values;
     KrylovStats& st = s.setup;
     st.method = options.method;
     st.preconditioner = options.preconditioner;
     st.device = options.device;
     if (A.rows > 0) {
+      // On the GPU path A's upload runs on a thread of its own beside the
+      // preconditioner's setup (an error of that setup still comes first).
+      std::future<cuda::DeviceCsr<T>> device_A;
+      if (options.device == Device::Cuda)
+        device_A = parallel::async_with_threads(1, [&A, caller = cuda::CallerDevice(true)] {
+          caller.enter();
+          const cuda::SetupLock lock;  // cuda/setup_lock.hpp
+          return cuda::to_device(A);
+        });
       s.M = krylov::make_preconditioner(A, options);
       if (s.M) s.M->describe(st);
-      if (options.device == Device::Cuda) s.gpu = krylov::gpu::make_solver(s.A, s.M.get(), options, st);
+      if (device_A.valid()) s.gpu = krylov::gpu::make_solver(device_A.get(), s.M.get(), options, st);
     }
     st.setup_seconds = since(t0);
     s.stats = st;
@@ -208,9 +221,9 @@ KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceB
 template <class T>
 void KrylovSolver<T>::update_values(std::span<const T> values) {
   Impl& s = live(impl_);
-  if (values.size() != s.A.values.size())
+  if (values.size() != std::size_t(s.A.nnz()))
     throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +
-                         std::to_string(s.A.values.size()) + " entries");
+                         std::to_string(s.A.nnz()) + " entries");
   Csr<T> B{s.A.rows, s.A.cols, s.A.row_ptr, s.A.col_idx, std::vector<T>(values.begin(), values.end())};
   require_finite(B);
   if (s.options.method == KrylovMethod::Cg && s.options.check_symmetry) require_symmetric(B);
@@ -218,8 +231,10 @@ void KrylovSolver<T>::update_values(std::span<const T> values) {
     s.M->update_values(values);
     s.M->describe(s.setup);
   }
-  if (s.gpu) s.gpu->update_values(values);
-  s.A.values = std::move(B.values);
+  if (s.gpu)
+    s.gpu->update_values(values);
+  else
+    s.A.values = std::move(B.values);
   s.stats = s.setup;
 }
 

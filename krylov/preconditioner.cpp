@@ -3,19 +3,34 @@
 // sec. 5.1.1: z = M^{-1} r with M = M_L M_R), optionally in float inside a
 // double iteration (mixed precision).
 //
+// Setup (the Incomplete constructor). The triangular solvers' analysis
+// depends on the factors' pattern only, which is known before any number:
+// IC(0)'s L is A's lower triangle and U = L^T its transpose, ILU(0)'s L and
+// U are A's lower and upper triangles. So the two solvers are built from
+// those patterns with every value 1 (taking the arrays, not copying them),
+// on two threads of their own, while this thread runs the
+// IncompleteFactorization (checks, analysis, factors); then the factors are
+// pushed into the solvers as new values. The three tasks share the cores'
+// OpenMP threads. An error of the factorisation wins over one of the
+// solvers (those would only repeat it), as when they ran in turn.
+//
 // The factor values reach the triangular solvers without leaving the device:
-// IncompleteFactorization keeps them on the GPU, and a refactor gathers them
-// into the L and U value orders there (trsv_gpu::gather_device) and hands them
-// to TriangularSolver::update_values(DeviceBuffer) (which stays on the device
+// IncompleteFactorization keeps them on the GPU; they are gathered into the
+// L and U value orders there (trsv_gpu::gather_device) and handed to
+// TriangularSolver::update_values(DeviceBuffer) (which stays on the device
 // for sync-free-blocks and cuSPARSE; the other algorithms copy through the
-// host). Only the constructor takes one host copy of the first factors, for
-// the solvers' analysis.
+// host). No host copy of the factors is made on the GPU path.
+#include <omp.h>
+
 #include <algorithm>
 #include <type_traits>
 
+#include "cuda/setup_lock.hpp"
 #include "krylov/preconditioner.hpp"
 #include "krylov/preconditioner_kernels.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
+#include "sparse/transpose.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/off_diagonal.hpp"
 
@@ -62,42 +77,40 @@ class Incomplete final : public Preconditioner<T> {
  public:
   Incomplete(const Csr<T>& A, const KrylovOptions& o) : device_(o.device) {
     IncompleteOptions fo = o.factor;
-    fo.kind = o.preconditioner == PreconditionerKind::Ic0 ? IncompleteKind::Ic0 : IncompleteKind::Ilu0;
+    const bool ic0 = o.preconditioner == PreconditionerKind::Ic0;
+    fo.kind = ic0 ? IncompleteKind::Ic0 : IncompleteKind::Ilu0;
     fo.device = o.device;
-    fac_ = std::make_unique<IncompleteFactorization<P>>(convert_values<P>(A), fo);
-    const Csr<P> F = fac_->factors();  // the one host copy: the solvers' analysis
-    const TrsvAlgorithm alg = o.trsv;
-    if (fo.kind == IncompleteKind::Ilu0) {
-      // L: the strictly lower entries, unit diagonal (the stored U diagonal is
-      // ignored); U: the diagonal and above.
-      lower_pos_ = positions(F, Triangle::Lower);
-      upper_pos_ = positions(F, Triangle::Upper);
-      L_ = std::make_unique<TriangularSolver<P>>(
-          extract_triangle(F, Triangle::Lower),
-          TrsvOptions{.algorithm = alg, .device = o.device, .triangle = Triangle::Lower, .diagonal = DiagonalKind::Unit});
-      U_ = std::make_unique<TriangularSolver<P>>(
-          extract_triangle(F, Triangle::Upper),
-          TrsvOptions{.algorithm = alg, .device = o.device, .triangle = Triangle::Upper});
-    } else {
-      L_ = std::make_unique<TriangularSolver<P>>(F, TrsvOptions{.algorithm = alg, .device = o.device});
-      U_ = std::make_unique<TriangularSolver<P>>(
-          F, TrsvOptions{.algorithm = alg, .device = o.device, .operation = Operation::Transpose});
-    }
-    const std::size_t n = std::size_t(A.rows);
-    y_host_.resize(n);
-    if (device_ == Device::Cuda) {
-      y_ = cuda::DeviceBuffer<P>(n);
-      if constexpr (!std::is_same_v<T, P>) {
-        r_ = cuda::DeviceBuffer<P>(n);
-        z_ = cuda::DeviceBuffer<P>(n);
-      }
-      if (!lower_pos_.empty()) {
-        dlower_pos_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(lower_pos_));
-        dupper_pos_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(upper_pos_));
-        dlower_ = cuda::DeviceBuffer<P>(lower_pos_.size());
-        dupper_ = cuda::DeviceBuffer<P>(upper_pos_.size());
-      }
-    }
+    // The solvers' patterns (values 1), built on the solvers' threads, and
+    // where their values come from in the factor pattern: IC(0) L is that
+    // pattern itself, U = L^T takes its entries through the transpose's map;
+    // ILU(0) L (unit diagonal: the stored U diagonal is ignored) and U (the
+    // diagonal and above) take theirs through their positions in A's
+    // pattern, the factor pattern.
+    const TrsvOptions lo{.algorithm = o.trsv, .device = o.device, .triangle = Triangle::Lower,
+                         .diagonal = ic0 ? DiagonalKind::NonUnit : DiagonalKind::Unit};
+    const TrsvOptions uo{.algorithm = o.trsv, .device = o.device, .triangle = Triangle::Upper};
+    const int share = std::max(1, omp_get_max_threads() / 3);
+    const cuda::CallerDevice caller(o.device == Device::Cuda);  // the tasks' device is this thread's
+    auto L = parallel::async_with_threads(share, [&] {
+      caller.enter();
+      return std::make_unique<TriangularSolver<P>>(unit_triangle(A, Triangle::Lower, ic0 ? nullptr : &lower_pos_), lo);
+    });
+    auto U = parallel::async_with_threads(share, [&] {
+      caller.enter();
+      return std::make_unique<TriangularSolver<P>>(
+          ic0 ? unit_lower_transpose(A, upper_pos_) : unit_triangle(A, Triangle::Upper, &upper_pos_), uo);
+    });
+    {
+      const parallel::OpenMpThreads guard(share);
+      if constexpr (std::is_same_v<T, P>)
+        fac_ = std::make_unique<IncompleteFactorization<P>>(A, fo);
+      else
+        fac_ = std::make_unique<IncompleteFactorization<P>>(convert_values<P>(A), fo);
+    }  // a throw here waits for the solvers (the futures' destructors) and wins
+    L_ = L.get();
+    U_ = U.get();
+    allocate_device_vectors(std::size_t(A.rows));
+    push_factors();
   }
 
   void apply(std::span<const T> r, std::span<T> z) override {
@@ -140,49 +153,97 @@ class Incomplete final : public Preconditioner<T> {
   }
 
  private:
-  // Positions in F's values of the entries of extract_triangle(F, tri).
-  static std::vector<index_t> positions(const Csr<P>& F, Triangle tri) {
-    std::vector<index_t> pos;
-    for (index_t i = 0; i < F.rows; ++i)
-      for (index_t p = F.row_ptr[i]; p < F.row_ptr[i + 1]; ++p)
-        if (tri == Triangle::Lower ? F.col_idx[p] <= i : F.col_idx[p] >= i) pos.push_back(p);
-    return pos;
+  // The pattern of A's `tri` triangle, its diagonal included, with every
+  // value 1: all the triangular solvers' analysis needs (it reads the
+  // pattern only, and 1 passes check_triangular_system). `positions`, when
+  // given, receives each entry's position in A's values. Rows in parallel.
+  static Csr<P> unit_triangle(const Csr<T>& A, Triangle tri, std::vector<index_t>* positions) {
+    auto keep = [&](index_t i, index_t p) {
+      const index_t j = A.col_idx[std::size_t(p)];
+      return tri == Triangle::Lower ? j <= i : j >= i;
+    };
+    Csr<P> S;
+    S.rows = A.rows;
+    S.cols = A.cols;
+    S.row_ptr = parallel::kept_row_ptr(A.rows, A.row_ptr, keep);
+    const std::size_t nnz = std::size_t(S.row_ptr.back());
+    S.col_idx.resize(nnz);
+    S.values.assign(nnz, P(1));
+    if (positions) positions->resize(nnz);
+    parallel::for_each_kept(A.rows, A.row_ptr, S.row_ptr, keep, [&](index_t, index_t p, index_t q) {
+      S.col_idx[std::size_t(q)] = A.col_idx[std::size_t(p)];
+      if (positions) (*positions)[std::size_t(q)] = p;
+    });
+    return S;
+  }
+  // U = L^T for IC(0), L = A's lower triangle (the factor pattern): the
+  // transpose of that triangle's pattern, values 1; positions[q] is the
+  // position in L of U's entry q. A's rows are sorted, so row i of L is the
+  // start of A's row i: A's position p in row i is L's L_ptr[i] + p - A_ptr[i].
+  static Csr<P> unit_lower_transpose(const Csr<T>& A, std::vector<index_t>& positions) {
+    const std::vector<index_t> L_ptr =
+        parallel::kept_row_ptr(A.rows, A.row_ptr, [&](index_t i, index_t p) { return A.col_idx[std::size_t(p)] <= i; });
+    TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx, Triangle::Lower);
+    positions = std::move(t.source);
+    const std::int64_t nnz = std::int64_t(positions.size());
+#pragma omp parallel for schedule(static) if (nnz > parallel::kParallelMin)
+    for (std::int64_t q = 0; q < nnz; ++q) {
+      const std::size_t i = std::size_t(t.col_idx[std::size_t(q)]);  // U's (j, i) is A's (i, j)
+      positions[std::size_t(q)] += L_ptr[i] - A.row_ptr[i];
+    }
+    return Csr<P>{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), std::vector<P>(positions.size(), P(1))};
   }
   static void solve_device(TriangularSolver<P>& S, const P* b, P* x) { S.solve_device(b, x); }
 
-  // New factor values into the triangular solvers: on the device, gathers
-  // and device updates (no host round trip); on the CPU, host gathers.
+  // The work vectors, and on the device the value maps and the gathered values.
+  void allocate_device_vectors(std::size_t n) {
+    y_host_.resize(n);
+    if (device_ != Device::Cuda) return;
+    y_ = cuda::DeviceBuffer<P>(n);
+    if constexpr (!std::is_same_v<T, P>) {
+      r_ = cuda::DeviceBuffer<P>(n);
+      z_ = cuda::DeviceBuffer<P>(n);
+    }
+    if (!lower_pos_.empty()) {
+      dlower_pos_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(lower_pos_));
+      dlower_ = cuda::DeviceBuffer<P>(lower_pos_.size());
+    }
+    dupper_pos_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(upper_pos_));
+    dupper_ = cuda::DeviceBuffer<P>(upper_pos_.size());
+  }
+
+  // New factor values into the triangular solvers, through the value maps
+  // (IC(0)'s L takes them as they are): on the device, gathers and device
+  // updates (no host round trip); on the CPU, host gathers.
   void push_factors() {
     if (device_ == Device::Cuda) {
       const cuda::DeviceBuffer<P>& F = fac_->device_values();
-      if (lower_pos_.empty()) {  // IC(0): both solvers take L's values as they are
+      if (lower_pos_.empty()) {
         L_->update_values(F);
-        U_->update_values(F);
       } else {
         trsv_gpu::gather_device(dlower_pos_.data(), F.data(), dlower_.data(), dlower_.size());
-        trsv_gpu::gather_device(dupper_pos_.data(), F.data(), dupper_.data(), dupper_.size());
         L_->update_values(dlower_);
-        U_->update_values(dupper_);
       }
+      trsv_gpu::gather_device(dupper_pos_.data(), F.data(), dupper_.data(), dupper_.size());
+      U_->update_values(dupper_);
       return;
     }
-    const Csr<P>& F = fac_->pattern();
-    if (lower_pos_.empty()) {
-      L_->update_values(std::span<const P>(F.values));
-      U_->update_values(std::span<const P>(F.values));
-      return;
-    }
+    const std::span<const P> F(fac_->pattern().values);
     std::vector<P> part;
-    trsv_gpu::detail::gather_positions(std::span<const index_t>(lower_pos_), std::span<const P>(F.values), part);
-    L_->update_values(std::span<const P>(part));
-    trsv_gpu::detail::gather_positions(std::span<const index_t>(upper_pos_), std::span<const P>(F.values), part);
+    if (lower_pos_.empty()) {
+      L_->update_values(F);
+    } else {
+      trsv_gpu::detail::gather_positions(std::span<const index_t>(lower_pos_), F, part);
+      L_->update_values(std::span<const P>(part));
+    }
+    trsv_gpu::detail::gather_positions(std::span<const index_t>(upper_pos_), F, part);
     U_->update_values(std::span<const P>(part));
   }
 
   Device device_;
   std::unique_ptr<IncompleteFactorization<P>> fac_;
   std::unique_ptr<TriangularSolver<P>> L_, U_;
-  std::vector<index_t> lower_pos_, upper_pos_;  // ILU(0): L's and U's entries in the factor pattern
+  std::vector<index_t> lower_pos_, upper_pos_;  // L's (ILU(0); IC(0): none) and U's entries in the factor pattern
   std::vector<P> y_host_;
   cuda::DeviceBuffer<P> y_, r_, z_;  // intermediate; mixed precision: r and z in P
   cuda::DeviceBuffer<index_t> dlower_pos_, dupper_pos_;

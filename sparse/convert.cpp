@@ -1,11 +1,16 @@
 // Conversions between COO, CSR, CSC and dense storage, and transpose.
+#include <omp.h>
+
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <string>
 
 #include "balsa/sparse.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
+#include "sparse/transpose.hpp"
 
 namespace balsa {
 
@@ -52,35 +57,116 @@ Csr<T> to_csr(const Coo<T>& A) {
   return B;
 }
 
-// Transpose of the compressed arrays (CSR of A -> CSR of A^T, which is also
-// the CSC of A). Columns come out sorted because rows are visited in order.
-template <class T>
-static void transpose_arrays(index_t rows, index_t cols, const std::vector<index_t>& ptr,
-                             const std::vector<index_t>& idx, const std::vector<T>& val,
-                             std::vector<index_t>& out_ptr, std::vector<index_t>& out_idx,
-                             std::vector<T>& out_val) {
+namespace {
+
+// The blocks of rows of transpose_pattern: block b holds rows
+// [row_begin[b], row_begin[b+1]) and its entries' columns lie in
+// [col_lo[b], col_lo[b] + width(b)); its column counts, then slots, sit at
+// hist[hist_begin[b] + c - col_lo[b]].
+struct RowBlocks {
+  std::vector<index_t> row_begin, col_lo;
+  std::vector<std::int64_t> hist_begin;
+  std::int64_t width(std::size_t b) const { return hist_begin[b + 1] - hist_begin[b]; }
+  std::size_t count() const { return col_lo.size(); }
+};
+
+// One block per thread when the blocks' column ranges together stay within
+// cols + nnz counters (banded and triangular matrices: about cols); else one.
+RowBlocks row_blocks(index_t rows, index_t cols, std::span<const index_t> ptr, std::span<const index_t> idx) {
   const index_t nnz = ptr[rows];
-  out_ptr.assign(std::size_t(cols) + 1, 0);
-  for (index_t k = 0; k < nnz; ++k) ++out_ptr[idx[k] + 1];
-  std::partial_sum(out_ptr.begin(), out_ptr.end(), out_ptr.begin());
-  out_idx.resize(nnz);
-  out_val.resize(nnz);
-  std::vector<index_t> next(out_ptr.begin(), out_ptr.end() - 1);
-  for (index_t r = 0; r < rows; ++r)
-    for (index_t k = ptr[r]; k < ptr[r + 1]; ++k) {
-      const index_t dst = next[idx[k]]++;
-      out_idx[dst] = r;
-      out_val[dst] = val[k];
+  const std::size_t threads = nnz > parallel::kParallelMin ? std::size_t(omp_get_max_threads()) : 1;
+  RowBlocks b;
+  b.row_begin.resize(threads + 1);
+  for (std::size_t t = 0; t <= threads; ++t) b.row_begin[t] = index_t(std::size_t(rows) * t / threads);
+  b.col_lo.assign(threads, 0);
+  b.hist_begin.assign(threads + 1, 0);
+  if (threads > 1) {
+#pragma omp parallel for schedule(static, 1)
+    for (std::size_t t = 0; t < threads; ++t) {
+      index_t lo = cols, hi = -1;
+      for (index_t k = ptr[b.row_begin[t]]; k < ptr[b.row_begin[t + 1]]; ++k) {
+        lo = std::min(lo, idx[k]);
+        hi = std::max(hi, idx[k]);
+      }
+      b.col_lo[t] = hi < lo ? 0 : lo;
+      b.hist_begin[t + 1] = hi < lo ? 0 : hi - lo + 1;
     }
+    std::partial_sum(b.hist_begin.begin(), b.hist_begin.end(), b.hist_begin.begin());
+    if (b.hist_begin.back() <= std::int64_t(cols) + nnz) return b;
+  }
+  return {{0, rows}, {0}, {0, cols}};  // one block, every column
 }
 
+}  // namespace
+
+// A stable counting sort of the (kept) entries by column, over blocks of
+// rows (the scheme of a parallel radix sort's pass): each block counts its
+// columns; a column's slots go to block 0's entries first, then block 1's,
+// ...; each block then scatters its rows in order, so rows come out sorted
+// in every column whatever the number of blocks.
+TransposedPattern transpose_pattern(index_t rows, index_t cols, std::span<const index_t> ptr,
+                                    std::span<const index_t> idx, std::optional<Triangle> part) {
+  const auto keep = [part](index_t r, index_t c) { return !part || (*part == Triangle::Lower ? c <= r : c >= r); };
+  const RowBlocks b = row_blocks(rows, cols, ptr, idx);
+  const std::size_t blocks = b.count();
+  const bool par = blocks > 1;
+  std::vector<index_t> hist(std::size_t(b.hist_begin.back()), 0);
+  // Block t's counter of column c: hist[base(t) + c] (locals in the loops:
+  // stores to index arrays would otherwise force reloads of b's arrays).
+  auto base = [&](std::size_t t) { return b.hist_begin[t] - b.col_lo[t]; };
+#pragma omp parallel for schedule(static, 1) if (par)
+  for (std::size_t t = 0; t < blocks; ++t) {
+    index_t* h = hist.data();
+    const std::int64_t o = base(t);
+    for (index_t r = b.row_begin[t]; r < b.row_begin[t + 1]; ++r)
+      for (index_t k = ptr[r]; k < ptr[r + 1]; ++k)
+        if (keep(r, idx[k])) ++h[o + idx[k]];
+  }
+  TransposedPattern out;
+  out.row_ptr.assign(std::size_t(cols) + 1, 0);
+  // Column c's count, then its blocks' first slots (blocks whose range holds c).
+  auto over_blocks = [&](index_t c, auto&& f) {
+    for (std::size_t t = 0; t < blocks; ++t)
+      if (c >= b.col_lo[t] && c - b.col_lo[t] < b.width(t)) f(hist[std::size_t(base(t) + c)]);
+  };
+#pragma omp parallel for schedule(static) if (par)
+  for (index_t c = 0; c < cols; ++c) {
+    index_t count = 0;
+    over_blocks(c, [&](index_t h) { count += h; });
+    out.row_ptr[std::size_t(c) + 1] = count;
+  }
+  parallel::prefix_sum(out.row_ptr);
+#pragma omp parallel for schedule(static) if (par)
+  for (index_t c = 0; c < cols; ++c) {
+    index_t next = out.row_ptr[std::size_t(c)];
+    over_blocks(c, [&](index_t& h) { next += std::exchange(h, next); });  // count -> the block's first slot
+  }
+  out.col_idx.resize(std::size_t(out.row_ptr.back()));
+  out.source.resize(std::size_t(out.row_ptr.back()));
+#pragma omp parallel for schedule(static, 1) if (par)
+  for (std::size_t t = 0; t < blocks; ++t) {
+    index_t* h = hist.data();
+    index_t* col = out.col_idx.data();
+    index_t* src = out.source.data();
+    const std::int64_t o = base(t);
+    for (index_t r = b.row_begin[t]; r < b.row_begin[t + 1]; ++r)
+      for (index_t k = ptr[r]; k < ptr[r + 1]; ++k) {
+        if (!keep(r, idx[k])) continue;
+        const index_t q = h[o + idx[k]]++;
+        col[q] = r;
+        src[q] = k;
+      }
+  }
+  return out;
+}
+
+// The pattern's transpose, then the values gathered through its source map.
 template <class T>
 Csr<T> transpose(const Csr<T>& A) {
   validate(A);
-  Csr<T> B;
-  B.rows = A.cols;
-  B.cols = A.rows;
-  transpose_arrays(A.rows, A.cols, A.row_ptr, A.col_idx, A.values, B.row_ptr, B.col_idx, B.values);
+  TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx);
+  Csr<T> B{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), std::vector<T>(t.source.size())};
+  parallel::gather(std::span<const index_t>(t.source), std::span<const T>(A.values), std::span<T>(B.values));
   return B;
 }
 

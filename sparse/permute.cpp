@@ -1,15 +1,18 @@
 // Symmetric and nonsymmetric permutations (perm[new] = old).
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "balsa/sparse.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
 
 namespace balsa {
 
-void check_permutation(std::span<const index_t> perm, index_t n) {
-  if (perm.size() != std::size_t(n))
-    throw DimensionError("permutation has " + std::to_string(perm.size()) + " entries, expected " + std::to_string(n));
+namespace {
+// MatrixError naming the first entry of perm (in order) that is outside
+// [0, n) or repeats an earlier one (the error path: serial, a flag per value).
+[[noreturn]] void throw_first_bad_entry(std::span<const index_t> perm, index_t n) {
   std::vector<char> seen(std::size_t(n), 0);
   for (std::size_t i = 0; i < perm.size(); ++i) {
     const index_t p = perm[i];
@@ -19,14 +22,31 @@ void check_permutation(std::span<const index_t> perm, index_t n) {
     if (seen[p]) throw MatrixError("permutation repeats " + std::to_string(p) + " (at entry " + std::to_string(i) + ")");
     seen[p] = 1;
   }
+  throw Error("check_permutation: no bad entry found");  // unreachable for the callers' perm
 }
 
-std::vector<index_t> inverse_permutation(std::span<const index_t> perm) {
-  const index_t n = checked_index(std::int64_t(perm.size()), "permutation length");
-  check_permutation(perm, n);
-  std::vector<index_t> inv(perm.size());
-  for (index_t i = 0; i < n; ++i) inv[perm[i]] = i;
+// The inverse of perm after checking that it is a permutation of 0..n-1:
+// every entry in range, then inv[perm[i]] = i scattered in parallel and
+// read back; a repeated value leaves some entry i with inv[perm[i]] != i.
+std::vector<index_t> checked_inverse(std::span<const index_t> perm, index_t n) {
+  if (perm.size() != std::size_t(n))
+    throw DimensionError("permutation has " + std::to_string(perm.size()) + " entries, expected " + std::to_string(n));
+  if (parallel::first_where(n, [&](index_t i) { return perm[i] < 0 || perm[i] >= n; }) < n)
+    throw_first_bad_entry(perm, n);
+  std::vector<index_t> inv(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
+  for (index_t i = 0; i < n; ++i)  // relaxed atomic stores: repeated values race, defined
+    std::atomic_ref<index_t>(inv[std::size_t(perm[i])]).store(i, std::memory_order_relaxed);
+  if (parallel::first_where(n, [&](index_t i) { return inv[std::size_t(perm[i])] != i; }) < n)
+    throw_first_bad_entry(perm, n);
   return inv;
+}
+}  // namespace
+
+void check_permutation(std::span<const index_t> perm, index_t n) { checked_inverse(perm, n); }
+
+std::vector<index_t> inverse_permutation(std::span<const index_t> perm) {
+  return checked_inverse(perm, checked_index(std::int64_t(perm.size()), "permutation length"));
 }
 
 template <class T>

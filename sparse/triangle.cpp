@@ -1,5 +1,6 @@
 // Triangles, diagonals and value checks: the preconditions of the triangular
 // solvers, factorizations and Krylov methods.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -7,6 +8,7 @@
 
 #include "balsa/sparse.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
 
 namespace balsa {
 
@@ -19,21 +21,21 @@ const char* name(Triangle tri) { return tri == Triangle::Lower ? "lower" : "uppe
 std::string at(index_t i, index_t j) { return "(row " + std::to_string(i) + ", column " + std::to_string(j) + ")"; }
 }  // namespace
 
+// Rows in parallel: a count per row, its prefix sum, then each row's copy.
 template <class T>
 Csr<T> extract_triangle(const Csr<T>& A, Triangle tri, Diag diag) {
   validate(A);
+  auto keep = [&](index_t i, index_t p) { return in_triangle(i, A.col_idx[std::size_t(p)], tri, diag); };
   Csr<T> B;
   B.rows = A.rows;
   B.cols = A.cols;
-  B.row_ptr.assign(std::size_t(A.rows) + 1, 0);
-  for (index_t i = 0; i < A.rows; ++i) {
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
-      if (in_triangle(i, A.col_idx[k], tri, diag)) {
-        B.col_idx.push_back(A.col_idx[k]);
-        B.values.push_back(A.values[k]);
-      }
-    B.row_ptr[i + 1] = static_cast<index_t>(B.col_idx.size());
-  }
+  B.row_ptr = parallel::kept_row_ptr(A.rows, A.row_ptr, keep);
+  B.col_idx.resize(std::size_t(B.row_ptr.back()));
+  B.values.resize(std::size_t(B.row_ptr.back()));
+  parallel::for_each_kept(A.rows, A.row_ptr, B.row_ptr, keep, [&](index_t, index_t p, index_t q) {
+    B.col_idx[std::size_t(q)] = A.col_idx[std::size_t(p)];
+    B.values[std::size_t(q)] = A.values[std::size_t(p)];
+  });
   return B;
 }
 
@@ -41,10 +43,16 @@ Csr<T> extract_triangle(const Csr<T>& A, Triangle tri, Diag diag) {
 template <class T>
 std::optional<std::pair<index_t, index_t>> first_outside(const Csr<T>& A, Triangle tri) {
   validate(A);
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
-      if (!in_triangle(i, A.col_idx[k], tri, Diag::Include)) return std::pair{i, A.col_idx[k]};
-  return std::nullopt;
+  auto outside = [&](index_t i, index_t k) { return !in_triangle(i, A.col_idx[k], tri, Diag::Include); };
+  const index_t i = parallel::first_where(A.rows, [&](index_t r) {
+    for (index_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
+      if (outside(r, k)) return true;
+    return false;
+  });
+  if (i == A.rows) return std::nullopt;
+  index_t k = A.row_ptr[i];
+  while (!outside(i, k)) ++k;
+  return std::pair{i, A.col_idx[k]};
 }
 
 template <class T>
@@ -60,11 +68,14 @@ void require_triangular(const Csr<T>& A, Triangle tri) {
                       " the diagonal");
 }
 
+// Rows in parallel: sums of the counts, minima of the first rows.
 template <class T>
 DiagonalReport inspect_diagonal(const Csr<T>& A) {
   validate(A);
-  DiagonalReport r;
   const index_t n = std::min(A.rows, A.cols);
+  index_t missing = 0, zero = 0, first_missing = n, first_zero = n;
+#pragma omp parallel for reduction(+ : missing, zero) reduction(min : first_missing, first_zero) schedule(static) \
+    if (n > parallel::kParallelMin)
   for (index_t i = 0; i < n; ++i) {
     bool found = false;
     T sum = T(0);
@@ -74,11 +85,18 @@ DiagonalReport inspect_diagonal(const Csr<T>& A) {
         sum += A.values[k];
       }
     if (!found) {
-      if (r.missing++ == 0) r.first_missing = i;
+      ++missing;
+      first_missing = std::min(first_missing, i);
     } else if (sum == T(0)) {
-      if (r.zero++ == 0) r.first_zero = i;
+      ++zero;
+      first_zero = std::min(first_zero, i);
     }
   }
+  DiagonalReport r;
+  r.missing = missing;
+  r.zero = zero;
+  r.first_missing = missing ? first_missing : -1;
+  r.first_zero = zero ? first_zero : -1;
   return r;
 }
 
@@ -98,27 +116,30 @@ template <class T>
 std::vector<T> diagonal(const Csr<T>& A) {
   validate(A);
   std::vector<T> d(std::size_t(std::min(A.rows, A.cols)), T(0));
-  for (index_t i = 0; i < index_t(d.size()); ++i)
+  const index_t n = index_t(d.size());
+#pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
+  for (index_t i = 0; i < n; ++i)
     for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
       if (A.col_idx[k] == i) d[i] += A.values[k];
   return d;
 }
 
+// Rows (entries) in parallel; the first bad one is named, as a serial scan would.
 template <class T>
 void require_finite(const Csr<T>& A) {
   validate(A);
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
-      if (!std::isfinite(A.values[k]))
-        throw MatrixError(std::string(std::isnan(A.values[k]) ? "NaN" : "Inf") + " value at " + at(i, A.col_idx[k]));
+  const std::size_t p = parallel::first_where(A.values.size(), [&](std::size_t k) { return !std::isfinite(A.values[k]); });
+  if (p == A.values.size()) return;
+  const index_t i = index_t(std::upper_bound(A.row_ptr.begin(), A.row_ptr.end(), index_t(p)) - A.row_ptr.begin()) - 1;
+  throw MatrixError(std::string(std::isnan(A.values[p]) ? "NaN" : "Inf") + " value at " + at(i, A.col_idx[p]));
 }
 
 template <class T>
 void require_finite(std::span<const T> x, std::string_view what) {
-  for (std::size_t i = 0; i < x.size(); ++i)
-    if (!std::isfinite(x[i]))
-      throw Error(std::string(std::isnan(x[i]) ? "NaN" : "Inf") + " in " + std::string(what) + " at index " +
-                  std::to_string(i));
+  const std::size_t i = parallel::first_where(x.size(), [&](std::size_t k) { return !std::isfinite(x[k]); });
+  if (i < x.size())
+    throw Error(std::string(std::isnan(x[i]) ? "NaN" : "Inf") + " in " + std::string(what) + " at index " +
+                std::to_string(i));
 }
 
 template <class T>

@@ -4,13 +4,24 @@
 
 #include "balsa/sparse.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
 
 namespace balsa {
 
 namespace {
 std::string s(std::int64_t v) { return std::to_string(v); }
 
+// Position of the first bad index of outer slice o (out of [0, inner), or,
+// with require_sorted, not above its predecessor), or -1.
+inline index_t first_bad_index(index_t o, index_t inner, const std::vector<index_t>& ptr,
+                               const std::vector<index_t>& idx, bool require_sorted) {
+  for (index_t k = ptr[o]; k < ptr[o + 1]; ++k)
+    if (idx[k] < 0 || idx[k] >= inner || (require_sorted && k > ptr[o] && idx[k] <= idx[k - 1])) return k;
+  return -1;
+}
+
 // Shared check of compressed storage: `outer` rows (CSR) or columns (CSC).
+// The scans are parallel; each names the first bad slice, as a serial scan would.
 template <class T>
 void validate_compressed(const char* kind, const char* outer_name, const char* inner_name, index_t outer,
                          index_t inner, const std::vector<index_t>& ptr, const std::vector<index_t>& idx,
@@ -24,18 +35,17 @@ void validate_compressed(const char* kind, const char* outer_name, const char* i
     throw MatrixError(std::string(kind) + ": pointer array ends at " + s(ptr[outer]) + " but there are " +
                       s(std::int64_t(idx.size())) + " indices and " + s(std::int64_t(val.size())) + " values");
   // The whole pointer array first, so the index scan below never reads past the end.
-  for (index_t o = 0; o < outer; ++o)
-    if (ptr[o + 1] < ptr[o])
-      throw MatrixError(std::string(kind) + ": pointer array decreases at " + outer_name + " " + s(o));
-  for (index_t o = 0; o < outer; ++o)
-    for (index_t k = ptr[o]; k < ptr[o + 1]; ++k) {
-      if (idx[k] < 0 || idx[k] >= inner)
-        throw MatrixError(std::string(kind) + ": " + outer_name + " " + s(o) + " has " + inner_name + " index " +
-                          s(idx[k]) + " outside [0, " + s(inner) + ")");
-      if (require_sorted && k > ptr[o] && idx[k] <= idx[k - 1])
-        throw MatrixError(std::string(kind) + ": " + outer_name + " " + s(o) + " has " + inner_name +
-                          " indices not strictly increasing (" + s(idx[k - 1]) + " then " + s(idx[k]) + ")");
-    }
+  if (const index_t o = parallel::first_where(outer, [&](index_t r) { return ptr[r + 1] < ptr[r]; }); o < outer)
+    throw MatrixError(std::string(kind) + ": pointer array decreases at " + outer_name + " " + s(o));
+  const index_t o = parallel::first_where(
+      outer, [&](index_t r) { return first_bad_index(r, inner, ptr, idx, require_sorted) >= 0; });
+  if (o == outer) return;
+  const index_t k = first_bad_index(o, inner, ptr, idx, require_sorted);
+  if (idx[k] < 0 || idx[k] >= inner)
+    throw MatrixError(std::string(kind) + ": " + outer_name + " " + s(o) + " has " + inner_name + " index " +
+                      s(idx[k]) + " outside [0, " + s(inner) + ")");
+  throw MatrixError(std::string(kind) + ": " + outer_name + " " + s(o) + " has " + inner_name +
+                    " indices not strictly increasing (" + s(idx[k - 1]) + " then " + s(idx[k]) + ")");
 }
 }  // namespace
 

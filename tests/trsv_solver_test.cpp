@@ -119,6 +119,30 @@ TYPED_TEST(TrsvSolverCpu, ManyRightHandSidesAndUpdateValues) {
   }
 }
 
+// The constructor that takes A's arrays: the same solver as from a copy;
+// when the checks throw, A is untouched.
+TYPED_TEST(TrsvSolverCpu, TakingTheMatrixSolvesLikeCopyingIt) {
+  using T = TypeParam;
+  for (const auto& c : test::triangular_cases<T>())
+    for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl}) {
+      const TrsvOptions o{.algorithm = alg, .device = Device::Cpu, .tassl_n_max = 97};
+      TriangularSolver<T> copied(c.L, o);
+      Csr<T> L = c.L;
+      TriangularSolver<T> taken(std::move(L), o);
+      const std::vector<T> b = random_vector<T>(c.L.rows, 3);
+      std::vector<T> x1(b.size()), x2(b.size());
+      copied.solve(std::span<const T>(b), std::span<T>(x1));
+      taken.solve(std::span<const T>(b), std::span<T>(x2));
+      EXPECT_EQ(x1, x2) << c.name << " " << to_string(alg);
+      EXPECT_EQ(taken.stats().levels, copied.stats().levels);
+    }
+  Csr<T> U = transpose(test::triangular_cases<T>().front().L);
+  const Csr<T> before = U;
+  EXPECT_THROW_MSG(TriangularSolver<T>(std::move(U), {.device = Device::Cpu}), MatrixError, "not lower triangular");
+  EXPECT_EQ(U.col_idx, before.col_idx);
+  EXPECT_EQ(U.values, before.values);
+}
+
 TEST(TrsvSolverCpuErrors, BadInputIsNamed) {
   const Csr<double> L = random_lower_banded<double>(100, 10, 3, 1);
   const TrsvOptions cpu{.device = Device::Cpu};

@@ -18,6 +18,7 @@
 
 #include "balsa/trsv.hpp"
 #include "cuda/check.hpp"
+#include "cuda/setup_lock.hpp"
 #include "trsv/off_diagonal.hpp"
 
 namespace balsa::trsv_gpu::detail {
@@ -131,6 +132,18 @@ GraphExec capture_graph(Enqueue&& enqueue) {
   return capture_graph(cap.get(), std::forward<Enqueue>(enqueue));
 }
 
+// Shared memory beyond the 48 KB default needs an opt-in per kernel, one
+// setting for the whole process: solvers built one after the other, or on
+// several threads (cuda/setup_lock.hpp), that launch the same kernel with
+// different sizes must not lower each other's. So the setting only grows.
+// Call it under cuda::SetupLock.
+inline void raise_dynamic_shared_memory(const void* kernel, std::size_t bytes) {
+  cudaFuncAttributes a{};
+  BALSA_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  if (std::size_t(a.maxDynamicSharedSizeBytes) < bytes)
+    BALSA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
 // ---- device: waiting with a watchdog -------------------------------------------
 //
 // A spin that lasts longer than watchdog_ns gives up: the waiting row or column
@@ -160,7 +173,9 @@ inline void set_watchdog_from_environment() {
   const char* ms = std::getenv("BALSA_TRSV_WATCHDOG_MS");
   if (!ms || !*ms) return;
   const std::uint64_t ns = std::strtoull(ms, nullptr, 10) * 1'000'000ull;
-  if (ns > 0) BALSA_CUDA_CHECK(cudaMemcpyToSymbol(watchdog_ns, &ns, sizeof ns));
+  if (ns == 0) return;
+  const cuda::SetupLock lock;  // a blocking copy (cuda/setup_lock.hpp)
+  BALSA_CUDA_CHECK(cudaMemcpyToSymbol(watchdog_ns, &ns, sizeof ns));
 }
 constexpr unsigned kPollsBetweenChecks = 64;             // timer/error checks every 64 polls
 constexpr unsigned kPollsBeforeSleep = 16;               // then back off with __nanosleep

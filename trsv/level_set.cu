@@ -107,6 +107,7 @@ class LevelSetSolver final : public Algorithm<T> {
     ell_offset_ = layout.ell_offset;
     ell_pos_ = std::move(layout.ell_pos);
     ovf_pos_ = std::move(layout.ovf_pos);
+    const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
     row_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern_.row_ptr));
     ext_end_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout.ext_end));
     ref_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern_.col_idx));  // reordered by the layout
@@ -264,11 +265,10 @@ class LevelSetSolver final : public Algorithm<T> {
       with_lanes(kernel.second, [&, staged = kernel.first, bytes = int(bytes)](auto lanes_c) {
         constexpr int LANES = decltype(lanes_c)::value;
         if (staged)
-          BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_staged_kernel<T, LANES>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+          detail::raise_dynamic_shared_memory(reinterpret_cast<const void*>(detail::thin_run_staged_kernel<T, LANES>),
+                                              bytes);
         else
-          BALSA_CUDA_CHECK(cudaFuncSetAttribute(detail::thin_run_kernel<T, LANES>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+          detail::raise_dynamic_shared_memory(reinterpret_cast<const void*>(detail::thin_run_kernel<T, LANES>), bytes);
       });
     // Replays go to the legacy default stream; the capture uses its own stream.
     exec_ = detail::capture_graph([&](cudaStream_t stream) {

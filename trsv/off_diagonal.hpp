@@ -13,6 +13,7 @@
 #include "balsa/graph.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/trsv.hpp"
+#include "sparse/parallel.hpp"
 
 namespace balsa::trsv_gpu::detail {
 
@@ -29,25 +30,41 @@ struct OffDiagonal {
   index_t nnz() const { return row_ptr.back(); }
 };
 
+// Rows in parallel: a count per row (its entries but the diagonal), the
+// prefix sum, then each row's copy.
 template <class T>
 OffDiagonal split_diagonal(const Csr<T>& A, DiagonalKind diag, std::span<const index_t> order = {}) {
+  const index_t n = A.rows;
+  auto row = [&](index_t k) { return order.empty() ? k : order[std::size_t(k)]; };
   OffDiagonal s;
-  s.n = A.rows;
-  s.row_ptr.reserve(std::size_t(A.rows) + 1);
-  s.col_idx.reserve(A.col_idx.size());
-  s.value_pos.reserve(A.col_idx.size());
-  s.diag_pos.assign(std::size_t(A.rows), -1);
-  for (index_t k = 0; k < A.rows; ++k) {
-    const index_t i = order.empty() ? k : order[k];
+  s.n = n;
+  s.row_ptr.assign(std::size_t(n) + 1, 0);
+  s.diag_pos.assign(std::size_t(n), -1);
+#pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
+  for (index_t k = 0; k < n; ++k) {
+    const index_t i = row(k);
+    index_t off = 0;
     for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
-      if (A.col_idx[p] == i) {
-        if (diag == DiagonalKind::NonUnit) s.diag_pos[k] = p;
-        continue;
+      if (A.col_idx[p] != i) {
+        ++off;
+      } else if (diag == DiagonalKind::NonUnit) {
+        s.diag_pos[std::size_t(k)] = p;
       }
-      s.col_idx.push_back(A.col_idx[p]);
-      s.value_pos.push_back(p);
     }
-    s.row_ptr.push_back(index_t(s.col_idx.size()));
+    s.row_ptr[std::size_t(k) + 1] = off;
+  }
+  parallel::prefix_sum(s.row_ptr);
+  s.col_idx.resize(std::size_t(s.nnz()));
+  s.value_pos.resize(std::size_t(s.nnz()));
+#pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
+  for (index_t k = 0; k < n; ++k) {
+    const index_t i = row(k);
+    index_t q = s.row_ptr[std::size_t(k)];
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+      if (A.col_idx[p] != i) {
+        s.col_idx[std::size_t(q)] = A.col_idx[p];
+        s.value_pos[std::size_t(q++)] = p;
+      }
   }
   return s;
 }
@@ -57,10 +74,12 @@ OffDiagonal split_diagonal(const Csr<T>& A, DiagonalKind diag, std::span<const i
 template <class T>
 std::vector<index_t> diagonal_positions(const Csr<T>& A, DiagonalKind diag) {
   std::vector<index_t> pos(std::size_t(A.rows), -1);
-  if (diag == DiagonalKind::NonUnit)
+  if (diag == DiagonalKind::NonUnit) {
+#pragma omp parallel for schedule(static) if (A.rows > parallel::kParallelMin)
     for (index_t i = 0; i < A.rows; ++i)
       for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
         if (A.col_idx[p] == i) pos[std::size_t(i)] = p;
+  }
   return pos;
 }
 
@@ -69,13 +88,13 @@ std::vector<index_t> diagonal_positions(const Csr<T>& A, DiagonalKind diag) {
 template <class T>
 void gather_diagonal(const OffDiagonal& s, std::span<const T> values, std::vector<T>& diag) {
   diag.resize(s.diag_pos.size());
-  for (std::size_t k = 0; k < diag.size(); ++k) diag[k] = s.diag_pos[k] < 0 ? T(1) : values[s.diag_pos[k]];
+  parallel::gather(std::span<const index_t>(s.diag_pos), values, std::span<T>(diag), T(1));
 }
 
 template <class T>
 void gather_values(const OffDiagonal& s, std::span<const T> values, std::vector<T>& off, std::vector<T>& diag) {
   off.resize(s.value_pos.size());
-  for (std::size_t p = 0; p < off.size(); ++p) off[p] = values[s.value_pos[p]];
+  parallel::gather(std::span<const index_t>(s.value_pos), values, std::span<T>(off));
   gather_diagonal(s, values, diag);
 }
 
@@ -96,7 +115,7 @@ inline void require_level_sets(const LevelSets& levels, index_t rows, const char
 template <class T>
 void gather_positions(std::span<const index_t> pos, std::span<const T> values, std::vector<T>& out) {
   out.resize(pos.size());
-  for (std::size_t e = 0; e < pos.size(); ++e) out[e] = pos[e] < 0 ? T(0) : values[std::size_t(pos[e])];
+  parallel::gather(pos, values, std::span<T>(out));
 }
 
 }  // namespace balsa::trsv_gpu::detail

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda/cusparse.hpp"
+#include "cuda/setup_lock.hpp"
 #include "sparse/instantiate.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/off_diagonal.hpp"
@@ -120,6 +121,7 @@ class CusparseSpsv final : public Algorithm<T> {
 
 template <class T>
 std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  const cuda::SetupLock lock;  // cuda/setup_lock.hpp
   return std::make_unique<CusparseSpsv<T>>(A, tri, diag);
 }
 

@@ -169,6 +169,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     threads_ = dataflow_ ? 512 : 256;
     if (const int e = env_int("BALSA_TRSV_BLOCKS_THREADS"); e == 64 || e == 256 || e == 512 || e == 1024) threads_ = e;
     layout_ = detail::layout_sync_free_blocks(plan_, pattern, lanes, blocks::kCap);
+    const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
     if (dataflow_) {
       const detail::SyncFreeBlocksBatches batches = detail::batch_sync_free_blocks(plan_, layout_);
       batches_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(
@@ -176,8 +177,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
       chunk_batch_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(batches.chunk_batch));
       dataflow_kernel_ = dataflow_for_threads<T>(threads_);
       shared_bytes_ = std::size_t(batches.largest_chunk) * sizeof(T);
-      BALSA_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(dataflow_kernel_),
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+      detail::raise_dynamic_shared_memory(reinterpret_cast<const void*>(dataflow_kernel_), shared_bytes_);
     } else {
       detail::with_lanes(lanes, [&](auto g) { kernel_ = kernel_for_threads<T, decltype(g)::value>(threads_); });
     }

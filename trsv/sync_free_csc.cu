@@ -200,6 +200,7 @@ class SyncFreeCscSolver final : public Algorithm<T> {
 
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  const cuda::SetupLock lock;  // cuda/setup_lock.hpp
   return std::make_unique<SyncFreeCscSolver<T>>(A, tri, diag);
 }
 

@@ -187,6 +187,7 @@ std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, 
                                                  const LevelSets& levels) {
   detail::require_level_sets(levels, A.rows, "make_sync_free_csr");
   (void)tri;  // the levels carry the triangle's dependency order
+  const cuda::SetupLock lock;  // cuda/setup_lock.hpp
   return std::make_unique<SyncFreeCsrSolver<T>>(A, diag, levels);
 }
 

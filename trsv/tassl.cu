@@ -266,6 +266,7 @@ class TasslSolver final : public Algorithm<T> {
     stats_.layout_seconds = since(t0);
     if (n_ == 0) return;
     t0 = Clock::now();
+    const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
     order_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.order));
     ext_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_ptr));
     ext_rows_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_rows));
@@ -289,7 +290,10 @@ class TasslSolver final : public Algorithm<T> {
     if (n_ == 0 || columns == 0) return;
     const int height = int(std::min<index_t>(columns, kMaxGridColumns));
     auto it = exec_.find(height);
-    if (it == exec_.end()) it = exec_.emplace(height, capture(height)).first;
+    if (it == exec_.end()) {
+      const cuda::SetupLock lock;  // a capture (cuda/setup_lock.hpp)
+      it = exec_.emplace(height, capture(height)).first;
+    }
     const RhsAndX<T> s{B, X, columns, rows};  // pageable source: staged before cudaMemcpyAsync returns
     BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cudaStreamLegacy));
     BALSA_CUDA_CHECK(cudaGraphLaunch(it->second.get(), cudaStreamLegacy));
@@ -355,7 +359,7 @@ class TasslSolver final : public Algorithm<T> {
     }
     for (const auto& [k, bytes] : most)
       with_kernel(k, [&, bytes = int(bytes)](auto kernel, int) {
-        BALSA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        detail::raise_dynamic_shared_memory(reinterpret_cast<const void*>(kernel), std::size_t(bytes));
       });
     const Arrays<T> g{order_.data(),   diag_.data(),    ext_rows_.data(), ext_ptr_.data(),
                       ext_from_.data(), ext_val_.data(), int_key_.data(),  int_val_.data()};

@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <numeric>
 #include <utility>
 #include <string>
 
 #include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
+#include "cuda/setup_lock.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
+#include "sparse/transpose.hpp"
 #include "trsv/auto_choice.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/level_set_cpu.hpp"
@@ -67,12 +69,19 @@ struct TriangularSolver<T>::Impl {
   bool host_values_stale = false;  // M.values predate a device update
   TrsvStats stats;
 
+  void analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned);
+  void take_matrix(const Csr<T>& A, Csr<T>* owned);
+  void set_up_cpu(const LevelSets& levels);
+  void set_up_gpu(const LevelSets& levels);
+  // User values (A's order) into M's order: a copy, or for transposed
+  // solves a gather through `source`.
   void set_values(std::span<const T> values) {
-    if (source.empty())
+    if (source.empty()) {
       M.values.assign(values.begin(), values.end());
-    else
-#pragma omp parallel for schedule(static) if (source.size() > 100000)
-      for (std::size_t p = 0; p < source.size(); ++p) M.values[p] = values[std::size_t(source[p])];
+    } else {
+      M.values.resize(source.size());
+      parallel::gather(std::span<const index_t>(source), values, std::span<T>(M.values));
+    }
   }
   void check_watchdog() {
     if (gpu && gpu->watchdog_fired())
@@ -115,95 +124,126 @@ Impl& live(Impl* impl) {
 }
 }  // namespace
 
+// The analysis (both constructors): the front end (checks, the matrix
+// solved, level sets), the algorithm, its set-up on the device. `owned`,
+// when given, is A itself, whose arrays M may take instead of copying them.
+template <class T>
+void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned) {
+  const auto t0 = Clock::now();
+  options = o;
+  check_triangular_system(A, o.triangle, o.diagonal);
+  if (o.tassl_n_max < 0)
+    throw DimensionError("triangular solve: tassl_n_max must be 0 (automatic) or positive, got " +
+                         std::to_string(o.tassl_n_max));
+  take_matrix(A, owned);
+  const LevelSets levels = level_sets(M, tri);
+  TrsvStats& st = stats;
+  st.rows = M.rows;
+  st.nnz = M.nnz();
+  st.levels = levels.count();
+  for (index_t k = 0; k < levels.count(); ++k) st.widest_level = std::max(st.widest_level, levels.width(k));
+  st.mean_level_width = st.levels ? double(st.rows) / st.levels : 0.0;
+  st.device = o.device;
+  st.front_end_seconds = since(t0);
+  if (o.algorithm == TrsvAlgorithm::Auto) {
+    const index_t n_max = o.tassl_n_max > 0 ? o.tassl_n_max : default_tassl_n_max<T>(o.device);
+    st.algorithm = trsv_auto::choose(st, o.device, n_max, [&] {
+      const tassl::ComponentSizes c = tassl::component_sizes(M.rows, M.row_ptr, M.col_idx, tri);
+      return trsv_auto::Components{c.count, c.largest};
+    });
+  } else {
+    st.algorithm = o.algorithm;
+  }
+  if (o.device == Device::Cpu)
+    set_up_cpu(levels);
+  else
+    set_up_gpu(levels);
+  st.analysis_seconds = since(t0);
+}
+
+// The CPU algorithms' schedules.
+template <class T>
+void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) {
+  TrsvStats& st = stats;
+  if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet &&
+      st.algorithm != TrsvAlgorithm::Tassl)
+    throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
+                "' runs on the GPU only (use Device::Cuda, or reference/level-set/tassl on the CPU)");
+  if (st.algorithm == TrsvAlgorithm::LevelSet) schedule = trsv_cpu::make_schedule(levels);
+  if (st.algorithm == TrsvAlgorithm::Tassl) {
+    // The CPU runs the schedule the GPU would, with the H200's n_max for T.
+    const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(Device::Cpu);
+    auto t1 = Clock::now();
+    tassl_partition = std::make_unique<tassl::Partition>(tassl::partition(M, tri, n_max));
+    const double t_partition = since(t1);
+    t1 = Clock::now();
+    tassl_schedule = std::make_unique<tassl::Schedule>(tassl::schedule(M, tri, *tassl_partition));
+    st.tassl = tassl::summarize(*tassl_partition, *tassl_schedule);
+    st.tassl.partition_seconds = t_partition;
+    st.tassl.schedule_seconds = since(t1);
+  }
+}
+
+// The GPU algorithm's analysis and uploads.
+template <class T>
+void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) {
+  if (!cuda::available())
+    throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
+                                            : "triangular solve on Device::Cuda: balsa was built without CUDA");
+  const DiagonalKind diag = options.diagonal;
+  switch (stats.algorithm) {
+    case TrsvAlgorithm::LevelSet: gpu = trsv_gpu::make_level_set(M, tri, diag, levels); break;
+    case TrsvAlgorithm::SyncFree: gpu = trsv_gpu::make_sync_free_csr(M, tri, diag, levels); break;
+    case TrsvAlgorithm::SyncFreeCsc: gpu = trsv_gpu::make_sync_free_csc(M, tri, diag); break;
+    case TrsvAlgorithm::Cusparse: gpu = trsv_gpu::make_cusparse(M, tri, diag); break;
+    case TrsvAlgorithm::SyncFreeBlocks:
+      gpu = trsv_gpu::make_sync_free_blocks(M, tri, diag, levels, {.chunks = options.blocks_chunks});
+      break;
+    case TrsvAlgorithm::Tassl: gpu = trsv_gpu::make_tassl(M, tri, diag, {.n_max = options.tassl_n_max}); break;
+    default:
+      throw Error(std::string("triangular solve: algorithm '") + to_string(stats.algorithm) +
+                  "' runs on the CPU only (use Device::Cpu)");
+  }
+  const cuda::SetupLock lock;  // a device synchronisation (cuda/setup_lock.hpp)
+  cuda::detail::synchronize();
+  gpu->describe(stats);
+}
+
+// M from A: A itself (moved when owned), or for A^T x = b the other
+// triangle's solve with the transposed matrix: one transpose of the pattern
+// gives A^T's pattern and the map from its entries back to A's; the values
+// are then one gather.
+template <class T>
+void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) {
+  if (options.operation == Operation::Transpose) {
+    TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx);
+    source = std::move(t.source);
+    M = Csr<T>{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), {}};
+    set_values(std::span<const T>(A.values));
+    tri = other(options.triangle);
+  } else {
+    if (owned)
+      M = std::move(*owned);
+    else
+      M = A;
+    tri = options.triangle;
+  }
+}
+
 template <class T>
 TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options) : impl_(new Impl) {
   try {
-    const auto t0 = Clock::now();
-    Impl& s = *impl_;
-    s.options = options;
-    check_triangular_system(A, options.triangle, options.diagonal);
-    if (options.tassl_n_max < 0)
-      throw DimensionError("triangular solve: tassl_n_max must be 0 (automatic) or positive, got " +
-                           std::to_string(options.tassl_n_max));
-    // A^T x = b is the other triangle's solve with the transposed matrix.
-    if (options.operation == Operation::Transpose) {
-      // One transpose of the positions gives A^T's pattern and the map from
-      // its entries back to A's; the values are then one gather.
-      Csr<index_t> positions{A.rows, A.cols, A.row_ptr, A.col_idx, std::vector<index_t>(A.values.size())};
-      std::iota(positions.values.begin(), positions.values.end(), 0);
-      Csr<index_t> t = transpose(positions);
-      s.source = std::move(t.values);
-      s.M = Csr<T>{t.rows, t.cols, std::move(t.row_ptr), std::move(t.col_idx), std::vector<T>(s.source.size())};
-      s.set_values(std::span<const T>(A.values));
-      s.tri = other(options.triangle);
-    } else {
-      s.M = A;
-      s.tri = options.triangle;
-    }
-    const LevelSets levels = level_sets(s.M, s.tri);
-    TrsvStats& st = s.stats;
-    st.rows = s.M.rows;
-    st.nnz = s.M.nnz();
-    st.levels = levels.count();
-    for (index_t k = 0; k < levels.count(); ++k) st.widest_level = std::max(st.widest_level, levels.width(k));
-    st.mean_level_width = st.levels ? double(st.rows) / st.levels : 0.0;
-    st.device = options.device;
-    st.front_end_seconds = since(t0);
-    if (options.algorithm == TrsvAlgorithm::Auto) {
-      const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(options.device);
-      st.algorithm = trsv_auto::choose(st, options.device, n_max, [&] {
-        const tassl::ComponentSizes c = tassl::component_sizes(s.M.rows, s.M.row_ptr, s.M.col_idx, s.tri);
-        return trsv_auto::Components{c.count, c.largest};
-      });
-    } else {
-      st.algorithm = options.algorithm;
-    }
-    if (options.device == Device::Cpu) {
-      if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet &&
-          st.algorithm != TrsvAlgorithm::Tassl)
-        throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
-                    "' runs on the GPU only (use Device::Cuda, or reference/level-set/tassl on the CPU)");
-      if (st.algorithm == TrsvAlgorithm::LevelSet) s.schedule = trsv_cpu::make_schedule(levels);
-      if (st.algorithm == TrsvAlgorithm::Tassl) {
-        // The CPU runs the schedule the GPU would, with the H200's n_max for T.
-        const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(Device::Cpu);
-        auto t1 = Clock::now();
-        s.tassl_partition = std::make_unique<tassl::Partition>(tassl::partition(s.M, s.tri, n_max));
-        const double t_partition = since(t1);
-        t1 = Clock::now();
-        s.tassl_schedule = std::make_unique<tassl::Schedule>(tassl::schedule(s.M, s.tri, *s.tassl_partition));
-        st.tassl = tassl::summarize(*s.tassl_partition, *s.tassl_schedule);
-        st.tassl.partition_seconds = t_partition;
-        st.tassl.schedule_seconds = since(t1);
-      }
-    } else {
-      if (!cuda::available())
-        throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
-                                                : "triangular solve on Device::Cuda: balsa was built without CUDA");
-      switch (st.algorithm) {
-        case TrsvAlgorithm::LevelSet:
-          s.gpu = trsv_gpu::make_level_set(s.M, s.tri, options.diagonal, levels);
-          break;
-        case TrsvAlgorithm::SyncFree:
-          s.gpu = trsv_gpu::make_sync_free_csr(s.M, s.tri, options.diagonal, levels);
-          break;
-        case TrsvAlgorithm::SyncFreeCsc: s.gpu = trsv_gpu::make_sync_free_csc(s.M, s.tri, options.diagonal); break;
-        case TrsvAlgorithm::Cusparse: s.gpu = trsv_gpu::make_cusparse(s.M, s.tri, options.diagonal); break;
-        case TrsvAlgorithm::SyncFreeBlocks:
-          s.gpu = trsv_gpu::make_sync_free_blocks(s.M, s.tri, options.diagonal, levels,
-                                                  {.chunks = options.blocks_chunks});
-          break;
-        case TrsvAlgorithm::Tassl:
-          s.gpu = trsv_gpu::make_tassl(s.M, s.tri, options.diagonal, {.n_max = options.tassl_n_max});
-          break;
-        default:
-          throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
-                      "' runs on the CPU only (use Device::Cpu)");
-      }
-      cuda::detail::synchronize();
-      s.gpu->describe(st);
-    }
-    st.analysis_seconds = since(t0);
+    impl_->analyse(A, options, nullptr);
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+template <class T>
+TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options) : impl_(new Impl) {
+  try {
+    impl_->analyse(A, options, &A);
   } catch (...) {
     delete impl_;
     throw;
@@ -305,9 +345,9 @@ void TriangularSolver<T>::update_values(std::span<const T> values) {
   if (values.size() != s.M.values.size())
     throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
                          std::to_string(s.M.values.size()) + " entries");
-  std::vector<T> old = s.M.values;
-  s.set_values(values);
+  std::vector<T> old = std::move(s.M.values);  // kept (not copied) until the new values pass the checks
   try {
+    s.set_values(values);
     // The pattern is the analysed one (canonical, triangular); only the values
     // can be wrong: a zero diagonal or NaN/Inf.
     if (s.options.diagonal == DiagonalKind::NonUnit) require_nonzero_diagonal(s.M);

@@ -87,12 +87,12 @@ class IncompleteFactorization {
   // The same from device memory (Device::Cuda only): no host round trip.
   void refactor(const cuda::DeviceBuffer<T>& values);
 
-  // The factor pattern (see above); its values are the factors' on the CPU
-  // path. On the GPU the values live in device_values() and this copy's
-  // values are those of the constructor's factorisation only until
-  // factors() is called.
+  // The factor pattern (see above) with the current factors as values. On
+  // the GPU the factors live in device_values(); this call downloads them
+  // when the host copy is older (after the constructor or a refactor), and
+  // nothing else does.
   const Csr<T>& pattern() const;
-  // The factors, on the host (downloads on the GPU path).
+  // A copy of the factors, on the host (a download where needed, as pattern()).
   Csr<T> factors() const;
   // Device::Cuda: the factor values on the device, in pattern() order.
   const cuda::DeviceBuffer<T>& device_values() const;

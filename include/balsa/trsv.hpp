@@ -109,6 +109,9 @@ template <class T>
 class TriangularSolver {
  public:
   TriangularSolver(const Csr<T>& A, const TrsvOptions& options = {});
+  // The same, taking A's arrays instead of copying them (A is left in a
+  // valid but unspecified state, unless the checks of A throw).
+  TriangularSolver(Csr<T>&& A, const TrsvOptions& options = {});
   ~TriangularSolver();
   TriangularSolver(TriangularSolver&&) noexcept;
   TriangularSolver& operator=(TriangularSolver&&) noexcept;

@@ -1,0 +1,127 @@
+// Internal: the parallel building blocks of the host analysis passes
+// (OpenMP, used by sparse/, graph/, trsv/, factor/ and krylov/). Below
+// kParallelMin items a loop runs serially: a parallel region would cost more
+// than it saves. Every helper returns what its serial loop returns, whatever
+// the number of threads (integer minima, sums and prefix sums only), so the
+// analyses built on them are deterministic.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <future>
+#include <numeric>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "balsa/sparse.hpp"
+
+namespace balsa::parallel {
+
+inline constexpr std::int64_t kParallelMin = 100000;
+
+// The least i in [0, n) with pred(i), or n when there is none (a parallel
+// min-reduction: every i is tested; no early exit).
+template <class I, class Pred>
+I first_where(I n, Pred&& pred) {
+  I first = n;
+#pragma omp parallel for reduction(min : first) schedule(static) if (std::int64_t(n) > kParallelMin)
+  for (I i = 0; i < n; ++i)
+    if (pred(i)) first = std::min(first, i);
+  return first;
+}
+
+// In place, v[k] = v[0] + ... + v[k] (an inclusive prefix sum; with v[0] = 0
+// and the counts of row i in v[i + 1] it turns counts into a row pointer).
+// Two passes over per-thread blocks: block sums, then the offsets added.
+template <class I>
+void prefix_sum(std::vector<I>& v) {
+  const std::size_t n = v.size();
+  if (std::int64_t(n) <= kParallelMin) {
+    std::partial_sum(v.begin(), v.end(), v.begin());
+    return;
+  }
+  std::vector<I> block_start;
+#pragma omp parallel
+  {
+    const std::size_t threads = std::size_t(omp_get_num_threads()), t = std::size_t(omp_get_thread_num());
+#pragma omp single
+    block_start.assign(threads + 1, I(0));
+    const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+    I sum = I(0);
+    for (std::size_t k = lo; k < hi; ++k) v[k] = sum += v[k];
+    block_start[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+    std::partial_sum(block_start.begin(), block_start.end(), block_start.begin());
+    if (const I offset = block_start[t]; offset != I(0))
+      for (std::size_t k = lo; k < hi; ++k) v[k] += offset;
+  }
+}
+
+// The row pointer of the rows of (row_ptr, col_idx) restricted to the
+// entries keep(i, p) accepts (row i, position p): a count per row, then a
+// prefix sum. Fill the kept entries row by row with for_each_kept.
+template <class Keep>
+std::vector<index_t> kept_row_ptr(index_t rows, std::span<const index_t> row_ptr, Keep&& keep) {
+  std::vector<index_t> ptr(std::size_t(rows) + 1, 0);
+#pragma omp parallel for schedule(static) if (rows > kParallelMin)
+  for (index_t i = 0; i < rows; ++i) {
+    index_t count = 0;
+    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) count += keep(i, p) ? 1 : 0;
+    ptr[std::size_t(i) + 1] = count;
+  }
+  prefix_sum(ptr);
+  return ptr;
+}
+
+// f(i, p, q) for every kept entry: position p of row i goes to position q of
+// the result whose row pointer kept_row_ptr returned (rows in parallel).
+template <class Keep, class F>
+void for_each_kept(index_t rows, std::span<const index_t> row_ptr, std::span<const index_t> kept_ptr, Keep&& keep,
+                   F&& f) {
+#pragma omp parallel for schedule(static) if (rows > kParallelMin)
+  for (index_t i = 0; i < rows; ++i) {
+    index_t q = kept_ptr[std::size_t(i)];
+    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p)
+      if (keep(i, p)) f(i, p, q++);
+  }
+}
+
+// out[e] = values[pos[e]] (or `missing` where pos[e] < 0), in parallel.
+template <class T>
+void gather(std::span<const index_t> pos, std::span<const T> values, std::span<T> out, T missing = T(0)) {
+  const std::int64_t n = std::int64_t(pos.size());
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
+  for (std::int64_t e = 0; e < n; ++e) out[e] = pos[e] < 0 ? missing : values[std::size_t(pos[e])];
+}
+
+// Concurrent tasks (std::thread) that each run OpenMP loops share the cores
+// instead of each starting a team of every core: a task's thread, and the
+// calling thread for the time a guard lives, use `threads` OpenMP threads.
+class OpenMpThreads {
+ public:
+  explicit OpenMpThreads(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~OpenMpThreads() { omp_set_num_threads(saved_); }
+  OpenMpThreads(const OpenMpThreads&) = delete;
+  OpenMpThreads& operator=(const OpenMpThreads&) = delete;
+
+ private:
+  int saved_;
+};
+
+// f() on a thread of its own with `threads` OpenMP threads; the future's
+// get() returns its result or rethrows its exception (and the future's
+// destructor waits for it).
+template <class F>
+auto async_with_threads(int threads, F&& f) {
+  return std::async(std::launch::async, [threads, f = std::forward<F>(f)]() mutable {
+    omp_set_num_threads(threads);
+    return f();
+  });
+}
+
+}  // namespace balsa::parallel
