@@ -33,6 +33,12 @@ __global__ void gather_kernel(const index_t* pos, const T* from, T* to, std::siz
   if (e < n) to[e] = pos[e] < 0 ? missing : from[pos[e]];
 }
 
+template <class T>
+__global__ void gather_reciprocal_kernel(const index_t* pos, const T* from, T* to, std::size_t n) {
+  const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e < n) to[e] = pos[e] < 0 ? T(1) : T(1) / from[pos[e]];
+}
+
 unsigned grid_for(std::size_t n) { return unsigned(std::min<std::size_t>((n + 255) / 256, 4096)); }
 
 }  // namespace
@@ -67,9 +73,17 @@ void gather_device(const index_t* pos, const T* from, T* to, std::size_t count, 
   BALSA_CHECK_LAUNCH();
 }
 
+template <class T>
+void gather_reciprocal_device(const index_t* pos, const T* from, T* to, std::size_t count) {
+  if (count == 0) return;
+  gather_reciprocal_kernel<T><<<unsigned((count + 255) / 256), 256>>>(pos, from, to, count);
+  BALSA_CHECK_LAUNCH();
+}
+
 #define BALSA_INSTANTIATE(T)                                                          \
   template BadValue find_bad_value(const T*, std::size_t, const index_t*, index_t); \
-  template void gather_device(const index_t*, const T*, T*, std::size_t, T);
+  template void gather_device(const index_t*, const T*, T*, std::size_t, T);       \
+  template void gather_reciprocal_device(const index_t*, const T*, T*, std::size_t);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::trsv_gpu

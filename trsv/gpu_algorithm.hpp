@@ -125,6 +125,9 @@ BadValue find_bad_value(const T* values, std::size_t count, const index_t* diag_
 // (device arrays, asynchronous).
 template <class T>
 void gather_device(const index_t* pos, const T* from, T* to, std::size_t count, T missing = T(0));
+// to[e] = 1 / from[pos[e]] (or 1 where pos[e] < 0): reciprocal diagonals.
+template <class T>
+void gather_reciprocal_device(const index_t* pos, const T* from, T* to, std::size_t count);
 
 template <class T>
 std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>& A, Triangle tri, DiagonalKind diag);

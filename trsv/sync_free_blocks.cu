@@ -135,8 +135,10 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     if (n_ == 0) return;
     detail::set_watchdog_from_environment();
     std::vector<index_t> level(static_cast<std::size_t>(n_)), work(static_cast<std::size_t>(n_));
+#pragma omp parallel for schedule(dynamic, 16) if (n_ > 100000)
     for (index_t l = 0; l < levels.count(); ++l)
       for (index_t q = levels.level_ptr[l]; q < levels.level_ptr[l + 1]; ++q) level[std::size_t(levels.rows[q])] = l;
+#pragma omp parallel for schedule(static) if (n_ > 100000)
     for (index_t i = 0; i < n_; ++i) work[std::size_t(i)] = A.row_ptr[i + 1] - A.row_ptr[i] + 1;
     // Lanes a row: from the mean off-diagonal entries, or the environment.
     int lanes = detail::lanes_for(double(off_diagonal_entries(A, tri)) / double(n_));
@@ -196,9 +198,12 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     diag_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.diag_pos));
     ell_val_ = cuda::DeviceBuffer<T>(layout_.ell_dep.size());
     ovf_val_ = cuda::DeviceBuffer<T>(layout_.ovf_dep.size());
-    diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
+    inv_diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
     bp_ = cuda::DeviceBuffer<T>(std::size_t(n_));
-    update_values(std::span<const T>(A.values));
+    {  // the values: A's, gathered into the layout on the device (no host gathers)
+      const cuda::DeviceBuffer<T> values{std::span<const T>(A.values)};
+      update_values_device(values.data(), values.size());
+    }
     for (auto& xp : xp_) {
       xp = cuda::DeviceBuffer<T>(std::size_t(n_));
       blocks::fill_sentinel_kernel<T><<<unsigned((n_ + 255) / 256), 256>>>(xp.data(), xp.size());
@@ -224,7 +229,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
                             reinterpret_cast<const int4*>(steps_.data()),
                             ell_dep_.data(),  ell_val_.data(),   ell_dep_.size(),
                             ovf_ptr_.data(),  ovf_dep_.data(),   ovf_val_.data(),
-                            diag_.data(),     bp_.data(),        rows_.data(),
+                            inv_diag_.data(), bp_.data(),        rows_.data(),
                             n_,               ring_,
                             trace_.size() ? trace_.data() : nullptr};
     T* cur = xp_[current_].data();
@@ -250,10 +255,10 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     detail::gather_positions(std::span<const index_t>(layout_.ovf_value_pos), values, ovf);
     d.resize(std::size_t(n_));
     for (std::size_t k = 0; k < d.size(); ++k)
-      d[k] = layout_.diag_pos[k] < 0 ? T(1) : values[std::size_t(layout_.diag_pos[k])];
+      d[k] = layout_.diag_pos[k] < 0 ? T(1) : T(1) / values[std::size_t(layout_.diag_pos[k])];
     if (!ell.empty()) ell_val_.upload(ell);
     if (!ovf.empty()) ovf_val_.upload(ovf);
-    diag_.upload(d);
+    inv_diag_.upload(d);
   }
 
   void update_values_device(const T* values, std::size_t count) override {
@@ -261,7 +266,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     if (n_ == 0) return;
     gather_device(ell_pos_.data(), values, ell_val_.data(), ell_val_.size());
     gather_device(ovf_pos_.data(), values, ovf_val_.data(), ovf_val_.size());
-    gather_device(diag_pos_.data(), values, diag_.data(), diag_.size(), T(1));
+    gather_reciprocal_device(diag_pos_.data(), values, inv_diag_.data(), inv_diag_.size());
   }
 
   bool watchdog_fired() override { return n_ > 0 && detail::watchdog_fired_in(counters_.data() + 2, epoch_); }
@@ -317,7 +322,8 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   cuda::DeviceBuffer<index_t> batches_, chunk_batch_;
   cuda::DeviceBuffer<index_t> chunk_ptr_, chunk_step_, steps_, rows_, ell_dep_, ell_pos_, ovf_ptr_, ovf_dep_, ovf_pos_,
       diag_pos_;
-  cuda::DeviceBuffer<T> ell_val_, ovf_val_, diag_, bp_;
+  cuda::DeviceBuffer<T> ell_val_, ovf_val_, bp_;
+  cuda::DeviceBuffer<T> inv_diag_;  // 1 / a_kk by position (1 for Unit): a multiply, not a divide, per row
   cuda::DeviceBuffer<T> xp_[2];
   int current_ = 0;
   cuda::DeviceBuffer<int> counters_;

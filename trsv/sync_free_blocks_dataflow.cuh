@@ -52,7 +52,7 @@ struct BatchStage {
   int4 meta;
   index_t dep[kCap];
   T val[kCap];
-  T bp, diag;
+  T bp, inv_diag;
   index_t row;
 };
 
@@ -66,7 +66,7 @@ __device__ __forceinline__ void load_batch(const View<T>& v, index_t lane, Batch
   if (active) {
     const index_t k = st.meta.x + lane;
     st.bp = v.bp[k];
-    st.diag = v.diag[k];
+    st.inv_diag = v.inv_diag[k];
     st.row = v.rows[k];
   }
   const index_t* dep = v.dep + st.meta.y + lane;
@@ -97,7 +97,7 @@ __device__ __forceinline__ T settle(T x, index_t d, index_t first, const T* xs, 
 }
 
 // One batch: every lane's row from its stage, the overflow entries, then
-// x = (b - sum) / diagonal published to shared memory (this chunk), xp
+// x = (b - sum) * (1 / diagonal) published to shared memory (this chunk), xp
 // (later chunks), the next solve's xp (the sentinel) and x by row.
 template <class T>
 __device__ __forceinline__ void solve_batch(const View<T>& v, const Out<T>& o, const BatchStage<T>& st, index_t lane,
@@ -116,7 +116,7 @@ __device__ __forceinline__ void solve_batch(const View<T>& v, const Out<T>& o, c
       const index_t d = v.ovf_dep[e];
       sum += v.ovf_val[e] * settle(first_look(d, first, xs, o.xp), d, first, xs, o);
     }
-  T xi = (st.bp - sum) / st.diag;
+  T xi = (st.bp - sum) * st.inv_diag;
   if (is_sentinel(xi)) xi = quiet_nan<T>();  // only a NaN input gives these bits
   ::cuda::atomic_ref<T, ::cuda::thread_scope_device>(o.xp[k]).store(xi, ::cuda::memory_order_relaxed);
   ::cuda::atomic_ref<T, ::cuda::thread_scope_block>(xs[k - first]).store(xi, ::cuda::memory_order_relaxed);
@@ -140,7 +140,7 @@ __device__ __forceinline__ void run_batch(const View<T>& v, const DataflowView& 
 
 // counters as in solve_kernel; dynamic shared memory: the largest chunk's x.
 template <class T, int B>
-__global__ void __launch_bounds__(B)
+__global__ void __launch_bounds__(B, 1)
     dataflow_kernel(View<T> v, DataflowView dv, T* x, T* xp, T* xp_next, int* counters, int epoch) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* xs = reinterpret_cast<T*>(shared_bytes);

@@ -109,7 +109,7 @@ struct View {
   const index_t* ovf_ptr;     // overflow CSR by position
   const index_t* ovf_dep;
   const T* ovf_val;
-  const T* diag;              // by position (1 for Unit)
+  const T* inv_diag;          // 1 / diagonal by position (1 for Unit)
   const T* bp;                // b by position (gathered before the solve)
   const index_t* rows;        // position -> row
   index_t n;
@@ -132,7 +132,7 @@ struct Stage {
   index_t dep[kCap];
   T val[kCap];
   T xv[kCap];
-  T bp, diag;
+  T bp, inv_diag;
   index_t row;
 };
 
@@ -144,7 +144,7 @@ __device__ __forceinline__ void load_stage(const View<T>& v, Stage<T>& st) {
   if (active) {
     const index_t k = st.meta.x + j;
     st.bp = v.bp[k];
-    st.diag = v.diag[k];
+    st.inv_diag = v.inv_diag[k];
     st.row = v.rows[k];
   }
   const T* val = v.val + st.meta.z + j * G + g;  // slot of t: base + t * W * G
@@ -193,7 +193,7 @@ __device__ __forceinline__ void prefetch_ahead(const View<T>& v, int4 next, unsi
   prefetch_l2(v.val, sizeof(T), zb + zl, zb + 3 * zl, unsigned(v.slots), lane);
   const unsigned pl = ne - nb, n = unsigned(v.n);
   prefetch_l2(v.bp, sizeof(T), ne, ne + 2 * pl, n, lane);
-  prefetch_l2(v.diag, sizeof(T), ne, ne + 2 * pl, n, lane);
+  prefetch_l2(v.inv_diag, sizeof(T), ne, ne + 2 * pl, n, lane);
   prefetch_l2(v.rows, sizeof(index_t), ne, ne + 2 * pl, n, lane);
 }
 
@@ -246,16 +246,18 @@ __device__ __forceinline__ T dep_value(index_t d, index_t first, index_t ring_lo
   return await_value(o.xp + d, o.error, o.epoch);
 }
 
-// Row k's value from its lanes' partial sums: x = (b - sum) / diagonal,
+// Row k's value from its lanes' partial sums: x = (b - sum) * (1 / diagonal)
+// (the reciprocal is taken when the values are set: a divide is a dependent
+// chain of ~10 instructions; the result may differ from a divide by an ulp),
 // published to the ring (the chunk's latest positions), xp (for later
 // chunks), the next solve's xp (the sentinel) and x by row.
 template <class T, int G>
-__device__ __forceinline__ void finish_row(T sum, T bk, T dk, index_t k, index_t row, bool active, index_t end,
+__device__ __forceinline__ void finish_row(T sum, T bk, T inv_dk, index_t k, index_t row, bool active, index_t end,
                                            const View<T>& v, const Out<T>& o, T* ring) {
 #pragma unroll
   for (int off = G / 2; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off, G);
   if (active && threadIdx.x % G == 0) {
-    T xi = (bk - sum) / dk;
+    T xi = (bk - sum) * inv_dk;
     if (is_sentinel(xi)) xi = quiet_nan<T>();  // only a NaN input gives these bits
     if (k >= end - v.ring) ring[k & (v.ring - 1)] = xi;
     ::cuda::atomic_ref<T, ::cuda::thread_scope_device>(o.xp[k]).store(xi, ::cuda::memory_order_relaxed);
@@ -292,7 +294,7 @@ __device__ __forceinline__ void further_passes(const View<T>& v, const Out<T>& o
     index_t row = 0;
     if (active) {
       bk = v.bp[k];
-      dk = v.diag[k];
+      dk = v.inv_diag[k];
       row = v.rows[k];
       for (index_t t = 0; t < width; ++t) {
         const index_t slot = m.z + (t * W + j) * G + g;
@@ -356,7 +358,7 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
       }
     }
     if (m.w & kStepOverflow) sum += overflow_sum<T, G>(v, o, begin + j, active, first, ring_lo, ring, waited);
-    finish_row<T, G>(sum, cur.bp, cur.diag, begin + j, cur.row, active, end, v, o, ring);
+    finish_row<T, G>(sum, cur.bp, cur.inv_diag, begin + j, cur.row, active, end, v, o, ring);
   }
   if (W > kRows) further_passes<T, B, G>(v, o, m, first, ring_lo, ring, waited);
   // Step s + 1's early x loads: positions before this step are complete.
@@ -372,8 +374,12 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
 
 // counters[0]: tickets taken; counters[1]: blocks finished; counters[2]: the
 // watchdog's error word.
+// __launch_bounds__(B, 1): one block an SM is all the solve needs (one chunk
+// per SM). Without the explicit 1, ptxas sometimes aims at 3 blocks of 256
+// threads an SM and caps the registers at 80, spilling ~170 bytes a thread
+// (seen when the divide left the step: its slow-path call had hidden this).
 template <class T, int B, int G>
-__global__ void __launch_bounds__(B) solve_kernel(View<T> v, T* x, T* xp, T* xp_next, int* counters, int epoch) {
+__global__ void __launch_bounds__(B, 1) solve_kernel(View<T> v, T* x, T* xp, T* xp_next, int* counters, int epoch) {
   __shared__ int ticket;
   __shared__ int waits[2];
   __shared__ T ring[kRing<T>];
