@@ -84,6 +84,40 @@ constexpr int kCap = 4;  // ELL slots per lane (all of them in the register stag
 template <class T>
 constexpr index_t kRing = index_t(32768 / sizeof(T));
 
+// The ring by its 32-bit shared-memory address, taken once a kernel (in a
+// register: see solve_kernel). Indexed through a T* instead, nvcc rebuilt the
+// address of every access from SR_CgaCtaId (six dependent instructions, one a
+// special-register read: ncu, ~24 a step of the 244). Position d lives in
+// slot d & mask. The asm is volatile: it is not moved across the barrier.
+template <class T>
+struct Ring {
+  unsigned base;  // shared address of slot 0
+  index_t mask;   // slots - 1 (a power of two)
+  __device__ __forceinline__ unsigned at(index_t d) const { return base + unsigned(d & mask) * unsigned(sizeof(T)); }
+  __device__ __forceinline__ T load(index_t d) const;
+  __device__ __forceinline__ void store(index_t d, T v) const;
+};
+template <>
+__device__ __forceinline__ double Ring<double>::load(index_t d) const {
+  double v;
+  asm volatile("ld.shared.f64 %0, [%1];" : "=d"(v) : "r"(at(d)));
+  return v;
+}
+template <>
+__device__ __forceinline__ float Ring<float>::load(index_t d) const {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(at(d)));
+  return v;
+}
+template <>
+__device__ __forceinline__ void Ring<double>::store(index_t d, double v) const {
+  asm volatile("st.shared.f64 [%0], %1;" ::"r"(at(d)), "d"(v) : "memory");
+}
+template <>
+__device__ __forceinline__ void Ring<float>::store(index_t d, float v) const {
+  asm volatile("st.shared.f32 [%0], %1;" ::"r"(at(d)), "f"(v) : "memory");
+}
+
 // The trace's layout: [steps] timer, [steps] clock, [steps] waits, then per
 // chunk [chunks] start timer, [chunks] end timer.
 struct TraceIndex {
@@ -235,9 +269,9 @@ struct Out {
 // The value of position d when it was not fetched early: ring, plain load
 // (complete, this chunk), or a wait (an earlier chunk).
 template <class T>
-__device__ __forceinline__ T dep_value(index_t d, index_t first, index_t ring_lo, index_t ring_mask, const T* ring,
+__device__ __forceinline__ T dep_value(index_t d, index_t first, index_t ring_lo, const Ring<T>& ring,
                                        const Out<T>& o, int& waited) {
-  if (d >= ring_lo) return ring[d & ring_mask];
+  if (d >= ring_lo) return ring.load(d);
   if (d < 0) return T(0);
   if (d >= first) return o.xp[d];
   const T v = load_relaxed(o.xp[d]);
@@ -253,13 +287,13 @@ __device__ __forceinline__ T dep_value(index_t d, index_t first, index_t ring_lo
 // chunks), the next solve's xp (the sentinel) and x by row.
 template <class T, int G>
 __device__ __forceinline__ void finish_row(T sum, T bk, T inv_dk, index_t k, index_t row, bool active, index_t end,
-                                           const View<T>& v, const Out<T>& o, T* ring) {
+                                           const View<T>& v, const Out<T>& o, const Ring<T>& ring) {
 #pragma unroll
   for (int off = G / 2; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off, G);
   if (active && threadIdx.x % G == 0) {
     T xi = (bk - sum) * inv_dk;
     if (is_sentinel(xi)) xi = quiet_nan<T>();  // only a NaN input gives these bits
-    if (k >= end - v.ring) ring[k & (v.ring - 1)] = xi;
+    if (k >= end - v.ring) ring.store(k, xi);
     ::cuda::atomic_ref<T, ::cuda::thread_scope_device>(o.xp[k]).store(xi, ::cuda::memory_order_relaxed);
     o.xp_next[k] = sentinel_value<T>();
     o.x[row] = xi;
@@ -270,12 +304,12 @@ __device__ __forceinline__ void finish_row(T sum, T bk, T inv_dk, index_t k, ind
 // stage's width * G slots (the overflow CSR by position), lane-strided.
 template <class T, int G>
 __device__ __forceinline__ T overflow_sum(const View<T>& v, const Out<T>& o, index_t k, bool active, index_t first,
-                                          index_t ring_lo, const T* ring, int& waited) {
+                                          index_t ring_lo, const Ring<T>& ring, int& waited) {
   T sum = T(0);
   if (!active) return sum;
   const index_t g = index_t(threadIdx.x) % G;
   for (index_t e = v.ovf_ptr[k] + g; e < v.ovf_ptr[k + 1]; e += G)
-    sum += v.ovf_val[e] * dep_value(v.ovf_dep[e], first, ring_lo, v.ring - 1, ring, o, waited);
+    sum += v.ovf_val[e] * dep_value(v.ovf_dep[e], first, ring_lo, ring, o, waited);
   return sum;
 }
 
@@ -283,7 +317,7 @@ __device__ __forceinline__ T overflow_sum(const View<T>& v, const Out<T>& o, ind
 // direct loads.
 template <class T, int B, int G>
 __device__ __forceinline__ void further_passes(const View<T>& v, const Out<T>& o, int4 m, index_t first, index_t ring_lo,
-                                            T* ring, int& waited) {
+                                            const Ring<T>& ring, int& waited) {
   constexpr index_t kRows = B / G;
   const index_t begin = m.x, end = m.y, W = end - begin, width = m.w & kStepWidthMask;
   const index_t g = index_t(threadIdx.x) % G;
@@ -299,7 +333,7 @@ __device__ __forceinline__ void further_passes(const View<T>& v, const Out<T>& o
       for (index_t t = 0; t < width; ++t) {
         const index_t slot = m.z + (t * W + j) * G + g;
         const index_t d = v.dep[slot];
-        if (d >= 0) sum += v.val[slot] * dep_value(d, first, ring_lo, v.ring - 1, ring, o, waited);
+        if (d >= 0) sum += v.val[slot] * dep_value(d, first, ring_lo, ring, o, waited);
       }
     }
     if (m.w & kStepOverflow) sum += overflow_sum<T, G>(v, o, k, active, first, ring_lo, ring, waited);
@@ -315,7 +349,8 @@ __device__ __forceinline__ void further_passes(const View<T>& v, const Out<T>& o
 // stage's registers and the ring.
 template <class T, int B, int G>
 __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, index_t s, index_t s_end,
-                                         index_t first, Stage<T>& cur, Stage<T>& nxt, T* ring, int* waits) {
+                                         index_t first, Stage<T>& cur, Stage<T>& nxt, const Ring<T>& ring,
+                                         int* waits) {
   constexpr index_t kRows = B / G;  // rows per pass
   const int4 m = cur.meta;
   const index_t begin = m.x, end = m.y, W = end - begin;
@@ -332,7 +367,7 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
   // its positions >= end - v.ring there (below: no two of them share a slot),
   // and a later write to the slot of d would be of a position >= d + v.ring
   // >= end, which is not written yet.
-  const index_t ring_lo = max(first, end - v.ring), ring_mask = v.ring - 1;
+  const index_t ring_lo = max(first, end - v.ring);
   int waited = 0;
   {  // pass 0: the stage's registers
     const index_t j = index_t(threadIdx.x) / G;
@@ -344,7 +379,7 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
         const index_t d = cur.dep[t];
         T xd;
         if (d >= ring_lo) {
-          xd = ring[d & ring_mask];
+          xd = ring.load(d);
         } else if (d >= 0 && d < cur.pre_hi) {
           xd = cur.xv[t];
           if (d < first && is_sentinel(xd)) {
@@ -352,7 +387,7 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
             xd = await_value(o.xp + d, o.error, o.epoch);
           }
         } else {
-          xd = dep_value(d, first, ring_lo, ring_mask, ring, o, waited);
+          xd = dep_value(d, first, ring_lo, ring, o, waited);
         }
         sum += cur.val[t] * xd;
       }
@@ -382,7 +417,7 @@ template <class T, int B, int G>
 __global__ void __launch_bounds__(B, 1) solve_kernel(View<T> v, T* x, T* xp, T* xp_next, int* counters, int epoch) {
   __shared__ int ticket;
   __shared__ int waits[2];
-  __shared__ T ring[kRing<T>];
+  __shared__ T ring_slots[kRing<T>];
   if (threadIdx.x == 0) {
     ticket = atomicAdd(&counters[0], 1);
     waits[0] = waits[1] = 0;
@@ -394,6 +429,11 @@ __global__ void __launch_bounds__(B, 1) solve_kernel(View<T> v, T* x, T* xp, T* 
   const index_t first = v.chunk_ptr[c];  // positions below belong to earlier chunks
   const index_t s0 = v.chunk_step[c], s1 = v.chunk_step[c + 1];  // s0 < s1: no chunk is empty
   const Out<T> o{x, xp, xp_next, &counters[2], epoch};
+  // The base goes through an opaque move: as a plain value ptxas
+  // rematerialised it (S2R SR_CgaCtaId and five more) at every access.
+  unsigned ring_base;
+  asm volatile("mov.u32 %0, %1;" : "=r"(ring_base) : "r"(unsigned(__cvta_generic_to_shared(ring_slots))));
+  const Ring<T> ring{ring_base, v.ring - 1};
   Stage<T> a, b;
   a.meta = v.steps[s0];
   b.meta = s0 + 1 < s1 ? v.steps[s0 + 1] : a.meta;
