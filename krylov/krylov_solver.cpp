@@ -129,15 +129,21 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
     require_square(A, "Krylov solver");
     require_finite(A);
     check_options<T>(options);
-    if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(A);
     s.options = options;
-    s.A = Csr<T>{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
-    if (options.device == Device::Cpu) s.A.values = A.values;
+    // What only this solver needs runs on a thread of its own beside the
+    // preconditioner's set-up (which reads A alone, checked above): CG's
+    // symmetry check, whose error still comes first, and the copy of A that
+    // update_values checks against.
+    auto own = parallel::async_with_threads(2, [&A, &s, &options] {
+      if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(A);
+      s.A = Csr<T>{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
+      if (options.device == Device::Cpu) s.A.values = A.values;
+    });
     KrylovStats& st = s.setup;
     st.method = options.method;
     st.preconditioner = options.preconditioner;
     st.device = options.device;
-    if (A.rows > 0) {
+    if (A.rows > 0) try {
       // On the GPU path A's upload runs on a thread of its own beside the
       // preconditioner's setup (an error of that setup still comes first).
       std::future<cuda::DeviceCsr<T>> device_A;
@@ -149,8 +155,13 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
         });
       s.M = krylov::make_preconditioner(A, options);
       if (s.M) s.M->describe(st);
+      own.get();
       if (device_A.valid()) s.gpu = krylov::gpu::make_solver(device_A.get(), s.M.get(), options, st);
+    } catch (...) {
+      if (own.valid()) own.get();  // its error (an asymmetric A) wins over the set-up's
+      throw;
     }
+    if (own.valid()) own.get();
     st.setup_seconds = since(t0);
     s.stats = st;
   } catch (...) {

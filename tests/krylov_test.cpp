@@ -316,6 +316,14 @@ TYPED_TEST(KrylovCpu, BadInput) {
                                       .check_symmetry = false}));
   EXPECT_NO_THROW(KrylovSolver<T>(U, {.method = KrylovMethod::BiCgStab, .preconditioner = PreconditionerKind::None,
                                       .device = Device::Cpu}));
+  // The symmetry check runs beside the preconditioner's set-up, and its error
+  // still wins over the set-up's (here IC(0)'s breakdown at a_00 = -1).
+  U.values[0] = T(-1);
+  KrylovOptions ic0{.preconditioner = PreconditionerKind::Ic0, .device = Device::Cpu};
+  ic0.factor.on_breakdown = PivotBreakdown::Fail;
+  EXPECT_THROW_MSG(KrylovSolver<T>(U, ic0), MatrixError, "A(0, 1) = 1");
+  ic0.check_symmetry = false;
+  EXPECT_THROW_MSG(KrylovSolver<T>(U, ic0), MatrixError, "pivot");
   // Unsorted columns, NaN in A.
   Csr<T> bad = laplacian_2d<T>(3, 3);
   std::swap(bad.col_idx[0], bad.col_idx[1]);
