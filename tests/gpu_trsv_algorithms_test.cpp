@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -412,6 +413,65 @@ TYPED_TEST(GpuTrsvAlgorithms, RealMatrixTriangles) {
   });
   EXPECT_GT(tested, 0);
   std::printf("%d systems, %d solves skipped (reference not finite)\n", tested, skipped);
+}
+
+// Diagonals below 1 / max (subnormal): their reciprocals overflow, so a
+// solver that multiplies by 1 / a_ii must divide for those rows (the level-set
+// and sync-free-blocks solvers store 0 there). Every 7th row holds only such
+// a diagonal t = 2^-1070 (double) or 2^-140 (float), the others
+// 2 x_k - x_{k-1} / 2 + x_{k-2} / 4 (Lower; Upper: x_{k+1}, x_{k+2}); with
+// integer x_true every b and every x is exact, so x must equal x_true. Values
+// set at construction, by update_values and by update_values_device.
+TYPED_TEST(GpuTrsvAlgorithms, DiagonalsWithoutFiniteReciprocal) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const T tiny = std::is_same_v<T, double> ? T(std::ldexp(1.0, -1070)) : T(std::ldexp(1.0f, -140));
+  ASSERT_GT(tiny, T(0));
+  ASSERT_FALSE(std::isfinite(T(1) / tiny));
+  const index_t n = 3000;
+  std::vector<T> x_true(static_cast<std::size_t>(n));
+  for (index_t k = 0; k < n; ++k) x_true[std::size_t(k)] = T(k % 5 - 2);
+  for (const Triangle tri : kTriangles) {
+    Csr<T> A{n, n, {0}, {}, {}};
+    auto put = [&](index_t j, T v) {
+      A.col_idx.push_back(j);
+      A.values.push_back(v);
+    };
+    for (index_t k = 0; k < n; ++k) {
+      const bool plain = k % 7 != 3;
+      if (tri == Triangle::Lower && plain) {
+        if (k > 1) put(k - 2, T(0.25));
+        if (k > 0) put(k - 1, T(-0.5));
+      }
+      put(k, plain ? T(2) : tiny);
+      if (tri == Triangle::Upper && plain) {
+        if (k + 1 < n) put(k + 1, T(-0.5));
+        if (k + 2 < n) put(k + 2, T(0.25));
+      }
+      A.row_ptr.push_back(index_t(A.col_idx.size()));
+    }
+    const std::vector<T> b = multiply(A, std::span<const T>(x_true));
+    for (const NamedAlgorithm<T>& a : algorithms<T>()) {
+      SCOPED_TRACE(describe(a.name, tri, DiagonalKind::NonUnit));
+      std::unique_ptr<trsv_gpu::Algorithm<T>> solver = a.make(A, tri, DiagonalKind::NonUnit);
+      cuda::DeviceBuffer<T> b_dev{std::span<const T>(b)}, x_dev(b.size()), values_dev{std::span<const T>(A.values)};
+      for (int pass = 0; pass < 3; ++pass) {
+        if (pass == 1) solver->update_values(A.values);
+        if (pass == 2) solver->update_values_device(values_dev.data(), values_dev.size());
+        cuda::fill(x_dev, std::numeric_limits<T>::quiet_NaN());
+        solver->solve(b_dev.data(), x_dev.data());
+        const std::vector<T> x = x_dev.to_host();
+        std::size_t wrong = 0, first = x.size();
+        for (std::size_t i = 0; i < x.size(); ++i)
+          if (x[i] != x_true[i]) {
+            ++wrong;
+            first = std::min(first, i);
+          }
+        EXPECT_EQ(wrong, 0u) << "pass " << pass << ": first wrong x[" << first
+                             << "] = " << (first < x.size() ? double(x[first]) : 0.0);
+      }
+    }
+  }
 }
 
 TYPED_TEST(GpuTrsvAlgorithms, OneByOneAndEmpty) {

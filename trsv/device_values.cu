@@ -36,7 +36,9 @@ __global__ void gather_kernel(const index_t* pos, const T* from, T* to, std::siz
 template <class T>
 __global__ void gather_reciprocal_kernel(const index_t* pos, const T* from, T* to, std::size_t n) {
   const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e < n) to[e] = pos[e] < 0 ? T(1) : T(1) / from[pos[e]];
+  if (e >= n) return;
+  const T r = pos[e] < 0 ? T(1) : T(1) / from[pos[e]];
+  to[e] = isfinite(r) ? r : T(0);  // |a| below 1 / max: 0, and the solve divides instead
 }
 
 unsigned grid_for(std::size_t n) { return unsigned(std::min<std::size_t>((n + 255) / 256, 4096)); }

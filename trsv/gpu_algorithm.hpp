@@ -125,7 +125,9 @@ BadValue find_bad_value(const T* values, std::size_t count, const index_t* diag_
 // (device arrays, asynchronous).
 template <class T>
 void gather_device(const index_t* pos, const T* from, T* to, std::size_t count, T missing = T(0));
-// to[e] = 1 / from[pos[e]] (or 1 where pos[e] < 0): reciprocal diagonals.
+// to[e] = 1 / from[pos[e]] (or 1 where pos[e] < 0), or 0 where that is not
+// finite (a diagonal below 1 / max: the solve then divides): reciprocal
+// diagonals, as the level-set solver's inv_diag.
 template <class T>
 void gather_reciprocal_device(const index_t* pos, const T* from, T* to, std::size_t count);
 

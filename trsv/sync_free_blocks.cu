@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -198,6 +199,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     diag_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.diag_pos));
     ell_val_ = cuda::DeviceBuffer<T>(layout_.ell_dep.size());
     ovf_val_ = cuda::DeviceBuffer<T>(layout_.ovf_dep.size());
+    diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
     inv_diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
     bp_ = cuda::DeviceBuffer<T>(std::size_t(n_));
     {  // the values: A's, gathered into the layout on the device (no host gathers)
@@ -229,8 +231,8 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
                             reinterpret_cast<const int4*>(steps_.data()),
                             ell_dep_.data(),  ell_val_.data(),   ell_dep_.size(),
                             ovf_ptr_.data(),  ovf_dep_.data(),   ovf_val_.data(),
-                            inv_diag_.data(), bp_.data(),        rows_.data(),
-                            n_,               ring_,
+                            inv_diag_.data(), diag_.data(),     bp_.data(),
+                            rows_.data(),     n_,                ring_,
                             trace_.size() ? trace_.data() : nullptr};
     T* cur = xp_[current_].data();
     current_ ^= 1;
@@ -254,11 +256,16 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     detail::gather_positions(std::span<const index_t>(layout_.ell_value_pos), values, ell);
     detail::gather_positions(std::span<const index_t>(layout_.ovf_value_pos), values, ovf);
     d.resize(std::size_t(n_));
-    for (std::size_t k = 0; k < d.size(); ++k)
-      d[k] = layout_.diag_pos[k] < 0 ? T(1) : T(1) / values[std::size_t(layout_.diag_pos[k])];
+    std::vector<T> inv(static_cast<std::size_t>(n_));
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      d[k] = layout_.diag_pos[k] < 0 ? T(1) : values[std::size_t(layout_.diag_pos[k])];
+      inv[k] = T(1) / d[k];
+      if (!std::isfinite(inv[k])) inv[k] = T(0);  // |a| below 1 / max: the kernel divides instead
+    }
     if (!ell.empty()) ell_val_.upload(ell);
     if (!ovf.empty()) ovf_val_.upload(ovf);
-    inv_diag_.upload(d);
+    diag_.upload(d);
+    inv_diag_.upload(inv);
   }
 
   void update_values_device(const T* values, std::size_t count) override {
@@ -266,6 +273,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     if (n_ == 0) return;
     gather_device(ell_pos_.data(), values, ell_val_.data(), ell_val_.size());
     gather_device(ovf_pos_.data(), values, ovf_val_.data(), ovf_val_.size());
+    gather_device(diag_pos_.data(), values, diag_.data(), diag_.size(), T(1));
     gather_reciprocal_device(diag_pos_.data(), values, inv_diag_.data(), inv_diag_.size());
   }
 
@@ -323,7 +331,9 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   cuda::DeviceBuffer<index_t> chunk_ptr_, chunk_step_, steps_, rows_, ell_dep_, ell_pos_, ovf_ptr_, ovf_dep_, ovf_pos_,
       diag_pos_;
   cuda::DeviceBuffer<T> ell_val_, ovf_val_, bp_;
-  cuda::DeviceBuffer<T> inv_diag_;  // 1 / a_kk by position (1 for Unit): a multiply, not a divide, per row
+  // By position: 1 / a_kk (1 for Unit; 0 where not finite), a multiply per
+  // row instead of a divide; and a_kk for the rows where it is 0.
+  cuda::DeviceBuffer<T> inv_diag_, diag_;
   cuda::DeviceBuffer<T> xp_[2];
   int current_ = 0;
   cuda::DeviceBuffer<int> counters_;

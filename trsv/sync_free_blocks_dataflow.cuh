@@ -116,7 +116,7 @@ __device__ __forceinline__ void solve_batch(const View<T>& v, const Out<T>& o, c
       const index_t d = v.ovf_dep[e];
       sum += v.ovf_val[e] * settle(first_look(d, first, xs, o.xp), d, first, xs, o);
     }
-  T xi = (st.bp - sum) * st.inv_diag;
+  T xi = st.inv_diag != T(0) ? (st.bp - sum) * st.inv_diag : (st.bp - sum) / v.diag[k];
   if (is_sentinel(xi)) xi = quiet_nan<T>();  // only a NaN input gives these bits
   ::cuda::atomic_ref<T, ::cuda::thread_scope_device>(o.xp[k]).store(xi, ::cuda::memory_order_relaxed);
   ::cuda::atomic_ref<T, ::cuda::thread_scope_block>(xs[k - first]).store(xi, ::cuda::memory_order_relaxed);

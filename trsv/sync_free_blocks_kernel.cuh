@@ -143,7 +143,8 @@ struct View {
   const index_t* ovf_ptr;     // overflow CSR by position
   const index_t* ovf_dep;
   const T* ovf_val;
-  const T* inv_diag;          // 1 / diagonal by position (1 for Unit)
+  const T* inv_diag;          // 1 / diagonal by position (1 for Unit; 0 where not finite)
+  const T* diag;              // the diagonal by position: read only where inv_diag is 0
   const T* bp;                // b by position (gathered before the solve)
   const index_t* rows;        // position -> row
   index_t n;
@@ -291,7 +292,8 @@ __device__ __forceinline__ void finish_row(T sum, T bk, T inv_dk, index_t k, ind
 #pragma unroll
   for (int off = G / 2; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off, G);
   if (active && threadIdx.x % G == 0) {
-    T xi = (bk - sum) * inv_dk;
+    // A diagonal below 1 / max has no finite reciprocal (stored 0): divide.
+    T xi = inv_dk != T(0) ? (bk - sum) * inv_dk : (bk - sum) / v.diag[k];
     if (is_sentinel(xi)) xi = quiet_nan<T>();  // only a NaN input gives these bits
     if (k >= end - v.ring) ring.store(k, xi);
     ::cuda::atomic_ref<T, ::cuda::thread_scope_device>(o.xp[k]).store(xi, ::cuda::memory_order_relaxed);
