@@ -265,6 +265,7 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
       s.factor_host(s.pattern.values);
     }
   } catch (...) {
+    const cuda::SetupLock lock;  // its device memory is freed beside other set-ups (cuda/setup_lock.hpp)
     delete impl_;
     throw;
   }

@@ -100,13 +100,20 @@ class Incomplete final : public Preconditioner<T> {
       return std::make_unique<TriangularSolver<P>>(
           ic0 ? unit_lower_transpose(A, upper_pos_) : unit_triangle(A, Triangle::Upper, &upper_pos_), uo);
     });
-    {
+    try {
       const parallel::OpenMpThreads guard(share);
       if constexpr (std::is_same_v<T, P>)
         fac_ = std::make_unique<IncompleteFactorization<P>>(A, fo);
       else
         fac_ = std::make_unique<IncompleteFactorization<P>>(convert_values<P>(A), fo);
-    }  // a throw here waits for the solvers (the futures' destructors) and wins
+    } catch (...) {
+      // The factorisation's error wins. Both solvers finish before either is
+      // freed: a free while the other still captures its graph would
+      // invalidate that capture (cuda/setup_lock.hpp).
+      L.wait();
+      U.wait();
+      throw;
+    }
     L_ = L.get();
     U_ = U.get();
     allocate_device_vectors(std::size_t(A.rows));

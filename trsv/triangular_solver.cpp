@@ -235,6 +235,7 @@ TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& option
   try {
     impl_->analyse(A, options, nullptr);
   } catch (...) {
+    const cuda::SetupLock lock;  // its device memory is freed beside other set-ups (cuda/setup_lock.hpp)
     delete impl_;
     throw;
   }
@@ -245,6 +246,7 @@ TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options) : 
   try {
     impl_->analyse(A, options, &A);
   } catch (...) {
+    const cuda::SetupLock lock;  // its device memory is freed beside other set-ups (cuda/setup_lock.hpp)
     delete impl_;
     throw;
   }
