@@ -18,7 +18,7 @@
 // IncompleteFactorization keeps them on the GPU; they are gathered into the
 // L and U value orders there (trsv_gpu::gather_device) and handed to
 // TriangularSolver::update_values(DeviceBuffer) (which stays on the device
-// for sync-free-blocks and cuSPARSE; the other algorithms copy through the
+// for level-set, sync-free-blocks and cuSPARSE; the other algorithms copy through the
 // host). No host copy of the factors is made on the GPU path.
 #include <omp.h>
 

@@ -278,8 +278,9 @@ std::string describe(const char* algorithm, Triangle tri, DiagonalKind diag) {
          (diag == DiagonalKind::Unit ? " Unit" : " NonUnit");
 }
 
-// Builds the algorithm's solver for A and checks five solves (three
-// right-hand sides, then two after update_values). Returns the number of
+// Builds the algorithm's solver for A and checks its solves: three
+// right-hand sides, two after update_values, many at once, and one after
+// update_values_device back to A's values. Returns the number of
 // solves skipped because the reference itself over/underflowed to non-finite.
 template <class T>
 int expect_solves(const NamedAlgorithm<T>& algorithm, const Csr<T>& A, Triangle tri, DiagonalKind diag,
@@ -330,6 +331,12 @@ int expect_solves(const NamedAlgorithm<T>& algorithm, const Csr<T>& A, Triangle 
   // Many right-hand sides in one call: 34 columns on small matrices (more
   // than TASSL's 32-column grid, so its blocks loop over columns), 3 otherwise.
   solve_and_check(B, 40, n <= 4096 ? 34 : 3);
+  // The first values again, from device memory (update_values_device: device
+  // gathers for level-set, sync-free-blocks and cuSPARSE, a host round trip
+  // for the others).
+  const cuda::DeviceBuffer<T> A_values{std::span<const T>(A.values)};
+  solver->update_values_device(A_values.data(), A_values.size());
+  solve_and_check(A, 41, 1);
   return skipped;
 }
 

@@ -141,6 +141,27 @@ class LevelSetSolver final : public Algorithm<T> {
     upload_values(values);
   }
 
+  // The same gathers as upload_values, on the device (asynchronous on the
+  // legacy stream, no host round trip). The position maps go to the device
+  // at the first such update.
+  void update_values_device(const T* values, std::size_t count) override {
+    detail::require_values(count, std::size_t(nnz_), "LevelSet");
+    if (n_ == 0) return;
+    if (!maps_on_device_) {
+      using IndexSpan = std::span<const index_t>;
+      value_pos_dev_ = cuda::DeviceBuffer<index_t>(IndexSpan(pattern_.value_pos));
+      diag_pos_dev_ = cuda::DeviceBuffer<index_t>(IndexSpan(pattern_.diag_pos));
+      ell_pos_dev_ = cuda::DeviceBuffer<index_t>(IndexSpan(ell_pos_));
+      ovf_pos_dev_ = cuda::DeviceBuffer<index_t>(IndexSpan(ovf_pos_));
+      maps_on_device_ = true;
+    }
+    gather_device(value_pos_dev_.data(), values, values_.data(), values_.size());
+    gather_device(diag_pos_dev_.data(), values, diag_.data(), diag_.size(), T(1));
+    gather_reciprocal_device(diag_pos_dev_.data(), values, inv_diag_.data(), inv_diag_.size());
+    gather_device(ell_pos_dev_.data(), values, ell_val_.data(), ell_val_.size());
+    gather_device(ovf_pos_dev_.data(), values, ovf_val_.data(), ovf_val_.size());
+  }
+
  private:
   // Values in A's CSR order -> the CSR copy, the diagonal, the ELL and
   // overflow slots. cudaMemcpy on the legacy stream: after the replays queued
@@ -309,6 +330,9 @@ class LevelSetSolver final : public Algorithm<T> {
   std::vector<Launch> launches_;
   std::vector<std::size_t> ell_offset_;
   std::vector<index_t> ell_pos_, ovf_pos_;  // value maps of the ELL and overflow slots
+  // update_values_device: pattern_'s value and diagonal maps and the two above, on the device.
+  cuda::DeviceBuffer<index_t> value_pos_dev_, diag_pos_dev_, ell_pos_dev_, ovf_pos_dev_;
+  bool maps_on_device_ = false;
   std::vector<index_t> chunk_levels_host_, chunk_narrow_host_;
   std::size_t optin_ = 0;  // shared memory a block may opt in to
   cuda::DeviceBuffer<index_t> row_ptr_, ext_end_, ref_, ell_ref_, ovf_ptr_, ovf_ref_, rows_, level_ptr_, chunk_levels_,

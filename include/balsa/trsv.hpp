@@ -142,7 +142,7 @@ class TriangularSolver {
   void update_values(std::span<const T> values);
   // The same from device memory (Device::Cuda solvers): checked on the
   // device (finite, nonzero diagonal), then gathered into the solver's layout
-  // on the device (sync-free-blocks, cuSPARSE; the other algorithms copy
+  // on the device (level-set, sync-free-blocks, cuSPARSE; the other algorithms copy
   // through the host). Synchronises once for the check.
   void update_values(const cuda::DeviceBuffer<T>& values);
 
