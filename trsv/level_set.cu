@@ -175,14 +175,9 @@ class LevelSetSolver final : public Algorithm<T> {
       if (buffer.size() != host.size()) buffer = cuda::DeviceBuffer<T>(host.size());
       buffer.upload(host);
     };
-    std::vector<T> inv(d.size());
-    for (std::size_t k = 0; k < d.size(); ++k) {
-      inv[k] = T(1) / d[k];
-      if (!std::isfinite(inv[k])) inv[k] = T(0);  // |a_ii| below 1/max: the kernel divides instead
-    }
     put(values_, off);
     put(diag_, d);
-    put(inv_diag_, inv);
+    put(inv_diag_, detail::reciprocals(std::span<const T>(d)));
     put(ell_val_, ell);
     put(ovf_val_, ovf);
   }

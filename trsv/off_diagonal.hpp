@@ -4,7 +4,9 @@
 // triangular solvers; plain C++ so that host code and tests can use it.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -89,6 +91,19 @@ template <class T>
 void gather_diagonal(const OffDiagonal& s, std::span<const T> values, std::vector<T>& diag) {
   diag.resize(s.diag_pos.size());
   parallel::gather(std::span<const index_t>(s.diag_pos), values, std::span<T>(diag), T(1));
+}
+
+// 1 / d[k], or 0 where that is not finite (|d[k]| below 1 / max: the
+// kernels then divide by d[k]); the device twin is gather_reciprocal_device.
+template <class T>
+std::vector<T> reciprocals(std::span<const T> d) {
+  std::vector<T> inv(d.size());
+#pragma omp parallel for schedule(static) if (std::int64_t(d.size()) > parallel::kParallelMin)
+  for (std::int64_t k = 0; k < std::int64_t(d.size()); ++k) {
+    const T r = T(1) / d[std::size_t(k)];
+    inv[std::size_t(k)] = std::isfinite(r) ? r : T(0);
+  }
+  return inv;
 }
 
 template <class T>

@@ -48,7 +48,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -256,16 +255,11 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     detail::gather_positions(std::span<const index_t>(layout_.ell_value_pos), values, ell);
     detail::gather_positions(std::span<const index_t>(layout_.ovf_value_pos), values, ovf);
     d.resize(std::size_t(n_));
-    std::vector<T> inv(static_cast<std::size_t>(n_));
-    for (std::size_t k = 0; k < d.size(); ++k) {
-      d[k] = layout_.diag_pos[k] < 0 ? T(1) : values[std::size_t(layout_.diag_pos[k])];
-      inv[k] = T(1) / d[k];
-      if (!std::isfinite(inv[k])) inv[k] = T(0);  // |a| below 1 / max: the kernel divides instead
-    }
+    parallel::gather(std::span<const index_t>(layout_.diag_pos), values, std::span<T>(d), T(1));
     if (!ell.empty()) ell_val_.upload(ell);
     if (!ovf.empty()) ovf_val_.upload(ovf);
     diag_.upload(d);
-    inv_diag_.upload(inv);
+    inv_diag_.upload(detail::reciprocals(std::span<const T>(d)));
   }
 
   void update_values_device(const T* values, std::size_t count) override {
