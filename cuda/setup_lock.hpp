@@ -18,6 +18,7 @@
 #include <mutex>
 
 #include "balsa/cuda.hpp"
+#include "sparse/setup_trace.hpp"
 
 namespace balsa::cuda {
 
@@ -28,10 +29,18 @@ inline std::recursive_mutex& setup_mutex() {
 
 class SetupLock {
  public:
-  SetupLock() : lock_(setup_mutex()) {}
+  SetupLock() : lock_(setup_mutex(), std::defer_lock) {
+    if (!trace::enabled()) {
+      lock_.lock();
+      return;
+    }
+    const double t0 = trace::now_ms();  // BALSA_SETUP_TRACE: waits over 0.5 ms
+    lock_.lock();
+    if (const double t1 = trace::now_ms(); t1 - t0 > 0.5) trace::record("setup lock: wait", t0, t1);
+  }
 
  private:
-  std::scoped_lock<std::recursive_mutex> lock_;
+  std::unique_lock<std::recursive_mutex> lock_;
 };
 
 // The calling thread's device, and the same made current on another thread.

@@ -24,6 +24,7 @@
 #include "factor/gpu_factor.hpp"
 #include "sparse/instantiate.hpp"
 #include "sparse/parallel.hpp"
+#include "sparse/setup_trace.hpp"
 
 namespace balsa {
 
@@ -51,7 +52,7 @@ void check_options(const IncompleteOptions& o) {
 // parallel); MatrixError naming the first row without one.
 template <class T>
 std::vector<index_t> diagonal_positions(const Csr<T>& A, IncompleteKind kind) {
-  std::vector<index_t> diag(std::size_t(A.rows));
+  std::vector<index_t> diag = parallel::fresh_vector<index_t>(std::size_t(A.rows));
   index_t missing = A.rows;
 #pragma omp parallel for reduction(min : missing) schedule(static) if (A.rows > parallel::kParallelMin)
   for (index_t i = 0; i < A.rows; ++i) {
@@ -74,8 +75,8 @@ std::vector<index_t> diagonal_positions(const Csr<T>& A, IncompleteKind kind) {
 // entry q; diag[i]: the position of l_ii.
 template <class T>
 void lower_triangle_maps(const Csr<T>& A, const Csr<T>& L, std::vector<index_t>& source, std::vector<index_t>& diag) {
-  source.resize(L.values.size());
-  diag.resize(std::size_t(A.rows));
+  parallel::fresh_assign(source, L.values.size());
+  parallel::fresh_assign(diag, std::size_t(A.rows));
 #pragma omp parallel for schedule(static) if (A.rows > parallel::kParallelMin)
   for (index_t i = 0; i < A.rows; ++i) {
     for (index_t q = L.row_ptr[i]; q < L.row_ptr[i + 1]; ++q) source[std::size_t(q)] = A.row_ptr[i] + (q - L.row_ptr[i]);
@@ -218,6 +219,15 @@ Impl& live(Impl* impl) {
 
 template <class T>
 IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options)
+    : IncompleteFactorization(A, options, /*checked=*/false) {}
+
+template <class T>
+IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options,
+                                                    detail::PrecheckedMatrix)
+    : IncompleteFactorization(A, options, /*checked=*/true) {}
+
+template <class T>
+IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked)
     : impl_(new Impl) {
   try {
     const auto t0 = Clock::now();
@@ -225,23 +235,31 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
     s.options = options;
     const IncompleteKind kind = options.kind;
     check_options(options);
-    validate(A, /*require_sorted=*/true);  // canonical: one entry per position
-    require_square(A, to_string(kind));
+    trace::Span checks("factor: checks");
+    if (!checked) {
+      validate(A, /*require_sorted=*/true);  // canonical: one entry per position
+      require_square(A, to_string(kind));
+    }
     std::vector<index_t> A_diag = diagonal_positions(A, kind);
-    require_finite(A);
+    if (!checked) require_finite(A);
+    checks.end();
+    trace::Span pattern("factor: pattern and maps");
     // The factor pattern (header: A's for Ilu0, its lower triangle for Ic0).
     if (kind == IncompleteKind::Ilu0) {
       s.pattern = A;
       s.diag = std::move(A_diag);
     } else {
       s.pattern = extract_triangle(A, Triangle::Lower);
-      s.A_row_ptr = A.row_ptr;
-      s.A_col_idx = A.col_idx;
+      s.A_row_ptr = parallel::fresh_copy(A.row_ptr);
+      s.A_col_idx = parallel::fresh_copy(A.col_idx);
       lower_triangle_maps(A, s.pattern, s.source, s.diag);
     }
     // Row i waits for every row k < i of its lower part (Saad sec. 11.6.2's
     // level scheduling applied to the factorisation).
+    pattern.end();
+    trace::Span level_span("factor: level sets");
     const LevelSets levels = level_sets(s.pattern, Triangle::Lower);
+    level_span.end();
     IncompleteStats& st = s.stats;
     st.kind = kind;
     st.device = options.device;
@@ -256,9 +274,12 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
       // The device part of the set-up, locked (cuda/setup_lock.hpp): the
       // backend captures a graph.
       const cuda::SetupLock lock;
+      trace::Span backend("factor: GPU backend set-up, values up");
       s.gpu = factor_gpu::make_backend<T>(kind, s.pattern, s.diag, levels, s.source, A.nnz(), options.pivot_tolerance);
       s.gpu->set_values(s.pattern.values);
+      backend.end();
       st.analysis_seconds = since(t0);
+      const trace::Span numeric("factor: numeric factorisation (GPU)");
       s.factor_device(Clock::now());  // the factors stay on the device until pattern() or factors()
     } else {
       st.analysis_seconds = since(t0);

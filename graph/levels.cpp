@@ -19,7 +19,7 @@ std::vector<index_t> dependency_levels(index_t n, std::span<const index_t> row_p
     throw MatrixError("dependency_levels: row_ptr must start at 0 and end within col_idx");
   for (index_t i = 0; i < n; ++i)
     if (row_ptr[i + 1] < row_ptr[i]) throw MatrixError("dependency_levels: row_ptr decreases at row " + std::to_string(i));
-  std::vector<index_t> level(std::size_t(n), 0);
+  std::vector<index_t> level = parallel::fresh_vector<index_t>(std::size_t(n), 0);
   // Rows are visited in dependency order (ascending for lower, descending for
   // upper), so every dependency's level is final when a row reads it.
   auto visit = [&](index_t i) {
@@ -52,7 +52,7 @@ LevelSets level_sets(std::span<const index_t> level) {
   for (index_t i = 0; i < n; ++i) levels = std::max(levels, level[i] + 1);
   LevelSets s;
   s.level_ptr.assign(std::size_t(levels) + 1, 0);
-  s.rows.resize(level.size());
+  parallel::fresh_assign(s.rows, level.size());
   const int blocks = n > parallel::kParallelMin ? omp_get_max_threads() : 1;
   if (std::int64_t(blocks) * levels > n) {  // serial
     for (const index_t l : level) ++s.level_ptr[l + 1];

@@ -12,6 +12,7 @@
 //             stopping test, beta = (rho_new / rho) (alpha / omega)
 //   Direction p = r + beta (p - omega v)
 // 5 kernels, 2 SpMVs and 2 M^{-1} per iteration.
+#include "krylov/gpu_bicgstab_common.cuh"
 #include "krylov/gpu_method.cuh"
 #include "sparse/instantiate.hpp"
 
@@ -19,46 +20,21 @@ namespace balsa::krylov::gpu {
 
 namespace {
 
+// r0^T v (v = A p^); finish: alpha = rho / r0^T v.
 template <class T>
-struct Alpha {
-  const T *r0, *v;
-  int k1;
-  static constexpr int kValues = 1;
-  __device__ void begin(const State&) {}
-  __device__ int values() const { return kValues; }
-  __device__ unsigned max_mask() const { return 0u; }
-  __device__ void element(std::int64_t i, double* acc) const { acc[0] += double(r0[i]) * double(v[i]); }
-  __device__ void finish(const double* t, State& st) const {
-    ++st.status.matvecs;
-    const double rv = t[0];
-    if (!isfinite(rv)) return stop(st, kNonFinite, kRv, rv, k1);
-    if (rv == 0) return stop(st, kBreakdown, kRv, rv, k1);
-    st.s.alpha = st.s.rho / rv;
-  }
-};
+using Alpha = ShadowAlpha<T, kRv>;
 
+// s = r - alpha v (in r), x += alpha p^, ||s||.
 template <class T>
-struct Half {
+struct Half : AlphaUpdate<T> {
+  using AlphaUpdate<T>::a, AlphaUpdate<T>::c;
   T *r, *x;
   const T *v, *ph;
-  Stopping c;
-  int k1;
-  T a;
-  static constexpr int kValues = 1;
-  __device__ void begin(const State& st) { a = T(st.s.alpha); }
-  __device__ int values() const { return kValues; }
-  __device__ unsigned max_mask() const { return c.infinity ? 1u : 0u; }
   __device__ void element(std::int64_t i, double* acc) const {
     const T si = r[i] - a * v[i];
     r[i] = si;
     x[i] = x[i] + a * ph[i];
     acc[0] = combine(acc[0], norm_term(double(si), c.infinity), c.infinity);
-  }
-  __device__ void finish(const double* t, State& st) const {
-    const double norm = norm_from(t[0], c.infinity);
-    const double res = norm / st.status.normb;
-    if (!isfinite(res)) return stop(st, kNonFinite, kResidual, res, k1);
-    if (res <= c.tolerance) record(st, k1, norm, c);  // converged at the half step
   }
 };
 
@@ -150,7 +126,7 @@ class BiCgStab final : public Method<T> {
     if (c_.M) c_.precondition(p_.data(), ph_.data());
     c_.spmv(ph, v_);
     c_.launch.reduce(Alpha<T>{r0_.data(), v_.data(), k1});
-    c_.launch.reduce(Half<T>{r_.data(), x_->data(), v_.data(), ph.data(), c_.stopping, k1, T(0)});
+    c_.launch.reduce(Half<T>{{c_.stopping, k1, T(0)}, r_.data(), x_->data(), v_.data(), ph.data()});
     if (c_.M) c_.precondition(r_.data(), sh_.data());
     c_.spmv(sh, t_);
     c_.launch.reduce(Omega<T>{t_.data(), r_.data(), k1});

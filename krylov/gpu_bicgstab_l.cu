@@ -21,6 +21,7 @@
 // 4l + l + 1 kernels, 2l SpMVs and 2l M^{-1} per outer iteration.
 #include <vector>
 
+#include "krylov/gpu_bicgstab_common.cuh"
 #include "krylov/gpu_method.cuh"
 #include "sparse/instantiate.hpp"
 
@@ -73,48 +74,23 @@ struct UpdateU {
   }
 };
 
+// r0^T u_{j+1} (u_{j+1} = B u_j); finish: alpha = rho0 / r0^T u_{j+1}.
 template <class T>
-struct Gamma {
-  const T *r0, *u;
-  int k1;
-  static constexpr int kValues = 1;
-  __device__ void begin(const State&) {}
-  __device__ int values() const { return kValues; }
-  __device__ unsigned max_mask() const { return 0u; }
-  __device__ void element(std::int64_t i, double* acc) const { acc[0] += double(r0[i]) * double(u[i]); }
-  __device__ void finish(const double* t, State& st) const {
-    ++st.status.matvecs;  // u_{j+1} = B u_j
-    const double g = t[0];
-    if (!isfinite(g)) return stop(st, kNonFinite, kGamma, g, k1);
-    if (g == 0) return stop(st, kBreakdown, kGamma, g, k1);
-    st.s.alpha = st.s.rho / g;
-  }
-};
+using Gamma = ShadowAlpha<T, kGamma>;
 
+// r_i -= alpha u_{i+1} (i <= j), y += alpha u_0, ||r_0||.
 template <class T, int L>
-struct UpdateR {
+struct UpdateR : AlphaUpdate<T> {
+  using AlphaUpdate<T>::a, AlphaUpdate<T>::c;
   Vectors<T> R, U;
   T* y;
   int j;
-  Stopping c;
-  int k1;
-  T a;
-  static constexpr int kValues = 1;
-  __device__ void begin(const State& st) { a = T(st.s.alpha); }
-  __device__ int values() const { return kValues; }
-  __device__ unsigned max_mask() const { return c.infinity ? 1u : 0u; }
   __device__ void element(std::int64_t e, double* acc) const {
 #pragma unroll
     for (int i = 0; i < L; ++i)
       if (i <= j) R.v[i][e] = R.v[i][e] - a * U.v[i + 1][e];
     y[e] = y[e] + a * U.v[0][e];
     acc[0] = combine(acc[0], norm_term(double(R.v[0][e]), c.infinity), c.infinity);
-  }
-  __device__ void finish(const double* t, State& st) const {
-    const double norm = norm_from(t[0], c.infinity);
-    const double res = norm / st.status.normb;
-    if (!isfinite(res)) return stop(st, kNonFinite, kResidual, res, k1);
-    if (res <= c.tolerance) record(st, k1, norm, c);  // converged mid-cycle
   }
 };
 
@@ -268,7 +244,7 @@ class BiCgStabL final : public Method<T> {
       c_.launch.map(UpdateU<T, L>{Rp_, Up_, j, T(0)});
       apply_B(U_[j], U_[j + 1]);
       c_.launch.reduce(Gamma<T>{r0_.data(), U_[j + 1].data(), k1});
-      c_.launch.reduce(UpdateR<T, L>{Rp_, Up_, y_.data(), j, c_.stopping, k1, T(0)});
+      c_.launch.reduce(UpdateR<T, L>{{c_.stopping, k1, T(0)}, Rp_, Up_, y_.data(), j});
       apply_B(R_[j], R_[j + 1]);
     }
     for (int i = 1; i <= l_; ++i) c_.launch.reduce(Mgs<T, L>{Rp_, R_[i - 1].data(), R_[i].data(), i, l_, k1, {}});

@@ -17,6 +17,7 @@
 #include "krylov/preconditioner.hpp"
 #include "sparse/instantiate.hpp"
 #include "sparse/parallel.hpp"
+#include "sparse/setup_trace.hpp"
 
 namespace balsa {
 
@@ -125,19 +126,22 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
   try {
     const auto t0 = Clock::now();
     Impl& s = *impl_;
+    trace::Span checks("krylov: checks");
     validate(A, /*require_sorted=*/true);  // canonical: sorted, no duplicates
     require_square(A, "Krylov solver");
     require_finite(A);
     check_options<T>(options);
+    checks.end();
     s.options = options;
     // What only this solver needs runs on a thread of its own beside the
     // preconditioner's set-up (which reads A alone, checked above): CG's
     // symmetry check, whose error still comes first, and the copy of A that
     // update_values checks against.
     auto own = parallel::async_with_threads(2, [&A, &s, &options] {
+      const trace::Span span("krylov: symmetry check, copy of A's pattern");
       if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(A);
-      s.A = Csr<T>{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
-      if (options.device == Device::Cpu) s.A.values = A.values;
+      s.A = Csr<T>{A.rows, A.cols, parallel::fresh_copy(A.row_ptr), parallel::fresh_copy(A.col_idx), {}};
+      if (options.device == Device::Cpu) s.A.values = parallel::fresh_copy(A.values);
     });
     KrylovStats& st = s.setup;
     st.method = options.method;
@@ -151,12 +155,19 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
         device_A = parallel::async_with_threads(1, [&A, caller = cuda::CallerDevice(true)] {
           caller.enter();
           const cuda::SetupLock lock;  // cuda/setup_lock.hpp
+          const trace::Span span("krylov: upload A");
           return cuda::to_device(A);
         });
+      trace::Span preconditioner("krylov: preconditioner");
       s.M = krylov::make_preconditioner(A, options);
       if (s.M) s.M->describe(st);
+      preconditioner.end();
       own.get();
-      if (device_A.valid()) s.gpu = krylov::gpu::make_solver(device_A.get(), s.M.get(), options, st);
+      if (device_A.valid()) {
+        cuda::DeviceCsr<T> dA = device_A.get();
+        const trace::Span span("krylov: GPU iteration set-up");
+        s.gpu = krylov::gpu::make_solver(std::move(dA), s.M.get(), options, st);
+      }
     } catch (...) {
       if (own.valid()) own.get();  // its error (an asymmetric A) wins over the set-up's
       throw;

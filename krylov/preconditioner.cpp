@@ -7,8 +7,10 @@
 // depends on the factors' pattern only, which is known before any number:
 // IC(0)'s L is A's lower triangle and U = L^T its transpose, ILU(0)'s L and
 // U are A's lower and upper triangles. So the two solvers are built from
-// those patterns with every value 1 (taking the arrays, not copying them),
-// on two threads of their own, while this thread runs the
+// those patterns, without values (taking the arrays, not copying them; the
+// patterns come from the checked A, so the solvers skip their checks:
+// detail::PrecheckedMatrix), on two threads of their own, each of which also
+// uploads its value map (GPU), while this thread runs the
 // IncompleteFactorization (checks, analysis, factors); then the factors are
 // pushed into the solvers as new values. The three tasks share the cores'
 // OpenMP threads. An error of the factorisation wins over one of the
@@ -30,6 +32,7 @@
 #include "krylov/preconditioner_kernels.hpp"
 #include "sparse/instantiate.hpp"
 #include "sparse/parallel.hpp"
+#include "sparse/setup_trace.hpp"
 #include "sparse/transpose.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/off_diagonal.hpp"
@@ -80,7 +83,7 @@ class Incomplete final : public Preconditioner<T> {
     const bool ic0 = o.preconditioner == PreconditionerKind::Ic0;
     fo.kind = ic0 ? IncompleteKind::Ic0 : IncompleteKind::Ilu0;
     fo.device = o.device;
-    // The solvers' patterns (values 1), built on the solvers' threads, and
+    // The solvers' patterns (no values), built on the solvers' threads, and
     // where their values come from in the factor pattern: IC(0) L is that
     // pattern itself, U = L^T takes its entries through the transpose's map;
     // ILU(0) L (unit diagonal: the stored U diagonal is ignored) and U (the
@@ -93,18 +96,27 @@ class Incomplete final : public Preconditioner<T> {
     const cuda::CallerDevice caller(o.device == Device::Cuda);  // the tasks' device is this thread's
     auto L = parallel::async_with_threads(share, [&] {
       caller.enter();
-      return std::make_unique<TriangularSolver<P>>(unit_triangle(A, Triangle::Lower, ic0 ? nullptr : &lower_pos_), lo);
+      trace::Span pattern("preconditioner: L pattern");
+      Csr<P> S = unit_triangle(A, Triangle::Lower, ic0 ? nullptr : &lower_pos_);
+      pattern.end();
+      auto solver = std::make_unique<TriangularSolver<P>>(std::move(S), lo, detail::PrecheckedMatrix());
+      upload_map(lower_pos_, dlower_pos_, dlower_);
+      return solver;
     });
     auto U = parallel::async_with_threads(share, [&] {
       caller.enter();
-      return std::make_unique<TriangularSolver<P>>(
-          ic0 ? unit_lower_transpose(A, upper_pos_) : unit_triangle(A, Triangle::Upper, &upper_pos_), uo);
+      trace::Span pattern("preconditioner: U pattern");
+      Csr<P> S = ic0 ? unit_lower_transpose(A, upper_pos_) : unit_triangle(A, Triangle::Upper, &upper_pos_);
+      pattern.end();
+      auto solver = std::make_unique<TriangularSolver<P>>(std::move(S), uo, detail::PrecheckedMatrix());
+      upload_map(upper_pos_, dupper_pos_, dupper_);
+      return solver;
     });
     try {
       const parallel::OpenMpThreads guard(share);
-      if constexpr (std::is_same_v<T, P>)
-        fac_ = std::make_unique<IncompleteFactorization<P>>(A, fo);
-      else
+      if constexpr (std::is_same_v<T, P>)  // A: checked by the caller (KrylovSolver)
+        fac_ = std::make_unique<IncompleteFactorization<P>>(A, fo, detail::PrecheckedMatrix());
+      else  // float values may overflow: checked again
         fac_ = std::make_unique<IncompleteFactorization<P>>(convert_values<P>(A), fo);
     } catch (...) {
       // The factorisation's error wins. Both solvers finish before either is
@@ -114,8 +126,11 @@ class Incomplete final : public Preconditioner<T> {
       U.wait();
       throw;
     }
+    trace::Span wait("preconditioner: wait for the L and U solvers");
     L_ = L.get();
     U_ = U.get();
+    wait.end();
+    const trace::Span span("preconditioner: value maps, factors into the solvers");
     allocate_device_vectors(std::size_t(A.rows));
     push_factors();
   }
@@ -160,9 +175,8 @@ class Incomplete final : public Preconditioner<T> {
   }
 
  private:
-  // The pattern of A's `tri` triangle, its diagonal included, with every
-  // value 1: all the triangular solvers' analysis needs (it reads the
-  // pattern only, and 1 passes check_triangular_system). `positions`, when
+  // The pattern of A's `tri` triangle, its diagonal included, without
+  // values: all the triangular solvers' analysis needs. `positions`, when
   // given, receives each entry's position in A's values. Rows in parallel.
   static Csr<P> unit_triangle(const Csr<T>& A, Triangle tri, std::vector<index_t>* positions) {
     auto keep = [&](index_t i, index_t p) {
@@ -174,9 +188,8 @@ class Incomplete final : public Preconditioner<T> {
     S.cols = A.cols;
     S.row_ptr = parallel::kept_row_ptr(A.rows, A.row_ptr, keep);
     const std::size_t nnz = std::size_t(S.row_ptr.back());
-    S.col_idx.resize(nnz);
-    S.values.assign(nnz, P(1));
-    if (positions) positions->resize(nnz);
+    parallel::fresh_assign(S.col_idx, nnz);
+    if (positions) parallel::fresh_assign(*positions, nnz);
     parallel::for_each_kept(A.rows, A.row_ptr, S.row_ptr, keep, [&](index_t, index_t p, index_t q) {
       S.col_idx[std::size_t(q)] = A.col_idx[std::size_t(p)];
       if (positions) (*positions)[std::size_t(q)] = p;
@@ -184,7 +197,7 @@ class Incomplete final : public Preconditioner<T> {
     return S;
   }
   // U = L^T for IC(0), L = A's lower triangle (the factor pattern): the
-  // transpose of that triangle's pattern, values 1; positions[q] is the
+  // transpose of that triangle's pattern, no values; positions[q] is the
   // position in L of U's entry q. A's rows are sorted, so row i of L is the
   // start of A's row i: A's position p in row i is L's L_ptr[i] + p - A_ptr[i].
   static Csr<P> unit_lower_transpose(const Csr<T>& A, std::vector<index_t>& positions) {
@@ -198,11 +211,20 @@ class Incomplete final : public Preconditioner<T> {
       const std::size_t i = std::size_t(t.col_idx[std::size_t(q)]);  // U's (j, i) is A's (i, j)
       positions[std::size_t(q)] += L_ptr[i] - A.row_ptr[i];
     }
-    return Csr<P>{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), std::vector<P>(positions.size(), P(1))};
+    return Csr<P>{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), {}};
   }
   static void solve_device(TriangularSolver<P>& S, const P* b, P* x) { S.solve_device(b, x); }
 
-  // The work vectors, and on the device the value maps and the gathered values.
+  // A solver's value map (when it has one) and the buffer of its gathered
+  // values, on the device (on the solver's set-up thread).
+  void upload_map(const std::vector<index_t>& pos, cuda::DeviceBuffer<index_t>& dpos, cuda::DeviceBuffer<P>& gathered) {
+    if (device_ != Device::Cuda || pos.empty()) return;
+    const cuda::SetupLock lock;  // cuda/setup_lock.hpp
+    const trace::Span span("preconditioner: value map upload");
+    dpos = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pos));
+    gathered = cuda::DeviceBuffer<P>(pos.size());
+  }
+  // The work vectors (the value maps are up already).
   void allocate_device_vectors(std::size_t n) {
     y_host_.resize(n);
     if (device_ != Device::Cuda) return;
@@ -211,12 +233,6 @@ class Incomplete final : public Preconditioner<T> {
       r_ = cuda::DeviceBuffer<P>(n);
       z_ = cuda::DeviceBuffer<P>(n);
     }
-    if (!lower_pos_.empty()) {
-      dlower_pos_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(lower_pos_));
-      dlower_ = cuda::DeviceBuffer<P>(lower_pos_.size());
-    }
-    dupper_pos_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(upper_pos_));
-    dupper_ = cuda::DeviceBuffer<P>(upper_pos_.size());
   }
 
   // New factor values into the triangular solvers, through the value maps

@@ -27,7 +27,8 @@ class Preconditioner {
 };
 
 // The preconditioner options.preconditioner names, for options.device, set
-// up for A (already checked square and finite by the caller); nullptr for
+// up for A (already checked canonical, square and finite by the caller: the
+// IC(0)/ILU(0) set-up does not check it again); nullptr for
 // PreconditionerKind::None (the solvers then take z = r).
 template <class T>
 std::unique_ptr<Preconditioner<T>> make_preconditioner(const Csr<T>& A, const KrylovOptions& options);

@@ -123,7 +123,7 @@ TransposedPattern transpose_pattern(index_t rows, index_t cols, std::span<const 
         if (keep(r, idx[k])) ++h[o + idx[k]];
   }
   TransposedPattern out;
-  out.row_ptr.assign(std::size_t(cols) + 1, 0);
+  parallel::fresh_assign(out.row_ptr, std::size_t(cols) + 1, 0);
   // Column c's count, then its blocks' first slots (blocks whose range holds c).
   auto over_blocks = [&](index_t c, auto&& f) {
     for (std::size_t t = 0; t < blocks; ++t)
@@ -141,8 +141,8 @@ TransposedPattern transpose_pattern(index_t rows, index_t cols, std::span<const 
     index_t next = out.row_ptr[std::size_t(c)];
     over_blocks(c, [&](index_t& h) { next += std::exchange(h, next); });  // count -> the block's first slot
   }
-  out.col_idx.resize(std::size_t(out.row_ptr.back()));
-  out.source.resize(std::size_t(out.row_ptr.back()));
+  parallel::fresh_assign(out.col_idx, std::size_t(out.row_ptr.back()));
+  parallel::fresh_assign(out.source, std::size_t(out.row_ptr.back()));
 #pragma omp parallel for schedule(static, 1) if (par)
   for (std::size_t t = 0; t < blocks; ++t) {
     index_t* h = hist.data();
@@ -165,7 +165,7 @@ template <class T>
 Csr<T> transpose(const Csr<T>& A) {
   validate(A);
   TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx);
-  Csr<T> B{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), std::vector<T>(t.source.size())};
+  Csr<T> B{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), parallel::fresh_vector<T>(t.source.size())};
   parallel::gather(std::span<const index_t>(t.source), std::span<const T>(A.values), std::span<T>(B.values));
   return B;
 }

@@ -30,8 +30,8 @@ Csr<T> extract_triangle(const Csr<T>& A, Triangle tri, Diag diag) {
   B.rows = A.rows;
   B.cols = A.cols;
   B.row_ptr = parallel::kept_row_ptr(A.rows, A.row_ptr, keep);
-  B.col_idx.resize(std::size_t(B.row_ptr.back()));
-  B.values.resize(std::size_t(B.row_ptr.back()));
+  parallel::fresh_assign(B.col_idx, std::size_t(B.row_ptr.back()));
+  parallel::fresh_assign(B.values, std::size_t(B.row_ptr.back()));
   parallel::for_each_kept(A.rows, A.row_ptr, B.row_ptr, keep, [&](index_t, index_t p, index_t q) {
     B.col_idx[std::size_t(q)] = A.col_idx[std::size_t(p)];
     B.values[std::size_t(q)] = A.values[std::size_t(p)];

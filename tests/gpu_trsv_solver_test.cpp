@@ -140,6 +140,42 @@ TYPED_TEST(TrsvSolverGpu, ManyRightHandSides) {
   }
 }
 
+// A prechecked pattern without values (the IC(0)/ILU(0) preconditioners'
+// path): every GPU algorithm refuses to solve until values come, from the
+// host or from the device (sync-free blocks then never had any), and then
+// matches the reference; for Lower and Upper.
+TYPED_TEST(TrsvSolverGpu, PatternWithoutValuesWaitsForThem) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const Csr<T> lower = random_lower_banded<T>(9000, 40, 4, 12);
+  for (const Triangle tri : {Triangle::Lower, Triangle::Upper}) {
+    const Csr<T> A = tri == Triangle::Lower ? lower : transpose(lower);
+    const std::vector<T> b = random_vector<T>(A.rows, 13);
+    for (const TrsvAlgorithm alg : kGpuAlgorithms)
+      for (const bool from_device : {false, true}) {
+        SCOPED_TRACE(std::string(to_string(alg)) + (tri == Triangle::Lower ? " lower" : " upper") +
+                     (from_device ? ", device values" : ", host values"));
+        TriangularSolver<T> solver(Csr<T>{A.rows, A.cols, A.row_ptr, A.col_idx, {}},
+                                   {.algorithm = alg, .device = Device::Cuda, .triangle = tri, .tassl_n_max = 1500},
+                                   detail::PrecheckedMatrix());
+        std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+        EXPECT_THROW_MSG(solver.solve(std::span<const T>(b), std::span<T>(x)), Error, "no values yet");
+        cuda::DeviceBuffer<T> db{std::span<const T>(b)}, dx(b.size());
+        EXPECT_THROW_MSG(solver.solve(db, dx), Error, "no values yet");
+        if (from_device)
+          solver.update_values(cuda::DeviceBuffer<T>{std::span<const T>(A.values)});
+        else
+          solver.update_values(std::span<const T>(A.values));
+        solver.solve(std::span<const T>(b), std::span<T>(x));
+        test::expect_matches_reference<T>(A, tri, DiagonalKind::NonUnit, b, x, "host solve");
+        cuda::fill(dx, std::numeric_limits<T>::quiet_NaN());
+        solver.solve(db, dx);
+        test::expect_matches_reference<T>(A, tri, DiagonalKind::NonUnit, b, dx.to_host(), "device solve");
+        if (::testing::Test::HasFailure()) return;
+      }
+  }
+}
+
 TEST(TrsvSolverGpuErrors, BadInputIsNamedOnTheGpuPath) {
   BALSA_REQUIRE_GPU();
   const Csr<double> L = random_lower_banded<double>(100, 10, 3, 1);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "balsa/generators.hpp"
+#include "balsa/graph.hpp"
 #include "trsv/auto_choice.hpp"
 #include "trsv/tassl_partition.hpp"
 
@@ -60,6 +61,25 @@ TEST(TrsvAuto, ComponentSizes) {
   EXPECT_EQ(one.largest, 50);
   // The upper triangle of a lower matrix holds no edge.
   EXPECT_EQ(tassl::component_sizes(chain.rows, chain.row_ptr, chain.col_idx, Triangle::Upper).count, 0);
+}
+
+// The bound TriangularSolver's Auto uses to skip the component search: the
+// components with an edge number at most the rows of level 0 (each has its
+// first row in dependency order there), on both triangles.
+TEST(TrsvAuto, LevelZeroBoundsTheComponents) {
+  const Csr<double> cases[] = {random_block_diagonal_lower<double>(100, 50, 0.1, 3),
+                               random_block_diagonal_lower<double>(7, 300, 0.02, 4),
+                               random_lower_banded<double>(5000, 30, 2, 5), random_lower_banded<double>(3000, 4, 1, 6),
+                               laplacian_3d<double>(12, 11, 10)};
+  for (const Csr<double>& A : cases)
+    for (const Triangle tri : {Triangle::Lower, Triangle::Upper}) {
+      const Csr<double> L = extract_triangle(A, Triangle::Lower);
+      const Csr<double> M = tri == Triangle::Lower ? L : transpose(L);
+      const index_t count = tassl::component_sizes(M.rows, M.row_ptr, M.col_idx, tri).count;
+      const LevelSets levels = level_sets(M, tri);
+      EXPECT_GE(count, 1);
+      EXPECT_LE(count, levels.width(0));
+    }
 }
 
 }  // namespace

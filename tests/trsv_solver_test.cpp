@@ -143,6 +143,38 @@ TYPED_TEST(TrsvSolverCpu, TakingTheMatrixSolvesLikeCopyingIt) {
   EXPECT_EQ(U.values, before.values);
 }
 
+// A prechecked pattern without values (the IC(0)/ILU(0) preconditioners'
+// path, detail::PrecheckedMatrix): solves are refused until update_values,
+// after which the solver gives the reference's answer; a transposed solve of
+// such a pattern is refused at construction.
+TYPED_TEST(TrsvSolverCpu, PatternWithoutValuesWaitsForThem) {
+  using T = TypeParam;
+  for (const auto& c : test::triangular_cases<T>())
+    for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl}) {
+      if (c.L.nnz() == 0) continue;  // nothing to wait for
+      const std::string what = c.name + " " + to_string(alg);
+      TriangularSolver<T> solver(Csr<T>{c.L.rows, c.L.cols, c.L.row_ptr, c.L.col_idx, {}},
+                                 {.algorithm = alg, .device = Device::Cpu, .tassl_n_max = 97},
+                                 detail::PrecheckedMatrix());
+      const std::vector<T> b = random_vector<T>(c.L.rows, 11);
+      std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+      EXPECT_THROW_MSG(solver.solve(std::span<const T>(b), std::span<T>(x)), Error, "no values yet");
+      EXPECT_THROW_MSG(solver.update_values(std::span<const T>(c.L.values).first(c.L.values.size() - 1)),
+                       DimensionError, "values for a pattern of");
+      EXPECT_THROW_MSG(solver.solve(std::span<const T>(b), std::span<T>(x)), Error, "no values yet");
+      solver.update_values(std::span<const T>(c.L.values));
+      solver.solve(std::span<const T>(b), std::span<T>(x));
+      test::expect_matches_reference<T>(c.L, Triangle::Lower, DiagonalKind::NonUnit, b, x, what);
+      if (::testing::Test::HasFailure()) return;
+    }
+  const Csr<T> L = test::triangular_cases<T>().back().L;
+  ASSERT_GT(L.nnz(), 0);
+  EXPECT_THROW_MSG(TriangularSolver<T>(Csr<T>{L.rows, L.cols, L.row_ptr, L.col_idx, {}},
+                                       {.device = Device::Cpu, .operation = Operation::Transpose},
+                                       detail::PrecheckedMatrix()),
+                   Error, "without values must be solved as it is");
+}
+
 TEST(TrsvSolverCpuErrors, BadInputIsNamed) {
   const Csr<double> L = random_lower_banded<double>(100, 10, 3, 1);
   const TrsvOptions cpu{.device = Device::Cpu};

@@ -39,7 +39,7 @@ TrsvAlgorithm choose(const TrsvStats& a, Device device, index_t n_max,
   if (a.levels <= 16) return a.rows >= 1500 && !small_and_sparse ? TrsvAlgorithm::Cusparse : TrsvAlgorithm::Tassl;
   if (a.mean_level_width >= 1000) {
     const Components c = components();
-    if (c.count >= 64 && c.largest <= n_max) return TrsvAlgorithm::Tassl;
+    if (c.count >= kTasslMinComponents && c.largest <= n_max) return TrsvAlgorithm::Tassl;
     return a.nnz <= std::int64_t(8) * a.rows ? TrsvAlgorithm::SyncFreeBlocks : TrsvAlgorithm::Cusparse;
   }
   return TrsvAlgorithm::Tassl;

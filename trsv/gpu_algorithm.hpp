@@ -104,6 +104,7 @@ std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>& A, Triangle tri, Diagonal
 index_t tassl_default_n_max(std::size_t value_bytes);
 // Sync-free blocks (trsv/sync_free_blocks.cu): chunks 0 means
 // chunks_per_sm per multiprocessor, at least min_chunk_rows rows each.
+// A.values may be empty: the values then come by an update before any solve.
 struct SyncFreeBlocksTuning {
   index_t chunks = 0;
   index_t chunks_per_sm = 1;

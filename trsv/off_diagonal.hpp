@@ -40,8 +40,8 @@ OffDiagonal split_diagonal(const Csr<T>& A, DiagonalKind diag, std::span<const i
   auto row = [&](index_t k) { return order.empty() ? k : order[std::size_t(k)]; };
   OffDiagonal s;
   s.n = n;
-  s.row_ptr.assign(std::size_t(n) + 1, 0);
-  s.diag_pos.assign(std::size_t(n), -1);
+  parallel::fresh_assign(s.row_ptr, std::size_t(n) + 1, 0);
+  parallel::fresh_assign(s.diag_pos, std::size_t(n), -1);
 #pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
   for (index_t k = 0; k < n; ++k) {
     const index_t i = row(k);
@@ -56,8 +56,8 @@ OffDiagonal split_diagonal(const Csr<T>& A, DiagonalKind diag, std::span<const i
     s.row_ptr[std::size_t(k) + 1] = off;
   }
   parallel::prefix_sum(s.row_ptr);
-  s.col_idx.resize(std::size_t(s.nnz()));
-  s.value_pos.resize(std::size_t(s.nnz()));
+  parallel::fresh_assign(s.col_idx, std::size_t(s.nnz()));
+  parallel::fresh_assign(s.value_pos, std::size_t(s.nnz()));
 #pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
   for (index_t k = 0; k < n; ++k) {
     const index_t i = row(k);

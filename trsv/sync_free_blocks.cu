@@ -56,6 +56,7 @@
 #include "balsa/graph.hpp"
 #include "cuda/check.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/setup_trace.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/gpu_common.cuh"
 #include "trsv/sync_free_blocks_batches.hpp"
@@ -134,7 +135,9 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
       : n_(A.rows), nnz_(A.nnz()) {
     if (n_ == 0) return;
     detail::set_watchdog_from_environment();
-    std::vector<index_t> level(static_cast<std::size_t>(n_)), work(static_cast<std::size_t>(n_));
+    trace::Span plan_span("sync-free blocks: plan");
+    std::vector<index_t> level = parallel::fresh_vector<index_t>(std::size_t(n_)),
+                         work = parallel::fresh_vector<index_t>(std::size_t(n_));
 #pragma omp parallel for schedule(dynamic, 16) if (n_ > 100000)
     for (index_t l = 0; l < levels.count(); ++l)
       for (index_t q = levels.level_ptr[l]; q < levels.level_ptr[l + 1]; ++q) level[std::size_t(levels.rows[q])] = l;
@@ -165,13 +168,17 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
       chunks = std::min<index_t>(n_, chunks + chunks / 4 + 1);
       plan_ = detail::plan_sync_free_blocks(level, work, tri, chunks);
     }
+    plan_span.end();
+    trace::Span layout_span("sync-free blocks: split, layout");
     const detail::OffDiagonal pattern = detail::split_diagonal(A, diag, plan_.order);
     ring_ = blocks::kRing<T>;
     if (const int e = env_int("BALSA_TRSV_BLOCKS_RING"); e > 0 && e < ring_ && (e & (e - 1)) == 0) ring_ = e;
     threads_ = dataflow_ ? 512 : 256;
     if (const int e = env_int("BALSA_TRSV_BLOCKS_THREADS"); e == 64 || e == 256 || e == 512 || e == 1024) threads_ = e;
     layout_ = detail::layout_sync_free_blocks(plan_, pattern, lanes, blocks::kCap);
+    layout_span.end();
     const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
+    const trace::Span device_span("sync-free blocks: uploads, values");
     if (dataflow_) {
       const detail::SyncFreeBlocksBatches batches = detail::batch_sync_free_blocks(plan_, layout_);
       batches_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(
@@ -201,7 +208,10 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
     inv_diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
     bp_ = cuda::DeviceBuffer<T>(std::size_t(n_));
-    {  // the values: A's, gathered into the layout on the device (no host gathers)
+    // The values: A's, gathered into the layout on the device (no host
+    // gathers); none for a pattern without values (A.nnz() > 0, no values:
+    // TriangularSolver's values_pending), whose values come before any solve.
+    if (A.nnz() == 0 || !A.values.empty()) {
       const cuda::DeviceBuffer<T> values{std::span<const T>(A.values)};
       update_values_device(values.data(), values.size());
     }

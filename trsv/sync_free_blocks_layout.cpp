@@ -60,7 +60,7 @@ SyncFreeBlocksLayout layout_sync_free_blocks(const SyncFreeBlocksPlan& plan, con
   SyncFreeBlocksLayout L;
   L.lanes = lanes;
   L.cap = cap;
-  L.diag_pos = pattern.diag_pos;
+  L.diag_pos = parallel::fresh_copy(pattern.diag_pos);
   const std::vector<index_t> pos_of = inverse_permutation(plan.order);
   const index_t G = lanes, steps = plan.steps();
   const bool par = n > parallel::kParallelMin;
@@ -77,7 +77,7 @@ SyncFreeBlocksLayout layout_sync_free_blocks(const SyncFreeBlocksPlan& plan, con
                         " slots, more than 32-bit indices address");
   for (index_t s = 0; s < steps; ++s) L.steps[std::size_t(s)].ell_base = index_t(slot_end[std::size_t(s)]);
   // The overflow CSR's row pointer: a position's entries beyond its step's slots.
-  L.ovf_ptr.assign(std::size_t(n) + 1, 0);
+  parallel::fresh_assign(L.ovf_ptr, std::size_t(n) + 1, 0);
 #pragma omp parallel for schedule(dynamic, 64) if (par)
   for (index_t s = 0; s < steps; ++s) {
     const SyncFreeBlocksStep& st = L.steps[std::size_t(s)];
@@ -87,10 +87,10 @@ SyncFreeBlocksLayout layout_sync_free_blocks(const SyncFreeBlocksPlan& plan, con
   }
   parallel::prefix_sum(L.ovf_ptr);
   // Pass 2: fill the slots (padding: -1) and the overflow entries.
-  L.ell_dep.assign(std::size_t(slot_end.back()), -1);
-  L.ell_value_pos.assign(std::size_t(slot_end.back()), -1);
-  L.ovf_dep.resize(std::size_t(L.ovf_ptr.back()));
-  L.ovf_value_pos.resize(std::size_t(L.ovf_ptr.back()));
+  parallel::fresh_assign(L.ell_dep, std::size_t(slot_end.back()), -1);
+  parallel::fresh_assign(L.ell_value_pos, std::size_t(slot_end.back()), -1);
+  parallel::fresh_assign(L.ovf_dep, std::size_t(L.ovf_ptr.back()));
+  parallel::fresh_assign(L.ovf_value_pos, std::size_t(L.ovf_ptr.back()));
 #pragma omp parallel for schedule(dynamic, 64) if (par)
   for (index_t s = 0; s < steps; ++s) fill_step(L.steps[std::size_t(s)], pattern, pos_of, G, L);
   return L;

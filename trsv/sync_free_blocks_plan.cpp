@@ -42,7 +42,7 @@ SyncFreeBlocksPlan plan_sync_free_blocks(std::span<const index_t> level, std::sp
   const index_t n = index_t(level.size());
   SyncFreeBlocksPlan p;
   p.chunks = n == 0 ? 0 : std::clamp<index_t>(chunks, 1, n);
-  p.order.resize(std::size_t(n));
+  parallel::fresh_assign(p.order, std::size_t(n));
   p.chunk_ptr.assign(std::size_t(p.chunks) + 1, 0);
   p.chunk_step.assign(std::size_t(p.chunks) + 1, 0);
   p.step_ptr.assign(1, 0);

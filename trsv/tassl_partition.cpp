@@ -11,6 +11,7 @@
 #include "balsa/error.hpp"
 #include "balsa/graph.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/parallel.hpp"
 
 namespace balsa::tassl {
 
@@ -78,8 +79,9 @@ constexpr index_t kParallelRows = 100000;
 // dependency graph, or -1 for a vertex with no edge. Parallel over rows.
 std::vector<index_t> component_roots(const Graph& g) {
   const index_t n = g.n;
-  std::vector<index_t> up(static_cast<std::size_t>(n));
-  std::iota(up.begin(), up.end(), 0);
+  std::vector<index_t> up = parallel::fresh_vector<index_t>(std::size_t(n));
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+  for (index_t i = 0; i < n; ++i) up[std::size_t(i)] = i;
   std::vector<char> has_edge(std::size_t(n), 0);
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
   for (index_t i = 0; i < n; ++i)
@@ -88,7 +90,7 @@ std::vector<index_t> component_roots(const Graph& g) {
       std::atomic_ref<char>(has_edge[std::size_t(j)]).store(1, std::memory_order_relaxed);
       unite(up, i, j);
     });
-  std::vector<index_t> root(static_cast<std::size_t>(n));
+  std::vector<index_t> root = parallel::fresh_vector<index_t>(std::size_t(n));
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
   for (index_t v = 0; v < n; ++v) root[std::size_t(v)] = has_edge[std::size_t(v)] ? find_root(up, v) : index_t(-1);
   return root;
@@ -193,7 +195,7 @@ void split_by_levels(const std::vector<index_t>& comp, index_t n_max, const std:
 ComponentSizes component_sizes(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
                                Triangle tri) {
   const std::vector<index_t> root = component_roots(Graph(n, tri, row_ptr, col_idx));
-  std::vector<index_t> size(std::size_t(n), 0);
+  std::vector<index_t> size = parallel::fresh_vector<index_t>(std::size_t(n), 0);
   ComponentSizes out;
   for (const index_t r : root)
     if (r >= 0) {

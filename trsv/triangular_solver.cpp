@@ -11,6 +11,7 @@
 #include "cuda/setup_lock.hpp"
 #include "sparse/instantiate.hpp"
 #include "sparse/parallel.hpp"
+#include "sparse/setup_trace.hpp"
 #include "sparse/transpose.hpp"
 #include "trsv/auto_choice.hpp"
 #include "trsv/gpu_algorithm.hpp"
@@ -67,9 +68,28 @@ struct TriangularSolver<T>::Impl {
   cuda::DeviceBuffer<index_t> device_diag_pos, device_source;
   cuda::DeviceBuffer<T> device_values;
   bool host_values_stale = false;  // M.values predate a device update
+  // A prechecked pattern without values (balsa's preconditioners, whose
+  // factors arrive by update_values before any solve): the GPU algorithm
+  // skips its first value upload; solves are refused until values come.
+  bool values_pending = false;
   TrsvStats stats;
 
-  void analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned);
+  std::size_t nnz() const { return M.col_idx.size(); }
+  void require_values() const {
+    if (values_pending) throw Error("triangular solve: the solver has no values yet (update_values first)");
+  }
+  // The device maps of update_values(DeviceBuffer): M's diagonal positions
+  // and, for transposed solves, the gather from the caller's order.
+  void prepare_device_updates() {
+    if (!device_diag_pos.empty() || nnz() == 0) return;
+    const std::vector<index_t> pos = trsv_gpu::detail::diagonal_positions(M, options.diagonal);
+    const cuda::SetupLock lock;  // cuda/setup_lock.hpp
+    device_diag_pos = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pos));
+    if (!source.empty()) device_source = cuda::DeviceBuffer<index_t>(std::span<const index_t>(source));
+    device_values = cuda::DeviceBuffer<T>(nnz());
+  }
+
+  void analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned, bool checked = false);
   void take_matrix(const Csr<T>& A, Csr<T>* owned);
   void set_up_cpu(const LevelSets& levels);
   void set_up_gpu(const LevelSets& levels);
@@ -128,15 +148,25 @@ Impl& live(Impl* impl) {
 // solved, level sets), the algorithm, its set-up on the device. `owned`,
 // when given, is A itself, whose arrays M may take instead of copying them.
 template <class T>
-void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned) {
+void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned, bool checked) {
   const auto t0 = Clock::now();
   options = o;
-  check_triangular_system(A, o.triangle, o.diagonal);
+  if (!checked) {
+    const trace::Span checks("trsv: checks");
+    check_triangular_system(A, o.triangle, o.diagonal);
+  }
   if (o.tassl_n_max < 0)
     throw DimensionError("triangular solve: tassl_n_max must be 0 (automatic) or positive, got " +
                          std::to_string(o.tassl_n_max));
+  if (checked && A.values.empty() && A.nnz() > 0) {  // a prechecked pattern whose values come later
+    if (o.operation == Operation::Transpose)
+      throw Error("triangular solve: a pattern without values must be solved as it is (Operation::NonTranspose)");
+    values_pending = true;
+  }
+  trace::Span level_span("trsv: matrix, level sets");
   take_matrix(A, owned);
   const LevelSets levels = level_sets(M, tri);
+  level_span.end();
   TrsvStats& st = stats;
   st.rows = M.rows;
   st.nnz = M.nnz();
@@ -145,19 +175,31 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& o, C
   st.mean_level_width = st.levels ? double(st.rows) / st.levels : 0.0;
   st.device = o.device;
   st.front_end_seconds = since(t0);
+  trace::Span choice("trsv: algorithm choice");
   if (o.algorithm == TrsvAlgorithm::Auto) {
     const index_t n_max = o.tassl_n_max > 0 ? o.tassl_n_max : default_tassl_n_max<T>(o.device);
     st.algorithm = trsv_auto::choose(st, o.device, n_max, [&] {
+      // Every component with an edge has a row of level 0 (its first in
+      // dependency order), so level 0's width bounds their count: below
+      // the minimum, they need not be found (3D Laplacians: 1 row).
+      if (levels.width(0) < trsv_auto::kTasslMinComponents) return trsv_auto::Components{levels.width(0), M.rows};
       const tassl::ComponentSizes c = tassl::component_sizes(M.rows, M.row_ptr, M.col_idx, tri);
       return trsv_auto::Components{c.count, c.largest};
     });
   } else {
     st.algorithm = o.algorithm;
   }
-  if (o.device == Device::Cpu)
+  choice.end();
+  // Only sync-free blocks on the GPU set up without values; the other
+  // algorithms read them at set-up and get placeholders (1).
+  if (values_pending && !(o.device == Device::Cuda && st.algorithm == TrsvAlgorithm::SyncFreeBlocks))
+    M.values = parallel::fresh_vector<T>(nnz(), T(1));
+  if (o.device == Device::Cpu) {
     set_up_cpu(levels);
-  else
+  } else {
     set_up_gpu(levels);
+    if (values_pending) prepare_device_updates();  // the pending values will come from the device
+  }
   st.analysis_seconds = since(t0);
 }
 
@@ -230,27 +272,34 @@ void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) {
   }
 }
 
-template <class T>
-TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options) : impl_(new Impl) {
+namespace {
+// A new Impl analysed by analyse(impl); on an error, its device memory is
+// freed beside other set-ups (cuda/setup_lock.hpp) and the error goes on.
+template <class Impl, class Analyse>
+Impl* analysed(Analyse&& analyse) {
+  Impl* impl = new Impl;
   try {
-    impl_->analyse(A, options, nullptr);
+    analyse(*impl);
   } catch (...) {
-    const cuda::SetupLock lock;  // its device memory is freed beside other set-ups (cuda/setup_lock.hpp)
-    delete impl_;
+    const cuda::SetupLock lock;
+    delete impl;
     throw;
   }
+  return impl;
 }
+}  // namespace
 
 template <class T>
-TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options) : impl_(new Impl) {
-  try {
-    impl_->analyse(A, options, &A);
-  } catch (...) {
-    const cuda::SetupLock lock;  // its device memory is freed beside other set-ups (cuda/setup_lock.hpp)
-    delete impl_;
-    throw;
-  }
-}
+TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options)
+    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, nullptr); })) {}
+
+template <class T>
+TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options)
+    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A); })) {}
+
+template <class T>
+TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options, detail::PrecheckedMatrix)
+    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A, /*checked=*/true); })) {}
 
 template <class T>
 TriangularSolver<T>::~TriangularSolver() {
@@ -270,6 +319,7 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
   require_finite(b, "right-hand side");
+  s.require_values();
   const auto t0 = Clock::now();
   if (s.gpu)
     s.solve_staged(b, x, 1);
@@ -287,6 +337,7 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
     throw DimensionError("triangular solve: B holds " + std::to_string(B.values.size()) + " values for " +
                          std::to_string(B.rows) + " x " + std::to_string(B.cols));
   require_finite(std::span<const T>(B.values), "right-hand side");
+  s.require_values();
   if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
   const auto t0 = Clock::now();
   if (s.gpu) {  // every column in one call (TASSL: one graph replay)
@@ -311,6 +362,7 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuff
                          std::to_string(columns) + " values, got " + std::to_string(B.size()) + " and " +
                          std::to_string(X.size()));
   if (B.data() == X.data() && !B.empty()) throw Error("triangular solve: B and X must be different device buffers");
+  s.require_values();
   const auto t0 = Clock::now();
   s.gpu->solve_many(B.data(), X.data(), s.M.rows, columns);
   s.stats.last_solve_seconds = since(t0);  // launch time only: the solve is asynchronous
@@ -325,6 +377,7 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuff
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
   if (b.data() == x.data() && !b.empty()) throw Error("triangular solve: b and x must be different device buffers");
+  s.require_values();
   const auto t0 = Clock::now();
   s.gpu->solve(b.data(), x.data());
   s.stats.last_solve_seconds = since(t0);  // launch time only: the solve is asynchronous
@@ -337,6 +390,7 @@ void TriangularSolver<T>::solve_device(const T* b, T* x) {
   if (!s.gpu)
     throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
   if (b == x && s.M.rows > 0) throw Error("triangular solve: b and x must be different device arrays");
+  s.require_values();
   s.gpu->solve(b, x);
   ++s.stats.solves;
 }
@@ -344,9 +398,9 @@ void TriangularSolver<T>::solve_device(const T* b, T* x) {
 template <class T>
 void TriangularSolver<T>::update_values(std::span<const T> values) {
   Impl& s = live(impl_);
-  if (values.size() != s.M.values.size())
+  if (values.size() != s.nnz())
     throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
-                         std::to_string(s.M.values.size()) + " entries");
+                         std::to_string(s.nnz()) + " entries");
   std::vector<T> old = std::move(s.M.values);  // kept (not copied) until the new values pass the checks
   try {
     s.set_values(values);
@@ -359,10 +413,11 @@ void TriangularSolver<T>::update_values(std::span<const T> values) {
     s.M.values = std::move(old);  // keep the old, valid values
     // and the device copy in step with them (unless a device update made
     // the host copy stale: the device then still holds its valid values)
-    if (s.gpu && !s.host_values_stale) s.gpu->update_values(s.M.values);
+    if (s.gpu && !s.host_values_stale && !s.values_pending) s.gpu->update_values(s.M.values);
     throw;
   }
   s.host_values_stale = false;
+  s.values_pending = false;
 }
 
 template <class T>
@@ -370,17 +425,12 @@ void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) {
   Impl& s = live(impl_);
   if (!s.gpu)
     throw Error("update_values: device values need a solver on Device::Cuda (this one runs on the CPU)");
-  const std::size_t count = s.M.values.size();
+  const std::size_t count = s.nnz();
   if (values.size() != count)
     throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
                          std::to_string(count) + " entries");
   if (count == 0) return;
-  if (s.device_diag_pos.empty()) {
-    const std::vector<index_t> pos = trsv_gpu::detail::diagonal_positions(s.M, s.options.diagonal);
-    s.device_diag_pos = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pos));
-    if (!s.source.empty()) s.device_source = cuda::DeviceBuffer<index_t>(std::span<const index_t>(s.source));
-    s.device_values = cuda::DeviceBuffer<T>(count);
-  }
+  s.prepare_device_updates();
   // In M's CSR order (a gather for transposed solves), then checked there.
   const T* in_order = values.data();
   if (!s.source.empty()) {
@@ -400,6 +450,7 @@ void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) {
   }
   s.gpu->update_values_device(in_order, count);
   s.host_values_stale = true;
+  s.values_pending = false;
 }
 
 template <class T>

@@ -77,6 +77,9 @@ class IncompleteFactorization {
   // Checks A (square, canonical, every diagonal entry stored, finite values),
   // analyses the pattern and factors A's values.
   IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options = {});
+  // Internal: the same without the checks of A's structure and values
+  // (detail::PrecheckedMatrix); a missing diagonal is still an error.
+  IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, detail::PrecheckedMatrix);
   ~IncompleteFactorization();
   IncompleteFactorization(IncompleteFactorization&&) noexcept;
   IncompleteFactorization& operator=(IncompleteFactorization&&) noexcept;
@@ -101,6 +104,7 @@ class IncompleteFactorization {
   index_t rows() const;
 
  private:
+  IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked);
   struct Impl;
   Impl* impl_ = nullptr;
 };

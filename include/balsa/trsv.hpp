@@ -102,6 +102,17 @@ struct TrsvStats {
   SyncFreeBlocksStats blocks;
 };
 
+namespace detail {
+// Internal (balsa's own preconditioners, krylov/preconditioner.cpp): the
+// matrix passed is one balsa has checked already, or built from one, so it
+// has every property the constructor taking this tag would check (canonical,
+// square, finite; for TriangularSolver also triangular with a nonzero
+// diagonal), and those checks are skipped. Not for user matrices.
+struct PrecheckedMatrix {
+  explicit PrecheckedMatrix() = default;
+};
+}  // namespace detail
+
 // Solves A x = b (or A^T x = b) for a triangular canonical CSR matrix A.
 // The constructor checks A (check_triangular_system) and analyses it; every
 // bad input is an error naming the row/column (or index for b).
@@ -112,6 +123,8 @@ class TriangularSolver {
   // The same, taking A's arrays instead of copying them (A is left in a
   // valid but unspecified state, unless the checks of A throw).
   TriangularSolver(Csr<T>&& A, const TrsvOptions& options = {});
+  // Internal: the same without the checks (detail::PrecheckedMatrix).
+  TriangularSolver(Csr<T>&& A, const TrsvOptions& options, detail::PrecheckedMatrix);
   ~TriangularSolver();
   TriangularSolver(TriangularSolver&&) noexcept;
   TriangularSolver& operator=(TriangularSolver&&) noexcept;
