@@ -30,12 +30,9 @@ inline std::recursive_mutex& setup_mutex() {
 class SetupLock {
  public:
   SetupLock() : lock_(setup_mutex(), std::defer_lock) {
-    if (!trace::enabled()) {
-      lock_.lock();
-      return;
-    }
-    const double t0 = trace::now_ms();  // BALSA_SETUP_TRACE: waits over 0.5 ms
+    const double t0 = trace::enabled() ? trace::now_ms() : -1.0;  // BALSA_SETUP_TRACE: waits over 0.5 ms
     lock_.lock();
+    if (t0 < 0.0) return;
     if (const double t1 = trace::now_ms(); t1 - t0 > 0.5) trace::record("setup lock: wait", t0, t1);
   }
 

@@ -35,14 +35,19 @@ inline constexpr std::int64_t kParallelMin = 100000;
 inline constexpr std::size_t kPrefaultMin = std::size_t(8) << 20;
 void prefault(void* p, std::size_t bytes);
 
+// Room for n elements in v; new storage (v's contents dropped) is
+// pre-faulted in parallel.
+template <class T>
+void reserve_fresh(std::vector<T>& v, std::size_t n) {
+  if (v.capacity() >= n || n * sizeof(T) < kPrefaultMin) return;
+  std::vector<T>().swap(v);
+  v.reserve(n);
+  prefault(v.data(), n * sizeof(T));
+}
 // v.assign(n, value) with v's new storage pre-faulted in parallel.
 template <class T>
 void fresh_assign(std::vector<T>& v, std::size_t n, const T& value = T()) {
-  if (v.capacity() < n && n * sizeof(T) >= kPrefaultMin) {
-    std::vector<T>().swap(v);
-    v.reserve(n);
-    prefault(v.data(), n * sizeof(T));
-  }
+  reserve_fresh(v, n);
   v.assign(n, value);
 }
 // A vector of n copies of value, its storage pre-faulted in parallel.
@@ -56,10 +61,7 @@ std::vector<T> fresh_vector(std::size_t n, const T& value = T()) {
 template <class T>
 std::vector<T> fresh_copy(const std::vector<T>& src) {
   std::vector<T> v;
-  if (src.size() * sizeof(T) >= kPrefaultMin) {
-    v.reserve(src.size());
-    prefault(v.data(), src.size() * sizeof(T));
-  }
+  reserve_fresh(v, src.size());
   v.assign(src.begin(), src.end());
   return v;
 }
