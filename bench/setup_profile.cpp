@@ -159,10 +159,12 @@ int main(int argc, char** argv) {
       return f.stats().factor_seconds;
     });
 #if __has_include("sparse/transpose.hpp")
-    // The new flow (krylov/preconditioner.cpp): the solvers on two threads
-    // beside the factorisation, the cores shared, each building its pattern
-    // (values 1) and taking it: L = A's lower triangle, U = its transpose
-    // with the map back into L.
+    // The flow of the third session (krylov/preconditioner.cpp has moved on
+    // since: patterns without values, U from A's upper triangle when A's
+    // pattern is symmetric, the factors from A's device copy): the solvers
+    // on two threads beside the factorisation, the cores shared, each
+    // building its pattern (values 1) and taking it: L = A's lower
+    // triangle, U = its transpose with the map back into L.
     prof.measure("GPU-path host setup, concurrent (the new flow)", [&] {
       const int share = std::max(1, omp_get_max_threads() / 3);
       auto L = std::async(std::launch::async, [&] {

@@ -43,12 +43,12 @@ class Backend {
 };
 
 // `pattern` the factor pattern, `diagonal` its diagonal positions, `levels`
-// its dependency levels (level_sets(pattern, Lower)), `source` (Ic0) the
-// position in A's values of each pattern entry (empty for Ilu0), A_nnz the
-// entries of A.
+// its dependency levels (level_sets(pattern, Lower)), `A_row_ptr` (Ic0) A's
+// row pointer (row i of the pattern is the start of A's row i; unused for
+// Ilu0), A_nnz the entries of A.
 template <class T>
 std::unique_ptr<Backend<T>> make_backend(IncompleteKind kind, const Csr<T>& pattern, std::span<const index_t> diagonal,
-                                         const LevelSets& levels, std::span<const index_t> source, index_t A_nnz,
+                                         const LevelSets& levels, std::span<const index_t> A_row_ptr, index_t A_nnz,
                                          double pivot_tolerance);
 
 }  // namespace balsa::factor_gpu

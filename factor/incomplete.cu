@@ -200,10 +200,14 @@ __global__ void first_nonfinite_kernel(const T* x, std::size_t n, int* first) {
     if (!isfinite(x[i])) atomicMin(first, int(i));
 }
 
+// Ic0: A's values -> its lower triangle's, row by row (row i of L is the
+// start of A's row i).
 template <class T>
-__global__ void gather_kernel(T* out, const T* in, const index_t* source, std::size_t n) {
-  for (std::size_t p = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; p < n; p += std::size_t(gridDim.x) * blockDim.x)
-    out[p] = in[source[p]];
+__global__ void gather_lower_kernel(T* out, const T* in, const index_t* L_row_ptr, const index_t* A_row_ptr, index_t n) {
+  for (index_t i = blockIdx.x * index_t(blockDim.x) + threadIdx.x; i < n; i += index_t(gridDim.x) * blockDim.x) {
+    const index_t q0 = L_row_ptr[i], q1 = L_row_ptr[i + 1], a0 = A_row_ptr[i];
+    for (index_t q = q0; q < q1; ++q) out[q] = in[a0 + (q - q0)];
+  }
 }
 
 int grid_for(std::size_t threads, int sms) {
@@ -220,7 +224,7 @@ template <class T>
 class GpuIncomplete final : public Backend<T> {
  public:
   GpuIncomplete(IncompleteKind kind, const Csr<T>& pattern, std::span<const index_t> diagonal, const LevelSets& levels,
-                std::span<const index_t> source, index_t A_nnz, double tol)
+                std::span<const index_t> A_row_ptr, index_t A_nnz, double tol)
       : ic_(kind == IncompleteKind::Ic0), n_(pattern.rows), nnz_(std::size_t(pattern.nnz())),
         A_nnz_(std::size_t(A_nnz)), diag_host_(diagonal.begin(), diagonal.end()), sms_(td::multiprocessors()) {
     row_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern.row_ptr));
@@ -228,7 +232,7 @@ class GpuIncomplete final : public Backend<T> {
     diag_ = cuda::DeviceBuffer<index_t>(diagonal);
     rows_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(levels.rows));
     level_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(levels.level_ptr));
-    if (!source.empty()) source_ = cuda::DeviceBuffer<index_t>(source);
+    if (ic_) A_row_ptr_ = cuda::DeviceBuffer<index_t>(A_row_ptr);
     a_ = cuda::DeviceBuffer<T>(nnz_);
     work_ = cuda::DeviceBuffer<T>(nnz_);
     values_ = cuda::DeviceBuffer<T>(nnz_);
@@ -252,7 +256,8 @@ class GpuIncomplete final : public Backend<T> {
     BALSA_CUDA_CHECK(cudaMemcpy(&first, flags_.data() + 1, sizeof first, cudaMemcpyDeviceToHost));
     if (first != kNone) return first;
     if (ic_) {
-      gather_kernel<T><<<grid_for(nnz_, sms_), kBlock, 0, cudaStreamLegacy>>>(a_.data(), A_values, source_.data(), nnz_);
+      gather_lower_kernel<T><<<grid_for(std::size_t(n_), sms_), kBlock, 0, cudaStreamLegacy>>>(
+          a_.data(), A_values, row_ptr_.data(), A_row_ptr_.data(), n_);
       BALSA_CHECK_LAUNCH();
     } else {
       BALSA_CUDA_CHECK(cudaMemcpyAsync(a_.data(), A_values, a_.bytes(), cudaMemcpyDeviceToDevice, cudaStreamLegacy));
@@ -330,7 +335,7 @@ class GpuIncomplete final : public Backend<T> {
   int sms_;
   int lanes_ = 1;
   std::vector<Launch> launches_;
-  cuda::DeviceBuffer<index_t> row_ptr_, col_idx_, diag_, rows_, level_ptr_, source_;
+  cuda::DeviceBuffer<index_t> row_ptr_, col_idx_, diag_, rows_, level_ptr_, A_row_ptr_;
   cuda::DeviceBuffer<T> a_, work_, values_;
   cuda::DeviceBuffer<int> flags_;
   td::GraphExec exec_;  // destroyed before the buffers it refers to
@@ -340,9 +345,9 @@ class GpuIncomplete final : public Backend<T> {
 
 template <class T>
 std::unique_ptr<Backend<T>> make_backend(IncompleteKind kind, const Csr<T>& pattern, std::span<const index_t> diagonal,
-                                         const LevelSets& levels, std::span<const index_t> source, index_t A_nnz,
+                                         const LevelSets& levels, std::span<const index_t> A_row_ptr, index_t A_nnz,
                                          double pivot_tolerance) {
-  return std::make_unique<GpuIncomplete<T>>(kind, pattern, diagonal, levels, source, A_nnz, pivot_tolerance);
+  return std::make_unique<GpuIncomplete<T>>(kind, pattern, diagonal, levels, A_row_ptr, A_nnz, pivot_tolerance);
 }
 
 #define BALSA_INSTANTIATE(T)                                                                                   \

@@ -25,6 +25,7 @@
 #include "sparse/instantiate.hpp"
 #include "sparse/parallel.hpp"
 #include "sparse/setup_trace.hpp"
+#include "sparse/triangle_pattern.hpp"
 
 namespace balsa {
 
@@ -69,19 +70,15 @@ std::vector<index_t> diagonal_positions(const Csr<T>& A, IncompleteKind kind) {
   return diag;
 }
 
-// IC(0)'s pattern, the lower triangle L of A (rows in parallel): A's rows
-// are sorted, so row i of L is the first L.row_ptr[i+1] - L.row_ptr[i]
-// entries of A's row i, its diagonal last. source[q]: A's position of L's
-// entry q; diag[i]: the position of l_ii.
-template <class T>
-void lower_triangle_maps(const Csr<T>& A, const Csr<T>& L, std::vector<index_t>& source, std::vector<index_t>& diag) {
-  parallel::fresh_assign(source, L.values.size());
-  parallel::fresh_assign(diag, std::size_t(A.rows));
-#pragma omp parallel for schedule(static) if (A.rows > parallel::kParallelMin)
-  for (index_t i = 0; i < A.rows; ++i) {
-    for (index_t q = L.row_ptr[i]; q < L.row_ptr[i + 1]; ++q) source[std::size_t(q)] = A.row_ptr[i] + (q - L.row_ptr[i]);
-    diag[std::size_t(i)] = L.row_ptr[i + 1] - 1;
-  }
+// IC(0)'s pattern, the lower triangle L of A: A's rows are sorted, so row i
+// of L is the first L.row_ptr[i+1] - L.row_ptr[i] entries of A's row i, its
+// diagonal last. diag[i]: the position of l_ii (rows in parallel).
+inline std::vector<index_t> lower_diagonal_positions(std::span<const index_t> L_row_ptr) {
+  const index_t n = index_t(L_row_ptr.size()) - 1;
+  std::vector<index_t> diag = parallel::fresh_vector<index_t>(std::size_t(n));
+#pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
+  for (index_t i = 0; i < n; ++i) diag[std::size_t(i)] = L_row_ptr[std::size_t(i) + 1] - 1;
+  return diag;
 }
 
 // a + alpha * a in T: the shifted diagonal (the GPU rounds the same way).
@@ -99,23 +96,29 @@ struct IncompleteFactorization<T>::Impl {
   IncompleteStats stats;
   Csr<T> pattern;                  // the factors (CPU); GPU: their download, when host_current
   bool host_current = true;        // GPU: pattern.values are the device's factors
+  bool has_factors = false;        // false until the first success (ValuesLater: the first refactor)
   std::vector<index_t> diag;       // diagonal position of each row in `pattern`
-  std::vector<index_t> source;     // Ic0: A's position of each pattern entry
-  std::vector<index_t> A_row_ptr;  // Ic0: A's pattern, to name entries in errors
-  std::vector<index_t> A_col_idx;
+  std::vector<index_t> A_row_ptr;  // Ic0: A's rows (row i of L starts row i of A)
+  std::vector<index_t> A_col_idx;  // Ic0: A's columns, to name entries in errors (not kept for a
+                                   // prechecked A: its owner checks new values first)
   std::unique_ptr<factor_gpu::Backend<T>> gpu;
 
   bool ic0() const { return options.kind == IncompleteKind::Ic0; }
   std::span<const index_t> a_row_ptr() const { return ic0() ? A_row_ptr : pattern.row_ptr; }
   std::span<const index_t> a_col_idx() const { return ic0() ? A_col_idx : pattern.col_idx; }
-  std::size_t A_nnz() const { return a_col_idx().size(); }
 
-  // "(row i, column j)" of position p of A's values.
+  // "(row i, column j)" of position p of A's values. Without A's columns
+  // (Ic0, prechecked A) an entry of the lower triangle is named through L's.
   std::string where(std::size_t p) const {
     const std::span<const index_t> rp = a_row_ptr();
     const index_t i = index_t(std::upper_bound(rp.begin(), rp.end(), index_t(p)) - rp.begin()) - 1;
-    return "(row " + std::to_string(i) + ", column " + std::to_string(a_col_idx()[p]) + ")";
+    const std::string row = "(row " + std::to_string(i) + ", ";
+    if (!ic0() || !A_col_idx.empty()) return row + "column " + std::to_string(a_col_idx()[p]) + ")";
+    const index_t k = index_t(p) - rp[std::size_t(i)], lower = pattern.row_ptr[i + 1] - pattern.row_ptr[i];
+    if (k < lower) return row + "column " + std::to_string(pattern.col_idx[std::size_t(pattern.row_ptr[i] + k)]) + ")";
+    return row + "entry " + std::to_string(k - lower) + " above the diagonal)";
   }
+  std::size_t A_nnz() const { return std::size_t(a_row_ptr().back()); }
   void check_length(std::size_t got) const {
     if (got != A_nnz())
       throw DimensionError(std::string(to_string(options.kind)) + " refactor: " + std::to_string(got) +
@@ -128,11 +131,16 @@ struct IncompleteFactorization<T>::Impl {
         throw MatrixError(std::string(to_string(options.kind)) + " refactor: " +
                           (std::isnan(values[p]) ? "NaN" : "Inf") + " value at " + where(p));
   }
-  // A's values (A's order) -> the pattern's order.
+  // A's values (A's order) -> the pattern's order (Ic0: the start of each
+  // of A's rows).
   std::vector<T> gather(std::span<const T> values) const {
     if (!ic0()) return {values.begin(), values.end()};
-    std::vector<T> a(source.size());
-    for (std::size_t p = 0; p < source.size(); ++p) a[p] = values[std::size_t(source[p])];
+    std::vector<T> a = parallel::fresh_vector<T>(pattern.col_idx.size());
+#pragma omp parallel for schedule(static) if (pattern.rows > parallel::kParallelMin)
+    for (index_t i = 0; i < pattern.rows; ++i)
+      std::copy(values.begin() + A_row_ptr[std::size_t(i)],
+                values.begin() + A_row_ptr[std::size_t(i)] + (pattern.row_ptr[i + 1] - pattern.row_ptr[i]),
+                a.begin() + pattern.row_ptr[i]);
     return a;
   }
 
@@ -160,6 +168,7 @@ struct IncompleteFactorization<T>::Impl {
         stats.breakdown_row = first.row;
         stats.factor_seconds = since(t0);
         ++stats.factorizations;
+        has_factors = true;
         return;
       }
       if (attempts == 1) first = b;
@@ -199,8 +208,14 @@ struct IncompleteFactorization<T>::Impl {
     run([&](double alpha) { return gpu->attempt(alpha); }, [&] { gpu->commit(); }, t0);
     host_current = false;
   }
+  void require_factors() const {
+    if (!has_factors)
+      throw Error(std::string(to_string(options.kind)) +
+                  ": no factors yet (analysed without values: refactor gives the first ones)");
+  }
   // The pattern with the current factors (GPU: downloaded when stale).
   const Csr<T>& host_factors() {
+    require_factors();
     if (gpu && !host_current) {
       pattern.values = gpu->values().to_host();
       host_current = true;
@@ -219,15 +234,21 @@ Impl& live(Impl* impl) {
 
 template <class T>
 IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options)
-    : IncompleteFactorization(A, options, /*checked=*/false) {}
+    : IncompleteFactorization(A, options, /*checked=*/false, /*values_later=*/false) {}
 
 template <class T>
 IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options,
                                                     detail::PrecheckedMatrix)
-    : IncompleteFactorization(A, options, /*checked=*/true) {}
+    : IncompleteFactorization(A, options, /*checked=*/true, /*values_later=*/false) {}
 
 template <class T>
-IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked)
+IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options,
+                                                    detail::PrecheckedMatrix, detail::ValuesLater)
+    : IncompleteFactorization(A, options, /*checked=*/true, /*values_later=*/true) {}
+
+template <class T>
+IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked,
+                                                    bool values_later)
     : impl_(new Impl) {
   try {
     const auto t0 = Clock::now();
@@ -243,16 +264,21 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
     std::vector<index_t> A_diag = diagonal_positions(A, kind);
     if (!checked) require_finite(A);
     checks.end();
-    trace::Span pattern("factor: pattern and maps");
-    // The factor pattern (header: A's for Ilu0, its lower triangle for Ic0).
+    trace::Span pattern("factor: pattern");
+    // The factor pattern (header: A's for Ilu0, its lower triangle for Ic0),
+    // with A's values unless they come later.
     if (kind == IncompleteKind::Ilu0) {
-      s.pattern = A;
+      if (values_later)
+        s.pattern = Csr<T>{A.rows, A.cols, parallel::fresh_copy(A.row_ptr), parallel::fresh_copy(A.col_idx), {}};
+      else
+        s.pattern = A;
       s.diag = std::move(A_diag);
     } else {
-      s.pattern = extract_triangle(A, Triangle::Lower);
+      s.pattern = triangle_pattern<T>(A, Triangle::Lower);
       s.A_row_ptr = parallel::fresh_copy(A.row_ptr);
-      s.A_col_idx = parallel::fresh_copy(A.col_idx);
-      lower_triangle_maps(A, s.pattern, s.source, s.diag);
+      if (!values_later) s.pattern.values = s.gather(A.values);
+      if (!checked) s.A_col_idx = parallel::fresh_copy(A.col_idx);
+      s.diag = lower_diagonal_positions(s.pattern.row_ptr);
     }
     // Row i waits for every row k < i of its lower part (Saad sec. 11.6.2's
     // level scheduling applied to the factorisation).
@@ -274,16 +300,17 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
       // The device part of the set-up, locked (cuda/setup_lock.hpp): the
       // backend captures a graph.
       const cuda::SetupLock lock;
-      trace::Span backend("factor: GPU backend set-up, values up");
-      s.gpu = factor_gpu::make_backend<T>(kind, s.pattern, s.diag, levels, s.source, A.nnz(), options.pivot_tolerance);
-      s.gpu->set_values(s.pattern.values);
+      trace::Span backend(values_later ? "factor: GPU backend set-up" : "factor: GPU backend set-up, values up");
+      s.gpu = factor_gpu::make_backend<T>(kind, s.pattern, s.diag, levels, s.A_row_ptr, A.nnz(), options.pivot_tolerance);
+      if (!values_later) s.gpu->set_values(s.pattern.values);
       backend.end();
       st.analysis_seconds = since(t0);
+      if (values_later) return;
       const trace::Span numeric("factor: numeric factorisation (GPU)");
       s.factor_device(Clock::now());  // the factors stay on the device until pattern() or factors()
     } else {
       st.analysis_seconds = since(t0);
-      s.factor_host(s.pattern.values);
+      if (!values_later) s.factor_host(s.pattern.values);
     }
   } catch (...) {
     const cuda::SetupLock lock;  // its device memory is freed beside other set-ups (cuda/setup_lock.hpp)
@@ -349,6 +376,7 @@ const cuda::DeviceBuffer<T>& IncompleteFactorization<T>::device_values() const {
   if (!s.gpu)
     throw Error(std::string(to_string(s.options.kind)) +
                 ": device_values() needs Device::Cuda (this factorisation runs on the CPU)");
+  s.require_factors();
   return s.gpu->values();
 }
 

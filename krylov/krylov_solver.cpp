@@ -6,6 +6,7 @@
 #include <cmath>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -149,7 +150,9 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
     st.device = options.device;
     if (A.rows > 0) try {
       // On the GPU path A's upload runs on a thread of its own beside the
-      // preconditioner's setup (an error of that setup still comes first).
+      // preconditioner's analysis (whose errors still come first; an
+      // ILU(0)/IC(0) breakdown shows when the factors are computed from
+      // the upload, after it).
       std::future<cuda::DeviceCsr<T>> device_A;
       if (options.device == Device::Cuda)
         device_A = parallel::async_with_threads(1, [&A, caller = cuda::CallerDevice(true)] {
@@ -160,13 +163,20 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
         });
       trace::Span preconditioner("krylov: preconditioner");
       s.M = krylov::make_preconditioner(A, options);
-      if (s.M) s.M->describe(st);
       preconditioner.end();
       own.get();
-      if (device_A.valid()) {
-        cuda::DeviceCsr<T> dA = device_A.get();
+      std::optional<cuda::DeviceCsr<T>> dA;
+      if (device_A.valid()) dA = device_A.get();
+      // A preconditioner analysed from A's pattern (the GPU's ILU(0)/IC(0))
+      // is factored from the copy of A just uploaded.
+      if (s.M && s.M->awaits_values()) {
+        if (!dA) throw Error("internal: the preconditioner awaits A's device values, but A was not uploaded");
+        s.M->update_values_device(dA->values);
+      }
+      if (s.M) s.M->describe(st);
+      if (dA) {
         const trace::Span span("krylov: GPU iteration set-up");
-        s.gpu = krylov::gpu::make_solver(std::move(dA), s.M.get(), options, st);
+        s.gpu = krylov::gpu::make_solver(std::move(*dA), s.M.get(), options, st);
       }
     } catch (...) {
       if (own.valid()) own.get();  // its error (an asymmetric A) wins over the set-up's

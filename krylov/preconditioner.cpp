@@ -5,16 +5,24 @@
 //
 // Setup (the Incomplete constructor). The triangular solvers' analysis
 // depends on the factors' pattern only, which is known before any number:
-// IC(0)'s L is A's lower triangle and U = L^T its transpose, ILU(0)'s L and
-// U are A's lower and upper triangles. So the two solvers are built from
-// those patterns, without values (taking the arrays, not copying them; the
-// patterns come from the checked A, so the solvers skip their checks:
-// detail::PrecheckedMatrix), on two threads of their own, each of which also
-// uploads its value map (GPU), while this thread runs the
-// IncompleteFactorization (checks, analysis, factors); then the factors are
-// pushed into the solvers as new values. The three tasks share the cores'
-// OpenMP threads. An error of the factorisation wins over one of the
-// solvers (those would only repeat it), as when they ran in turn.
+// IC(0)'s L is A's lower triangle and U = L^T its transpose (for a
+// structurally symmetric A, A's upper triangle, each entry's value found at
+// its mirror: no transpose), ILU(0)'s L and U are A's lower and upper
+// triangles. So the two solvers are built from those patterns, without
+// values (taking the arrays, not copying them; the patterns come from the
+// checked A, so the solvers skip their checks: detail::PrecheckedMatrix), on
+// two threads of their own, each of which also uploads its value map (GPU),
+// while this thread runs the IncompleteFactorization (analysis, factors);
+// then the factors are pushed into the solvers as new values. The three
+// tasks share the cores' OpenMP threads. An error of the factorisation wins
+// over one of the solvers (those would only repeat it), as when they ran in
+// turn.
+//
+// On the GPU (factors in A's precision) the factorisation too is analysed
+// from A's pattern alone (detail::ValuesLater): the Krylov solver uploads A
+// beside this set-up and then hands its device values to
+// update_values_device, which factors them and pushes the factors, so A's
+// lower triangle is neither copied on the host nor uploaded a second time.
 //
 // The factor values reach the triangular solvers without leaving the device:
 // IncompleteFactorization keeps them on the GPU; they are gathered into the
@@ -25,6 +33,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 
 #include "cuda/setup_lock.hpp"
@@ -34,6 +43,7 @@
 #include "sparse/parallel.hpp"
 #include "sparse/setup_trace.hpp"
 #include "sparse/transpose.hpp"
+#include "sparse/triangle_pattern.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/off_diagonal.hpp"
 
@@ -78,14 +88,15 @@ class Jacobi final : public Preconditioner<T> {
 template <class T, class P>
 class Incomplete final : public Preconditioner<T> {
  public:
-  Incomplete(const Csr<T>& A, const KrylovOptions& o) : device_(o.device) {
+  Incomplete(const Csr<T>& A, const KrylovOptions& o)
+      : device_(o.device), awaits_values_(o.device == Device::Cuda && std::is_same_v<T, P>) {
     IncompleteOptions fo = o.factor;
     const bool ic0 = o.preconditioner == PreconditionerKind::Ic0;
     fo.kind = ic0 ? IncompleteKind::Ic0 : IncompleteKind::Ilu0;
     fo.device = o.device;
     // The solvers' patterns (no values), built on the solvers' threads, and
     // where their values come from in the factor pattern: IC(0) L is that
-    // pattern itself, U = L^T takes its entries through the transpose's map;
+    // pattern itself, U = L^T takes its entries through the mirror or transpose map;
     // ILU(0) L (unit diagonal: the stored U diagonal is ignored) and U (the
     // diagonal and above) take theirs through their positions in A's
     // pattern, the factor pattern.
@@ -97,7 +108,7 @@ class Incomplete final : public Preconditioner<T> {
     auto L = parallel::async_with_threads(share, [&] {
       caller.enter();
       trace::Span pattern("preconditioner: L pattern");
-      Csr<P> S = unit_triangle(A, Triangle::Lower, ic0 ? nullptr : &lower_pos_);
+      Csr<P> S = triangle_pattern<P>(A, Triangle::Lower, ic0 ? nullptr : &lower_pos_);
       pattern.end();
       auto solver = std::make_unique<TriangularSolver<P>>(std::move(S), lo, detail::PrecheckedMatrix());
       upload_map(lower_pos_, dlower_pos_, dlower_);
@@ -106,7 +117,7 @@ class Incomplete final : public Preconditioner<T> {
     auto U = parallel::async_with_threads(share, [&] {
       caller.enter();
       trace::Span pattern("preconditioner: U pattern");
-      Csr<P> S = ic0 ? unit_lower_transpose(A, upper_pos_) : unit_triangle(A, Triangle::Upper, &upper_pos_);
+      Csr<P> S = ic0 ? unit_lower_transpose(A, upper_pos_) : triangle_pattern<P>(A, Triangle::Upper, &upper_pos_);
       pattern.end();
       auto solver = std::make_unique<TriangularSolver<P>>(std::move(S), uo, detail::PrecheckedMatrix());
       upload_map(upper_pos_, dupper_pos_, dupper_);
@@ -114,10 +125,14 @@ class Incomplete final : public Preconditioner<T> {
     });
     try {
       const parallel::OpenMpThreads guard(share);
-      if constexpr (std::is_same_v<T, P>)  // A: checked by the caller (KrylovSolver)
-        fac_ = std::make_unique<IncompleteFactorization<P>>(A, fo, detail::PrecheckedMatrix());
-      else  // float values may overflow: checked again
+      if constexpr (std::is_same_v<T, P>) {  // A: checked by the caller (KrylovSolver)
+        if (awaits_values_)  // the GPU path: A's values come from the device (update_values_device)
+          fac_ = std::make_unique<IncompleteFactorization<P>>(A, fo, detail::PrecheckedMatrix(), detail::ValuesLater());
+        else
+          fac_ = std::make_unique<IncompleteFactorization<P>>(A, fo, detail::PrecheckedMatrix());
+      } else {  // float values may overflow: checked again
         fac_ = std::make_unique<IncompleteFactorization<P>>(convert_values<P>(A), fo);
+      }
     } catch (...) {
       // The factorisation's error wins. Both solvers finish before either is
       // freed: a free while the other still captures its graph would
@@ -130,12 +145,15 @@ class Incomplete final : public Preconditioner<T> {
     L_ = L.get();
     U_ = U.get();
     wait.end();
-    const trace::Span span("preconditioner: value maps, factors into the solvers");
     allocate_device_vectors(std::size_t(A.rows));
+    if (awaits_values_) return;
+    const trace::Span span("preconditioner: factors into the solvers");
     push_factors();
   }
 
   void apply(std::span<const T> r, std::span<T> z) override {
+    require_factors();
+    y_host_.resize(r.size());  // once (the GPU path never needs it)
     if constexpr (std::is_same_v<T, P>) {
       L_->solve(r, std::span<P>(y_host_));
       U_->solve(std::span<const P>(y_host_), z);
@@ -149,6 +167,7 @@ class Incomplete final : public Preconditioner<T> {
   }
 
   void apply_device(const T* r, T* z) override {
+    require_factors();
     const std::size_t n = y_.size();
     if constexpr (std::is_same_v<T, P>) {
       solve_device(*L_, r, y_.data());
@@ -165,9 +184,27 @@ class Incomplete final : public Preconditioner<T> {
     const std::vector<P> v = converted<P>(values);
     fac_->refactor(std::span<const P>(v));
     push_factors();
+    awaits_values_ = false;
   }
+  // On the GPU in T = P the factorisation takes A's device values as they
+  // are; otherwise (CPU, or float factors of a double A, which the host
+  // converts and checks for overflow) through the host.
+  void update_values_device(const cuda::DeviceBuffer<T>& values) override {
+    if constexpr (std::is_same_v<T, P>) {
+      if (device_ == Device::Cuda) {
+        const trace::Span span("preconditioner: factors from A's values on the device");
+        fac_->refactor(values);
+        push_factors();
+        awaits_values_ = false;
+        return;
+      }
+    }
+    Preconditioner<T>::update_values_device(values);
+  }
+  bool awaits_values() const override { return awaits_values_; }
 
   void describe(KrylovStats& st) const override {
+    require_factors();
     st.factor = fac_->stats();
     st.factor_seconds = fac_->stats().factor_seconds;
     st.lower = L_->stats();
@@ -175,34 +212,13 @@ class Incomplete final : public Preconditioner<T> {
   }
 
  private:
-  // The pattern of A's `tri` triangle, its diagonal included, without
-  // values: all the triangular solvers' analysis needs. `positions`, when
-  // given, receives each entry's position in A's values. Rows in parallel.
-  static Csr<P> unit_triangle(const Csr<T>& A, Triangle tri, std::vector<index_t>* positions) {
-    auto keep = [&](index_t i, index_t p) {
-      const index_t j = A.col_idx[std::size_t(p)];
-      return tri == Triangle::Lower ? j <= i : j >= i;
-    };
-    Csr<P> S;
-    S.rows = A.rows;
-    S.cols = A.cols;
-    S.row_ptr = parallel::kept_row_ptr(A.rows, A.row_ptr, keep);
-    const std::size_t nnz = std::size_t(S.row_ptr.back());
-    parallel::fresh_assign(S.col_idx, nnz);
-    if (positions) parallel::fresh_assign(*positions, nnz);
-    parallel::for_each_kept(A.rows, A.row_ptr, S.row_ptr, keep, [&](index_t, index_t p, index_t q) {
-      S.col_idx[std::size_t(q)] = A.col_idx[std::size_t(p)];
-      if (positions) (*positions)[std::size_t(q)] = p;
-    });
-    return S;
-  }
-  // U = L^T for IC(0), L = A's lower triangle (the factor pattern): the
-  // transpose of that triangle's pattern, no values; positions[q] is the
-  // position in L of U's entry q. A's rows are sorted, so row i of L is the
-  // start of A's row i: A's position p in row i is L's L_ptr[i] + p - A_ptr[i].
+  // U = L^T for IC(0), L = A's lower triangle (the factor pattern), without
+  // values; positions[q] is the position in L of U's entry q. A's rows are
+  // sorted, so row i of L is the start of A's row i: A's position p in row i
+  // is L's L_ptr[i] + p - A_ptr[i].
   static Csr<P> unit_lower_transpose(const Csr<T>& A, std::vector<index_t>& positions) {
-    const std::vector<index_t> L_ptr =
-        parallel::kept_row_ptr(A.rows, A.row_ptr, [&](index_t i, index_t p) { return A.col_idx[std::size_t(p)] <= i; });
+    const std::vector<index_t> L_ptr = triangle_row_ptr(A, Triangle::Lower);
+    if (auto U = mirrored_upper(A, L_ptr, positions)) return std::move(*U);
     TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx, Triangle::Lower);
     positions = std::move(t.source);
     const std::int64_t nnz = std::int64_t(positions.size());
@@ -213,7 +229,39 @@ class Incomplete final : public Preconditioner<T> {
     }
     return Csr<P>{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), {}};
   }
+  // The same for a structurally symmetric A without a transpose (a counting
+  // sort that scatters every entry): L^T's pattern is then A's upper
+  // triangle, read row by row, and the mirror (j, i) of U's entry (i, j) is
+  // found by a binary search in the lower part of A's row j. Every entry of
+  // A's upper triangle having a mirror, and the two triangles the same size,
+  // is what makes the pattern symmetric; otherwise nullopt (and the caller
+  // transposes).
+  static std::optional<Csr<P>> mirrored_upper(const Csr<T>& A, std::span<const index_t> L_ptr,
+                                              std::vector<index_t>& positions) {
+    Csr<P> U = triangle_pattern<P>(A, Triangle::Upper, nullptr);
+    if (U.row_ptr.back() != L_ptr.back()) return std::nullopt;
+    parallel::fresh_assign(positions, std::size_t(U.row_ptr.back()));
+    index_t missing = 0;
+#pragma omp parallel for reduction(+ : missing) schedule(static) if (A.rows > parallel::kParallelMin)
+    for (index_t i = 0; i < A.rows; ++i)
+      for (index_t q = U.row_ptr[i]; q < U.row_ptr[i + 1]; ++q) {
+        const index_t j = U.col_idx[std::size_t(q)];
+        const auto first = A.col_idx.begin() + A.row_ptr[j];
+        const auto last = first + (L_ptr[std::size_t(j) + 1] - L_ptr[std::size_t(j)]);
+        const auto it = std::lower_bound(first, last, i);
+        if (it == last || *it != i) {
+          ++missing;
+          continue;
+        }
+        positions[std::size_t(q)] = L_ptr[std::size_t(j)] + index_t(it - first);
+      }
+    if (missing > 0) return std::nullopt;
+    return U;
+  }
   static void solve_device(TriangularSolver<P>& S, const P* b, P* x) { S.solve_device(b, x); }
+  void require_factors() const {
+    if (awaits_values_) throw Error("preconditioner: not factored yet (update_values_device gives it A's values)");
+  }
 
   // A solver's value map (when it has one) and the buffer of its gathered
   // values, on the device (on the solver's set-up thread).
@@ -224,9 +272,8 @@ class Incomplete final : public Preconditioner<T> {
     dpos = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pos));
     gathered = cuda::DeviceBuffer<P>(pos.size());
   }
-  // The work vectors (the value maps are up already).
+  // The device work vectors (the value maps are up already).
   void allocate_device_vectors(std::size_t n) {
-    y_host_.resize(n);
     if (device_ != Device::Cuda) return;
     y_ = cuda::DeviceBuffer<P>(n);
     if constexpr (!std::is_same_v<T, P>) {
@@ -264,6 +311,7 @@ class Incomplete final : public Preconditioner<T> {
   }
 
   Device device_;
+  bool awaits_values_;  // the GPU path (T = P): analysed from A's pattern, factored at the first device update
   std::unique_ptr<IncompleteFactorization<P>> fac_;
   std::unique_ptr<TriangularSolver<P>> L_, U_;
   std::vector<index_t> lower_pos_, upper_pos_;  // L's (ILU(0); IC(0): none) and U's entries in the factor pattern

@@ -6,7 +6,9 @@
 
 #include <memory>
 #include <span>
+#include <vector>
 
+#include "balsa/cuda.hpp"
 #include "balsa/krylov.hpp"
 
 namespace balsa::krylov {
@@ -22,6 +24,17 @@ class Preconditioner {
   virtual void apply_device(const T* r, T* z) = 0;
   // New values of A (A's CSR order): refactor.
   virtual void update_values(std::span<const T> A_values) = 0;
+  // The same from A's values on the device (GPU path): without a host round
+  // trip where the preconditioner can (ILU(0)/IC(0)), else through the host.
+  virtual void update_values_device(const cuda::DeviceBuffer<T>& A_values) {
+    const std::vector<T> host = A_values.to_host();
+    update_values(std::span<const T>(host));
+  }
+  // True while the preconditioner is set up from A's pattern only (the GPU
+  // path of ILU(0)/IC(0): A's values are uploaded beside the analysis): the
+  // caller then owes it one update_values_device before any apply or
+  // describe.
+  virtual bool awaits_values() const { return false; }
   // Setup stats (factorisation, triangular solvers, times) into `stats`.
   virtual void describe(KrylovStats& stats) const = 0;
 };
@@ -29,7 +42,10 @@ class Preconditioner {
 // The preconditioner options.preconditioner names, for options.device, set
 // up for A (already checked canonical, square and finite by the caller: the
 // IC(0)/ILU(0) set-up does not check it again); nullptr for
-// PreconditionerKind::None (the solvers then take z = r).
+// PreconditionerKind::None (the solvers then take z = r). On Device::Cuda an
+// ILU(0)/IC(0) preconditioner in A's precision comes back analysed but not
+// factored (awaits_values()): apply and describe throw until
+// update_values_device.
 template <class T>
 std::unique_ptr<Preconditioner<T>> make_preconditioner(const Csr<T>& A, const KrylovOptions& options);
 

@@ -441,5 +441,63 @@ TYPED_TEST(FactorCpu, RefactorAndKeepOnError) {
   }
 }
 
+// IC(0) of a matrix its owner has checked (detail::PrecheckedMatrix, as the
+// Krylov solver builds it) keeps A's rows but not A's columns: a bad value
+// is still named, by its column in the lower triangle, above it by its
+// place in the row; the factors are the same.
+TYPED_TEST(FactorCpu, PrecheckedIc0NamesEntriesWithoutTheColumnsOfA) {
+  using T = TypeParam;
+  const Csr<T> A = random_spd<T>(300, 6, 9);
+  IncompleteFactorization<T> checked(A, cpu(IncompleteKind::Ic0));
+  IncompleteFactorization<T> f(A, cpu(IncompleteKind::Ic0), detail::PrecheckedMatrix());
+  EXPECT_EQ(f.factors().values, checked.factors().values);
+  const index_t i = 17;
+  index_t lower = A.row_ptr[i], upper = A.row_ptr[i + 1] - 1;
+  ASSERT_LT(A.col_idx[lower], i);
+  ASSERT_GT(A.col_idx[upper], i);
+  index_t above = 0;  // upper's place among row i's entries right of the diagonal
+  for (index_t k = A.row_ptr[i]; k < upper; ++k) above += A.col_idx[k] > i ? 1 : 0;
+  std::vector<T> nan = A.values;
+  nan[std::size_t(lower)] = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_THROW_MSG(f.refactor(nan), MatrixError, "NaN value at (row 17, column " + std::to_string(A.col_idx[lower]) + ")");
+  nan = A.values;
+  nan[std::size_t(upper)] = std::numeric_limits<T>::infinity();
+  EXPECT_THROW_MSG(f.refactor(nan), MatrixError, "Inf value at (row 17, entry " + std::to_string(above) + " above the diagonal)");
+  EXPECT_EQ(f.factors().values, checked.factors().values);
+  // New values: the same factors as the checked one's.
+  std::vector<T> halved = A.values;
+  for (T& v : halved) v /= T(2);
+  f.refactor(halved);
+  checked.refactor(halved);
+  EXPECT_EQ(f.factors().values, checked.factors().values);
+}
+
+// Analysed from A's pattern alone (detail::ValuesLater, as the Krylov
+// solver's GPU path builds it), on the CPU: no factors until the first
+// refactor, a bad value named then, and afterwards the same factors as the
+// factorisation built with values.
+TYPED_TEST(FactorCpu, PatternFirstThenValues) {
+  using T = TypeParam;
+  const Csr<T> A = random_spd<T>(400, 6, 11);
+  for (const IncompleteKind kind : {IncompleteKind::Ilu0, IncompleteKind::Ic0}) {
+    SCOPED_TRACE(to_string(kind));
+    const IncompleteFactorization<T> with(A, cpu(kind));
+    const Csr<T> pattern{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
+    IncompleteFactorization<T> later(pattern, cpu(kind), detail::PrecheckedMatrix(), detail::ValuesLater());
+    EXPECT_EQ(later.stats().factorizations, 0);
+    EXPECT_THROW_MSG((void)later.factors(), Error, "no factors yet");
+    EXPECT_THROW_MSG((void)later.pattern(), Error, "no factors yet");
+    std::vector<T> nan = A.values;
+    nan[std::size_t(A.row_ptr[9])] = std::numeric_limits<T>::quiet_NaN();
+    EXPECT_THROW_MSG(later.refactor(nan), MatrixError, "NaN value at (row 9, column " + std::to_string(A.col_idx[A.row_ptr[9]]) + ")");
+    EXPECT_EQ(later.stats().factorizations, 0);
+    later.refactor(A.values);
+    EXPECT_EQ(later.stats().factorizations, 1);
+    EXPECT_EQ(later.factors().row_ptr, with.factors().row_ptr);
+    EXPECT_EQ(later.factors().col_idx, with.factors().col_idx);
+    EXPECT_EQ(later.factors().values, with.factors().values);
+  }
+}
+
 }  // namespace
 }  // namespace balsa

@@ -244,5 +244,38 @@ TYPED_TEST(FactorGpu, RefactorKeepsTheFactorsOnError) {
   }
 }
 
+// The Krylov solver's GPU set-up: the factorisation analysed from A's
+// pattern alone (detail::ValuesLater, A without values), then factored from
+// A's values on the device. Until then there are no factors to read; then
+// they are the same bits as those of a factorisation built with values, on
+// a random matrix and a 3D Laplacian, and a bad value is still named.
+TYPED_TEST(FactorGpu, PatternFirstThenValuesFromTheDevice) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const Csr<T> matrices[] = {random_spd<T>(5000, 6, 21), laplacian_3d<T>(24, 20, 18)};
+  for (const Csr<T>& A : matrices)
+    for (const IncompleteKind kind : kKinds) {
+      SCOPED_TRACE(std::string(to_string(kind)) + " n=" + std::to_string(A.rows));
+      const IncompleteFactorization<T> with(A, on(Device::Cuda, kind));
+      const Csr<T> pattern{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
+      IncompleteFactorization<T> later(pattern, on(Device::Cuda, kind), detail::PrecheckedMatrix(),
+                                       detail::ValuesLater());
+      EXPECT_EQ(later.stats().factorizations, 0);
+      EXPECT_THROW_MSG((void)later.device_values(), Error, "no factors yet");
+      EXPECT_THROW_MSG((void)later.factors(), Error, "no factors yet");
+      std::vector<T> nan = A.values;
+      const index_t p = A.row_ptr[42];  // row 42's first entry, below the diagonal
+      nan[std::size_t(p)] = std::numeric_limits<T>::quiet_NaN();
+      EXPECT_THROW_MSG(later.refactor(cuda::DeviceBuffer<T>(std::span<const T>(nan))), MatrixError,
+                       "NaN value at (row 42, column " + std::to_string(A.col_idx[std::size_t(p)]) + ")");
+      EXPECT_EQ(later.stats().factorizations, 0);
+      later.refactor(cuda::DeviceBuffer<T>(std::span<const T>(A.values)));
+      EXPECT_EQ(later.stats().factorizations, 1);
+      EXPECT_EQ(later.factors().row_ptr, with.factors().row_ptr);
+      EXPECT_EQ(later.factors().col_idx, with.factors().col_idx);
+      EXPECT_EQ(later.device_values().to_host(), with.device_values().to_host());
+    }
+}
+
 }  // namespace
 }  // namespace balsa

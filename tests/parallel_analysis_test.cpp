@@ -19,6 +19,7 @@
 #include "krylov/preconditioner.hpp"
 #include "sparse/parallel.hpp"
 #include "sparse/transpose.hpp"
+#include "sparse/triangle_pattern.hpp"
 #include "support/test_support.hpp"
 #include "trsv/off_diagonal.hpp"
 #include "trsv/sync_free_blocks_layout.hpp"
@@ -402,8 +403,40 @@ TEST(ParallelAnalysis, SyncFreeBlocksPlanSplitAndLayoutMatchSerialVersions) {
   });
 }
 
+// The triangle of a sorted matrix by binary search (sparse/triangle_pattern.hpp)
+// is extract_triangle's pattern, positions included: rectangular, empty,
+// with empty rows and without diagonals.
+TEST(ParallelAnalysis, TrianglePatternIsExtractTrianglesPattern) {
+  std::vector<Csr<double>> cases = {lap3d(), test::random_sparse<double>(3000, 2000, 2e-3, 3), Csr<double>{}};
+  Csr<double> holes = test::random_sparse<double>(2500, 2500, 2e-3, 8);  // rows 100-199 emptied
+  for (index_t i = 100; i < 200; ++i) {
+    const index_t drop = holes.row_ptr[i + 1] - holes.row_ptr[i];
+    holes.col_idx.erase(holes.col_idx.begin() + holes.row_ptr[i], holes.col_idx.begin() + holes.row_ptr[i + 1]);
+    holes.values.erase(holes.values.begin() + holes.row_ptr[i], holes.values.begin() + holes.row_ptr[i + 1]);
+    for (index_t k = i + 1; k <= holes.rows; ++k) holes.row_ptr[k] -= drop;
+  }
+  cases.push_back(holes);
+  for_thread_counts([&] {
+    for (const Csr<double>& A : cases)
+      for (const Triangle tri : {Triangle::Lower, Triangle::Upper}) {
+        SCOPED_TRACE(std::to_string(A.rows) + "x" + std::to_string(A.cols) + (tri == Triangle::Lower ? " lower" : " upper"));
+        const Csr<double> want = extract_triangle(A, tri);
+        std::vector<index_t> positions;
+        const Csr<float> got = triangle_pattern<float>(A, tri, &positions);
+        EXPECT_EQ(got.rows, want.rows);
+        EXPECT_EQ(got.cols, want.cols);
+        EXPECT_EQ(got.row_ptr, want.row_ptr);
+        EXPECT_EQ(got.col_idx, want.col_idx);
+        EXPECT_TRUE(got.values.empty());
+        ASSERT_EQ(positions.size(), want.col_idx.size());
+        for (std::size_t q = 0; q < positions.size(); ++q)
+          ASSERT_EQ(A.values[std::size_t(positions[q])], want.values[q]) << q;
+      }
+  });
+}
+
 // IC(0) on the CPU: the factorisation's parallel analysis (diagonal
-// positions, source map) gives the reference's factors, and the
+// positions, the row-wise gather) gives the reference's factors, and the
 // preconditioner built beside it (solvers from the pattern, then the
 // factors as new values) applies exactly L^{-T} L^{-1}.
 TEST(ParallelAnalysis, IncompleteCholeskyAndItsPreconditionerMatchTheReference) {
@@ -418,14 +451,36 @@ TEST(ParallelAnalysis, IncompleteCholeskyAndItsPreconditionerMatchTheReference) 
   for (double& v : r) v = rng.uniform(-1.0, 1.0);
   trsv_reference(F, Triangle::Lower, DiagonalKind::NonUnit, std::span<const double>(r), std::span<double>(y));
   trsv_reference(Ft, Triangle::Upper, DiagonalKind::NonUnit, std::span<const double>(y), std::span<double>(want));
+  // IC(0) reads A's lower triangle only: the same factors, and the same U =
+  // L^T, from A with every third entry above the diagonal dropped (U is
+  // then not A's upper triangle: the preconditioner must transpose L).
+  Csr<double> lopsided{A.rows, A.cols, {0}, {}, {}};
+  for (index_t i = 0; i < A.rows; ++i) {
+    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+      if (A.col_idx[k] <= i || k % 3 != 0) {
+        lopsided.col_idx.push_back(A.col_idx[k]);
+        lopsided.values.push_back(A.values[k]);
+      }
+    lopsided.row_ptr.push_back(index_t(lopsided.col_idx.size()));
+  }
+  ASSERT_LT(lopsided.nnz(), A.nnz());
+  // As many entries above the diagonal as below, one without a mirror: row
+  // 0's last entry moved one column right.
+  Csr<double> skewed = A;
+  ASSERT_LT(skewed.col_idx[std::size_t(A.row_ptr[1] - 1)] + 1, A.cols);
+  ++skewed.col_idx[std::size_t(A.row_ptr[1] - 1)];
   for_thread_counts([&] {
-    const IncompleteFactorization<double> f(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
-    EXPECT_EQ(f.factors().values, F.values);
-    for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet}) {
-      const auto M = krylov::make_preconditioner(A, {.preconditioner = PreconditionerKind::Ic0,
-                                                     .device = Device::Cpu, .trsv = alg});
-      M->apply(std::span<const double>(r), std::span<double>(z));
-      EXPECT_EQ(z, want) << to_string(alg);
+    for (const Csr<double>* M_of : std::initializer_list<const Csr<double>*>{&A, &lopsided, &skewed}) {
+      SCOPED_TRACE(M_of == &A ? "symmetric pattern" : M_of == &lopsided ? "lopsided pattern" : "skewed pattern");
+      const IncompleteFactorization<double> f(*M_of, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
+      EXPECT_EQ(f.factors().values, F.values);
+      for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet}) {
+        const auto M = krylov::make_preconditioner(*M_of, {.preconditioner = PreconditionerKind::Ic0,
+                                                           .device = Device::Cpu, .trsv = alg});
+        std::fill(z.begin(), z.end(), std::numeric_limits<double>::quiet_NaN());
+        M->apply(std::span<const double>(r), std::span<double>(z));
+        EXPECT_EQ(z, want) << to_string(alg);
+      }
     }
   });
 }

@@ -80,6 +80,12 @@ class IncompleteFactorization {
   // Internal: the same without the checks of A's structure and values
   // (detail::PrecheckedMatrix); a missing diagonal is still an error.
   IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, detail::PrecheckedMatrix);
+  // Internal: the same analysing A's pattern only (A's values are not read,
+  // A.values may be empty); the first factors come with a refactor (on the
+  // GPU, from values already on the device). Until then pattern(),
+  // factors() and device_values() throw, and stats().factorizations is 0.
+  IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, detail::PrecheckedMatrix,
+                          detail::ValuesLater);
   ~IncompleteFactorization();
   IncompleteFactorization(IncompleteFactorization&&) noexcept;
   IncompleteFactorization& operator=(IncompleteFactorization&&) noexcept;
@@ -104,7 +110,7 @@ class IncompleteFactorization {
   index_t rows() const;
 
  private:
-  IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked);
+  IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked, bool values_later);
   struct Impl;
   Impl* impl_ = nullptr;
 };

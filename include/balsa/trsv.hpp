@@ -111,6 +111,11 @@ namespace detail {
 struct PrecheckedMatrix {
   explicit PrecheckedMatrix() = default;
 };
+// Internal tag: analyse the pattern now, the values come later (see the
+// constructors that take it).
+struct ValuesLater {
+  explicit ValuesLater() = default;
+};
 }  // namespace detail
 
 // Solves A x = b (or A^T x = b) for a triangular canonical CSR matrix A.
