@@ -4,6 +4,7 @@
 // SpMV and CPU serial baselines measured in the same run; JSON and Markdown.
 #include <memory>
 
+#include "../bench/banded_bench.hpp"
 #include "../bench/bench_output.hpp"
 #include "../bench/solve_bench.hpp"
 #include "../bench/solve_methods.hpp"
@@ -103,6 +104,26 @@ void add_bench_command(CLI::App& app) {
   solve->add_option("--json", so->json_path, "Write the results as JSON here");
   solve->add_option("--markdown", so->markdown_path, "Write the Markdown table here");
   solve->callback([so] { bench::run_solve_bench(*so, bench::process_command_line()); });
+
+  auto bo = std::make_shared<bench::BandedBenchOptions>();
+  CLI::App* banded = bench->add_subcommand(
+      "banded", "SaP dense banded benchmark (the SaP report's N x K grid and d sweep) vs LAPACK dgbsv (OpenBLAS)");
+  banded->add_option("--suite", bo->suite, "grid, sweep or all")->check(CLI::IsMember({"grid", "sweep", "all"}))
+      ->capture_default_str();
+  banded->add_option("--n", bo->grid_n, "Grid values of N")->delimiter(',');
+  banded->add_option("--k", bo->grid_k, "Grid values of K")->delimiter(',');
+  banded->add_option("--d", bo->sweep_d, "Sweep values of d (N = 2e5, K = 200)")->delimiter(',');
+  banded->add_option("--partitions", bo->partitions, "P (0: automatic)")->check(CLI::NonNegativeNumber)->capture_default_str();
+  banded->add_option("--tol", bo->tolerance, "Krylov tolerance")->check(CLI::PositiveNumber)->capture_default_str();
+  banded->add_option("--repeat", bo->repeat, "Runs per measurement (median)")->check(CLI::Range(1, 100))->capture_default_str();
+  banded->add_option("--budget", bo->budget_seconds, "Seconds after which a measurement stops repeating")
+      ->capture_default_str();
+  banded->add_option("--device", bo->device, "cuda or cpu (SaP's CPU path)")->check(CLI::IsMember({"cuda", "cpu"}))
+      ->capture_default_str();
+  banded->add_flag("!--no-baseline", bo->baseline, "Skip dgbsv");
+  banded->add_option("--json", bo->json_path, "Write the results as JSON here");
+  banded->add_option("--markdown", bo->markdown_path, "Write the Markdown table here");
+  banded->callback([bo] { bench::run_banded_bench(*bo, bench::process_command_line()); });
 }
 
 }  // namespace balsa::app

@@ -13,6 +13,7 @@
 #include "../bench/solve_methods.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/krylov.hpp"
+#include "balsa/sap.hpp"
 #include "common.hpp"
 
 namespace balsa::app {
@@ -34,7 +35,33 @@ struct SolveOptions {
   bool json = false;
   bool progress = false;
   std::uint64_t seed = 1;
+  index_t partitions = 0;  // SaP
 };
+
+// --method sap-d|sap-c: the SaP banded solver on A's band (include/balsa/sap.hpp).
+KrylovStats solve_sap(const SolveOptions& o, const Csr<double>& A, std::span<const double> b, std::span<double> x,
+                      Device device, bool live) {
+  BandedOptions so;
+  so.variant = o.method == "sap-c" ? SapVariant::Coupled : SapVariant::Decoupled;
+  so.device = device;
+  so.partitions = o.partitions;
+  so.float_preconditioner = o.float_preconditioner;
+  so.tolerance = o.tolerance;
+  so.max_iterations = o.max_iterations;
+  if (o.no_shift) so.pivot_boost = false;
+  BandedSolver<double> sap(A, so);
+  const KrylovStats s = sap.solve(b, x);
+  if (live) std::fprintf(stderr, "\n");
+  const BandedStats& st = sap.stats();
+  if (!o.json)
+    fmt::print("  SaP: n = {}, k = {}, P = {} (blocks of {}..{} rows), {} boosted pivots{}\n"
+               "  T_upload {:.4f} s, T_LU {:.4f} s, T_BC {:.4f} s, T_SPK {:.4f} s, T_LUrdcd {:.4f} s, T_Kry {:.4f} s "
+               "({} restarts)\n",
+               st.n, st.k, st.partitions, st.min_block, st.max_block, st.boosted_pivots,
+               st.float_preconditioner ? ", float preconditioner" : "", st.t_upload, st.t_lu, st.t_bc, st.t_spk,
+               st.t_lu_rdcd, st.t_kry, st.restarts);
+  return s;
+}
 
 void run_solve(const SolveOptions& o) {
   const LoadedMatrix<double> m = load_matrix<double>(o.matrix);
@@ -54,7 +81,8 @@ void run_solve(const SolveOptions& o) {
     x_true = random_vector<double>(A.rows, o.seed);
     b = multiply(A, std::span<const double>(x_true));
   }
-  KrylovOptions ko = bench::method_options(o.method);
+  const bool sap = o.method == "sap-d" || o.method == "sap-c";
+  KrylovOptions ko = sap ? KrylovOptions{} : bench::method_options(o.method);
   ko.tolerance = o.tolerance;
   ko.max_iterations = o.max_iterations;
   ko.norm = o.norm == "2" ? StoppingNorm::Two : StoppingNorm::Infinity;
@@ -68,11 +96,18 @@ void run_solve(const SolveOptions& o) {
   const bool live = o.progress || isatty(fileno(stderr));
   if (live)
     ko.progress = [](int it, double res) { std::fprintf(stderr, "\r  iteration %7d  residual %.3e", it, res); };
-  Stopwatch clock;
-  KrylovSolver<double> solver(A, ko);
+  if (!o.json && sap)
+    fmt::print("balsa solve: {} ({} x {}, {} entries), {} on {}\n", o.matrix, A.rows, A.cols, A.nnz(), o.method,
+               to_string(ko.device));
   std::vector<double> x(std::size_t(A.rows), 0.0);
-  const KrylovStats s = solver.solve(b, x);
-  if (live) std::fprintf(stderr, "\n");
+  KrylovStats s;
+  if (sap) {
+    s = solve_sap(o, A, b, x, ko.device, live);
+  } else {
+    KrylovSolver<double> solver(A, ko);
+    s = solver.solve(b, x);
+    if (live) std::fprintf(stderr, "\n");
+  }
   const double error =
       x_true.empty() ? -1.0 : bench::relative_error(std::span<const double>(x), std::span<const double>(x_true));
   if (!o.output.empty()) {
@@ -91,8 +126,9 @@ void run_solve(const SolveOptions& o) {
     if (!x_true.empty()) j["error"] = error;
     std::cout << j.dump(2) << "\n";
   } else {
-    fmt::print("balsa solve: {} ({} x {}, {} entries), {} on {}\n", o.matrix, A.rows, A.cols, A.nnz(), o.method,
-               to_string(ko.device));
+    if (!sap)
+      fmt::print("balsa solve: {} ({} x {}, {} entries), {} on {}\n", o.matrix, A.rows, A.cols, A.nnz(), o.method,
+                 to_string(ko.device));
     fmt::print("  {} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}\n",
                to_string(s.outcome), s.iterations, s.residual, o.norm, s.true_residual,
                x_true.empty() ? "" : fmt::format(", error {:.3e}", error));
@@ -113,8 +149,12 @@ void add_solve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("solve", "Solve A x = b with a preconditioned Krylov method (GPU when present)");
   cmd->add_option("matrix", o->matrix, "Matrix Market file of A (square)")->required();
   cmd->add_option("--rhs", o->rhs, "Matrix Market file of b (n x 1); default: b = A x_true, error reported");
-  cmd->add_option("--method", o->method, "pcg-ic0, pcg-ilu0, pcg-jacobi, cg, bicgstab-ilu0, bicgstab2-ilu0, ...")
-      ->check(CLI::IsMember(bench::method_name_list()))
+  std::vector<std::string> methods = bench::method_name_list();
+  methods.push_back("sap-d");
+  methods.push_back("sap-c");
+  cmd->add_option("--method", o->method,
+                  "pcg-ic0, pcg-ilu0, pcg-jacobi, cg, bicgstab-ilu0, bicgstab2-ilu0, ..., sap-d, sap-c (SaP on A's band)")
+      ->check(CLI::IsMember(methods))
       ->capture_default_str();
   cmd->add_option("--tol", o->tolerance, "Relative tolerance")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--maxit", o->max_iterations, "Most iterations")->check(CLI::Range(0, 100000000))->capture_default_str();
@@ -126,8 +166,12 @@ void add_solve_command(CLI::App& app) {
                                      "sync-free-blocks, reference)")
       ->check(CLI::IsMember(bench::trsv_name_list()))
       ->capture_default_str();
+  cmd->add_option("--partitions", o->partitions, "SaP: number of partitions P (0: chosen automatically)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--float-preconditioner", o->float_preconditioner, "Mixed precision: float preconditioner");
-  cmd->add_flag("--no-shift", o->no_shift, "Fail on an IC(0)/ILU(0) pivot breakdown instead of shifting");
+  cmd->add_flag("--no-shift", o->no_shift,
+                "Fail on an IC(0)/ILU(0) pivot breakdown instead of shifting (SaP: no pivot boosting)");
   cmd->add_option("-o,--output", o->output, "Write x here (Matrix Market array)");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");

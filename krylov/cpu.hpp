@@ -19,6 +19,7 @@
 
 #include "balsa/krylov.hpp"
 #include "krylov/common.hpp"
+#include "krylov/operator.hpp"
 #include "krylov/preconditioner.hpp"
 #include "krylov/termination.hpp"
 
@@ -60,8 +61,10 @@ double dot(const T* x, const T* y, std::int64_t n) {
 template <class T>
 class Run {
  public:
-  Run(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& options, KrylovStats& stats)
-      : A_(A), M_(M), o_(options), st_(stats), n_(A.rows), infinity_(options.norm == StoppingNorm::Infinity) {}
+  // A's products: op when given, else the CSR A (whose rows() n is in both cases).
+  Run(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& options, KrylovStats& stats,
+      Operator<T>* op = nullptr)
+      : A_(A), op_(op), M_(M), o_(options), st_(stats), n_(A.rows), infinity_(options.norm == StoppingNorm::Infinity) {}
 
   std::int64_t n() const { return n_; }
   bool infinity() const { return infinity_; }
@@ -76,6 +79,12 @@ class Run {
   // without its per-call validation (the front end validated A once).
   void spmv(const T* x, T* y) {
     to(&st_.spmv_seconds);
+    if (op_) {
+      op_->apply(x, y);
+      ++st_.matvecs;
+      to(&st_.vector_seconds);
+      return;
+    }
 #pragma omp parallel for schedule(static) if (A_.nnz() > 100000)
     for (index_t i = 0; i < A_.rows; ++i) {
       T sum = T(0);
@@ -136,6 +145,7 @@ class Run {
   }
 
   const Csr<T>& A_;
+  Operator<T>* op_;
   Preconditioner<T>* M_;
   const KrylovOptions& o_;
   KrylovStats& st_;

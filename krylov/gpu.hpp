@@ -12,6 +12,7 @@
 #include <span>
 
 #include "balsa/krylov.hpp"
+#include "krylov/operator.hpp"
 #include "krylov/preconditioner.hpp"
 
 namespace balsa::krylov::gpu {
@@ -39,6 +40,11 @@ class Solver {
 // setup.spmv.
 template <class T>
 std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T> A, Preconditioner<T>* M, const KrylovOptions& options,
+                                       KrylovStats& setup);
+// The same with A as an operator (its device products; must outlive the
+// solver), named in setup.spmv by its name().
+template <class T>
+std::unique_ptr<Solver<T>> make_solver(Operator<T>* A, Preconditioner<T>* M, const KrylovOptions& options,
                                        KrylovStats& setup);
 
 }  // namespace balsa::krylov::gpu

@@ -13,6 +13,7 @@
 #include "balsa/cuda.hpp"
 #include "krylov/gpu.hpp"
 #include "krylov/gpu_common.cuh"
+#include "krylov/operator.hpp"
 
 namespace balsa::krylov::gpu {
 
@@ -32,7 +33,8 @@ struct Context {
   Stopping stopping{};
   int l = 2;                        // BiCGStab(l)
   Preconditioner<T>* M = nullptr;   // null: none (z = r)
-  cuda::DeviceCsr<T> A;
+  cuda::DeviceCsr<T> A;             // A, unless op is set
+  Operator<T>* op = nullptr;        // A as an operator (krylov/operator.hpp)
   std::unique_ptr<cuda::CusparseSpmv<T>> cusparse;  // null: balsa's own SpMV kernel
   cuda::DeviceBuffer<State> state;
   cuda::DeviceBuffer<double> partials;
@@ -43,7 +45,9 @@ struct Context {
   // longer change).
   void spmv(const cuda::DeviceBuffer<T>& x, cuda::DeviceBuffer<T>& y) {
     marks->mark(Phase::Spmv);
-    if (cusparse)
+    if (op)
+      op->apply_device(x.data(), y.data());
+    else if (cusparse)
       cusparse->apply(T(1), x, T(0), y);
     else
       cuda::spmv(A, x, y);

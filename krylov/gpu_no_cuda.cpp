@@ -14,9 +14,15 @@ template <class T>
 std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T>, Preconditioner<T>*, const KrylovOptions&, KrylovStats&) {
   no_cuda();
 }
+template <class T>
+std::unique_ptr<Solver<T>> make_solver(Operator<T>*, Preconditioner<T>*, const KrylovOptions&, KrylovStats&) {
+  no_cuda();
+}
 
 #define BALSA_INSTANTIATE(T)                                                                              \
   template std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T>, Preconditioner<T>*, const KrylovOptions&, \
+                                                  KrylovStats&);                                  \
+  template std::unique_ptr<Solver<T>> make_solver(Operator<T>*, Preconditioner<T>*, const KrylovOptions&,        \
                                                   KrylovStats&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 

@@ -74,10 +74,13 @@ class StatusSlots {
 template <class T>
 class DeviceSolver final : public Solver<T> {
  public:
-  DeviceSolver(cuda::DeviceCsr<T> A, Preconditioner<T>* M, const KrylovOptions& o, KrylovStats& setup)
+  // A as CSR (op null) or as an operator of n rows (A empty).
+  DeviceSolver(cuda::DeviceCsr<T> A, Operator<T>* op, index_t n, Preconditioner<T>* M, const KrylovOptions& o,
+               KrylovStats& setup)
       : options_(o), timer_(o.phase_timing) {
     Context<T>& c = c_;
-    c.n = A.rows;
+    c.n = n;
+    c.op = op;
     c.stopping = {o.tolerance, o.norm == StoppingNorm::Infinity};
     c.l = o.l;
     c.M = M;
@@ -90,7 +93,7 @@ class DeviceSolver final : public Solver<T> {
     c.launch.state = c.state.data();
     c.launch.partials = c.partials.data();
     c.marks = &timer_;
-    setup.spmv = choose_spmv();
+    setup.spmv = op ? op->name() : choose_spmv();
     switch (o.method) {
       case KrylovMethod::Cg: method_ = make_cg(c); break;
       case KrylovMethod::BiCgStab: method_ = make_bicgstab(c); break;
@@ -100,7 +103,10 @@ class DeviceSolver final : public Solver<T> {
     cuda::detail::synchronize();
   }
 
-  void update_values(std::span<const T> values) override { c_.A.values.upload(values); }
+  void update_values(std::span<const T> values) override {
+    if (c_.op) throw Error("internal: update_values on a Krylov solver whose A is an operator");
+    c_.A.values.upload(values);
+  }
 
   void solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x, KrylovStats& st) override {
     timer_.reset();
@@ -239,11 +245,20 @@ class DeviceSolver final : public Solver<T> {
 template <class T>
 std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T> A, Preconditioner<T>* M, const KrylovOptions& options,
                                        KrylovStats& setup) {
-  return std::make_unique<DeviceSolver<T>>(std::move(A), M, options, setup);
+  const index_t n = A.rows;
+  return std::make_unique<DeviceSolver<T>>(std::move(A), nullptr, n, M, options, setup);
+}
+
+template <class T>
+std::unique_ptr<Solver<T>> make_solver(Operator<T>* A, Preconditioner<T>* M, const KrylovOptions& options,
+                                       KrylovStats& setup) {
+  return std::make_unique<DeviceSolver<T>>(cuda::DeviceCsr<T>{}, A, A->rows(), M, options, setup);
 }
 
 #define BALSA_INSTANTIATE(T)                                                                              \
   template std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T>, Preconditioner<T>*, const KrylovOptions&, \
+                                                  KrylovStats&);                                  \
+  template std::unique_ptr<Solver<T>> make_solver(Operator<T>*, Preconditioner<T>*, const KrylovOptions&,        \
                                                   KrylovStats&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 

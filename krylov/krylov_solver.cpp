@@ -15,6 +15,7 @@
 #include "krylov/cpu.hpp"
 #include "cuda/setup_lock.hpp"
 #include "krylov/gpu.hpp"
+#include "krylov/operator.hpp"
 #include "krylov/preconditioner.hpp"
 #include "sparse/instantiate.hpp"
 #include "sparse/parallel.hpp"
@@ -97,6 +98,7 @@ template <class T>
 struct KrylovSolver<T>::Impl {
   KrylovOptions options;
   Csr<T> A;  // A's pattern, and on the CPU path its values (the GPU path keeps those on the device only)
+  std::unique_ptr<krylov::Operator<T>> op;  // A as an operator instead (A then holds the sizes only)
   std::unique_ptr<krylov::Preconditioner<T>> M;
   std::unique_ptr<krylov::gpu::Solver<T>> gpu;
   cuda::DeviceBuffer<T> staging_b, staging_x;  // host-vector solves on the GPU
@@ -104,13 +106,25 @@ struct KrylovSolver<T>::Impl {
   KrylovStats stats;
 
   void solve_cpu(std::span<const T> b, std::span<T> x, KrylovStats& st) {
-    krylov::cpu::Run<T> run(A, M.get(), options, st);
+    krylov::cpu::Run<T> run(A, M.get(), options, st, op.get());
     switch (options.method) {
       case KrylovMethod::Cg: krylov::cpu::cg(run, b, x); break;
       case KrylovMethod::BiCgStab: krylov::cpu::bicgstab(run, b, x); break;
       case KrylovMethod::BiCgStabL: krylov::cpu::bicgstab_l(run, options.l, b, x); break;
     }
-    st.true_residual = relative_residual(A, std::span<const T>(x), b);
+    st.true_residual = op ? operator_residual(std::span<const T>(x), b) : relative_residual(A, std::span<const T>(x), b);
+  }
+  // ||b - A x||_2 / ||b||_2 through the operator, in double.
+  double operator_residual(std::span<const T> x, std::span<const T> b) {
+    std::vector<T> ax(x.size());
+    op->apply(x.data(), ax.data());
+    double r = 0, nb = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double d = double(b[i]) - double(ax[i]);
+      r += d * d;
+      nb += double(b[i]) * double(b[i]);
+    }
+    return std::sqrt(r / nb);  // b != 0 here
   }
 };
 
@@ -192,6 +206,34 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
 }
 
 template <class T>
+KrylovSolver<T>::KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::unique_ptr<krylov::Preconditioner<T>> M,
+                              const KrylovOptions& options)
+    : impl_(new Impl) {
+  try {
+    const auto t0 = Clock::now();
+    Impl& s = *impl_;
+    if (!A) throw Error("Krylov solver: no operator");
+    check_options<T>(options);
+    s.options = options;
+    s.A.rows = s.A.cols = A->rows();
+    s.op = std::move(A);
+    s.M = std::move(M);
+    KrylovStats& st = s.setup;
+    st.method = options.method;
+    st.preconditioner = options.preconditioner;
+    st.device = options.device;
+    if (s.M) s.M->describe(st);
+    if (options.device == Device::Cuda && s.A.rows > 0) s.gpu = krylov::gpu::make_solver(s.op.get(), s.M.get(), options, st);
+    if (options.device == Device::Cpu) st.spmv = s.op->name();
+    st.setup_seconds = since(t0);
+    s.stats = st;
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+template <class T>
 KrylovSolver<T>::~KrylovSolver() {
   delete impl_;
 }
@@ -253,6 +295,7 @@ KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceB
 template <class T>
 void KrylovSolver<T>::update_values(std::span<const T> values) {
   Impl& s = live(impl_);
+  if (s.op) throw Error("Krylov solver update_values: this solver's A is an operator (update its owner instead)");
   if (values.size() != std::size_t(s.A.nnz()))
     throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +
                          std::to_string(s.A.nnz()) + " entries");

@@ -328,6 +328,10 @@ std::unique_ptr<Preconditioner<T>> make_preconditioner(const Csr<T>& A, const Kr
   switch (o.preconditioner) {
     case PreconditionerKind::None: return nullptr;
     case PreconditionerKind::Jacobi: return std::make_unique<Jacobi<T>>(A, o.device);
+    case PreconditionerKind::SapD:
+    case PreconditionerKind::SapC:
+      throw Error(std::string("Krylov solver: the ") + to_string(o.preconditioner) +
+                  " preconditioner needs band storage: use balsa::BandedSolver (include/balsa/sap.hpp)");
     case PreconditionerKind::Ilu0:
     case PreconditionerKind::Ic0:
       if constexpr (std::is_same_v<T, double>)

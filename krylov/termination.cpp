@@ -21,6 +21,8 @@ const char* to_string(PreconditionerKind p) {
     case PreconditionerKind::Jacobi: return "jacobi";
     case PreconditionerKind::Ilu0: return "ilu0";
     case PreconditionerKind::Ic0: return "ic0";
+    case PreconditionerKind::SapD: return "sap-d";
+    case PreconditionerKind::SapC: return "sap-c";
   }
   return "?";
 }

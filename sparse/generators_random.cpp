@@ -227,6 +227,31 @@ Csr<T> banded_dominant(index_t n, index_t half_bandwidth, double d, std::uint64_
 }
 
 template <class T>
+Banded<T> banded_dominant_band(index_t n, index_t half_bandwidth, double d, std::uint64_t seed) {
+  const std::string w = "banded_dominant_band: ";
+  require(n >= 0, w + "n must be non-negative (got " + std::to_string(n) + ")");
+  require(half_bandwidth >= 0, w + "half_bandwidth must be non-negative (got " + std::to_string(half_bandwidth) + ")");
+  require(std::isfinite(d) && d >= 0.0, w + "d must be finite and non-negative (got " + std::to_string(d) + ")");
+  const index_t K = n > 0 ? std::min<index_t>(half_bandwidth, n - 1) : 0;
+  Banded<T> A(n, K);
+  // Row by row, drawing in banded_dominant's order (same values).
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    Random rng = row_rng(seed, kDominant, i);
+    double sum = 0.0;
+    const auto row = index_t(i);
+    for (index_t j = std::max<index_t>(0, row - K); j <= std::min<index_t>(n - 1, row + K); ++j) {
+      if (j == row) continue;
+      const T v = draw_value<T>(rng);
+      A(row, j) = v;
+      sum += std::abs(double(v));
+    }
+    A(row, row) = static_cast<T>(sum > 0.0 ? d * sum : d);
+  }
+  return A;
+}
+
+template <class T>
 Csr<T> random_spd(index_t n, index_t per_row, std::uint64_t seed) {
   const std::string w = "random_spd: ";
   require(n >= 0, w + "n must be non-negative (got " + std::to_string(n) + ")");
@@ -308,6 +333,7 @@ Csr<T> random_spd(index_t n, index_t per_row, std::uint64_t seed) {
   template Csr<T> random_lower_banded<T>(index_t, index_t, index_t, std::uint64_t);         \
   template Csr<T> random_block_diagonal_lower<T>(index_t, index_t, double, std::uint64_t);  \
   template Csr<T> banded_dominant<T>(index_t, index_t, double, std::uint64_t);              \
+  template Banded<T> banded_dominant_band<T>(index_t, index_t, double, std::uint64_t);      \
   template Csr<T> random_spd<T>(index_t, index_t, std::uint64_t);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE

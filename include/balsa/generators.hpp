@@ -57,6 +57,10 @@ template <class T> Csr<T> star_lower(index_t n);
 // |a_ij| (the SaP report's degree of diagonal dominance d, its eq. 11).
 template <class T>
 Csr<T> banded_dominant(index_t n, index_t half_bandwidth, double d, std::uint64_t seed = 1);
+// The same matrix (same values for the same seed) in band storage, without
+// the CSR arrays: the SaP benchmark's input (k = min(half_bandwidth, n - 1)).
+template <class T>
+Banded<T> banded_dominant_band(index_t n, index_t half_bandwidth, double d, std::uint64_t seed = 1);
 
 // Picciau's thesis' banded SPD family (sec. 5.1.2, 5.3.2): A = Q Q^T, Q
 // tridiagonal with ones plus the value mu at offsets +-w (w = 10 there).

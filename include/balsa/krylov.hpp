@@ -40,6 +40,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,7 +53,9 @@
 namespace balsa {
 
 enum class KrylovMethod { Cg, BiCgStab, BiCgStabL };
-enum class PreconditionerKind { None, Jacobi, Ilu0, Ic0 };
+// SapD / SapC: the SaP banded preconditioners (include/balsa/sap.hpp); they
+// need band storage and come only through balsa::BandedSolver.
+enum class PreconditionerKind { None, Jacobi, Ilu0, Ic0, SapD, SapC };
 enum class StoppingNorm { Infinity, Two };
 enum class KrylovOutcome {
   Converged,
@@ -127,10 +130,21 @@ struct KrylovStats {
   std::string spmv;                     // GPU: the SpMV chosen at setup ("cusparse" or "balsa"); CPU: ""
 };
 
+namespace krylov {
+template <class T> class Operator;        // krylov/operator.hpp (internal)
+template <class T> class Preconditioner;  // krylov/preconditioner.hpp (internal)
+}  // namespace krylov
+
 template <class T>
 class KrylovSolver {
  public:
   KrylovSolver(const Csr<T>& A, const KrylovOptions& options = {});
+  // Internal, for balsa's composite solvers (BandedSolver): A as an operator
+  // and a preconditioner already set up for it (null: none;
+  // options.preconditioner is then only a label). update_values is not
+  // available on such a solver.
+  KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::unique_ptr<krylov::Preconditioner<T>> M,
+               const KrylovOptions& options);
   ~KrylovSolver();
   KrylovSolver(KrylovSolver&&) noexcept;
   KrylovSolver& operator=(KrylovSolver&&) noexcept;

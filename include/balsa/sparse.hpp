@@ -81,6 +81,32 @@ struct DenseMatrix {
   }
 };
 
+// Dense banded storage of a square n x n matrix with half-bandwidth k
+// (a_ij = 0 for |i - j| > k), LAPACK's band layout with equal lower and
+// upper bandwidth: column j of A is the contiguous run of 2k + 1 values
+// data[j * (2k + 1) + (k + i - j)], i = j - k .. j + k (rows outside 0..n-1
+// are padding, kept 0). Entry (i, j) therefore sits at k + i + 2k j: any
+// window of the band is a column-major matrix with leading dimension 2k,
+// and the whole array reversed is the band of J A J (J the exchange matrix:
+// the SaP report's UL factorisation is the LU of that). Offsets are 64-bit:
+// n (2k + 1) may exceed 2^31.
+template <class T>
+struct Banded {
+  index_t n = 0;
+  index_t k = 0;
+  std::vector<T> data;  // n * (2k + 1) values
+
+  Banded() = default;
+  // Zero matrix; throws DimensionError for k < 0, n < 0 or k >= n (n > 0),
+  // and Error naming the bytes when the array cannot be allocated.
+  Banded(index_t n_, index_t k_);
+  std::int64_t ld() const { return 2 * std::int64_t(k) + 1; }
+  static std::int64_t offset(index_t i, index_t j, index_t k) { return std::int64_t(j) * (2 * std::int64_t(k) + 1) + k + i - j; }
+  T& operator()(index_t i, index_t j) { return data[std::size_t(offset(i, j, k))]; }
+  const T& operator()(index_t i, index_t j) const { return data[std::size_t(offset(i, j, k))]; }
+  bool in_band(index_t i, index_t j) const { return i - j <= k && j - i <= k; }
+};
+
 enum class Triangle { Lower, Upper };
 enum class Diag { Include, Exclude };
 
@@ -104,6 +130,23 @@ template <class T> DenseMatrix<T> to_dense(const Csr<T>& A);
 template <class T> Csr<T> transpose(const Csr<T>& A);
 // Same pattern, values converted to another precision.
 template <class To, class From> Csr<To> convert_values(const Csr<From>& A);
+
+// ---- banded storage (sparse/banded.cpp) -------------------------------------
+// The smallest k with a_ij = 0 (not stored) for |i - j| > k.
+template <class T> index_t half_bandwidth(const Csr<T>& A);
+// CSR -> band of half-bandwidth k (k < 0: half_bandwidth(A)). Square and
+// valid A; DimensionError when a stored entry lies outside the band or k >= n.
+template <class T> Banded<T> to_banded(const Csr<T>& A, index_t k = -1);
+// Band -> CSR storing every in-band position (zeros included).
+template <class T> Csr<T> to_csr(const Banded<T>& A);
+template <class To, class From> Banded<To> convert_values(const Banded<From>& A);
+// y = A x (OpenMP over rows), and ||b - A x||_2 / ||b||_2 in double.
+template <class T> void spmv(const Banded<T>& A, std::span<const T> x, std::span<T> y);
+template <class T> double relative_residual(const Banded<T>& A, std::span<const T> x, std::span<const T> b);
+// MatrixError naming the first (row, column) holding NaN or Inf.
+template <class T> void require_finite(const Banded<T>& A);
+// max |a_ij| over the band.
+template <class T> double max_abs(const Banded<T>& A);
 
 // ---- permutations (sparse/permute.cpp) --------------------------------------
 // Throws MatrixError unless perm is a permutation of 0..n-1.

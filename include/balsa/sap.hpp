@@ -1,0 +1,122 @@
+// balsa: SaP, the split-and-parallelize solver for dense banded systems
+// A x = b (Li, Serban & Negrut, "SaP::GPU", sec. 2.1, 3.1, 3.4), on the GPU
+// or the CPU.
+//
+// A (n x n, half-bandwidth k, balsa::Banded) is split into P diagonal
+// blocks A_i of load-balanced sizes (report sec. 3.1). Each A_i is factored
+// A_i = L_i U_i without pivoting; a pivot smaller than
+// boost_threshold * max|a_ij| is replaced by +-boost_epsilon * max|a_ij|
+// ("pivot boosting", counted in stats) or, with boosting off, is an error.
+// The result preconditions a Krylov method (BiCGStab(2), or CG when the user
+// says A is SPD):
+//   SaP-D (Decoupled): M = diag(A_1, ..., A_P), block Jacobi (sec. 2.1.1).
+//   SaP-C (Coupled):   truncated SPIKE (eq. 9-10): the bottom k x k block of
+//     each right spike V_i^(b) (from the bottom blocks of L_i, U_i) and the
+//     top block of each left spike W_{i+1}^(t) (from a UL factorisation of
+//     A_{i+1}: the LU of its reversed band, so only its bottom blocks are
+//     needed), the reduced systems R_i = I - W_{i+1}^(t) V_i^(b), factored
+//     (inverted) once; each application solves D twice around the reduced
+//     corrections.
+// Phase times follow the report's names (sec. 3.4): T_LU (LU and UL
+// factorisations), T_BC (coupling blocks B_i, C_i and the spike blocks
+// extracted), T_SPK (truncated spikes), T_LUrdcd (reduced systems formed and
+// factored), T_Kry (the Krylov solve).
+//
+//   balsa::Banded<double> A = balsa::banded_dominant_band<double>(200000, 200, 1.0);
+//   balsa::BandedSolver<double> sap(A, {.variant = balsa::SapVariant::Coupled});
+//   balsa::KrylovStats st = sap.solve(b, x);  // x: initial guess in, solution out
+//
+// Choice of P when partitions == 0 (the report left it manual, sec. 3.1 and
+// 4.1.1): as many blocks as the device runs thread blocks at once (2 per SM;
+// CPU: 4 per thread), each of at least max(2k, 64) rows (sap/partition.hpp).
+// A given P is capped so that SaP-C blocks have n_i >= 2k (their top and
+// bottom k rows distinct); stats().partitions says the P used.
+//
+// Layout: LAPACK's band storage (include/balsa/sparse.hpp, Banded; A's
+// column j contiguous), not the report's diagonal-major one: a factorisation
+// step's window is then a strided column-major matrix; not measured against
+// the report's layout.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "balsa/cuda.hpp"
+#include "balsa/krylov.hpp"
+#include "balsa/sparse.hpp"
+
+namespace balsa {
+
+enum class SapVariant { Decoupled, Coupled };  // SaP-D, SaP-C
+const char* to_string(SapVariant v);
+
+struct BandedOptions {
+  SapVariant variant = SapVariant::Coupled;
+  Device device = Device::Cuda;
+  index_t partitions = 0;  // P; 0 chooses it (sap/partition.hpp)
+  bool pivot_boost = true;
+  double boost_threshold = 1e-10;  // |pivot| < threshold * max|a_ij| is "small"
+  double boost_epsilon = 1e-8;     // a small pivot becomes sign * epsilon * max|a_ij|
+  // Mixed precision (T = double only): the preconditioner (factors, spikes,
+  // reduced systems) in float inside the double Krylov iteration.
+  bool float_preconditioner = false;
+  bool spd = false;  // A is symmetric positive definite: CG instead of BiCGStab(2)
+  double tolerance = 1e-10;  // relative residual, 2-norm (the report's 1e-10)
+  int max_iterations = 1000;  // per Krylov run
+  // Restarts from the current x while a converged run's true residual
+  // ||b - A x|| / ||b|| still misses the tolerance: the recursive residual of
+  // BiCGStab drifts from the true one, the more so with a float
+  // preconditioner or far from diagonal dominance. Each restart starts from
+  // the true residual, so it refines x in double (iterative refinement).
+  int max_restarts = 3;
+  // Device memory the solver may use in bytes (0: the GPU's free memory);
+  // a problem that needs more is refused with the bytes it needs.
+  std::size_t device_memory_limit = 0;
+};
+
+struct BandedStats {
+  SapVariant variant = SapVariant::Coupled;
+  Device device = Device::Cpu;
+  index_t n = 0, k = 0;
+  index_t partitions = 0;                  // P used
+  index_t min_block = 0, max_block = 0;    // smallest and largest n_i
+  bool float_preconditioner = false;
+  int boosted_pivots = 0;                  // LU and UL together
+  std::size_t device_bytes = 0;            // the device memory the solver holds
+  // Seconds (GPU: each phase ends with a device synchronisation).
+  double t_upload = 0;  // host band -> device
+  double t_lu = 0, t_bc = 0, t_spk = 0, t_lu_rdcd = 0;
+  double t_setup = 0;   // the whole constructor
+  double t_kry = 0;     // the last solve (restarts included)
+  int restarts = 0;     // the last solve's
+  // The last solve's Krylov stats: iterations, matvecs, times and history
+  // summed over its runs; outcome, residuals and message of the last run.
+  KrylovStats krylov;
+};
+
+template <class T>
+class BandedSolver {
+ public:
+  // Analyse (partition, memory check), upload (GPU) and factor.
+  BandedSolver(const Banded<T>& A, const BandedOptions& options = {});
+  // From CSR: converted to band storage first (its half-bandwidth).
+  BandedSolver(const Csr<T>& A, const BandedOptions& options = {});
+  ~BandedSolver();
+  BandedSolver(BandedSolver&&) noexcept;
+  BandedSolver& operator=(BandedSolver&&) noexcept;
+
+  // x: initial guess in, solution out. A solve that does not converge
+  // returns its outcome (stats().krylov.outcome != Converged, message says why).
+  KrylovStats solve(std::span<const T> b, std::span<T> x);
+  // New values, same n and k: refactored.
+  void update_values(const Banded<T>& A);
+
+  const BandedStats& stats() const;
+
+ private:
+  struct Impl;
+  Impl* impl_ = nullptr;
+};
+
+}  // namespace balsa

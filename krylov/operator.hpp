@@ -1,0 +1,27 @@
+// Internal: the matrix of a Krylov solve as an operator (y = A x), for
+// composite solvers whose A is not a CSR matrix (the SaP banded solver,
+// sap/). KrylovSolver's public constructors wrap A's CSR themselves and do
+// not use this.
+#pragma once
+
+#include <string>
+
+#include "balsa/sparse.hpp"
+
+namespace balsa::krylov {
+
+template <class T>
+class Operator {
+ public:
+  virtual ~Operator() = default;
+  virtual index_t rows() const = 0;
+  // CPU path: y = A x on host arrays of rows() values (no aliasing).
+  virtual void apply(const T* x, T* y) = 0;
+  // GPU path: the same on device arrays, asynchronous on the legacy default
+  // stream, no host synchronisation.
+  virtual void apply_device(const T* x, T* y) = 0;
+  // Named in KrylovStats::spmv.
+  virtual std::string name() const = 0;
+};
+
+}  // namespace balsa::krylov

@@ -1,0 +1,256 @@
+// balsa::BandedSolver (include/balsa/sap.hpp): the SaP front end. Checks,
+// the split into blocks, the memory check, A's upload (GPU), the SaP-D/SaP-C
+// preconditioner (sap/host_preconditioner.cpp, sap/gpu_preconditioner.cu),
+// then BiCGStab(2) or CG (balsa::KrylovSolver) with A as a band operator.
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "balsa/sap.hpp"
+#include "sap/gpu.hpp"
+#include "sap/preconditioner.hpp"
+#include "sparse/instantiate.hpp"
+
+namespace balsa {
+
+const char* to_string(SapVariant v) { return v == SapVariant::Coupled ? "sap-c" : "sap-d"; }
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+std::string s(std::int64_t v) { return std::to_string(v); }
+
+// A's products on the CPU: a copy of A's band.
+template <class T>
+class HostBandOperator final : public krylov::Operator<T> {
+ public:
+  explicit HostBandOperator(const Banded<T>& A) : A_(A) {}
+  index_t rows() const override { return A_.n; }
+  void apply(const T* x, T* y) override {
+    spmv(A_, std::span<const T>(x, std::size_t(A_.n)), std::span<T>(y, std::size_t(A_.n)));
+  }
+  void apply_device(const T*, T*) override { throw Error("internal: the host band operator has no device path"); }
+  std::string name() const override { return "balsa-banded-cpu"; }
+  Banded<T>& band() { return A_; }
+
+ private:
+  Banded<T> A_;
+};
+
+template <class T>
+void check_options(const BandedOptions& o) {
+  const std::string w = "SaP banded solver: ";
+  if (o.partitions < 0) throw Error(w + "partitions must be >= 0 (0 chooses), got " + s(o.partitions));
+  if (!(o.boost_threshold >= 0) || !std::isfinite(o.boost_threshold))
+    throw Error(w + "boost_threshold must be finite and >= 0, got " + std::to_string(o.boost_threshold));
+  if (!(o.boost_epsilon > 0) || !std::isfinite(o.boost_epsilon))
+    throw Error(w + "boost_epsilon must be finite and > 0, got " + std::to_string(o.boost_epsilon));
+  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
+    throw Error(w + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
+  if (o.max_iterations < 0) throw Error(w + "max_iterations must be >= 0, got " + s(o.max_iterations));
+  if (o.max_restarts < 0) throw Error(w + "max_restarts must be >= 0, got " + s(o.max_restarts));
+  if (o.float_preconditioner && !std::is_same_v<T, double>)
+    throw Error(w + "float_preconditioner needs a double solver (this one is already float)");
+  if (o.device == Device::Cuda && !cuda::available())
+    throw CudaError(cuda::built_with_cuda() ? w + "Device::Cuda: no CUDA GPU found"
+                                            : w + "Device::Cuda: balsa was built without CUDA");
+}
+}  // namespace
+
+template <class T>
+struct BandedSolver<T>::Impl {
+  BandedOptions options;
+  sap::Plan plan;
+  BandedStats stats;
+  std::unique_ptr<KrylovSolver<T>> krylov;
+  sap::SapPreconditioner<T>* M = nullptr;       // owned by krylov
+  HostBandOperator<T>* host_A = nullptr;        // owned by krylov (CPU path)
+  sap::gpu::DeviceBandOperator<T>* device_A = nullptr;  // owned by krylov (GPU path)
+
+  void build(const Banded<T>& A) {
+    const BandedOptions& o = options;
+    const bool gpu = o.device == Device::Cuda;
+    std::unique_ptr<krylov::Operator<T>> op;
+    std::unique_ptr<sap::SapPreconditioner<T>> pre;
+    const auto t0 = Clock::now();
+    if (gpu) {
+      const std::size_t need = sap::device_bytes_needed(plan, sizeof(T), o.float_preconditioner ? sizeof(float) : sizeof(T));
+      const std::size_t limit = o.device_memory_limit ? o.device_memory_limit : cuda::memory_info().first;
+      if (need > limit)
+        throw DeviceOutOfMemory("SaP banded solver: n = " + s(plan.n) + ", k = " + s(plan.k) + ", P = " +
+                                s(plan.blocks.count()) + " needs " + s(std::int64_t(need)) + " bytes of device memory, " +
+                                s(std::int64_t(limit)) + (o.device_memory_limit ? " allowed (device_memory_limit)" : " free"));
+      stats.device_bytes = need;
+      cuda::DeviceBuffer<T> band(A.data.size());
+      band.upload(std::span<const T>(A.data));
+      cuda::detail::synchronize();
+      stats.t_upload = since(t0);
+      if (o.float_preconditioner) {
+        if constexpr (std::is_same_v<T, double>) pre = sap::make_device_preconditioner<T, float>(band, plan);
+      } else {
+        pre = sap::make_device_preconditioner<T, T>(band, plan);
+      }
+      auto dop = std::make_unique<sap::gpu::DeviceBandOperator<T>>(std::move(band), plan.n, plan.k);
+      device_A = dop.get();
+      op = std::move(dop);
+    } else {
+      if (o.float_preconditioner) {
+        if constexpr (std::is_same_v<T, double>) pre = sap::make_host_preconditioner<T, float>(A, plan);
+      } else {
+        pre = sap::make_host_preconditioner<T, T>(A, plan);
+      }
+      auto hop = std::make_unique<HostBandOperator<T>>(A);
+      host_A = hop.get();
+      op = std::move(hop);
+    }
+    M = pre.get();
+    KrylovOptions ko;
+    ko.method = o.spd ? KrylovMethod::Cg : KrylovMethod::BiCgStabL;
+    ko.l = 2;
+    ko.preconditioner = o.variant == SapVariant::Coupled ? PreconditionerKind::SapC : PreconditionerKind::SapD;
+    ko.device = o.device;
+    ko.tolerance = o.tolerance;
+    ko.norm = StoppingNorm::Two;
+    ko.max_iterations = o.max_iterations;
+    krylov = std::make_unique<KrylovSolver<T>>(std::move(op), std::move(pre), ko);
+    record_setup();
+  }
+
+  void record_setup() {
+    const sap::SetupReport& r = M->report();
+    stats.t_lu = r.t_lu;
+    stats.t_bc = r.t_bc;
+    stats.t_spk = r.t_spk;
+    stats.t_lu_rdcd = r.t_lu_rdcd;
+    stats.boosted_pivots = r.boosted_pivots;
+  }
+};
+
+template <class T>
+BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& options) : impl_(new Impl) {
+  try {
+    const auto t0 = Clock::now();
+    Impl& m = *impl_;
+    check_options<T>(options);
+    if (A.n < 0 || A.k < 0 || (A.n > 0 && A.k >= A.n))
+      throw DimensionError("SaP banded solver: half-bandwidth k = " + s(A.k) + " must be in 0.." +
+                           s(std::max<index_t>(A.n - 1, 0)) + " for n = " + s(A.n));
+    if (A.data.size() != std::size_t(A.n) * std::size_t(A.ld()))
+      throw DimensionError("SaP banded solver: the band has " + s(std::int64_t(A.data.size())) + " values, n (2k + 1) = " +
+                           s(std::int64_t(A.n) * A.ld()) + " expected");
+    require_finite(A);
+    m.options = options;
+    const int units = options.device == Device::Cuda ? 2 * cuda::device_info().sm_count : 4 * omp_get_max_threads();
+    m.plan.variant = options.variant;
+    m.plan.n = A.n;
+    m.plan.k = A.k;
+    m.plan.blocks = sap::split(A.n, A.k, options.partitions, options.variant, units);
+    m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon, max_abs(A)};
+    if (A.n > 0 && m.plan.boost.amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
+    BandedStats& st = m.stats;
+    st.variant = options.variant;
+    st.device = options.device;
+    st.n = A.n;
+    st.k = A.k;
+    st.partitions = m.plan.blocks.count();
+    st.float_preconditioner = options.float_preconditioner;
+    st.min_block = st.max_block = A.n > 0 ? m.plan.blocks.size(0) : 0;
+    for (index_t i = 0; i < m.plan.blocks.count(); ++i) {
+      st.min_block = std::min(st.min_block, m.plan.blocks.size(i));
+      st.max_block = std::max(st.max_block, m.plan.blocks.size(i));
+    }
+    m.build(A);
+    st.t_setup = since(t0);
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+template <class T>
+BandedSolver<T>::BandedSolver(const Csr<T>& A, const BandedOptions& options) : BandedSolver(to_banded(A), options) {}
+
+template <class T>
+BandedSolver<T>::~BandedSolver() {
+  delete impl_;
+}
+template <class T>
+BandedSolver<T>::BandedSolver(BandedSolver&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+template <class T>
+BandedSolver<T>& BandedSolver<T>::operator=(BandedSolver&& o) noexcept {
+  std::swap(impl_, o.impl_);
+  return *this;
+}
+
+namespace {
+template <class Impl>
+Impl& live(Impl* impl) {
+  if (!impl) throw Error("BandedSolver: used after being moved from");
+  return *impl;
+}
+}  // namespace
+
+template <class T>
+KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) {
+  Impl& m = live(impl_);
+  KrylovStats st = m.krylov->solve(b, x);
+  int restarts = 0;
+  while (st.outcome == KrylovOutcome::Converged && st.true_residual > m.options.tolerance &&
+         restarts < m.options.max_restarts) {
+    ++restarts;
+    KrylovStats more = m.krylov->solve(b, x);  // from x: its first residual is the true one
+    more.iterations += st.iterations;
+    more.matvecs += st.matvecs;
+    more.solve_seconds += st.solve_seconds;
+    more.spmv_seconds += st.spmv_seconds;
+    more.preconditioner_seconds += st.preconditioner_seconds;
+    more.vector_seconds += st.vector_seconds;
+    st.history.insert(st.history.end(), more.history.begin(), more.history.end());
+    more.history = std::move(st.history);
+    st = std::move(more);
+  }
+  m.stats.restarts = restarts;
+  m.stats.t_kry = st.solve_seconds;
+  m.stats.krylov = st;
+  return st;
+}
+
+template <class T>
+void BandedSolver<T>::update_values(const Banded<T>& A) {
+  Impl& m = live(impl_);
+  if (A.n != m.plan.n || A.k != m.plan.k || A.data.size() != std::size_t(A.n) * std::size_t(A.ld()))
+    throw DimensionError("SaP update_values: the new band is n = " + s(A.n) + ", k = " + s(A.k) + " (" +
+                         s(std::int64_t(A.data.size())) + " values); the solver's is n = " + s(m.plan.n) +
+                         ", k = " + s(m.plan.k));
+  require_finite(A);
+  const double amax = max_abs(A);
+  if (A.n > 0 && amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
+  const auto t0 = Clock::now();
+  m.M->set_amax(amax);
+  if (m.device_A) {
+    // The preconditioner refactors from the new values on the device; the
+    // operator keeps them.
+    cuda::DeviceBuffer<T> band(A.data.size());
+    band.upload(std::span<const T>(A.data));
+    m.M->update_values_device(band);
+    m.device_A->band() = std::move(band);
+  } else {
+    m.M->update_values(std::span<const T>(A.data));
+    m.host_A->band() = A;
+  }
+  m.plan.boost.amax = amax;
+  m.record_setup();
+  m.stats.t_setup = since(t0);
+}
+
+template <class T>
+const BandedStats& BandedSolver<T>::stats() const {
+  return live(impl_).stats;
+}
+
+template class BandedSolver<float>;
+template class BandedSolver<double>;
+
+}  // namespace balsa

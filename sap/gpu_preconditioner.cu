@@ -1,0 +1,130 @@
+// The GPU SaP preconditioners (sap/preconditioner.hpp): set-up from A's
+// band on the device (convert to P, coupling blocks, reversed copy, LU and
+// UL, spikes, reduced systems; each phase timed with a device
+// synchronisation at its end) and application on device vectors, in the
+// steps of the CPU reference (sap/host_preconditioner.cpp).
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <type_traits>
+
+#include "cuda/check.hpp"
+#include "sap/gpu.hpp"
+#include "sap/preconditioner.hpp"
+
+namespace balsa::sap {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+template <class P>
+struct DeviceFactors {
+  cuda::DeviceBuffer<P> lu, ul;           // the blocks' LU; their reversed LU (SaP-C)
+  cuda::DeviceBuffer<P> B, C, V, W, R;    // per interface k x k (SaP-C)
+};
+
+template <class T, class P>
+class DeviceSap final : public SapPreconditioner<T> {
+ public:
+  DeviceSap(const cuda::DeviceBuffer<T>& A, const Plan& plan) : SapPreconditioner<T>(plan) {
+    blocks_ = gpu::upload(plan.blocks);
+    for (index_t i = 0; i < plan.blocks.count(); ++i) max_block_ = std::max(max_block_, plan.blocks.size(i));
+    factor(A);
+    g_ = cuda::DeviceBuffer<P>(std::size_t(plan.n));
+    if (coupled() || !std::is_same_v<T, P>) w_ = cuda::DeviceBuffer<P>(std::size_t(plan.n));
+  }
+
+  void apply(std::span<const T>, std::span<T>) override {
+    throw Error("internal: the GPU SaP preconditioner has no host path");
+  }
+  // z = M^{-1} r on the device (see HostSap::apply).
+  void apply_device(const T* r, T* z) override {
+    const std::int64_t n = plan_.n;
+    const std::int64_t k = plan_.k;
+    (void)k;
+    if (coupled()) {
+      gpu::convert(r, g_.data(), n);
+      gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, g_.data());
+      P* w = std::is_same_v<T, P> ? reinterpret_cast<P*>(z) : w_.data();
+      gpu::convert(r, w, n);
+      gpu::coupling_corrections(f_.B.data(), f_.C.data(), f_.V.data(), f_.W.data(), f_.R.data(), plan_.k, blocks_,
+                                g_.data(), w);
+      gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, w);
+      if constexpr (!std::is_same_v<T, P>) gpu::convert(w, z, n);
+    } else if constexpr (std::is_same_v<T, P>) {
+      gpu::convert(r, z, n);
+      gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, z);
+    } else {
+      gpu::convert(r, g_.data(), n);
+      gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, g_.data());
+      gpu::convert(g_.data(), z, n);
+    }
+  }
+  void update_values(std::span<const T> values) override {
+    cuda::DeviceBuffer<T> A(values);
+    factor(A);
+  }
+  void update_values_device(const cuda::DeviceBuffer<T>& A) override { factor(A); }
+
+ private:
+  bool coupled() const { return plan_.variant == SapVariant::Coupled && plan_.blocks.count() > 1 && plan_.k > 0; }
+
+  // New factors from A (a failure keeps the old ones).
+  void factor(const cuda::DeviceBuffer<T>& A) {
+    SetupReport rep;
+    const std::int64_t n = plan_.n, k = plan_.k;
+    const std::size_t band = std::size_t(n) * std::size_t(2 * k + 1);
+    const std::size_t kk = coupled() ? std::size_t(k) * std::size_t(k) * std::size_t(plan_.blocks.count() - 1) : 0;
+    DeviceFactors<P> f;
+    auto t0 = Clock::now();
+    f.lu = cuda::DeviceBuffer<P>(band);
+    gpu::convert(A.data(), f.lu.data(), std::int64_t(band));
+    if (coupled()) {
+      for (auto* b : {&f.B, &f.C, &f.V, &f.W, &f.R}) *b = cuda::DeviceBuffer<P>(kk);
+      gpu::coupling_blocks(f.lu.data(), plan_.k, blocks_, f.B.data(), f.C.data());
+      cuda::detail::synchronize();
+      rep.t_bc = since(t0);
+      t0 = Clock::now();
+      f.ul = cuda::DeviceBuffer<P>(band);
+      gpu::reverse_blocks(f.lu.data(), f.ul.data(), plan_.k, blocks_, max_block_);
+    }
+    rep.boosted_pivots = gpu::factor_blocks(f.lu.data(), plan_.n, plan_.k, plan_.blocks, blocks_, plan_.boost, false);
+    if (coupled())
+      rep.boosted_pivots += gpu::factor_blocks(f.ul.data(), plan_.n, plan_.k, plan_.blocks, blocks_, plan_.boost, true);
+    rep.t_lu = since(t0);
+    if (coupled()) {
+      t0 = Clock::now();
+      gpu::truncated_spikes(f.lu.data(), f.ul.data(), plan_.k, blocks_, f.B.data(), f.C.data(), f.V.data(), f.W.data());
+      f.ul = {};  // only its bottom blocks were needed
+      rep.t_spk = since(t0);
+      t0 = Clock::now();
+      gpu::reduced_systems(f.V.data(), f.W.data(), plan_.k, plan_.blocks.count() - 1, f.R.data());
+      rep.t_lu_rdcd = since(t0);
+    }
+    rep.device_bytes = f.lu.bytes() + 5 * kk * sizeof(P);
+    f_ = std::move(f);
+    this->report_ = rep;
+  }
+
+  using SapPreconditioner<T>::plan_;
+  gpu::DeviceBlocks blocks_;
+  index_t max_block_ = 0;
+  DeviceFactors<P> f_;
+  cuda::DeviceBuffer<P> g_, w_;
+};
+}  // namespace
+
+template <class T, class P>
+std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const cuda::DeviceBuffer<T>& A, const Plan& plan) {
+  return std::make_unique<DeviceSap<T, P>>(A, plan);
+}
+
+template std::unique_ptr<SapPreconditioner<float>> make_device_preconditioner<float, float>(const cuda::DeviceBuffer<float>&,
+                                                                                             const Plan&);
+template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<double, double>(
+    const cuda::DeviceBuffer<double>&, const Plan&);
+template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<double, float>(
+    const cuda::DeviceBuffer<double>&, const Plan&);
+
+}  // namespace balsa::sap

@@ -1,0 +1,104 @@
+// The CPU SaP preconditioners (sap/preconditioner.hpp): SaP-D and SaP-C set
+// up and applied with the reference steps of sap/host.cpp, in precision P.
+#include <chrono>
+
+#include "sap/host.hpp"
+#include "sparse/instantiate.hpp"
+
+namespace balsa::sap {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+template <class T, class P>
+class HostSap final : public SapPreconditioner<T> {
+ public:
+  HostSap(const Banded<T>& A, const Plan& plan) : SapPreconditioner<T>(plan) { factor(A); }
+
+  // z = M^{-1} r: g = D^{-1} r; SaP-C then solves D again with r corrected
+  // by the truncated coupling (eq. 9-10).
+  void apply(std::span<const T> r, std::span<T> z) override {
+    const std::size_t n = r.size();
+    g_.assign(r.begin(), r.end());
+    solve_blocks(lu_, plan_.blocks, g_.data());
+    if (plan_.variant == SapVariant::Coupled && c_.count > 0) {
+      w_.assign(r.begin(), r.end());
+      coupling_corrections(c_, plan_.blocks, g_.data(), w_.data());
+      solve_blocks(lu_, plan_.blocks, w_.data());
+      for (std::size_t i = 0; i < n; ++i) z[i] = T(w_[i]);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) z[i] = T(g_[i]);
+    }
+  }
+  void apply_device(const T*, T*) override { throw Error("internal: the CPU SaP preconditioner has no device path"); }
+  void update_values(std::span<const T> values) override {
+    Banded<T> A;
+    A.n = plan_.n;
+    A.k = plan_.k;
+    A.data.assign(values.begin(), values.end());
+    factor(A);
+  }
+
+ private:
+  void factor(const Banded<T>& A) {
+    SetupReport& rep = this->report_;
+    rep = {};
+    auto t0 = Clock::now();
+    Banded<P> lu = convert_values<P>(A);
+    Banded<P> ul;
+    const bool coupled = plan_.variant == SapVariant::Coupled && plan_.blocks.count() > 1;
+    rep.boosted_pivots = factor_blocks(lu, plan_.blocks, plan_.boost, false);
+    if (coupled) {
+      ul = convert_values<P>(A);
+      reverse_blocks(ul, plan_.blocks);
+      rep.boosted_pivots += factor_blocks(ul, plan_.blocks, plan_.boost, true);
+    }
+    rep.t_lu = since(t0);
+    Interfaces<P> c;
+    if (coupled) {
+      t0 = Clock::now();
+      const Banded<P> Ap = convert_values<P>(A);
+      coupling_blocks(Ap, plan_.blocks, c);
+      rep.t_bc = since(t0);
+      t0 = Clock::now();
+      truncated_spikes(lu, ul, plan_.blocks, c);
+      rep.t_spk = since(t0);
+      t0 = Clock::now();
+      reduced_systems(c);
+      rep.t_lu_rdcd = since(t0);
+    }
+    lu_ = std::move(lu);  // only now: a failed refactor keeps the old factors
+    c_ = std::move(c);
+  }
+
+  using SapPreconditioner<T>::plan_;
+  Banded<P> lu_;
+  Interfaces<P> c_;
+  std::vector<P> g_, w_;
+};
+}  // namespace
+
+template <class T, class P>
+std::unique_ptr<SapPreconditioner<T>> make_host_preconditioner(const Banded<T>& A, const Plan& plan) {
+  return std::make_unique<HostSap<T, P>>(A, plan);
+}
+
+template std::unique_ptr<SapPreconditioner<float>> make_host_preconditioner<float, float>(const Banded<float>&, const Plan&);
+template std::unique_ptr<SapPreconditioner<double>> make_host_preconditioner<double, double>(const Banded<double>&,
+                                                                                             const Plan&);
+template std::unique_ptr<SapPreconditioner<double>> make_host_preconditioner<double, float>(const Banded<double>&,
+                                                                                            const Plan&);
+
+std::size_t device_bytes_needed(const Plan& plan, std::size_t t_size, std::size_t p_size) {
+  const std::size_t band = std::size_t(plan.n) * std::size_t(2 * std::int64_t(plan.k) + 1);
+  const bool coupled = plan.variant == SapVariant::Coupled && plan.blocks.count() > 1;
+  const std::size_t interfaces = coupled ? std::size_t(plan.blocks.count() - 1) * plan.k * plan.k : 0;
+  std::size_t bytes = band * t_size;              // A for the products
+  bytes += band * p_size * (coupled ? 2 : 1);     // LU (and UL)
+  bytes += interfaces * p_size * 7;               // B, C, V, W, R and two k x k work blocks
+  bytes += std::size_t(plan.n) * (12 * t_size + 3 * p_size);  // Krylov (BiCGStab(2)) and apply vectors
+  return bytes;
+}
+
+}  // namespace balsa::sap

@@ -1,0 +1,36 @@
+// Internal: SaP's split of A into P diagonal blocks (the report's sec. 3.1)
+// and the automatic choice of P, which the report left manual.
+#pragma once
+
+#include <vector>
+
+#include "balsa/sap.hpp"
+
+namespace balsa::sap {
+
+struct Blocks {
+  std::vector<index_t> starts;  // P + 1 offsets: block i is rows [starts[i], starts[i+1])
+  index_t count() const { return index_t(starts.size()) - 1; }
+  index_t start(index_t i) const { return starts[std::size_t(i)]; }
+  index_t size(index_t i) const { return starts[std::size_t(i) + 1] - starts[std::size_t(i)]; }
+};
+
+// The smallest block a variant can use: SaP-C needs n_i >= 2k so a block's
+// top and bottom k rows (where the spikes couple) are distinct; SaP-D, 1.
+index_t min_block_size(index_t k, SapVariant variant);
+
+// P when the user gives none. Larger P means more independent blocks (the
+// factorisation and every sweep run one block per partition, so P near the
+// number of thread blocks the GPU runs at once keeps it busy: 2 per SM, or
+// 4 per CPU thread) but a weaker preconditioner (more truncated coupling);
+// the report (Table 1) sees iterations flat in P for d = 1 and time gains
+// fading beyond P = 50 on a 14-SM GPU. So: P = parallel_units, capped so
+// every block has at least max(min_block_size, 64) rows (short blocks are all
+// coupling and no work).
+index_t automatic_partitions(index_t n, index_t k, SapVariant variant, int parallel_units);
+
+// P load-balanced blocks (the first n mod P one row longer), P first capped
+// to n / min_block_size (at least 1). requested <= 0: automatic_partitions.
+Blocks split(index_t n, index_t k, index_t requested, SapVariant variant, int parallel_units);
+
+}  // namespace balsa::sap

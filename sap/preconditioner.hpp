@@ -1,0 +1,70 @@
+// Internal: the SaP preconditioners (SaP-D and SaP-C) as the Krylov
+// solvers see them (krylov::Preconditioner), with what BandedSolver reads
+// back: the report's set-up phase times and the boosted pivots. CPU
+// (sap/host_*.cpp, the reference) and GPU (sap/gpu_*.cu) implementations.
+#pragma once
+
+#include <memory>
+
+#include "balsa/sap.hpp"
+#include "krylov/preconditioner.hpp"
+#include "sap/partition.hpp"
+
+namespace balsa::sap {
+
+// Pivot boosting (report sec. 3.1): a pivot with |u| < threshold * amax is
+// replaced by sign(u) * epsilon * amax (sign + for 0) when enabled; else it
+// is a MatrixError naming the row.
+struct BoostRule {
+  bool enabled = true;
+  double threshold = 1e-10;
+  double epsilon = 1e-8;
+  double amax = 1;  // max |a_ij| of A
+  double small() const { return threshold * amax; }
+  double boosted() const { return epsilon * amax; }
+};
+
+// The set-up's phase times (seconds; the report's sec. 3.4 names) and counts.
+struct SetupReport {
+  double t_lu = 0, t_bc = 0, t_spk = 0, t_lu_rdcd = 0;
+  int boosted_pivots = 0;
+  std::size_t device_bytes = 0;
+};
+
+// Everything the factorisation needs besides A's values.
+struct Plan {
+  SapVariant variant = SapVariant::Coupled;
+  index_t n = 0, k = 0;
+  Blocks blocks;
+  BoostRule boost;
+};
+
+template <class T>
+class SapPreconditioner : public krylov::Preconditioner<T> {
+ public:
+  explicit SapPreconditioner(const Plan& plan) : plan_(plan) {}
+  const SetupReport& report() const { return report_; }
+  void describe(KrylovStats&) const override {}
+  // max |a_ij| of the values the next update_values brings (the boost scale).
+  void set_amax(double amax) { plan_.boost.amax = amax; }
+
+ protected:
+  Plan plan_;
+  SetupReport report_;
+};
+
+// CPU: factored in precision P (T, or float for a double T), from A on the host.
+template <class T, class P>
+std::unique_ptr<SapPreconditioner<T>> make_host_preconditioner(const Banded<T>& A, const Plan& plan);
+
+// GPU: factored on the device from A's band already there (n (2k+1) values
+// of the Banded layout; not kept). Throws CudaError without CUDA.
+template <class T, class P>
+std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const cuda::DeviceBuffer<T>& A, const Plan& plan);
+
+// Device bytes the GPU path needs for A in T and the preconditioner in P:
+// the band of A, its LU (and UL for SaP-C) copies, the interfaces' k x k
+// blocks and the work vectors of the solve.
+std::size_t device_bytes_needed(const Plan& plan, std::size_t t_size, std::size_t p_size);
+
+}  // namespace balsa::sap
