@@ -22,6 +22,7 @@
 #include "balsa/sap.hpp"
 #include "bench/bench_math.hpp"
 #include "bench/bench_output.hpp"
+#include "bench/solve_methods.hpp"
 
 extern "C" {
 void dgbsv_(const int* n, const int* kl, const int* ku, const int* nrhs, double* ab, const int* ldab, int* ipiv,
@@ -44,15 +45,6 @@ constexpr Variant kVariants[] = {{"sap-d", SapVariant::Decoupled, false},
                                  {"sap-c", SapVariant::Coupled, false},
                                  {"sap-d-mixed", SapVariant::Decoupled, true},
                                  {"sap-c-mixed", SapVariant::Coupled, true}};
-
-double rel_error(const std::vector<double>& x, const std::vector<double>& ref) {
-  double e = 0, r = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    e = std::max(e, std::abs(x[i] - ref[i]));
-    r = std::max(r, std::abs(ref[i]));
-  }
-  return std::isfinite(e) ? e / r : INFINITY;
-}
 
 // Runs f up to `repeat` times (at least once, fewer once `budget` seconds are spent); the times.
 template <class F>
@@ -84,7 +76,7 @@ nlohmann::json run_dgbsv(const Banded<double>& A, const std::vector<double>& b, 
     dgbsv_(&n, &k, &k, &one, ab.data(), &ldab, ipiv.data(), x.data(), &n, &info);
     return since(t0);
   });
-  return {{"ms", 1e3 * median(t)}, {"runs", t.size()}, {"info", info}, {"error", rel_error(x, x_true)}};
+  return {{"ms", 1e3 * median(t)}, {"runs", t.size()}, {"info", info}, {"error", relative_error<double>(x, x_true)}};
 }
 
 nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, const std::vector<double>& x_true,
@@ -121,7 +113,7 @@ nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, co
   const bool ok = ks.outcome == KrylovOutcome::Converged && ks.true_residual <= 10 * o.tolerance;
   j.update({{"ms", 1e3 * median(t)}, {"runs", t.size()}, {"ok", ok}, {"outcome", to_string(ks.outcome)},
             {"iterations", ks.iterations}, {"restarts", st.restarts}, {"true_residual", ks.true_residual},
-            {"error", rel_error(x, x_true)}, {"P", st.partitions}, {"boosted", st.boosted_pivots},
+            {"error", relative_error<double>(x, x_true)}, {"P", st.partitions}, {"boosted", st.boosted_pivots},
             {"t_upload_ms", 1e3 * st.t_upload}, {"t_lu_ms", 1e3 * st.t_lu}, {"t_bc_ms", 1e3 * st.t_bc},
             {"t_spk_ms", 1e3 * st.t_spk}, {"t_lu_rdcd_ms", 1e3 * st.t_lu_rdcd}, {"t_kry_ms", 1e3 * st.t_kry}});
   return j;

@@ -85,6 +85,16 @@ void check_length(std::size_t got, index_t rows, const char* what) {
                          " entries, the matrix " + std::to_string(rows) + " rows");
 }
 
+// Stats naming the method, preconditioner and device (the setup fields
+// every solve's stats start from).
+KrylovStats labelled_stats(const KrylovOptions& o) {
+  KrylovStats st;
+  st.method = o.method;
+  st.preconditioner = o.preconditioner;
+  st.device = o.device;
+  return st;
+}
+
 // The stats of a solve that needs no iteration (b == 0 or an empty system).
 void zero_solution(KrylovStats& st, double tolerance) {
   st.iterations = st.matvecs = 0;
@@ -112,19 +122,13 @@ struct KrylovSolver<T>::Impl {
       case KrylovMethod::BiCgStab: krylov::cpu::bicgstab(run, b, x); break;
       case KrylovMethod::BiCgStabL: krylov::cpu::bicgstab_l(run, options.l, b, x); break;
     }
-    st.true_residual = op ? operator_residual(std::span<const T>(x), b) : relative_residual(A, std::span<const T>(x), b);
-  }
-  // ||b - A x||_2 / ||b||_2 through the operator, in double.
-  double operator_residual(std::span<const T> x, std::span<const T> b) {
-    std::vector<T> ax(x.size());
-    op->apply(x.data(), ax.data());
-    double r = 0, nb = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const double d = double(b[i]) - double(ax[i]);
-      r += d * d;
-      nb += double(b[i]) * double(b[i]);
+    if (op) {
+      std::vector<T> ax(x.size());
+      op->apply(x.data(), ax.data());
+      st.true_residual = relative_residual_of(std::span<const T>(ax), b);
+    } else {
+      st.true_residual = relative_residual(A, std::span<const T>(x), b);
     }
-    return std::sqrt(r / nb);  // b != 0 here
   }
 };
 
@@ -158,10 +162,7 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : i
       s.A = Csr<T>{A.rows, A.cols, parallel::fresh_copy(A.row_ptr), parallel::fresh_copy(A.col_idx), {}};
       if (options.device == Device::Cpu) s.A.values = parallel::fresh_copy(A.values);
     });
-    KrylovStats& st = s.setup;
-    st.method = options.method;
-    st.preconditioner = options.preconditioner;
-    st.device = options.device;
+    KrylovStats& st = s.setup = labelled_stats(options);
     if (A.rows > 0) try {
       // On the GPU path A's upload runs on a thread of its own beside the
       // preconditioner's analysis (whose errors still come first; an
@@ -218,10 +219,7 @@ KrylovSolver<T>::KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::uniqu
     s.A.rows = s.A.cols = A->rows();
     s.op = std::move(A);
     s.M = std::move(M);
-    KrylovStats& st = s.setup;
-    st.method = options.method;
-    st.preconditioner = options.preconditioner;
-    st.device = options.device;
+    KrylovStats& st = s.setup = labelled_stats(options);
     if (s.M) s.M->describe(st);
     if (options.device == Device::Cuda && s.A.rows > 0) s.gpu = krylov::gpu::make_solver(s.op.get(), s.M.get(), options, st);
     if (options.device == Device::Cpu) st.spmv = s.op->name();

@@ -36,8 +36,7 @@ void convert(const From* x, To* y, std::int64_t n);
 // partition with the window in shared memory; wider ones a blocked
 // right-looking factorisation (panel, U row block, trailing update).
 template <class P>
-int factor_blocks(P* band, index_t n, index_t k, const Blocks& host_blocks, const DeviceBlocks& blocks,
-                  const BoostRule& rule, bool reversed);
+int factor_blocks(P* band, index_t k, const DeviceBlocks& blocks, const BoostRule& rule, bool reversed);
 
 // Each block's band reversed (out of place: from -> to).
 template <class P>

@@ -240,8 +240,7 @@ void convert(const From* x, To* y, std::int64_t n) {
 }
 
 template <class P>
-int factor_blocks(P* band, index_t, index_t k, const Blocks& host_blocks, const DeviceBlocks& blocks,
-                  const BoostRule& rule, bool reversed) {
+int factor_blocks(P* band, index_t k, const DeviceBlocks& blocks, const BoostRule& rule, bool reversed) {
   if (blocks.count == 0) return 0;
   // The widest panel (16, 8, 4 or 2 columns) whose panel and U row block fit in shared memory.
   int device = 0, optin = 0;
@@ -266,7 +265,6 @@ int factor_blocks(P* band, index_t, index_t k, const Blocks& host_blocks, const 
   const std::vector<Failure> f = failures.to_host();
   for (index_t b = 0; b < blocks.count; ++b)
     if (f[std::size_t(b)].row >= 0) throw_pivot_error(f[std::size_t(b)].kind, f[std::size_t(b)].value, rule, f[std::size_t(b)].row, b, reversed);
-  (void)host_blocks;
   return boosted.to_host()[0];
 }
 
@@ -287,7 +285,7 @@ void solve_blocks(const P* band, index_t k, const DeviceBlocks& blocks, P* x) {
 
 #define BALSA_INSTANTIATE(T)                                                                                  \
   template void band_spmv(const T*, index_t, index_t, const T*, T*);                                          \
-  template int factor_blocks(T*, index_t, index_t, const Blocks&, const DeviceBlocks&, const BoostRule&, bool); \
+  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool);                       \
   template void reverse_blocks(const T*, T*, index_t, const DeviceBlocks&, index_t);                          \
   template void solve_blocks(const T*, index_t, const DeviceBlocks&, T*);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)

@@ -31,7 +31,7 @@ void convert(const From*, To*, std::int64_t) {
   no_cuda();
 }
 template <class P>
-int factor_blocks(P*, index_t, index_t, const Blocks&, const DeviceBlocks&, const BoostRule&, bool) {
+int factor_blocks(P*, index_t, const DeviceBlocks&, const BoostRule&, bool) {
   no_cuda();
 }
 template <class P>
@@ -60,7 +60,7 @@ void coupling_corrections(const P*, const P*, const P*, const P*, const P*, inde
 }
 #define BALSA_INSTANTIATE(T)                                                                                  \
   template void band_spmv(const T*, index_t, index_t, const T*, T*);                                          \
-  template int factor_blocks(T*, index_t, index_t, const Blocks&, const DeviceBlocks&, const BoostRule&, bool); \
+  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool);                       \
   template void reverse_blocks(const T*, T*, index_t, const DeviceBlocks&, index_t);                          \
   template void solve_blocks(const T*, index_t, const DeviceBlocks&, T*);                                     \
   template void coupling_blocks(const T*, index_t, const DeviceBlocks&, T*, T*);                              \

@@ -41,8 +41,6 @@ class DeviceSap final : public SapPreconditioner<T> {
   // z = M^{-1} r on the device (see HostSap::apply).
   void apply_device(const T* r, T* z) override {
     const std::int64_t n = plan_.n;
-    const std::int64_t k = plan_.k;
-    (void)k;
     if (coupled()) {
       gpu::convert(r, g_.data(), n);
       gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, g_.data());
@@ -89,9 +87,8 @@ class DeviceSap final : public SapPreconditioner<T> {
       f.ul = cuda::DeviceBuffer<P>(band);
       gpu::reverse_blocks(f.lu.data(), f.ul.data(), plan_.k, blocks_, max_block_);
     }
-    rep.boosted_pivots = gpu::factor_blocks(f.lu.data(), plan_.n, plan_.k, plan_.blocks, blocks_, plan_.boost, false);
-    if (coupled())
-      rep.boosted_pivots += gpu::factor_blocks(f.ul.data(), plan_.n, plan_.k, plan_.blocks, blocks_, plan_.boost, true);
+    rep.boosted_pivots = gpu::factor_blocks(f.lu.data(), plan_.k, blocks_, plan_.boost, false);
+    if (coupled()) rep.boosted_pivots += gpu::factor_blocks(f.ul.data(), plan_.k, blocks_, plan_.boost, true);
     rep.t_lu = since(t0);
     if (coupled()) {
       t0 = Clock::now();
@@ -102,7 +99,6 @@ class DeviceSap final : public SapPreconditioner<T> {
       gpu::reduced_systems(f.V.data(), f.W.data(), plan_.k, plan_.blocks.count() - 1, f.R.data());
       rep.t_lu_rdcd = since(t0);
     }
-    rep.device_bytes = f.lu.bytes() + 5 * kk * sizeof(P);
     f_ = std::move(f);
     this->report_ = rep;
   }

@@ -28,7 +28,6 @@ struct BoostRule {
 struct SetupReport {
   double t_lu = 0, t_bc = 0, t_spk = 0, t_lu_rdcd = 0;
   int boosted_pivots = 0;
-  std::size_t device_bytes = 0;
 };
 
 // Everything the factorisation needs besides A's values.

@@ -113,13 +113,7 @@ template <class T>
 double relative_residual(const Banded<T>& A, std::span<const T> x, std::span<const T> b) {
   std::vector<T> ax(std::size_t(A.n));
   spmv(A, x, std::span<T>(ax));
-  double r = 0, nb = 0;
-  for (index_t i = 0; i < A.n; ++i) {
-    const double d = double(b[i]) - double(ax[i]);
-    r += d * d;
-    nb += double(b[i]) * double(b[i]);
-  }
-  return nb > 0 ? std::sqrt(r / nb) : std::sqrt(r);
+  return relative_residual_of(std::span<const T>(ax), b);
 }
 
 template <class T>

@@ -187,6 +187,24 @@ Csr<T> random_block_diagonal_lower(index_t blocks, index_t block_size, double de
   return A;
 }
 
+// Row i of banded_dominant(N, K, d): put(j, a_ij) for j = max(0, i-K) ..
+// min(N-1, i+K), j != i, in order, then put(i, a_ii) (the draws in one order
+// whatever the storage, so the CSR and the band generators agree).
+template <class T, class Put>
+void dominant_row(std::uint64_t seed, std::int64_t i, std::int64_t N, std::int64_t K, double d, Put&& put) {
+  Random rng = row_rng(seed, kDominant, i);
+  double sum = 0.0;
+  for (std::int64_t j = std::max<std::int64_t>(0, i - K); j <= std::min(N - 1, i + K); ++j) {
+    if (j == i) continue;
+    const T v = draw_value<T>(rng);
+    put(j, v);
+    sum += std::abs(double(v));
+  }
+  // a_ii = d * sum_{j != i} |a_ij|. A row with no off-diagonal entries
+  // (n = 1 or half_bandwidth = 0) would get a zero diagonal; it gets d.
+  put(i, static_cast<T>(sum > 0.0 ? d * sum : d));
+}
+
 template <class T>
 Csr<T> banded_dominant(index_t n, index_t half_bandwidth, double d, std::uint64_t seed) {
   const std::string w = "banded_dominant: ";
@@ -206,22 +224,13 @@ Csr<T> banded_dominant(index_t n, index_t half_bandwidth, double d, std::uint64_
   A.values.resize(static_cast<std::size_t>(A.nnz()));
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < N; ++i) {
-    Random rng = row_rng(seed, kDominant, i);
-    auto p = static_cast<std::size_t>(A.row_ptr[std::size_t(i)]);
-    std::size_t diag_pos = p;
-    double sum = 0.0;
-    for (std::int64_t j = std::max<std::int64_t>(0, i - K); j <= std::min(N - 1, i + K); ++j, ++p) {
+    const auto first = std::size_t(A.row_ptr[std::size_t(i)]);
+    const std::int64_t j0 = std::max<std::int64_t>(0, i - K);
+    dominant_row<T>(seed, i, N, K, d, [&](std::int64_t j, T v) {
+      const std::size_t p = first + std::size_t(j - j0);  // every column of the band is stored
       A.col_idx[p] = static_cast<index_t>(j);
-      if (j == i) {
-        diag_pos = p;
-        continue;
-      }
-      A.values[p] = draw_value<T>(rng);
-      sum += std::abs(double(A.values[p]));
-    }
-    // a_ii = d * sum_{j != i} |a_ij|. A row with no off-diagonal entries
-    // (n = 1 or half_bandwidth = 0) would get a zero diagonal; it gets d.
-    A.values[diag_pos] = static_cast<T>(sum > 0.0 ? d * sum : d);
+      A.values[p] = v;
+    });
   }
   return A;
 }
@@ -236,18 +245,8 @@ Banded<T> banded_dominant_band(index_t n, index_t half_bandwidth, double d, std:
   Banded<T> A(n, K);
   // Row by row, drawing in banded_dominant's order (same values).
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    Random rng = row_rng(seed, kDominant, i);
-    double sum = 0.0;
-    const auto row = index_t(i);
-    for (index_t j = std::max<index_t>(0, row - K); j <= std::min<index_t>(n - 1, row + K); ++j) {
-      if (j == row) continue;
-      const T v = draw_value<T>(rng);
-      A(row, j) = v;
-      sum += std::abs(double(v));
-    }
-    A(row, row) = static_cast<T>(sum > 0.0 ? d * sum : d);
-  }
+  for (std::int64_t i = 0; i < n; ++i)
+    dominant_row<T>(seed, i, n, K, d, [&](std::int64_t j, T v) { A(index_t(i), index_t(j)) = v; });
   return A;
 }
 

@@ -69,7 +69,21 @@ double relative_residual(const Csr<T>& A, std::span<const T> x, std::span<const 
   return std::sqrt(r2) / (nb > 0.0 ? nb : 1.0);
 }
 
+template <class T>
+double relative_residual_of(std::span<const T> y, std::span<const T> b) {
+  require_length(y.size(), index_t(b.size()), "y");
+  double r2 = 0.0;
+#pragma omp parallel for reduction(+ : r2) schedule(static) if (b.size() > 100000)
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const double r = double(b[i]) - double(y[i]);
+    r2 += r * r;
+  }
+  const double nb = norm2(b);
+  return std::sqrt(r2) / (nb > 0.0 ? nb : 1.0);
+}
+
 #define BALSA_INSTANTIATE(T)                                                           \
+  template double relative_residual_of(std::span<const T>, std::span<const T>);        \
   template void spmv(T, const Csr<T>&, std::span<const T>, T, std::span<T>);           \
   template std::vector<T> multiply(const Csr<T>&, std::span<const T>);                 \
   template double norm2(std::span<const T>);                                           \

@@ -111,9 +111,6 @@ TEST(Sap, BlockLuAndUlReproduceTheBlocks) {
           const double l = t == i ? 1.0 : (lu.in_band(s + i, s + t) ? lu(s + i, s + t) : 0.0);
           const double u = lu.in_band(s + t, s + j) ? lu(s + t, s + j) : 0.0;
           lu_ij += l * u;
-          const index_t ri = m - 1 - i, rj = m - 1 - j;
-          (void)ri;
-          (void)rj;
         }
         const index_t ri = m - 1 - i, rj = m - 1 - j;
         for (index_t t = 0; t <= std::min(ri, rj); ++t) {
@@ -301,7 +298,6 @@ TEST(BandedSolver, CgForSpdInputAndCsrInput) {
 
 TEST(BandedSolver, FloatSolver) {
   const Banded<float> A = banded_dominant_band<float>(2000, 8, 1.0, 4);
-  BandedSolver<float> sap(A, cpu(SapVariant::Coupled, 5));
   std::vector<float> b(2000, 1.0f), x(2000, 0.0f);
   BandedOptions o = cpu(SapVariant::Coupled);
   o.tolerance = 1e-5;

@@ -196,5 +196,8 @@ template <class T> double norm2(std::span<const T> x);
 template <class T> double norm_inf(std::span<const T> x);
 // ||b - A x||_2 / ||b||_2, accumulated in double.
 template <class T> double relative_residual(const Csr<T>& A, std::span<const T> x, std::span<const T> b);
+// ||b - y||_2 / ||b||_2 (1 in place of a zero ||b||) in double, for y = A x
+// formed elsewhere (band storage, operators).
+template <class T> double relative_residual_of(std::span<const T> y, std::span<const T> b);
 
 }  // namespace balsa
