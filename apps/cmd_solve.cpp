@@ -130,12 +130,15 @@ void run_solve(const SolveOptions& o) {
       fmt::print("balsa solve: {} ({} x {}, {} entries), {} on {}\n", o.matrix, A.rows, A.cols, A.nnz(), o.method,
                  to_string(ko.device));
     fmt::print("  {} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}\n",
-               to_string(s.outcome), s.iterations, s.residual, o.norm, s.true_residual,
+               to_string(s.outcome), s.iterations, s.residual, sap ? "2" : o.norm, s.true_residual,
                x_true.empty() ? "" : fmt::format(", error {:.3e}", error));
-    fmt::print("  setup {:.4f} s (factorisation {:.4f} s, shift {:g}), solve {:.4f} s ({:.4f} ms per iteration)\n",
-               s.setup_seconds, s.factor_seconds, s.factor.shift, s.solve_seconds,
-               s.iterations > 0 ? s.solve_seconds * 1e3 / s.iterations : 0.0);
-    if (ko.preconditioner == PreconditionerKind::Ic0 || ko.preconditioner == PreconditionerKind::Ilu0)
+    const double per_iteration = s.iterations > 0 ? s.solve_seconds * 1e3 / s.iterations : 0.0;
+    if (sap)  // its set-up phases are on the SaP line above
+      fmt::print("  solve {:.4f} s ({:.4f} ms per iteration)\n", s.solve_seconds, per_iteration);
+    else
+      fmt::print("  setup {:.4f} s (factorisation {:.4f} s, shift {:g}), solve {:.4f} s ({:.4f} ms per iteration)\n",
+                 s.setup_seconds, s.factor_seconds, s.factor.shift, s.solve_seconds, per_iteration);
+    if (s.preconditioner == PreconditionerKind::Ic0 || s.preconditioner == PreconditionerKind::Ilu0)
       fmt::print("  triangular solves: {} / {}\n", to_string(s.lower.algorithm), to_string(s.upper.algorithm));
   }
   if (s.outcome != KrylovOutcome::Converged)

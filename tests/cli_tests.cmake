@@ -67,6 +67,12 @@ balsa_cli_test(solve_cg_nonsymmetric ARGS solve ${DATA}/west0479.mtx --method pc
 balsa_cli_test(solve_rhs_wrong_length ARGS solve ${DATA}/bcsstk13.mtx --rhs ${DATA}/temp.mtx --device cpu
                ERROR "right-hand side is 180 x 180")
 balsa_cli_test(solve_bad_method ARGS solve ${DATA}/bcsstk13.mtx --method gmres ERROR "--method")
+# SaP on A's band (olm1000: half-bandwidth 3).
+balsa_cli_test(solve_sap_c ARGS solve ${DATA}/olm1000.mtx --method sap-c --partitions 4 --device cpu
+  PASS "P = 4 .*converged after [0-9]+ iterations: residual [^ ]+ \\(2-norm")
+balsa_cli_test(solve_sap_no_boost ARGS solve ${DATA}/west0479.mtx --method sap-d --no-shift --device cpu ERROR "zero pivot at row")
+balsa_cli_test(bench_banded_cpu ARGS bench banded --device cpu --suite grid --n 2000 --k 10 --repeat 1
+  PASS "Grid speedup over dgbsv")
 balsa_cli_test(bench_solve_quick ARGS bench solve --suite quick --device cpu --data-dir ${DATA} PASS "lap3d-7pt-20.*converged")
 balsa_cli_test(run_bad_device ARGS run --device tpu ERROR "--device.*tpu")
 
