@@ -1,4 +1,8 @@
 // Device discovery, memory and copies over the CUDA runtime.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
 #include <string>
 
 #include "balsa/cuda.hpp"
@@ -49,8 +53,69 @@ void release(void* p) noexcept {
   if (p) (void)cudaFree(p);
 }
 
+namespace {
+// Large uploads from pageable memory. cudaMemcpy stages them through the
+// driver's own small pinned buffer at 6-8 GB/s on the H200 host; here the
+// host threads copy chunks into two pinned buffers of our own (an OpenMP
+// memcpy) while the copy engine drains the other one. The buffers are made
+// on first use and kept for the process (pinning costs milliseconds; a
+// solver library uploads the same sizes again and again). One upload at a
+// time goes through them; a process that cannot pin memory falls back to
+// cudaMemcpy.
+constexpr std::size_t kStagedFrom = std::size_t(8) << 20;  // smaller uploads: cudaMemcpy
+constexpr std::size_t kStageBytes = std::size_t(16) << 20;
+
+struct Staging {
+  std::mutex lock;
+  bool usable = false;
+  void* buffer[2] = {nullptr, nullptr};
+  cudaEvent_t drained[2] = {};
+  cudaStream_t stream = nullptr;  // blocking: ordered with the legacy default stream
+  Staging() {
+    if (cudaHostAlloc(&buffer[0], kStageBytes, cudaHostAllocDefault) != cudaSuccess ||
+        cudaHostAlloc(&buffer[1], kStageBytes, cudaHostAllocDefault) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    BALSA_CUDA_CHECK(cudaStreamCreate(&stream));
+    for (auto& e : drained) BALSA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    usable = true;
+  }
+};
+
+Staging& staging() {
+  static Staging* s = new Staging();  // never freed: outlives every static that uploads
+  return *s;
+}
+
+void parallel_memcpy(void* dst, const void* src, std::size_t bytes) {
+  constexpr std::size_t kPiece = std::size_t(1) << 20;
+  const std::int64_t pieces = std::int64_t((bytes + kPiece - 1) / kPiece);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t p = 0; p < pieces; ++p) {
+    const std::size_t off = std::size_t(p) * kPiece;
+    std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(kPiece, bytes - off));
+  }
+}
+}  // namespace
+
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
-  if (bytes) BALSA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  if (bytes == 0) return;
+  if (bytes < kStagedFrom || !staging().usable) {
+    BALSA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return;
+  }
+  Staging& s = staging();
+  std::lock_guard<std::mutex> hold(s.lock);
+  int b = 0;
+  for (std::size_t off = 0; off < bytes; off += kStageBytes, b ^= 1) {
+    const std::size_t len = std::min(kStageBytes, bytes - off);
+    BALSA_CUDA_CHECK(cudaEventSynchronize(s.drained[b]));  // its last chunk has left
+    parallel_memcpy(s.buffer[b], static_cast<const char*>(src) + off, len);
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, s.buffer[b], len, cudaMemcpyHostToDevice, s.stream));
+    BALSA_CUDA_CHECK(cudaEventRecord(s.drained[b], s.stream));
+  }
+  BALSA_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   if (bytes) BALSA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));

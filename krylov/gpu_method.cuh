@@ -40,13 +40,19 @@ struct Context {
   cuda::DeviceBuffer<double> partials;
   Launcher launch;
   PhaseMarks* marks = nullptr;
+  // While the driver enqueues iterations: the status's stop code on the
+  // device, handed to the operator and the preconditioner so that those
+  // whose work is expensive skip it in the iterations enqueued beyond the
+  // stop (their results are not used: every vector kernel is masked too).
+  // Null outside iterate(), so start() and finish() always compute.
+  const int* stopped = nullptr;
 
-  // y = A x (not masked: after a stop it recomputes from vectors that no
-  // longer change).
+  // y = A x (not masked unless `stopped` is set and the operator reads it:
+  // after a stop it recomputes from vectors that no longer change).
   void spmv(const cuda::DeviceBuffer<T>& x, cuda::DeviceBuffer<T>& y) {
     marks->mark(Phase::Spmv);
     if (op)
-      op->apply_device(x.data(), y.data());
+      op->apply_device_unless(x.data(), y.data(), stopped);
     else if (cusparse)
       cusparse->apply(T(1), x, T(0), y);
     else
@@ -56,7 +62,7 @@ struct Context {
   // z = M^{-1} r (only called when M is set).
   void precondition(const T* r, T* z) {
     marks->mark(Phase::Preconditioner);
-    M->apply_device(r, z);
+    M->apply_device_unless(r, z, stopped);
     marks->mark(Phase::Vector);
   }
 };

@@ -183,6 +183,8 @@ class DeviceSolver final : public Solver<T> {
       if (!stopped) timer_.retire(k);  // iterations < k ran in full
       return true;
     };
+    c_.stopped = reinterpret_cast<const int*>(reinterpret_cast<const char*>(c_.state.data()) + offsetof(State, status) +
+                                              offsetof(Status, stop));  // a device address
     for (int k = 0; k < options_.max_iterations && !stopped; ++k) {
       while (!stopped && !pending.empty() && k + 1 - known > kLookahead) read_oldest(true);
       if (stopped) break;
@@ -200,6 +202,7 @@ class DeviceSolver final : public Solver<T> {
       while (!stopped && !pending.empty() && read_oldest(false)) {
       }
     }
+    c_.stopped = nullptr;
     return known;
   }
 

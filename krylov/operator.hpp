@@ -20,6 +20,11 @@ class Operator {
   // GPU path: the same on device arrays, asynchronous on the legacy default
   // stream, no host synchronisation.
   virtual void apply_device(const T* x, T* y) = 0;
+  // The same, but a no-op on the device once *stopped != 0 (a device int:
+  // the Krylov status's stop code, see krylov/gpu_method.cuh). Operators
+  // whose products are expensive read it in their kernels; the default
+  // ignores it.
+  virtual void apply_device_unless(const T* x, T* y, const int* /*stopped*/) { apply_device(x, y); }
   // Named in KrylovStats::spmv.
   virtual std::string name() const = 0;
 };

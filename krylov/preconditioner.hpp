@@ -22,6 +22,11 @@ class Preconditioner {
   // GPU path: the same on device arrays of rows() values, asynchronous on
   // the legacy default stream, no host synchronisation (r and z do not alias).
   virtual void apply_device(const T* r, T* z) = 0;
+  // The same, but a no-op on the device once *stopped != 0 (a device int:
+  // the Krylov status's stop code, see krylov/gpu_method.cuh). A
+  // preconditioner whose application is expensive (SaP) reads it in its
+  // kernels; the default ignores it.
+  virtual void apply_device_unless(const T* r, T* z, const int* /*stopped*/) { apply_device(r, z); }
   // New values of A (A's CSR order): refactor.
   virtual void update_values(std::span<const T> A_values) = 0;
   // The same from A's values on the device (GPU path): without a host round

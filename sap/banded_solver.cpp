@@ -11,6 +11,7 @@
 #include "balsa/sap.hpp"
 #include "sap/gpu.hpp"
 #include "sap/preconditioner.hpp"
+#include "sparse/banded_check.hpp"
 #include "sparse/instantiate.hpp"
 
 namespace balsa {
@@ -83,9 +84,7 @@ struct BandedSolver<T>::Impl {
                                 s(plan.blocks.count()) + " needs " + s(std::int64_t(need)) + " bytes of device memory, " +
                                 s(std::int64_t(limit)) + (o.device_memory_limit ? " allowed (device_memory_limit)" : " free"));
       stats.device_bytes = need;
-      cuda::DeviceBuffer<T> band(A.data.size());
-      band.upload(std::span<const T>(A.data));
-      cuda::detail::synchronize();
+      cuda::DeviceBuffer<T> band = upload_checked(A);
       stats.t_upload = since(t0);
       if (o.float_preconditioner) {
         if constexpr (std::is_same_v<T, double>) pre = sap::make_device_preconditioner<T, float>(band, plan);
@@ -118,6 +117,19 @@ struct BandedSolver<T>::Impl {
     record_setup();
   }
 
+  // A's band on the device, checked there (NaN/Inf named as require_finite
+  // names them; max|a| for the boosting rule): the host passes over a band
+  // of gigabytes cost more than its upload.
+  cuda::DeviceBuffer<T> upload_checked(const Banded<T>& A) {
+    cuda::DeviceBuffer<T> band(A.data.size());
+    band.upload(std::span<const T>(A.data));
+    const sap::gpu::BandCheck c = sap::gpu::check_band(band.data(), band.size());
+    if (c.first_bad < band.size()) detail::throw_nonfinite_band_entry(A, c.first_bad);
+    if (A.n > 0 && c.amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
+    plan.boost.amax = c.amax;
+    return band;
+  }
+
   void record_setup() {
     const sap::SetupReport& r = M->report();
     stats.t_lu = r.t_lu;
@@ -140,15 +152,16 @@ BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& options) 
     if (A.data.size() != std::size_t(A.n) * std::size_t(A.ld()))
       throw DimensionError("SaP banded solver: the band has " + s(std::int64_t(A.data.size())) + " values, n (2k + 1) = " +
                            s(std::int64_t(A.n) * A.ld()) + " expected");
-    require_finite(A);
+    const bool gpu = options.device == Device::Cuda;
+    if (!gpu) require_finite(A);  // the GPU path checks A on the device (Impl::upload_checked)
     m.options = options;
-    const int units = options.device == Device::Cuda ? 2 * cuda::device_info().sm_count : 4 * omp_get_max_threads();
+    const int units = gpu ? 2 * cuda::device_info().sm_count : 4 * omp_get_max_threads();
     m.plan.variant = options.variant;
     m.plan.n = A.n;
     m.plan.k = A.k;
     m.plan.blocks = sap::split(A.n, A.k, options.partitions, options.variant, units);
-    m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon, max_abs(A)};
-    if (A.n > 0 && m.plan.boost.amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
+    m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon, gpu ? 0.0 : max_abs(A)};
+    if (!gpu && A.n > 0 && m.plan.boost.amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
     BandedStats& st = m.stats;
     st.variant = options.variant;
     st.device = options.device;
@@ -224,23 +237,30 @@ void BandedSolver<T>::update_values(const Banded<T>& A) {
     throw DimensionError("SaP update_values: the new band is n = " + s(A.n) + ", k = " + s(A.k) + " (" +
                          s(std::int64_t(A.data.size())) + " values); the solver's is n = " + s(m.plan.n) +
                          ", k = " + s(m.plan.k));
-  require_finite(A);
-  const double amax = max_abs(A);
-  if (A.n > 0 && amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
   const auto t0 = Clock::now();
-  m.M->set_amax(amax);
   if (m.device_A) {
     // The preconditioner refactors from the new values on the device; the
     // operator keeps them.
-    cuda::DeviceBuffer<T> band(A.data.size());
-    band.upload(std::span<const T>(A.data));
-    m.M->update_values_device(band);
-    m.device_A->band() = std::move(band);
+    const double kept = m.plan.boost.amax;
+    try {
+      cuda::DeviceBuffer<T> band = m.upload_checked(A);
+      m.M->set_amax(m.plan.boost.amax);
+      m.M->update_values_device(band);
+      m.device_A->band() = std::move(band);
+    } catch (...) {  // the old values stay in force
+      m.plan.boost.amax = kept;
+      m.M->set_amax(kept);
+      throw;
+    }
   } else {
+    require_finite(A);
+    const double amax = max_abs(A);
+    if (A.n > 0 && amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
+    m.M->set_amax(amax);
     m.M->update_values(std::span<const T>(A.data));
+    m.plan.boost.amax = amax;
     m.host_A->band() = A;
   }
-  m.plan.boost.amax = amax;
   m.record_setup();
   m.stats.t_setup = since(t0);
 }

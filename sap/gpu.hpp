@@ -4,6 +4,12 @@
 // returns without synchronising unless it says otherwise. Arrays are device
 // pointers in the layouts of sap/host.hpp (bands as Banded, interfaces as
 // count consecutive k x k column-major blocks).
+//
+// `stopped` (the steps a Krylov iteration calls): null, or a device int that
+// the kernels read first; when it is non-zero they return without touching
+// anything. The Krylov driver passes its status's stop code, so the
+// iterations it enqueued beyond a convergence it has not read yet cost no
+// block solves (krylov/gpu_method.cuh).
 #pragma once
 
 #include <string>
@@ -23,28 +29,53 @@ DeviceBlocks upload(const Blocks& blocks);
 
 // y = A x for A's band (n, k) on the device.
 template <class T>
-void band_spmv(const T* band, index_t n, index_t k, const T* x, T* y);
+void band_spmv(const T* band, index_t n, index_t k, const T* x, T* y, const int* stopped = nullptr);
+
+// max |a| over the whole band array and the first non-finite position in it
+// (count when none): the input checks of require_finite and max_abs, on the
+// device (synchronises).
+struct BandCheck {
+  double amax = 0;
+  std::size_t first_bad = 0;
+};
+template <class T>
+BandCheck check_band(const T* band, std::size_t count);
 
 // Conversion of n values (also a plain copy when To == From).
 template <class To, class From>
-void convert(const From* x, To* y, std::int64_t n);
+void convert(const From* x, To* y, std::int64_t n, const int* stopped = nullptr);
 
 // sec. 3.1 on the device (synchronises): every block's LU in place, boosted
 // per rule; a pivot the rule refuses or a non-finite one is the MatrixError
 // the CPU path gives (same text). `reversed` as in factor_blocks. Returns
-// the pivots boosted. Narrow bands (k < 64) take one thread block per
-// partition with the window in shared memory; wider ones a blocked
-// right-looking factorisation (panel, U row block, trailing update).
+// the pivots boosted. Two kernels, one thread block per partition each:
+// narrow bands (k <= 64, and the (k + 1 + lookahead)^2 window fits in
+// shared memory) slide that window down the block one column at a time (the band streams
+// through it, copied in ahead of use); wider ones take a blocked
+// right-looking factorisation (panel, U row block, trailing update in
+// global memory). `kernel` forces one (tests); Auto picks.
+enum class FactorKernel { Auto, Window, Blocked };
 template <class P>
-int factor_blocks(P* band, index_t k, const DeviceBlocks& blocks, const BoostRule& rule, bool reversed);
+int factor_blocks(P* band, index_t k, const DeviceBlocks& blocks, const BoostRule& rule, bool reversed,
+                  FactorKernel kernel = FactorKernel::Auto);
+// SaP-C's LU of every block and UL (the LU of `ul`, the blocks' reversed
+// bands) in one launch: the same results and errors as factor_blocks on
+// each, with twice the thread blocks at work.
+template <class P>
+int factor_lu_and_ul(P* lu, P* ul, index_t k, const DeviceBlocks& blocks, const BoostRule& rule,
+                     FactorKernel kernel = FactorKernel::Auto);
+// Whether the sliding-window kernel takes half-bandwidth k in precision P.
+template <class P>
+bool window_fits(index_t k);
 
 // Each block's band reversed (out of place: from -> to).
 template <class P>
 void reverse_blocks(const P* from, P* to, index_t k, const DeviceBlocks& blocks, index_t max_block);
 
-// x_i = U_i^{-1} L_i^{-1} x_i for every block, in place.
+// x_i = U_i^{-1} L_i^{-1} x_i for every block, in place (n = the band's
+// rows: the backward sweep reads the band array from its end).
 template <class P>
-void solve_blocks(const P* band, index_t k, const DeviceBlocks& blocks, P* x);
+void solve_blocks(const P* band, index_t n, index_t k, const DeviceBlocks& blocks, P* x, const int* stopped = nullptr);
 
 // T_BC, T_SPK and T_LUrdcd of SaP-C (synchronises; a singular reduced
 // system is the MatrixError of the CPU path). B, C, V, W, R: count k x k blocks.
@@ -59,7 +90,7 @@ void reduced_systems(const P* V, const P* W, index_t k, index_t count, P* R);
 // Eq. 9-10: rhs -= the truncated coupling of g (sap/host.hpp, coupling_corrections).
 template <class P>
 void coupling_corrections(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
-                          const DeviceBlocks& blocks, const P* g, P* rhs);
+                          const DeviceBlocks& blocks, const P* g, P* rhs, const int* stopped = nullptr);
 
 // A's products on the GPU: owns A's band.
 template <class T>
@@ -69,6 +100,9 @@ class DeviceBandOperator final : public krylov::Operator<T> {
   index_t rows() const override { return n_; }
   void apply(const T*, T*) override { throw Error("internal: the device band operator has no host path"); }
   void apply_device(const T* x, T* y) override { band_spmv(band_.data(), n_, k_, x, y); }
+  void apply_device_unless(const T* x, T* y, const int* stopped) override {
+    band_spmv(band_.data(), n_, k_, x, y, stopped);
+  }
   std::string name() const override { return "balsa-banded"; }
   cuda::DeviceBuffer<T>& band() { return band_; }
 

@@ -1,9 +1,9 @@
-// SaP's block kernels on the GPU (sap/gpu.hpp): the LU of every diagonal
-// block without pivoting (report sec. 3.1), the blocks' solves, the band
-// reversal that turns an LU into the UL factorisation, A's band product and
-// precision conversions. One thread block per partition for the sequential
-// work (factor, sweeps): the blocks are independent, the steps inside one
-// are not.
+// SaP's block factorisations on the GPU (sap/gpu.hpp, factor_blocks): the
+// LU of every diagonal block without pivoting, with pivot boosting (report
+// sec. 3.1), one thread block per partition (the blocks are independent,
+// the steps inside one are not). Narrow bands slide a shared-memory window
+// down the block; wide ones take a blocked right-looking factorisation.
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,23 +11,20 @@
 
 #include "cuda/check.hpp"
 #include "sap/gpu.hpp"
+#include "sap/gpu_band.cuh"
 #include "sparse/instantiate.hpp"
 
 namespace balsa::sap::gpu {
 
 namespace {
 
-constexpr int kPanel = 16;   // NB at most: columns per block step of the factorisation
-constexpr int kSweep = 32;   // rows per block step of the solves (one warp's triangle)
+constexpr int kPanel = 16;   // NB at most: columns per block step of the blocked factorisation
+constexpr int kAhead = 6;    // steps between a border's copy into the window and its first use
+// Auto takes the window up to here: its step does k^2 / 256 updates per
+// thread with two block barriers; on the H200 it was 1.6-1.8x faster than
+// the blocked kernel at k = 10 and 20 and 9% slower at k = 100.
+constexpr index_t kWindowUpTo = 64;
 constexpr int kThreads = 256;
-
-__host__ __device__ __forceinline__ index_t imin(index_t a, index_t b) { return a < b ? a : b; }
-__host__ __device__ __forceinline__ index_t imax(index_t a, index_t b) { return a > b ? a : b; }
-
-// (i, j) of a band with half-bandwidth k: k + i + 2k j (sparse.hpp, Banded).
-__device__ __forceinline__ std::int64_t at(index_t i, index_t j, index_t k) {
-  return std::int64_t(j) * (2 * std::int64_t(k) + 1) + k + i - j;
-}
 
 // Per block: the first refused pivot (row, kind, value), -1 when none.
 struct Failure {
@@ -35,6 +32,106 @@ struct Failure {
   int kind;
   double value;
 };
+
+// The bands one launch factors: thread block x < count factors block x of
+// `first` (reversed: it holds the UL's reversed band), x >= count block
+// x - count of `second` (null, or the UL's reversed band: SaP-C's LU and UL
+// in one launch, twice the thread blocks on the SMs).
+template <class P>
+struct Bands {
+  P* first;
+  P* second;
+  bool first_reversed;
+  index_t count;
+  __device__ bool in_second() const { return blockIdx.x >= count; }
+  __device__ P* band() const { return in_second() ? second : first; }
+  __device__ bool reversed() const { return in_second() || first_reversed; }
+  __device__ index_t block() const { return in_second() ? blockIdx.x - count : blockIdx.x; }
+};
+
+// A refused or non-finite pivot of block b (every thread sees the same one):
+// recorded by thread 0 (slot blockIdx.x); true when the factorisation must stop.
+template <class P>
+__device__ bool refuse(P& piv, index_t row, double small, double boosted_value, bool boost, int* boosted,
+                       Failure* failures) {
+  if (!isfinite(double(piv)) || (fabs(double(piv)) < small && !boost)) {
+    if (threadIdx.x == 0) failures[blockIdx.x] = {row, isfinite(double(piv)) ? 0 : 1, double(piv)};
+    return true;
+  }
+  if (fabs(double(piv)) < small) {
+    piv = P(piv < P(0) ? -boosted_value : boosted_value);
+    if (threadIdx.x == 0) atomicAdd(boosted, 1);
+  }
+  return false;
+}
+
+// Narrow bands: right-looking LU, one column per step, of a window of the
+// band kept in shared memory. At step j the window holds rows and columns
+// j .. j+k (the pivot, its multipliers, U's row and the trailing k x k
+// block) plus the next kAhead borders, already on their way: entry (r, c)
+// at w[slot(c) m + slot(r)], slot(x) = (x - s0) mod m, m = k + 1 + kAhead.
+// Border q is A's row q (columns q-k .. q) and column q (rows q-k .. q-1);
+// no step before q - k touches it, so it is copied (cp.async) at step
+// q - k - kAhead into the slot that row and column j - 1 just left. Each
+// step writes its finished column (multipliers) and row (U) to the band.
+template <class P>
+__global__ void __launch_bounds__(kThreads) factor_window_kernel(Bands<P> bands, index_t k, const index_t* starts,
+                                                                double small, double boosted_value, bool boost,
+                                                                int* boosted, Failure* failures) {
+  P* band = bands.band();
+  const bool reversed = bands.reversed();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  P* w = reinterpret_cast<P*>(smem_raw);
+  const int m = int(k) + 1 + kAhead;
+  const index_t b = bands.block(), s0 = starts[b], e = starts[b + 1];
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, warps = blockDim.x / 32;
+  auto slot = [&](index_t x) { return int((x - s0) % m); };
+  auto issue_border = [&](index_t q) {
+    if (q >= e) return;
+    const index_t lo = imax(s0, q - k);
+    const int len = int(q - lo);  // entries before the diagonal
+    for (int t = tid; t <= 2 * len; t += blockDim.x) {
+      const index_t r = t <= len ? q : lo + (t - len - 1), c = t <= len ? lo + t : q;
+      __pipeline_memcpy_async(w + slot(c) * m + slot(r), band + at(r, c, k), sizeof(P));
+    }
+  };
+  for (index_t q = s0; q < s0 + k + kAhead; ++q) issue_border(q);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  int js = 0;  // slot(j)
+  for (index_t j = s0; j < e; ++j, js = js + 1 == m ? 0 : js + 1) {
+    const int kk = int(imin(k, e - 1 - j));  // rows and columns j+1 .. j+kk
+    P piv = w[js * m + js];
+    if (refuse(piv, reversed ? s0 + e - 1 - j : j, small, boosted_value, boost, boosted, failures)) {
+      __pipeline_wait_prior(0);
+      return;
+    }
+    // (a) the multipliers; column j, U's row j and the pivot out to the band.
+    for (int r = tid; r < kk; r += blockDim.x) {
+      const int sr = js + 1 + r < m ? js + 1 + r : js + 1 + r - m;
+      const P l = w[js * m + sr] / piv;
+      w[js * m + sr] = l;
+      band[at(j + 1 + r, j, k)] = l;
+      band[at(j, j + 1 + r, k)] = w[sr * m + js];
+    }
+    if (tid == 0) band[at(j, j, k)] = piv;
+    issue_border(j + k + kAhead);  // into slot(j - 1)
+    __pipeline_commit();
+    __syncthreads();
+    // (b) the trailing block: (j+r, j+c) -= l_r U(j, j+c), r, c = 1 .. kk.
+    for (int c = warp; c < kk; c += warps) {
+      const int sc = js + 1 + c < m ? js + 1 + c : js + 1 + c - m;
+      const P u = w[sc * m + js];
+      for (int r = lane; r < kk; r += 32) {
+        const int sr = js + 1 + r < m ? js + 1 + r : js + 1 + r - m;
+        w[sc * m + sr] -= w[js * m + sr] * u;
+      }
+    }
+    __pipeline_wait_prior(kAhead - 1);  // border j + 1 + k is in
+    __syncthreads();
+  }
+}
 
 // Blocked right-looking LU of each block (thread block b factors block b):
 // per step of NB columns, (1) the panel (the NB columns, rows j0 .. j0+NB+k)
@@ -44,15 +141,17 @@ struct Failure {
 // window takes the rank-NB update in global memory. Every element of the
 // update stays inside the band (no pivoting: L keeps bandwidth k, U too).
 template <class P>
-__global__ void __launch_bounds__(kThreads) factor_kernel(P* band, index_t k, const index_t* starts, double small,
-                                                         double boosted_value, bool boost, bool reversed,
-                                                         int nb, int* boosted, Failure* failures) {
+__global__ void __launch_bounds__(kThreads) factor_kernel(Bands<P> bands, index_t k, const index_t* starts, double small,
+                                                         double boosted_value, bool boost, int nb, int* boosted,
+                                                         Failure* failures) {
+  P* band = bands.band();
+  const bool reversed = bands.reversed();
   extern __shared__ unsigned char smem_raw[];
   P* panel = reinterpret_cast<P*>(smem_raw);  // nb columns of `height` rows
   const int height = nb + k;
   P* u12 = panel + std::size_t(nb) * height;  // nb rows x k columns, [c * nb + i]
   __shared__ P pivots[kPanel];
-  const index_t b = blockIdx.x, s0 = starts[b], e = starts[b + 1];
+  const index_t b = bands.block(), s0 = starts[b], e = starts[b + 1];
   const int tid = threadIdx.x;
   for (index_t j0 = s0; j0 < e; j0 += nb) {
     const int jb = int(imin(nb, e - j0));
@@ -66,15 +165,9 @@ __global__ void __launch_bounds__(kThreads) factor_kernel(P* band, index_t k, co
     bool failed = false;
     for (int c = 0; c < jb; ++c) {
       P piv = panel[c * height + c];
-      const index_t row = reversed ? s0 + e - 1 - (j0 + c) : j0 + c;
-      if (!isfinite(double(piv)) || (fabs(double(piv)) < small && !boost)) {
-        if (tid == 0) failures[b] = {row, isfinite(double(piv)) ? 0 : 1, double(piv)};
+      if (refuse(piv, reversed ? s0 + e - 1 - (j0 + c) : j0 + c, small, boosted_value, boost, boosted, failures)) {
         failed = true;
         break;
-      }
-      if (fabs(double(piv)) < small) {
-        piv = P(piv < P(0) ? -boosted_value : boosted_value);
-        if (tid == 0) atomicAdd(boosted, 1);
       }
       if (tid == 0) pivots[c] = piv;
       const int rows = h - c - 1, cols = jb - c - 1;
@@ -119,180 +212,80 @@ __global__ void __launch_bounds__(kThreads) factor_kernel(P* band, index_t k, co
   }
 }
 
-// Forward (L, unit) then backward (U) sweep of each block, in blocks of 32
-// rows: warp 0 solves the 32 x 32 triangle with shuffles, then all threads
-// update the next (or previous) k rows with the rows just solved.
 template <class P>
-__global__ void __launch_bounds__(kThreads) solve_kernel(const P* band, index_t k, const index_t* starts, P* x) {
-  const index_t s0 = starts[blockIdx.x], e = starts[blockIdx.x + 1];
-  const int tid = threadIdx.x, lane = tid & 31;
-  for (index_t j0 = s0; j0 < e; j0 += kSweep) {
-    const int jb = int(imin(kSweep, e - j0));
-    if (tid < 32) {
-      // The lane's row of the triangle, loaded before the dependent chain
-      // (loads inside it would serialise a memory latency per row).
-      P l[kSweep];
-#pragma unroll
-      for (int t = 0; t < kSweep; ++t)
-        l[t] = (t < jb && lane > t && lane < jb && lane - t <= k) ? band[at(j0 + lane, j0 + t, k)] : P(0);
-      P v = lane < jb ? x[j0 + lane] : P(0);
-#pragma unroll
-      for (int t = 0; t < kSweep; ++t) v -= l[t] * __shfl_sync(0xffffffffu, v, t);
-      if (lane < jb) x[j0 + lane] = v;
-    }
-    __syncthreads();
-    const index_t last = imin(e, j0 + jb + k);  // rows j0+jb .. last-1 reach the block
-    for (index_t i = j0 + jb + tid; i < last; i += blockDim.x) {
-      P sum = 0;
-      for (int t = imax(0, i - k - j0); t < jb; ++t) sum += band[at(i, j0 + t, k)] * x[j0 + t];
-      x[i] -= sum;
-    }
-    __syncthreads();
-  }
-  for (index_t j1 = e; j1 > s0; j1 -= kSweep) {
-    const index_t j0 = imax(s0, j1 - kSweep);
-    const int jb = int(j1 - j0);
-    if (tid < 32) {
-      P u[kSweep];
-#pragma unroll
-      for (int t = 0; t < kSweep; ++t)
-        u[t] = (t < jb && lane < t && t - lane <= k) ? band[at(j0 + lane, j0 + t, k)] : P(0);
-      const P diag = lane < jb ? band[at(j0 + lane, j0 + lane, k)] : P(1);
-      P v = lane < jb ? x[j0 + lane] : P(0);
-#pragma unroll
-      for (int t = kSweep - 1; t >= 0; --t) {
-        if (lane == t) v /= diag;
-        v -= u[t] * __shfl_sync(0xffffffffu, v, t);
-      }
-      if (lane < jb) x[j0 + lane] = v;
-    }
-    __syncthreads();
-    const index_t first = imax(s0, j0 - k);  // rows first .. j0-1 reach the block
-    for (index_t i = first + tid; i < j0; i += blockDim.x) {
-      P sum = 0;
-      const int tend = int(imin(jb, i + k - j0 + 1));
-      for (int t = 0; t < tend; ++t) sum += band[at(i, j0 + t, k)] * x[j0 + t];
-      x[i] -= sum;
-    }
-    __syncthreads();
-  }
+std::size_t window_bytes(index_t k) {
+  const std::size_t m = std::size_t(k) + 1 + kAhead;
+  return m * m * sizeof(P);
 }
-
-// Block b's storage reversed: to[s ld + q] = from[e ld - 1 - q].
-template <class P>
-__global__ void reverse_kernel(const P* from, P* to, index_t k, const index_t* starts) {
-  const std::int64_t ld = 2 * std::int64_t(k) + 1;
-  const std::int64_t lo = starts[blockIdx.y] * ld, hi = starts[blockIdx.y + 1] * ld;
-  for (std::int64_t q = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; q < hi - lo;
-       q += std::int64_t(gridDim.x) * blockDim.x)
-    to[lo + q] = from[hi - 1 - q];
-}
-
-// y = A x: thread block per kRows rows; each warp takes columns and adds
-// their in-range part (contiguous in the band) into shared accumulators.
-constexpr int kRows = 1024;
-template <class T>
-__global__ void __launch_bounds__(kThreads) spmv_kernel(const T* band, index_t n, index_t k, const T* x, T* y) {
-  __shared__ T acc[kRows];
-  const index_t r0 = blockIdx.x * kRows, r1 = imin(n, r0 + kRows);
-  for (int i = threadIdx.x; i < kRows; i += blockDim.x) acc[i] = T(0);
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-  const index_t c_first = imax(0, r0 - k), c_last = imin(n - 1, r1 - 1 + k);
-  for (index_t c = c_first + warp; c <= c_last; c += warps) {
-    const index_t lo = imax(r0, c - k), hi = imin(r1, c + k + 1);
-    const T xc = x[c];
-    for (index_t i = lo + lane; i < hi; i += 32) atomicAdd(&acc[i - r0], band[at(i, c, k)] * xc);
-  }
-  __syncthreads();
-  for (index_t i = r0 + threadIdx.x; i < r1; i += blockDim.x) y[i] = acc[i - r0];
-}
-
-template <class To, class From>
-__global__ void convert_kernel(const From* x, To* y, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
-    y[i] = To(x[i]);
-}
-
-int grid_for(std::int64_t n) { return int(std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, 4096))); }
 
 }  // namespace
 
-DeviceBlocks upload(const Blocks& blocks) {
-  DeviceBlocks d;
-  d.count = blocks.count();
-  d.starts = cuda::DeviceBuffer<index_t>(std::span<const index_t>(blocks.starts));
-  return d;
-}
-
-template <class T>
-void band_spmv(const T* band, index_t n, index_t k, const T* x, T* y) {
-  if (n == 0) return;
-  spmv_kernel<T><<<(n + kRows - 1) / kRows, kThreads>>>(band, n, k, x, y);
-  BALSA_CHECK_LAUNCH();
-}
-
-template <class To, class From>
-void convert(const From* x, To* y, std::int64_t n) {
-  if (n == 0) return;
-  convert_kernel<To, From><<<grid_for(n), kThreads>>>(x, y, n);
-  BALSA_CHECK_LAUNCH();
-}
-
 template <class P>
-int factor_blocks(P* band, index_t k, const DeviceBlocks& blocks, const BoostRule& rule, bool reversed) {
-  if (blocks.count == 0) return 0;
-  // The widest panel (16, 8, 4 or 2 columns) whose panel and U row block fit in shared memory.
-  int device = 0, optin = 0;
-  BALSA_CUDA_CHECK(cudaGetDevice(&device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  auto bytes = [k](int nb) { return sizeof(P) * (std::size_t(nb) * (nb + k) + std::size_t(nb) * k); };
-  int nb = kPanel;
-  while (nb > 2 && bytes(nb) + 1024 > std::size_t(optin)) nb /= 2;
-  if (bytes(nb) + 1024 > std::size_t(optin))
-    throw DeviceOutOfMemory("SaP: half-bandwidth k = " + std::to_string(k) + " is too wide for the GPU factorisation (its " +
-                            "panel needs " + std::to_string(bytes(nb)) + " bytes of shared memory, the GPU has " +
-                            std::to_string(optin) + " per block)");
-  const std::size_t smem = bytes(nb);
-  BALSA_CUDA_CHECK(cudaFuncSetAttribute(factor_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+bool window_fits(index_t k) {
+  return window_bytes<P>(k) + 1024 <= optin_shared_bytes();
+}
+
+namespace {
+// One launch over `bands` (failures of `first`'s blocks reported before `second`'s, as the CPU meets them).
+template <class P>
+int factor_launch(Bands<P> bands, index_t k, const BoostRule& rule, const DeviceBlocks& blocks, FactorKernel kernel) {
+  const bool window = kernel == FactorKernel::Window || (kernel == FactorKernel::Auto && k <= kWindowUpTo && window_fits<P>(k));
+  if (window && !window_fits<P>(k))
+    throw Error("SaP: the sliding-window factorisation does not fit half-bandwidth k = " + std::to_string(k));
+  const int grid = int(blocks.count) * (bands.second ? 2 : 1);
   cuda::DeviceBuffer<int> boosted(1);
-  cuda::DeviceBuffer<Failure> failures(std::size_t(blocks.count));
+  cuda::DeviceBuffer<Failure> failures(static_cast<std::size_t>(grid));
   BALSA_CUDA_CHECK(cudaMemset(boosted.data(), 0, sizeof(int)));
   BALSA_CUDA_CHECK(cudaMemset(failures.data(), 0xff, failures.bytes()));  // row -1
-  factor_kernel<P><<<blocks.count, kThreads, smem>>>(band, k, blocks.starts.data(), rule.small(), rule.boosted(),
-                                                       rule.enabled, reversed, nb, boosted.data(), failures.data());
+  const std::size_t optin = optin_shared_bytes();
+  if (window) {
+    const std::size_t smem = window_bytes<P>(k);
+    BALSA_CUDA_CHECK(cudaFuncSetAttribute(factor_window_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    factor_window_kernel<P><<<grid, kThreads, smem>>>(bands, k, blocks.starts.data(), rule.small(), rule.boosted(),
+                                                       rule.enabled, boosted.data(), failures.data());
+  } else {
+    // The widest panel (16, 8, 4 or 2 columns) whose panel and U row block fit in shared memory.
+    auto bytes = [k](int nb) { return sizeof(P) * (std::size_t(nb) * (nb + k) + std::size_t(nb) * k); };
+    int nb = kPanel;
+    while (nb > 2 && bytes(nb) + 1024 > optin) nb /= 2;
+    if (bytes(nb) + 1024 > optin)
+      throw DeviceOutOfMemory("SaP: half-bandwidth k = " + std::to_string(k) + " is too wide for the GPU factorisation (its " +
+                              "panel needs " + std::to_string(bytes(nb)) + " bytes of shared memory, the GPU has " +
+                              std::to_string(optin) + " per block)");
+    const std::size_t smem = bytes(nb);
+    BALSA_CUDA_CHECK(cudaFuncSetAttribute(factor_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    factor_kernel<P><<<grid, kThreads, smem>>>(bands, k, blocks.starts.data(), rule.small(), rule.boosted(), rule.enabled,
+                                                nb, boosted.data(), failures.data());
+  }
   BALSA_CHECK_LAUNCH();
   const std::vector<Failure> f = failures.to_host();
-  for (index_t b = 0; b < blocks.count; ++b)
-    if (f[std::size_t(b)].row >= 0) throw_pivot_error(f[std::size_t(b)].kind, f[std::size_t(b)].value, rule, f[std::size_t(b)].row, b, reversed);
+  for (int x = 0; x < grid; ++x) {
+    const Failure& fx = f[std::size_t(x)];
+    const bool second = x >= blocks.count;
+    if (fx.row >= 0) throw_pivot_error(fx.kind, fx.value, rule, fx.row, second ? x - blocks.count : x, second || bands.first_reversed);
+  }
   return boosted.to_host()[0];
 }
+}  // namespace
 
 template <class P>
-void reverse_blocks(const P* from, P* to, index_t k, const DeviceBlocks& blocks, index_t max_block) {
-  if (blocks.count == 0) return;
-  const dim3 grid(grid_for(std::int64_t(max_block) * (2 * std::int64_t(k) + 1)) , unsigned(blocks.count));
-  reverse_kernel<P><<<grid, kThreads>>>(from, to, k, blocks.starts.data());
-  BALSA_CHECK_LAUNCH();
+int factor_blocks(P* band, index_t k, const DeviceBlocks& blocks, const BoostRule& rule, bool reversed,
+                  FactorKernel kernel) {
+  if (blocks.count == 0) return 0;
+  return factor_launch(Bands<P>{band, nullptr, reversed, blocks.count}, k, rule, blocks, kernel);
 }
 
 template <class P>
-void solve_blocks(const P* band, index_t k, const DeviceBlocks& blocks, P* x) {
-  if (blocks.count == 0) return;
-  solve_kernel<P><<<blocks.count, kThreads>>>(band, k, blocks.starts.data(), x);
-  BALSA_CHECK_LAUNCH();
+int factor_lu_and_ul(P* lu, P* ul, index_t k, const DeviceBlocks& blocks, const BoostRule& rule, FactorKernel kernel) {
+  if (blocks.count == 0) return 0;
+  return factor_launch(Bands<P>{lu, ul, false, blocks.count}, k, rule, blocks, kernel);
 }
 
 #define BALSA_INSTANTIATE(T)                                                                                  \
-  template void band_spmv(const T*, index_t, index_t, const T*, T*);                                          \
-  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool);                       \
-  template void reverse_blocks(const T*, T*, index_t, const DeviceBlocks&, index_t);                          \
-  template void solve_blocks(const T*, index_t, const DeviceBlocks&, T*);
+  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool, FactorKernel);         \
+  template int factor_lu_and_ul(T*, T*, index_t, const DeviceBlocks&, const BoostRule&, FactorKernel);        \
+  template bool window_fits<T>(index_t);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE
-template void convert(const float*, double*, std::int64_t);
-template void convert(const double*, float*, std::int64_t);
-template void convert(const float*, float*, std::int64_t);
-template void convert(const double*, double*, std::int64_t);
 
 }  // namespace balsa::sap::gpu

@@ -23,15 +23,27 @@ template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<d
 namespace gpu {
 DeviceBlocks upload(const Blocks&) { no_cuda(); }
 template <class T>
-void band_spmv(const T*, index_t, index_t, const T*, T*) {
+void band_spmv(const T*, index_t, index_t, const T*, T*, const int*) {
+  no_cuda();
+}
+template <class T>
+BandCheck check_band(const T*, std::size_t) {
   no_cuda();
 }
 template <class To, class From>
-void convert(const From*, To*, std::int64_t) {
+void convert(const From*, To*, std::int64_t, const int*) {
   no_cuda();
 }
 template <class P>
-int factor_blocks(P*, index_t, const DeviceBlocks&, const BoostRule&, bool) {
+int factor_blocks(P*, index_t, const DeviceBlocks&, const BoostRule&, bool, FactorKernel) {
+  no_cuda();
+}
+template <class P>
+int factor_lu_and_ul(P*, P*, index_t, const DeviceBlocks&, const BoostRule&, FactorKernel) {
+  no_cuda();
+}
+template <class P>
+bool window_fits(index_t) {
   no_cuda();
 }
 template <class P>
@@ -39,7 +51,7 @@ void reverse_blocks(const P*, P*, index_t, const DeviceBlocks&, index_t) {
   no_cuda();
 }
 template <class P>
-void solve_blocks(const P*, index_t, const DeviceBlocks&, P*) {
+void solve_blocks(const P*, index_t, index_t, const DeviceBlocks&, P*, const int*) {
   no_cuda();
 }
 template <class P>
@@ -55,25 +67,29 @@ void reduced_systems(const P*, const P*, index_t, index_t, P*) {
   no_cuda();
 }
 template <class P>
-void coupling_corrections(const P*, const P*, const P*, const P*, const P*, index_t, const DeviceBlocks&, const P*, P*) {
+void coupling_corrections(const P*, const P*, const P*, const P*, const P*, index_t, const DeviceBlocks&, const P*, P*,
+                          const int*) {
   no_cuda();
 }
 #define BALSA_INSTANTIATE(T)                                                                                  \
-  template void band_spmv(const T*, index_t, index_t, const T*, T*);                                          \
-  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool);                       \
+  template void band_spmv(const T*, index_t, index_t, const T*, T*, const int*);                              \
+  template BandCheck check_band(const T*, std::size_t);                                                       \
+  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool, FactorKernel);         \
+  template int factor_lu_and_ul(T*, T*, index_t, const DeviceBlocks&, const BoostRule&, FactorKernel);        \
+  template bool window_fits<T>(index_t);                                                                      \
   template void reverse_blocks(const T*, T*, index_t, const DeviceBlocks&, index_t);                          \
-  template void solve_blocks(const T*, index_t, const DeviceBlocks&, T*);                                     \
+  template void solve_blocks(const T*, index_t, index_t, const DeviceBlocks&, T*, const int*);               \
   template void coupling_blocks(const T*, index_t, const DeviceBlocks&, T*, T*);                              \
   template void truncated_spikes(const T*, const T*, index_t, const DeviceBlocks&, const T*, const T*, T*, T*); \
   template void reduced_systems(const T*, const T*, index_t, index_t, T*);                                    \
   template void coupling_corrections(const T*, const T*, const T*, const T*, const T*, index_t,               \
-                                     const DeviceBlocks&, const T*, T*);
+                                     const DeviceBlocks&, const T*, T*, const int*);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE
-template void convert(const float*, double*, std::int64_t);
-template void convert(const double*, float*, std::int64_t);
-template void convert(const float*, float*, std::int64_t);
-template void convert(const double*, double*, std::int64_t);
+template void convert(const float*, double*, std::int64_t, const int*);
+template void convert(const double*, float*, std::int64_t, const int*);
+template void convert(const float*, float*, std::int64_t, const int*);
+template void convert(const double*, double*, std::int64_t, const int*);
 }  // namespace gpu
 
 }  // namespace balsa::sap

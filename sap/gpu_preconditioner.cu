@@ -38,25 +38,28 @@ class DeviceSap final : public SapPreconditioner<T> {
   void apply(std::span<const T>, std::span<T>) override {
     throw Error("internal: the GPU SaP preconditioner has no host path");
   }
-  // z = M^{-1} r on the device (see HostSap::apply).
-  void apply_device(const T* r, T* z) override {
+  void apply_device(const T* r, T* z) override { apply_device_unless(r, z, nullptr); }
+  // z = M^{-1} r on the device (see HostSap::apply); every kernel a no-op
+  // once *stopped != 0.
+  void apply_device_unless(const T* r, T* z, const int* stopped) override {
     const std::int64_t n = plan_.n;
+    const index_t k = plan_.k;
     if (coupled()) {
-      gpu::convert(r, g_.data(), n);
-      gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, g_.data());
+      gpu::convert(r, g_.data(), n, stopped);
+      gpu::solve_blocks(f_.lu.data(), plan_.n, k, blocks_, g_.data(), stopped);
       P* w = std::is_same_v<T, P> ? reinterpret_cast<P*>(z) : w_.data();
-      gpu::convert(r, w, n);
-      gpu::coupling_corrections(f_.B.data(), f_.C.data(), f_.V.data(), f_.W.data(), f_.R.data(), plan_.k, blocks_,
-                                g_.data(), w);
-      gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, w);
-      if constexpr (!std::is_same_v<T, P>) gpu::convert(w, z, n);
+      gpu::convert(r, w, n, stopped);
+      gpu::coupling_corrections(f_.B.data(), f_.C.data(), f_.V.data(), f_.W.data(), f_.R.data(), k, blocks_,
+                                g_.data(), w, stopped);
+      gpu::solve_blocks(f_.lu.data(), plan_.n, k, blocks_, w, stopped);
+      if constexpr (!std::is_same_v<T, P>) gpu::convert(w, z, n, stopped);
     } else if constexpr (std::is_same_v<T, P>) {
-      gpu::convert(r, z, n);
-      gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, z);
+      gpu::convert(r, z, n, stopped);
+      gpu::solve_blocks(f_.lu.data(), plan_.n, k, blocks_, z, stopped);
     } else {
-      gpu::convert(r, g_.data(), n);
-      gpu::solve_blocks(f_.lu.data(), plan_.k, blocks_, g_.data());
-      gpu::convert(g_.data(), z, n);
+      gpu::convert(r, g_.data(), n, stopped);
+      gpu::solve_blocks(f_.lu.data(), plan_.n, k, blocks_, g_.data(), stopped);
+      gpu::convert(g_.data(), z, n, stopped);
     }
   }
   void update_values(std::span<const T> values) override {
@@ -87,8 +90,8 @@ class DeviceSap final : public SapPreconditioner<T> {
       f.ul = cuda::DeviceBuffer<P>(band);
       gpu::reverse_blocks(f.lu.data(), f.ul.data(), plan_.k, blocks_, max_block_);
     }
-    rep.boosted_pivots = gpu::factor_blocks(f.lu.data(), plan_.k, blocks_, plan_.boost, false);
-    if (coupled()) rep.boosted_pivots += gpu::factor_blocks(f.ul.data(), plan_.k, blocks_, plan_.boost, true);
+    rep.boosted_pivots = coupled() ? gpu::factor_lu_and_ul(f.lu.data(), f.ul.data(), plan_.k, blocks_, plan_.boost)
+                                   : gpu::factor_blocks(f.lu.data(), plan_.k, blocks_, plan_.boost, false);
     rep.t_lu = since(t0);
     if (coupled()) {
       t0 = Clock::now();

@@ -85,7 +85,8 @@ __device__ void gemv(const P* M, const P* x, const P* y0, P* y, index_t k) {
 // Eq. 9b, 9c and 10 for interface blockIdx.x (see sap/host.cpp, coupling_corrections).
 template <class P>
 __global__ void corrections_kernel(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
-                                   const index_t* starts, const P* g, P* rhs) {
+                                   const index_t* starts, const P* g, P* rhs, const int* stopped) {
+  if (stopped && *stopped) return;
   extern __shared__ unsigned char smem_raw[];
   P* gb = reinterpret_cast<P*>(smem_raw);
   P* gt = gb + k;
@@ -227,13 +228,13 @@ void reduced_systems(const P* V, const P* W, index_t k, index_t count, P* R) {
 
 template <class P>
 void coupling_corrections(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
-                          const DeviceBlocks& blocks, const P* g, P* rhs) {
+                          const DeviceBlocks& blocks, const P* g, P* rhs, const int* stopped) {
   if (blocks.count < 2 || k == 0) return;
   const std::size_t smem = 5 * std::size_t(k) * sizeof(P);
   if (smem > 48 * 1024)
     BALSA_CUDA_CHECK(cudaFuncSetAttribute(corrections_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   corrections_kernel<P><<<blocks.count - 1, kThreads, smem>>>(B, C, V, W, R, k,
-                                                                                      blocks.starts.data(), g, rhs);
+                                                      blocks.starts.data(), g, rhs, stopped);
   BALSA_CHECK_LAUNCH();
 }
 
@@ -242,7 +243,7 @@ void coupling_corrections(const P* B, const P* C, const P* V, const P* W, const 
   template void truncated_spikes(const P*, const P*, index_t, const DeviceBlocks&, const P*, const P*, P*, P*); \
   template void reduced_systems(const P*, const P*, index_t, index_t, P*);                                      \
   template void coupling_corrections(const P*, const P*, const P*, const P*, const P*, index_t, const DeviceBlocks&, \
-                                     const P*, P*);
+                                     const P*, P*, const int*);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "balsa/sparse.hpp"
+#include "sparse/banded_check.hpp"
 #include "sparse/instantiate.hpp"
 #include "sparse/parallel.hpp"
 
@@ -117,13 +118,17 @@ double relative_residual(const Banded<T>& A, std::span<const T> x, std::span<con
 }
 
 template <class T>
+void detail::throw_nonfinite_band_entry(const Banded<T>& A, std::size_t position) {
+  const std::int64_t j = std::int64_t(position) / A.ld(), i = j + std::int64_t(position) % A.ld() - A.k;
+  throw MatrixError("banded matrix: entry (" + s(i) + ", " + s(j) + ") is " + std::to_string(double(A.data[position])));
+}
+
+template <class T>
 void require_finite(const Banded<T>& A) {
   const std::size_t bad = parallel::first_where(std::int64_t(A.data.size()), [&](std::int64_t p) {
     return !std::isfinite(double(A.data[std::size_t(p)]));
   });
-  if (bad >= A.data.size()) return;
-  const std::int64_t j = std::int64_t(bad) / A.ld(), i = j + std::int64_t(bad) % A.ld() - A.k;
-  throw MatrixError("banded matrix: entry (" + s(i) + ", " + s(j) + ") is " + std::to_string(double(A.data[bad])));
+  if (bad < A.data.size()) detail::throw_nonfinite_band_entry(A, bad);
 }
 
 template <class T>
@@ -142,6 +147,7 @@ double max_abs(const Banded<T>& A) {
   template void spmv(const Banded<T>&, std::span<const T>, std::span<T>);                           \
   template double relative_residual(const Banded<T>&, std::span<const T>, std::span<const T>);      \
   template void require_finite(const Banded<T>&);                                                   \
+  template void detail::throw_nonfinite_band_entry(const Banded<T>&, std::size_t);                  \
   template double max_abs(const Banded<T>&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE

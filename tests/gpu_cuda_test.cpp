@@ -128,6 +128,22 @@ TYPED_TEST(GpuTyped, SpmvMatchesCpuOnRealMatrices) {
   }
 }
 
+// Uploads of 8 MiB and more go through pinned staging buffers in 16 MiB
+// chunks (cuda/runtime.cpp): sizes around and across the chunk edges come
+// back bit for bit, and the copy is ordered with kernels on the default stream.
+TEST(GpuCopies, StagedUploadsArriveWhole) {
+  BALSA_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t(1) << 20, (std::size_t(2) << 20) - 1, std::size_t(2) << 20, (std::size_t(5) << 20) + 3}) {
+    SCOPED_TRACE(n);
+    std::vector<double> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = double(i) * 0.5 - 3.0;
+    cuda::DeviceBuffer<double> d(n);
+    cuda::fill(d, std::nan(""));  // enqueued before the upload: must not land after it
+    d.upload(h);
+    EXPECT_EQ(d.to_host(), h);
+  }
+}
+
 TEST(GpuErrors, OutOfMemoryIsAClearError) {
   BALSA_REQUIRE_GPU();
   const auto [free, total] = cuda::memory_info();

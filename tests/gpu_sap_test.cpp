@@ -3,6 +3,7 @@
 // the GPU end to end (random bands, d = 0.06, a real matrix, bad input).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "balsa/generators.hpp"
@@ -31,7 +32,12 @@ struct Case {
   index_t n, k, P;
   double d;
 };
-const Case kCases[] = {{1000, 5, 7, 1.0}, {3000, 40, 10, 0.5}, {2000, 70, 6, 1.0}, {3000, 200, 5, 1.0}, {700, 1, 3, 0.3}};
+// k = 5, 40, 70 and 1 take the sliding-window factorisation, 200 and 500
+// the blocked one (both are also run on every k the window takes, below);
+// the block solves' chunk is 32 rows up to k = 200 and 16 at k = 500 in
+// double (sap/gpu_solve.cu, geometry).
+const Case kCases[] = {{1000, 5, 7, 1.0}, {3000, 40, 10, 0.5}, {2000, 70, 6, 1.0},
+                       {3000, 200, 5, 1.0}, {700, 1, 3, 0.3}, {3500, 500, 3, 1.0}};
 
 template <class P>
 void factor_solve_and_spikes_match_the_cpu() {
@@ -53,22 +59,32 @@ void factor_solve_and_spikes_match_the_cpu() {
     // LU and UL: same factors to rounding.
     Banded<P> lu = A;
     const int boosted = sap::factor_blocks(lu, blocks, rule, false) + sap::factor_blocks(ul, blocks, rule, true);
-    cuda::DeviceBuffer<P> dlu{std::span<const P>(A.data)};
-    int dboosted = sap::gpu::factor_blocks(dlu.data(), c.k, db, rule, false);
-    dboosted += sap::gpu::factor_blocks(dul.data(), c.k, db, rule, true);
-    EXPECT_EQ(dboosted, boosted);
     // Without pivoting a block far from diagonal dominance (d < 1) grows its
     // factors, and with them the rounding differences of the two orders of
     // summation (float most): the bound grows by 100 there.
     const double tol = test::tolerance<P>(20.0 * (c.k + 1)) * (c.d < 1 ? 100.0 : 1.0);
-    EXPECT_LE(band_error(dlu.to_host(), lu.data), tol);
-    EXPECT_LE(band_error(dul.to_host(), ul.data), tol);
+    const cuda::DeviceBuffer<P> dul_in{std::span<const P>(dul.to_host())};
+    for (auto kernel : {sap::gpu::FactorKernel::Auto, sap::gpu::FactorKernel::Window, sap::gpu::FactorKernel::Blocked}) {
+      if (kernel == sap::gpu::FactorKernel::Window && !sap::gpu::window_fits<P>(c.k)) continue;
+      SCOPED_TRACE("factor kernel " + std::to_string(int(kernel)));
+      cuda::DeviceBuffer<P> dlu{std::span<const P>(A.data)}, dul2{std::span<const P>(dul_in.to_host())};
+      int dboosted = sap::gpu::factor_blocks(dlu.data(), c.k, db, rule, false, kernel);
+      dboosted += sap::gpu::factor_blocks(dul2.data(), c.k, db, rule, true, kernel);
+      EXPECT_EQ(dboosted, boosted);
+      EXPECT_LE(band_error(dlu.to_host(), lu.data), tol);
+      EXPECT_LE(band_error(dul2.to_host(), ul.data), tol);
+      // SaP-C's LU and UL in one launch: the same factors.
+      cuda::DeviceBuffer<P> plu{std::span<const P>(A.data)}, pul{std::span<const P>(dul_in.to_host())};
+      EXPECT_EQ(sap::gpu::factor_lu_and_ul(plu.data(), pul.data(), c.k, db, rule, kernel), boosted);
+      EXPECT_EQ(plu.to_host(), dlu.to_host());
+      EXPECT_EQ(pul.to_host(), dul2.to_host());
+    }
     // Block solves from the CPU's factors.
     std::vector<P> x(std::size_t(c.n));
     for (index_t i = 0; i < c.n; ++i) x[std::size_t(i)] = P(std::sin(0.3 * i));
     cuda::DeviceBuffer<P> dx{std::span<const P>(x)}, dlu_cpu{std::span<const P>(lu.data)};
     sap::solve_blocks(lu, blocks, x.data());
-    sap::gpu::solve_blocks(dlu_cpu.data(), c.k, db, dx.data());
+    sap::gpu::solve_blocks(dlu_cpu.data(), c.n, c.k, db, dx.data());
     EXPECT_LE(test::relative_error<P>(dx.to_host(), x), tol);
     // SpMV (output poisoned).
     std::vector<P> y(std::size_t(c.n));
@@ -101,6 +117,78 @@ void factor_solve_and_spikes_match_the_cpu() {
     sap::gpu::coupling_corrections(B.data(), C.data(), V.data(), W.data(), R.data(), c.k, db, dx.data(), dy.data());
     EXPECT_LE(test::relative_error<P>(dy.to_host(), rhs), tol * 10);
   }
+}
+
+// With *stopped != 0 every kernel a Krylov iteration calls leaves its
+// output alone (the poison stays); with 0 it computes.
+template <class P>
+void stopped_kernels_do_nothing() {
+  const index_t n = 600, k = 12;
+  const Banded<P> A = banded_dominant_band<P>(n, k, 1.0, 3);
+  const Blocks blocks = sap::split(n, k, 4, SapVariant::Coupled, 1);
+  const auto db = sap::gpu::upload(blocks);
+  cuda::DeviceBuffer<P> dA{std::span<const P>(A.data)}, x{static_cast<std::size_t>(n)}, y{static_cast<std::size_t>(n)};
+  cuda::fill(x, P(1));
+  const std::size_t kk = std::size_t(k) * k * std::size_t(blocks.count() - 1);
+  cuda::DeviceBuffer<P> B(kk), C(kk), V(kk), W(kk), R(kk);
+  for (auto* b : {&B, &C, &V, &W, &R}) cuda::fill(*b, P(0.5));
+  for (int flag : {1, 0}) {
+    SCOPED_TRACE("stopped = " + std::to_string(flag));
+    const int h = flag;
+    cuda::DeviceBuffer<int> stopped{std::span<const int>(&h, 1)};
+    auto untouched = [](const cuda::DeviceBuffer<P>& v) {
+      const std::vector<P> host = v.to_host();
+      return std::all_of(host.begin(), host.end(), [](P a) { return std::isnan(double(a)); });
+    };
+    y.fill_bytes(0xFF);
+    sap::gpu::band_spmv(dA.data(), n, k, x.data(), y.data(), stopped.data());
+    EXPECT_EQ(untouched(y), flag == 1);
+    y.fill_bytes(0xFF);
+    sap::gpu::convert(x.data(), y.data(), n, stopped.data());
+    EXPECT_EQ(untouched(y), flag == 1);
+    cuda::DeviceBuffer<P> z{std::span<const P>(x.to_host())};
+    sap::gpu::solve_blocks(dA.data(), n, k, db, z.data(), stopped.data());
+    EXPECT_EQ(z.to_host() == x.to_host(), flag == 1);
+    cuda::DeviceBuffer<P> rhs{std::span<const P>(x.to_host())};
+    sap::gpu::coupling_corrections(B.data(), C.data(), V.data(), W.data(), R.data(), k, db, x.data(), rhs.data(),
+                                   stopped.data());
+    EXPECT_EQ(rhs.to_host() == x.to_host(), flag == 1);
+  }
+}
+
+TEST(SapGpu, StoppedKernelsDoNothing) {
+  BALSA_REQUIRE_GPU();
+  stopped_kernels_do_nothing<double>();
+  stopped_kernels_do_nothing<float>();
+}
+
+TEST(SapGpu, BandCheckFindsTheFirstNonFiniteAndTheLargest) {
+  BALSA_REQUIRE_GPU();
+  Banded<double> A = banded_dominant_band<double>(3000, 7, 1.0, 2);
+  cuda::DeviceBuffer<double> d{std::span<const double>(A.data)};
+  sap::gpu::BandCheck c = sap::gpu::check_band(d.data(), d.size());
+  EXPECT_EQ(c.amax, max_abs(A));
+  EXPECT_EQ(c.first_bad, A.data.size());
+  A(2000, 2003) = -1e30;
+  A(1500, 1499) = std::nan("");
+  A(2500, 2500) = INFINITY;
+  d.upload(A.data);
+  c = sap::gpu::check_band(d.data(), d.size());
+  EXPECT_EQ(c.amax, 1e30);
+  EXPECT_EQ(c.first_bad, std::size_t(1499) * std::size_t(A.ld()) + std::size_t(A.k + 1));  // (1500, 1499)
+  // The solver names it as the CPU path does.
+  std::string messages[2];
+  for (Device dev : {Device::Cuda, Device::Cpu}) {
+    BandedOptions o;
+    o.device = dev;
+    try {
+      BandedSolver<double> s(A, o);
+    } catch (const MatrixError& e) {
+      messages[dev == Device::Cpu] = e.what();
+    }
+  }
+  EXPECT_NE(messages[0].find("entry (1500, 1499) is nan"), std::string::npos) << messages[0];
+  EXPECT_EQ(messages[0], messages[1]);
 }
 
 TEST(SapGpu, KernelsMatchTheCpuDouble) {
