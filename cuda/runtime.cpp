@@ -61,7 +61,9 @@ namespace {
 // on first use and kept for the process (pinning costs milliseconds; a
 // solver library uploads the same sizes again and again). One upload at a
 // time goes through them; a process that cannot pin memory falls back to
-// cudaMemcpy.
+// cudaMemcpy. The stream belongs to the device current at the first large
+// upload: balsa uses one device per process (multi-GPU would need one
+// staging set per device).
 constexpr std::size_t kStagedFrom = std::size_t(8) << 20;  // smaller uploads: cudaMemcpy
 constexpr std::size_t kStageBytes = std::size_t(16) << 20;
 
@@ -72,14 +74,20 @@ struct Staging {
   cudaEvent_t drained[2] = {};
   cudaStream_t stream = nullptr;  // blocking: ordered with the legacy default stream
   Staging() {
-    if (cudaHostAlloc(&buffer[0], kStageBytes, cudaHostAllocDefault) != cudaSuccess ||
-        cudaHostAlloc(&buffer[1], kStageBytes, cudaHostAllocDefault) != cudaSuccess) {
-      (void)cudaGetLastError();
+    bool ok = cudaHostAlloc(&buffer[0], kStageBytes, cudaHostAllocDefault) == cudaSuccess &&
+              cudaHostAlloc(&buffer[1], kStageBytes, cudaHostAllocDefault) == cudaSuccess &&
+              cudaStreamCreate(&stream) == cudaSuccess;
+    for (auto& e : drained) ok = ok && cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess;
+    if (ok) {
+      usable = true;
       return;
     }
-    BALSA_CUDA_CHECK(cudaStreamCreate(&stream));
-    for (auto& e : drained) BALSA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    usable = true;
+    (void)cudaGetLastError();  // unusable: give back what was made, uploads take cudaMemcpy
+    for (void* b : buffer)
+      if (b) (void)cudaFreeHost(b);
+    for (auto& e : drained)
+      if (e) (void)cudaEventDestroy(e);
+    if (stream) (void)cudaStreamDestroy(stream);
   }
 };
 

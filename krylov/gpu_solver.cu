@@ -185,6 +185,10 @@ class DeviceSolver final : public Solver<T> {
     };
     c_.stopped = reinterpret_cast<const int*>(reinterpret_cast<const char*>(c_.state.data()) + offsetof(State, status) +
                                               offsetof(Status, stop));  // a device address
+    struct Unmask {  // also when a progress callback or a CUDA check throws: start() and finish() must compute
+      Context<T>& c;
+      ~Unmask() { c.stopped = nullptr; }
+    } unmask{c_};
     for (int k = 0; k < options_.max_iterations && !stopped; ++k) {
       while (!stopped && !pending.empty() && k + 1 - known > kLookahead) read_oldest(true);
       if (stopped) break;
@@ -202,7 +206,6 @@ class DeviceSolver final : public Solver<T> {
       while (!stopped && !pending.empty() && read_oldest(false)) {
       }
     }
-    c_.stopped = nullptr;
     return known;
   }
 

@@ -162,11 +162,8 @@ Geometry geometry(index_t k, int threads, std::size_t limit) {
 template <class P>
 void solve_blocks(const P* band, index_t n, index_t k, const DeviceBlocks& blocks, P* x, const int* stopped) {
   if (blocks.count == 0) return;
-  static const bool configured = [] {
-    BALSA_CUDA_CHECK(cudaFuncSetAttribute(solve_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(optin_shared_bytes())));
-    return true;
-  }();
-  (void)configured;
+  // Per call, as the factorisations do: the attribute belongs to the current device.
+  BALSA_CUDA_CHECK(cudaFuncSetAttribute(solve_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(optin_shared_bytes())));
   const int threads = threads_for(k);
   const Geometry g = geometry<P>(k, threads, optin_shared_bytes());
   solve_kernel<P><<<blocks.count, threads, smem_bytes(k, g, threads, sizeof(P))>>>(band, n, k, blocks.starts.data(), g, x,
