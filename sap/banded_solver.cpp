@@ -23,6 +23,12 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 std::string s(std::int64_t v) { return std::to_string(v); }
 
+// max|a_ij|, the boosting rule's scale; a zero matrix is singular.
+double nonzero_scale(index_t n, double amax) {
+  if (n > 0 && amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
+  return amax;
+}
+
 // A's products on the CPU: a copy of A's band.
 template <class T>
 class HostBandOperator final : public krylov::Operator<T> {
@@ -63,7 +69,7 @@ void check_options(const BandedOptions& o) {
 template <class T>
 struct BandedSolver<T>::Impl {
   BandedOptions options;
-  sap::Plan plan;
+  sap::Plan plan;  // as set up (the preconditioner keeps its own, with the current boost scale)
   BandedStats stats;
   std::unique_ptr<KrylovSolver<T>> krylov;
   sap::SapPreconditioner<T>* M = nullptr;       // owned by krylov
@@ -84,7 +90,8 @@ struct BandedSolver<T>::Impl {
                                 s(plan.blocks.count()) + " needs " + s(std::int64_t(need)) + " bytes of device memory, " +
                                 s(std::int64_t(limit)) + (o.device_memory_limit ? " allowed (device_memory_limit)" : " free"));
       stats.device_bytes = need;
-      cuda::DeviceBuffer<T> band = upload_checked(A);
+      auto [band, amax] = upload_checked(A);
+      plan.boost.amax = amax;
       stats.t_upload = since(t0);
       if (o.float_preconditioner) {
         if constexpr (std::is_same_v<T, double>) pre = sap::make_device_preconditioner<T, float>(band, plan);
@@ -117,17 +124,16 @@ struct BandedSolver<T>::Impl {
     record_setup();
   }
 
-  // A's band on the device, checked there (NaN/Inf named as require_finite
-  // names them; max|a| for the boosting rule): the host passes over a band
-  // of gigabytes cost more than its upload.
-  cuda::DeviceBuffer<T> upload_checked(const Banded<T>& A) {
+  // A's band on the device and its max|a|, checked there (NaN/Inf named as
+  // require_finite names them): the host passes over a band of gigabytes
+  // cost more than its upload.
+  static std::pair<cuda::DeviceBuffer<T>, double> upload_checked(const Banded<T>& A) {
     cuda::DeviceBuffer<T> band(A.data.size());
     band.upload(std::span<const T>(A.data));
     const sap::gpu::BandCheck c = sap::gpu::check_band(band.data(), band.size());
     if (c.first_bad < band.size()) detail::throw_nonfinite_band_entry(A, c.first_bad);
-    if (A.n > 0 && c.amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
-    plan.boost.amax = c.amax;
-    return band;
+    const double amax = nonzero_scale(A.n, c.amax);
+    return {std::move(band), amax};
   }
 
   void record_setup() {
@@ -160,8 +166,9 @@ BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& options) 
     m.plan.n = A.n;
     m.plan.k = A.k;
     m.plan.blocks = sap::split(A.n, A.k, options.partitions, options.variant, units);
-    m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon, gpu ? 0.0 : max_abs(A)};
-    if (!gpu && A.n > 0 && m.plan.boost.amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
+    // The GPU path's scale comes with its upload (Impl::build).
+    m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon,
+                    gpu ? 0.0 : nonzero_scale(A.n, max_abs(A))};
     BandedStats& st = m.stats;
     st.variant = options.variant;
     st.device = options.device;
@@ -238,27 +245,17 @@ void BandedSolver<T>::update_values(const Banded<T>& A) {
                          s(std::int64_t(A.data.size())) + " values); the solver's is n = " + s(m.plan.n) +
                          ", k = " + s(m.plan.k));
   const auto t0 = Clock::now();
+  // The preconditioner's boost scale is set before every refactor (a
+  // failed one keeps the old factors); the operator keeps the new values.
   if (m.device_A) {
-    // The preconditioner refactors from the new values on the device; the
-    // operator keeps them.
-    const double kept = m.plan.boost.amax;
-    try {
-      cuda::DeviceBuffer<T> band = m.upload_checked(A);
-      m.M->set_amax(m.plan.boost.amax);
-      m.M->update_values_device(band);
-      m.device_A->band() = std::move(band);
-    } catch (...) {  // the old values stay in force
-      m.plan.boost.amax = kept;
-      m.M->set_amax(kept);
-      throw;
-    }
+    auto [band, amax] = Impl::upload_checked(A);
+    m.M->set_amax(amax);
+    m.M->update_values_device(band);
+    m.device_A->band() = std::move(band);
   } else {
     require_finite(A);
-    const double amax = max_abs(A);
-    if (A.n > 0 && amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
-    m.M->set_amax(amax);
+    m.M->set_amax(nonzero_scale(A.n, max_abs(A)));
     m.M->update_values(std::span<const T>(A.data));
-    m.plan.boost.amax = amax;
     m.host_A->band() = A;
   }
   m.record_setup();
