@@ -54,10 +54,11 @@ KrylovStats solve_sap(const SolveOptions& o, const Csr<double>& A, std::span<con
   if (live) std::fprintf(stderr, "\n");
   const BandedStats& st = sap.stats();
   if (!o.json)
-    fmt::print("  SaP: n = {}, k = {}, P = {} (blocks of {}..{} rows), {} boosted pivots{}\n"
+    fmt::print("  SaP: n = {}, k = {}, P = {} (blocks of {}..{} rows, bandwidths {}..{}), {} boosted pivots{}\n"
                "  T_upload {:.4f} s, T_LU {:.4f} s, T_BC {:.4f} s, T_SPK {:.4f} s, T_LUrdcd {:.4f} s, T_Kry {:.4f} s "
                "({} restarts)\n",
-               st.n, st.k, st.partitions, st.min_block, st.max_block, st.boosted_pivots,
+               st.n, st.k, st.partitions, st.min_block, st.max_block, st.min_block_bandwidth, st.max_block_bandwidth,
+               st.boosted_pivots,
                st.float_preconditioner ? ", float preconditioner" : "", st.t_upload, st.t_lu, st.t_bc, st.t_spk,
                st.t_lu_rdcd, st.t_kry, st.restarts);
   return s;

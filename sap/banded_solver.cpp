@@ -98,7 +98,7 @@ struct BandedSolver<T>::Impl {
       } else {
         pre = sap::make_device_preconditioner<T, T>(band, plan);
       }
-      auto dop = std::make_unique<sap::gpu::DeviceBandOperator<T>>(std::move(band), plan.n, plan.k);
+      auto dop = std::make_unique<sap::gpu::DeviceBandOperator<T>>(band, plan.n, plan.k);  // band freed after
       device_A = dop.get();
       op = std::move(dop);
     } else {
@@ -143,6 +143,8 @@ struct BandedSolver<T>::Impl {
     stats.t_spk = r.t_spk;
     stats.t_lu_rdcd = r.t_lu_rdcd;
     stats.boosted_pivots = r.boosted_pivots;
+    stats.min_block_bandwidth = r.min_bandwidth;
+    stats.max_block_bandwidth = r.max_bandwidth;
   }
 };
 
@@ -251,7 +253,7 @@ void BandedSolver<T>::update_values(const Banded<T>& A) {
     auto [band, amax] = Impl::upload_checked(A);
     m.M->set_amax(amax);
     m.M->update_values_device(band);
-    m.device_A->band() = std::move(band);
+    m.device_A->set_values(band);
   } else {
     require_finite(A);
     m.M->set_amax(nonzero_scale(A.n, max_abs(A)));

@@ -20,16 +20,35 @@
 
 namespace balsa::sap::gpu {
 
-// Device copy of the block starts.
+// Device copy of the block starts and the blocks' bandwidths k_b <= k
+// (Blocks::bandwidths, or k for every block when it has none).
 struct DeviceBlocks {
   index_t count = 0;
-  cuda::DeviceBuffer<index_t> starts;  // count + 1
+  cuda::DeviceBuffer<index_t> starts;      // count + 1
+  cuda::DeviceBuffer<index_t> bandwidths;  // count
+  index_t min_bandwidth = 0, max_bandwidth = 0;
 };
-DeviceBlocks upload(const Blocks& blocks);
-
-// y = A x for A's band (n, k) on the device.
+DeviceBlocks upload(const Blocks& blocks, index_t k);
+// The bandwidth of every block of A's band (n, k) on the device: k_b = the
+// largest |r - c| of a nonzero with r and c in block b (sap/host.hpp,
+// block_bandwidths); stored in `blocks` (synchronises).
 template <class T>
-void band_spmv(const T* band, index_t n, index_t k, const T* x, T* y, const int* stopped = nullptr);
+void measure_bandwidths(const T* band, index_t n, index_t k, DeviceBlocks& blocks);
+
+// A's band (n, k; the Banded layout) in the report's diagonal-major layout
+// (out of place): diag[d n + r] = A(r, r + d - k), d = 0 .. 2k, zero where
+// r + d - k is outside 0 .. n-1. Diagonal d is contiguous.
+template <class T>
+void to_diagonals(const T* band, index_t n, index_t k, T* diag);
+// y = A x from the diagonal layout. The layouts measured on the H200
+// (bench/band-layout.py, bench/results/2026-11-22h-band-layout.md): this
+// product is 2.3-3.9x faster than the best one on the Banded layout (a warp
+// per column and shared accumulators), whose contiguous columns in turn
+// make the factorisation's window updates 2-4x faster than on diagonals.
+// So A, which only the products read, is kept on diagonals and the factors
+// in the Banded layout.
+template <class T>
+void diagonal_spmv(const T* diag, index_t n, index_t k, const T* x, T* y, const int* stopped = nullptr);
 
 // max |a| over the whole band array and the first non-finite position in it
 // (count when none): the input checks of require_finite and max_abs, on the
@@ -48,13 +67,14 @@ void convert(const From* x, To* y, std::int64_t n, const int* stopped = nullptr)
 // sec. 3.1 on the device (synchronises): every block's LU in place, boosted
 // per rule; a pivot the rule refuses or a non-finite one is the MatrixError
 // the CPU path gives (same text). `reversed` as in factor_blocks. Returns
-// the pivots boosted. Two kernels, one thread block per partition each:
-// narrow bands (k <= 64, and the (k + 1 + lookahead)^2 window fits in
-// shared memory) slide that window down the block one column at a time (the band streams
-// through it, copied in ahead of use); wider ones take a blocked
-// right-looking factorisation (panel, U row block, trailing update in
-// global memory). `kernel` forces one (tests); Auto picks.
-enum class FactorKernel { Auto, Window, Blocked };
+// the pivots boosted. Block b works within its bandwidth k_b. Two kernels:
+// narrow bands (max k_b <= 32, and the (k_b + 1 + lookahead)^2 window fits
+// in shared memory) slide that window down the block one column at a time,
+// one thread block per partition (the band streams through it, copied in
+// ahead of use); wider ones factor panels of 16 columns with several
+// thread blocks per partition (right-looking, the window's update in global
+// memory, register-tiled). `kernel` forces one (tests); Auto picks.
+enum class FactorKernel { Auto, Window, Wide };
 template <class P>
 int factor_blocks(P* band, index_t k, const DeviceBlocks& blocks, const BoostRule& rule, bool reversed,
                   FactorKernel kernel = FactorKernel::Auto);
@@ -73,7 +93,8 @@ template <class P>
 void reverse_blocks(const P* from, P* to, index_t k, const DeviceBlocks& blocks, index_t max_block);
 
 // x_i = U_i^{-1} L_i^{-1} x_i for every block, in place (n = the band's
-// rows: the backward sweep reads the band array from its end).
+// rows: the backward sweep reads the band array from its end), each block
+// within its bandwidth k_b.
 template <class P>
 void solve_blocks(const P* band, index_t n, index_t k, const DeviceBlocks& blocks, P* x, const int* stopped = nullptr);
 
@@ -92,22 +113,25 @@ template <class P>
 void coupling_corrections(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
                           const DeviceBlocks& blocks, const P* g, P* rhs, const int* stopped = nullptr);
 
-// A's products on the GPU: owns A's band.
+// A's products on the GPU: owns A's diagonals (to_diagonals of its band).
 template <class T>
 class DeviceBandOperator final : public krylov::Operator<T> {
  public:
-  DeviceBandOperator(cuda::DeviceBuffer<T> band, index_t n, index_t k) : band_(std::move(band)), n_(n), k_(k) {}
+  DeviceBandOperator(const cuda::DeviceBuffer<T>& band, index_t n, index_t k) : diag_(band.size()), n_(n), k_(k) {
+    set_values(band);
+  }
+  // New values of the same band (n, k; the Banded layout).
+  void set_values(const cuda::DeviceBuffer<T>& band) { to_diagonals(band.data(), n_, k_, diag_.data()); }
   index_t rows() const override { return n_; }
   void apply(const T*, T*) override { throw Error("internal: the device band operator has no host path"); }
-  void apply_device(const T* x, T* y) override { band_spmv(band_.data(), n_, k_, x, y); }
+  void apply_device(const T* x, T* y) override { diagonal_spmv(diag_.data(), n_, k_, x, y); }
   void apply_device_unless(const T* x, T* y, const int* stopped) override {
-    band_spmv(band_.data(), n_, k_, x, y, stopped);
+    diagonal_spmv(diag_.data(), n_, k_, x, y, stopped);
   }
   std::string name() const override { return "balsa-banded"; }
-  cuda::DeviceBuffer<T>& band() { return band_; }
 
  private:
-  cuda::DeviceBuffer<T> band_;
+  cuda::DeviceBuffer<T> diag_;
   index_t n_, k_;
 };
 

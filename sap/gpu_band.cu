@@ -1,4 +1,4 @@
-// SaP's whole-band kernels (sap/gpu.hpp): A's product, the input checks,
+// SaP's whole-band kernels (sap/gpu.hpp): A's diagonal layout and product, the input checks,
 // precision conversions, the band reversal that turns an LU into the UL
 // factorisation, and the block starts' upload.
 #include <cuda_runtime.h>
@@ -31,26 +31,60 @@ __global__ void reverse_kernel(const P* from, P* to, index_t k, const index_t* s
     to[lo + q] = from[hi - 1 - q];
 }
 
-// y = A x: thread block per kRows rows; each warp takes columns and adds
-// their in-range part (contiguous in the band) into shared accumulators.
-constexpr int kRows = 1024;
+// The report's layout from LAPACK's: band[c (2k+1) + dd] = A(c + dd - k, c)
+// goes to diag[(2k - dd) n + c + dd - k] (diagonal d = 2k - dd holds
+// A(r, r + d - k) at r), through a shared 32 x 32 tile so that both the
+// reads (along dd) and the writes (along c) are contiguous.
 template <class T>
-__global__ void __launch_bounds__(kThreads) spmv_kernel(const T* band, index_t n, index_t k, const T* x, T* y,
-                                                         const int* stopped) {
-  if (stopped && *stopped) return;
-  __shared__ T acc[kRows];
-  const index_t r0 = blockIdx.x * kRows, r1 = imin(n, r0 + kRows);
-  for (int i = threadIdx.x; i < kRows; i += blockDim.x) acc[i] = T(0);
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-  const index_t c_first = imax(0, r0 - k), c_last = imin(n - 1, r1 - 1 + k);
-  for (index_t c = c_first + warp; c <= c_last; c += warps) {
-    const index_t lo = imax(r0, c - k), hi = imin(r1, c + k + 1);
-    const T xc = x[c];
-    for (index_t i = lo + lane; i < hi; i += 32) atomicAdd(&acc[i - r0], band[at(i, c, k)] * xc);
+__global__ void to_diagonals_kernel(const T* band, index_t n, index_t k, T* diag) {
+  __shared__ T tile[32][33];
+  const std::int64_t ld = 2 * std::int64_t(k) + 1;
+  const std::int64_t c0 = std::int64_t(blockIdx.x) * 32, dd0 = std::int64_t(blockIdx.y) * 32;
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {  // column c0 + y, entries dd0 + threadIdx.x
+    const std::int64_t c = c0 + y, dd = dd0 + threadIdx.x;
+    if (c < n && dd < ld) tile[y][threadIdx.x] = band[c * ld + dd];
   }
   __syncthreads();
-  for (index_t i = r0 + threadIdx.x; i < r1; i += blockDim.x) y[i] = acc[i - r0];
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {  // diagonal 2k - (dd0 + y), rows along threadIdx.x
+    const std::int64_t dd = dd0 + y, c = c0 + threadIdx.x, r = c + dd - k;
+    if (c < n && dd < ld && r >= 0 && r < n) diag[(ld - 1 - dd) * n + r] = tile[threadIdx.x][y];
+  }
+}
+
+// y = A x from the diagonal layout: a thread per row over its 2k + 1
+// diagonals (coalesced along rows, no atomics; bench/band-layout.py).
+template <class T>
+__global__ void __launch_bounds__(kThreads) diagonal_spmv_kernel(const T* diag, index_t n, index_t k, const T* x, T* y,
+                                                                 const int* stopped) {
+  if (stopped && *stopped) return;
+  const index_t r = index_t(blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x);
+  if (r >= n) return;
+  const index_t d_lo = imax(0, k - r), d_hi = imin(2 * k, n - 1 - r + k);  // columns r + d - k inside A
+  T sum = 0;
+  for (index_t d = d_lo; d <= d_hi; ++d) sum += diag[std::int64_t(d) * n + r] * x[r + d - k];
+  y[r] = sum;
+}
+
+// Block b's bandwidth: a warp per column of the block, lanes over its
+// in-block entries (contiguous in the band), the farthest nonzero from the
+// diagonal, maximised into bandwidths[b] (zeroed first).
+template <class T>
+__global__ void __launch_bounds__(kThreads) bandwidth_kernel(const T* band, index_t k, index_t count,
+                                                             const index_t* starts, index_t* bandwidths) {
+  const int lane = threadIdx.x & 31;
+  const index_t warp = index_t((blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / 32);
+  const index_t warps = index_t(gridDim.x * std::int64_t(blockDim.x) / 32);
+  for (index_t b = blockIdx.y; b < count; b += gridDim.y) {
+    const index_t s = starts[b], e = starts[b + 1];
+    index_t best = 0;
+    for (index_t c = s + warp; c < e; c += warps) {
+      const index_t lo = imax(s, c - k), hi = imin(e - 1, c + k);
+      for (index_t r = lo + lane; r <= hi; r += 32)
+        if (band[at(r, c, k)] != T(0)) best = imax(best, r > c ? r - c : c - r);
+    }
+    for (int o = 16; o > 0; o /= 2) best = imax(best, __shfl_xor_sync(0xffffffffu, best, o));
+    if (lane == 0 && best > 0) atomicMax(bandwidths + b, best);
+  }
 }
 
 template <class To, class From>
@@ -100,17 +134,48 @@ std::size_t optin_shared_bytes() {
   return bytes;
 }
 
-DeviceBlocks upload(const Blocks& blocks) {
+DeviceBlocks upload(const Blocks& blocks, index_t k) {
   DeviceBlocks d;
   d.count = blocks.count();
   d.starts = cuda::DeviceBuffer<index_t>(std::span<const index_t>(blocks.starts));
+  std::vector<index_t> kb = blocks.bandwidths;
+  if (kb.empty()) kb.assign(std::size_t(d.count), k);
+  d.bandwidths = cuda::DeviceBuffer<index_t>(std::span<const index_t>(kb));
+  if (!kb.empty()) {
+    d.min_bandwidth = *std::min_element(kb.begin(), kb.end());
+    d.max_bandwidth = *std::max_element(kb.begin(), kb.end());
+  }
   return d;
 }
 
 template <class T>
-void band_spmv(const T* band, index_t n, index_t k, const T* x, T* y, const int* stopped) {
+void measure_bandwidths(const T* band, index_t n, index_t k, DeviceBlocks& blocks) {
+  if (blocks.count == 0) return;
+  BALSA_CUDA_CHECK(cudaMemset(blocks.bandwidths.data(), 0, blocks.bandwidths.bytes()));
+  const std::int64_t columns = n / blocks.count + 1;  // a block's columns, about (load-balanced sizes)
+  const dim3 grid(unsigned(std::clamp<std::int64_t>((columns + 7) / 8, 1, 64)),
+                  unsigned(std::min<index_t>(blocks.count, 65535)));
+  bandwidth_kernel<T><<<grid, kThreads>>>(band, k, blocks.count, blocks.starts.data(), blocks.bandwidths.data());
+  BALSA_CHECK_LAUNCH();
+  const std::vector<index_t> kb = blocks.bandwidths.to_host();
+  blocks.min_bandwidth = *std::min_element(kb.begin(), kb.end());
+  blocks.max_bandwidth = *std::max_element(kb.begin(), kb.end());
+}
+
+template <class T>
+void to_diagonals(const T* band, index_t n, index_t k, T* diag) {
   if (n == 0) return;
-  spmv_kernel<T><<<(n + kRows - 1) / kRows, kThreads>>>(band, n, k, x, y, stopped);
+  const std::int64_t ld = 2 * std::int64_t(k) + 1;
+  BALSA_CUDA_CHECK(cudaMemset(diag, 0, std::size_t(ld) * std::size_t(n) * sizeof(T)));  // entries outside A
+  const dim3 grid(unsigned((n + 31) / 32), unsigned((ld + 31) / 32)), block(32, 8);
+  to_diagonals_kernel<T><<<grid, block>>>(band, n, k, diag);
+  BALSA_CHECK_LAUNCH();
+}
+
+template <class T>
+void diagonal_spmv(const T* diag, index_t n, index_t k, const T* x, T* y, const int* stopped) {
+  if (n == 0) return;
+  diagonal_spmv_kernel<T><<<(n + kThreads - 1) / kThreads, kThreads>>>(diag, n, k, x, y, stopped);
   BALSA_CHECK_LAUNCH();
 }
 
@@ -146,8 +211,10 @@ void reverse_blocks(const P* from, P* to, index_t k, const DeviceBlocks& blocks,
 }
 
 #define BALSA_INSTANTIATE(T)                                                                 \
-  template void band_spmv(const T*, index_t, index_t, const T*, T*, const int*);             \
+  template void to_diagonals(const T*, index_t, index_t, T*);                                \
+  template void diagonal_spmv(const T*, index_t, index_t, const T*, T*, const int*);         \
   template BandCheck check_band(const T*, std::size_t);                                      \
+  template void measure_bandwidths(const T*, index_t, index_t, DeviceBlocks&);               \
   template void reverse_blocks(const T*, T*, index_t, const DeviceBlocks&, index_t);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE

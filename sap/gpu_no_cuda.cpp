@@ -21,9 +21,17 @@ template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<d
     const cuda::DeviceBuffer<double>&, const Plan&);
 
 namespace gpu {
-DeviceBlocks upload(const Blocks&) { no_cuda(); }
+DeviceBlocks upload(const Blocks&, index_t) { no_cuda(); }
 template <class T>
-void band_spmv(const T*, index_t, index_t, const T*, T*, const int*) {
+void measure_bandwidths(const T*, index_t, index_t, DeviceBlocks&) {
+  no_cuda();
+}
+template <class T>
+void to_diagonals(const T*, index_t, index_t, T*) {
+  no_cuda();
+}
+template <class T>
+void diagonal_spmv(const T*, index_t, index_t, const T*, T*, const int*) {
   no_cuda();
 }
 template <class T>
@@ -72,8 +80,10 @@ void coupling_corrections(const P*, const P*, const P*, const P*, const P*, inde
   no_cuda();
 }
 #define BALSA_INSTANTIATE(T)                                                                                  \
-  template void band_spmv(const T*, index_t, index_t, const T*, T*, const int*);                              \
+  template void to_diagonals(const T*, index_t, index_t, T*);                                                 \
+  template void diagonal_spmv(const T*, index_t, index_t, const T*, T*, const int*);                          \
   template BandCheck check_band(const T*, std::size_t);                                                       \
+  template void measure_bandwidths(const T*, index_t, index_t, DeviceBlocks&);                                \
   template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool, FactorKernel);         \
   template int factor_lu_and_ul(T*, T*, index_t, const DeviceBlocks&, const BoostRule&, FactorKernel);        \
   template bool window_fits<T>(index_t);                                                                      \

@@ -20,6 +20,7 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 template <class P>
 struct DeviceFactors {
+  gpu::DeviceBlocks blocks;               // with the bandwidths of lu's blocks
   cuda::DeviceBuffer<P> lu, ul;           // the blocks' LU; their reversed LU (SaP-C)
   cuda::DeviceBuffer<P> B, C, V, W, R;    // per interface k x k (SaP-C)
 };
@@ -28,7 +29,6 @@ template <class T, class P>
 class DeviceSap final : public SapPreconditioner<T> {
  public:
   DeviceSap(const cuda::DeviceBuffer<T>& A, const Plan& plan) : SapPreconditioner<T>(plan) {
-    blocks_ = gpu::upload(plan.blocks);
     for (index_t i = 0; i < plan.blocks.count(); ++i) max_block_ = std::max(max_block_, plan.blocks.size(i));
     factor(A);
     g_ = cuda::DeviceBuffer<P>(std::size_t(plan.n));
@@ -46,19 +46,19 @@ class DeviceSap final : public SapPreconditioner<T> {
     const index_t k = plan_.k;
     if (coupled()) {
       gpu::convert(r, g_.data(), n, stopped);
-      gpu::solve_blocks(f_.lu.data(), plan_.n, k, blocks_, g_.data(), stopped);
+      gpu::solve_blocks(f_.lu.data(), plan_.n, k, f_.blocks, g_.data(), stopped);
       P* w = std::is_same_v<T, P> ? reinterpret_cast<P*>(z) : w_.data();
       gpu::convert(r, w, n, stopped);
-      gpu::coupling_corrections(f_.B.data(), f_.C.data(), f_.V.data(), f_.W.data(), f_.R.data(), k, blocks_,
+      gpu::coupling_corrections(f_.B.data(), f_.C.data(), f_.V.data(), f_.W.data(), f_.R.data(), k, f_.blocks,
                                 g_.data(), w, stopped);
-      gpu::solve_blocks(f_.lu.data(), plan_.n, k, blocks_, w, stopped);
+      gpu::solve_blocks(f_.lu.data(), plan_.n, k, f_.blocks, w, stopped);
       if constexpr (!std::is_same_v<T, P>) gpu::convert(w, z, n, stopped);
     } else if constexpr (std::is_same_v<T, P>) {
       gpu::convert(r, z, n, stopped);
-      gpu::solve_blocks(f_.lu.data(), plan_.n, k, blocks_, z, stopped);
+      gpu::solve_blocks(f_.lu.data(), plan_.n, k, f_.blocks, z, stopped);
     } else {
       gpu::convert(r, g_.data(), n, stopped);
-      gpu::solve_blocks(f_.lu.data(), plan_.n, k, blocks_, g_.data(), stopped);
+      gpu::solve_blocks(f_.lu.data(), plan_.n, k, f_.blocks, g_.data(), stopped);
       gpu::convert(g_.data(), z, n, stopped);
     }
   }
@@ -81,21 +81,26 @@ class DeviceSap final : public SapPreconditioner<T> {
     auto t0 = Clock::now();
     f.lu = cuda::DeviceBuffer<P>(band);
     gpu::convert(A.data(), f.lu.data(), std::int64_t(band));
+    f.blocks = gpu::upload(plan_.blocks, plan_.k);
+    gpu::measure_bandwidths(f.lu.data(), plan_.n, plan_.k, f.blocks);  // of the values factored (in P)
+    rep.min_bandwidth = f.blocks.min_bandwidth;
+    rep.max_bandwidth = f.blocks.max_bandwidth;
+    const gpu::DeviceBlocks& blocks = f.blocks;
     if (coupled()) {
       for (auto* b : {&f.B, &f.C, &f.V, &f.W, &f.R}) *b = cuda::DeviceBuffer<P>(kk);
-      gpu::coupling_blocks(f.lu.data(), plan_.k, blocks_, f.B.data(), f.C.data());
+      gpu::coupling_blocks(f.lu.data(), plan_.k, blocks, f.B.data(), f.C.data());
       cuda::detail::synchronize();
       rep.t_bc = since(t0);
       t0 = Clock::now();
       f.ul = cuda::DeviceBuffer<P>(band);
-      gpu::reverse_blocks(f.lu.data(), f.ul.data(), plan_.k, blocks_, max_block_);
+      gpu::reverse_blocks(f.lu.data(), f.ul.data(), plan_.k, blocks, max_block_);
     }
-    rep.boosted_pivots = coupled() ? gpu::factor_lu_and_ul(f.lu.data(), f.ul.data(), plan_.k, blocks_, plan_.boost)
-                                   : gpu::factor_blocks(f.lu.data(), plan_.k, blocks_, plan_.boost, false);
+    rep.boosted_pivots = coupled() ? gpu::factor_lu_and_ul(f.lu.data(), f.ul.data(), plan_.k, blocks, plan_.boost)
+                                   : gpu::factor_blocks(f.lu.data(), plan_.k, blocks, plan_.boost, false);
     rep.t_lu = since(t0);
     if (coupled()) {
       t0 = Clock::now();
-      gpu::truncated_spikes(f.lu.data(), f.ul.data(), plan_.k, blocks_, f.B.data(), f.C.data(), f.V.data(), f.W.data());
+      gpu::truncated_spikes(f.lu.data(), f.ul.data(), plan_.k, blocks, f.B.data(), f.C.data(), f.V.data(), f.W.data());
       f.ul = {};  // only its bottom blocks were needed
       rep.t_spk = since(t0);
       t0 = Clock::now();
@@ -107,7 +112,6 @@ class DeviceSap final : public SapPreconditioner<T> {
   }
 
   using SapPreconditioner<T>::plan_;
-  gpu::DeviceBlocks blocks_;
   index_t max_block_ = 0;
   DeviceFactors<P> f_;
   cuda::DeviceBuffer<P> g_, w_;

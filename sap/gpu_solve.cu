@@ -49,10 +49,9 @@ struct Sweep {
 };
 
 // Rows s0 .. e-1 of the sweep: x_i = (x_i - sum_{c<i} T(i, c) x_c) / T(i, i)
-// with T = L (unit diagonal) or J U J.
+// with T = L (unit diagonal) or J U J, of bandwidth k (the block's, <= s.k).
 template <class P, bool Up>
-__device__ void sweep(const Sweep<P, Up>& s, index_t s0, index_t e, Geometry g, P* smem) {
-  const index_t k = s.k;
+__device__ void sweep(const Sweep<P, Up>& s, index_t s0, index_t e, index_t k, Geometry g, P* smem) {
   const int C = g.chunk, S = g.stages, width = int(k) + C;
   const int stage_size = C * width + C;  // the tile, [column][row], then the C right-hand sides
   P* ring = smem + std::size_t(S) * stage_size;
@@ -124,15 +123,15 @@ __device__ void sweep(const Sweep<P, Up>& s, index_t s0, index_t e, Geometry g, 
 }
 
 template <class P>
-__global__ void solve_kernel(const P* band, index_t n, index_t k, const index_t* starts, Geometry g, P* x,
-                             const int* stopped) {
+__global__ void solve_kernel(const P* band, index_t n, index_t k, const index_t* starts, const index_t* bandwidths,
+                             Geometry g, P* x, const int* stopped) {
   if (stopped && *stopped) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   P* smem = reinterpret_cast<P*>(smem_raw);
-  const index_t s0 = starts[blockIdx.x], e = starts[blockIdx.x + 1];
+  const index_t s0 = starts[blockIdx.x], e = starts[blockIdx.x + 1], kb = bandwidths[blockIdx.x];
   const std::int64_t last = std::int64_t(n) * (2 * std::int64_t(k) + 1) - 1;
-  sweep(Sweep<P, false>{band, x, n, k, last}, s0, e, g, smem);
-  sweep(Sweep<P, true>{band, x, n, k, last}, n - e, n - s0, g, smem);
+  sweep(Sweep<P, false>{band, x, n, k, last}, s0, e, kb, g, smem);
+  sweep(Sweep<P, true>{band, x, n, k, last}, n - e, n - s0, kb, g, smem);
 }
 
 int threads_for(index_t k) { return k <= 32 ? 32 : k <= 64 ? 64 : k <= 128 ? 128 : 256; }
@@ -164,10 +163,11 @@ void solve_blocks(const P* band, index_t n, index_t k, const DeviceBlocks& block
   if (blocks.count == 0) return;
   // Per call, as the factorisations do: the attribute belongs to the current device.
   BALSA_CUDA_CHECK(cudaFuncSetAttribute(solve_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(optin_shared_bytes())));
-  const int threads = threads_for(k);
-  const Geometry g = geometry<P>(k, threads, optin_shared_bytes());
-  solve_kernel<P><<<blocks.count, threads, smem_bytes(k, g, threads, sizeof(P))>>>(band, n, k, blocks.starts.data(), g, x,
-                                                                                    stopped);
+  const index_t kmax = blocks.max_bandwidth;  // the geometry fits the widest block
+  const int threads = threads_for(kmax);
+  const Geometry g = geometry<P>(kmax, threads, optin_shared_bytes());
+  solve_kernel<P><<<blocks.count, threads, smem_bytes(kmax, g, threads, sizeof(P))>>>(
+      band, n, k, blocks.starts.data(), blocks.bandwidths.data(), g, x, stopped);
   BALSA_CHECK_LAUNCH();
 }
 

@@ -46,14 +46,28 @@ void throw_pivot_error(int kind, double u, const BoostRule& rule, index_t row, i
 }
 
 template <class P>
+std::vector<index_t> block_bandwidths(const Banded<P>& F, const Blocks& blocks) {
+  std::vector<index_t> kb(std::size_t(blocks.count()), 0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (index_t b = 0; b < blocks.count(); ++b) {
+    const index_t s0 = blocks.start(b), e = s0 + blocks.size(b);
+    index_t best = 0;
+    for (index_t c = s0; c < e; ++c)
+      for (index_t r = std::max(s0, c - F.k); r <= std::min(e - 1, c + F.k); ++r)
+        if (F(r, c) != P(0)) best = std::max(best, r > c ? r - c : c - r);
+    kb[std::size_t(b)] = best;
+  }
+  return kb;
+}
+
+template <class P>
 int factor_blocks(Banded<P>& F, const Blocks& blocks, const BoostRule& rule, bool reversed) {
-  const index_t k = F.k;
   int boosted = 0;
   index_t failed = blocks.count();  // the first block that threw (its error is the one reported)
   std::exception_ptr error;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : boosted)
   for (index_t b = 0; b < blocks.count(); ++b) try {
-    const index_t s0 = blocks.start(b), e = s0 + blocks.size(b);
+    const index_t s0 = blocks.start(b), e = s0 + blocks.size(b), k = blocks.bandwidth(b, F.k);
     // Right-looking elimination: column j's multipliers, then the (k x k)
     // window to its lower right; the band keeps the fill (no pivoting).
     for (index_t j = s0; j < e; ++j) {
@@ -91,10 +105,9 @@ void reverse_blocks(Banded<P>& F, const Blocks& blocks) {
 
 template <class P>
 void solve_blocks(const Banded<P>& F, const Blocks& blocks, P* x) {
-  const index_t k = F.k;
 #pragma omp parallel for schedule(dynamic, 1)
   for (index_t b = 0; b < blocks.count(); ++b) {
-    const index_t s0 = blocks.start(b), e = s0 + blocks.size(b);
+    const index_t s0 = blocks.start(b), e = s0 + blocks.size(b), k = blocks.bandwidth(b, F.k);
     for (index_t i = s0; i < e; ++i) {  // L y = x (unit diagonal)
       P sum = x[i];
       for (index_t j = std::max(s0, i - k); j < i; ++j) sum -= F(i, j) * x[j];
@@ -226,6 +239,7 @@ void coupling_corrections(const Interfaces<P>& c, const Blocks& blocks, const P*
 }
 
 #define BALSA_INSTANTIATE(P)                                                                            \
+  template std::vector<index_t> block_bandwidths(const Banded<P>&, const Blocks&);                      \
   template int factor_blocks(Banded<P>&, const Blocks&, const BoostRule&, bool);                        \
   template void reverse_blocks(Banded<P>&, const Blocks&);                                              \
   template void solve_blocks(const Banded<P>&, const Blocks&, P*);                                      \

@@ -33,10 +33,15 @@ struct Interfaces {
 // boosting; 1: not finite), the same text on both paths.
 [[noreturn]] void throw_pivot_error(int kind, double u, const BoostRule& rule, index_t row, index_t block, bool reversed);
 
+// k_i of every block of F (Blocks::bandwidths).
+template <class P>
+std::vector<index_t> block_bandwidths(const Banded<P>& F, const Blocks& blocks);
+
 // sec. 3.1: every block factored in place, A_i = L_i U_i (L unit lower, U
 // upper, both in the band), without pivoting, small pivots boosted by
-// `rule`. `reversed` says F holds reversed blocks (the UL factorisation):
-// it only changes the row an error names. Returns the pivots boosted.
+// `rule`, block i within its bandwidth (blocks.bandwidth(i, F.k)).
+// `reversed` says F holds reversed blocks (the UL factorisation): it only
+// changes the row an error names. Returns the pivots boosted.
 template <class P>
 int factor_blocks(Banded<P>& F, const Blocks& blocks, const BoostRule& rule, bool reversed);
 
@@ -45,7 +50,7 @@ int factor_blocks(Banded<P>& F, const Blocks& blocks, const BoostRule& rule, boo
 template <class P>
 void reverse_blocks(Banded<P>& F, const Blocks& blocks);
 
-// x_i = U_i^{-1} L_i^{-1} x_i for every block (in place).
+// x_i = U_i^{-1} L_i^{-1} x_i for every block (in place), within k_i.
 template <class P>
 void solve_blocks(const Banded<P>& F, const Blocks& blocks, P* x);
 

@@ -1,5 +1,6 @@
 // The CPU SaP preconditioners (sap/preconditioner.hpp): SaP-D and SaP-C set
 // up and applied with the reference steps of sap/host.cpp, in precision P.
+#include <algorithm>
 #include <chrono>
 
 #include "sap/host.hpp"
@@ -21,11 +22,11 @@ class HostSap final : public SapPreconditioner<T> {
   void apply(std::span<const T> r, std::span<T> z) override {
     const std::size_t n = r.size();
     g_.assign(r.begin(), r.end());
-    solve_blocks(lu_, plan_.blocks, g_.data());
+    solve_blocks(lu_, blocks_, g_.data());
     if (plan_.variant == SapVariant::Coupled && c_.count > 0) {
       w_.assign(r.begin(), r.end());
-      coupling_corrections(c_, plan_.blocks, g_.data(), w_.data());
-      solve_blocks(lu_, plan_.blocks, w_.data());
+      coupling_corrections(c_, blocks_, g_.data(), w_.data());
+      solve_blocks(lu_, blocks_, w_.data());
       for (std::size_t i = 0; i < n; ++i) z[i] = T(w_[i]);
     } else {
       for (std::size_t i = 0; i < n; ++i) z[i] = T(g_[i]);
@@ -50,20 +51,26 @@ class HostSap final : public SapPreconditioner<T> {
     Banded<P> lu = convert_values<P>(A);
     Banded<P> ul;
     Interfaces<P> c;
-    const bool coupled = plan_.variant == SapVariant::Coupled && plan_.blocks.count() > 1;
+    Blocks blocks = plan_.blocks;
+    blocks.bandwidths = block_bandwidths(lu, blocks);  // of the values factored (in P)
+    if (!blocks.bandwidths.empty()) {
+      rep.min_bandwidth = *std::min_element(blocks.bandwidths.begin(), blocks.bandwidths.end());
+      rep.max_bandwidth = *std::max_element(blocks.bandwidths.begin(), blocks.bandwidths.end());
+    }
+    const bool coupled = plan_.variant == SapVariant::Coupled && blocks.count() > 1;
     if (coupled) {
-      coupling_blocks(lu, plan_.blocks, c);
+      coupling_blocks(lu, blocks, c);
       rep.t_bc = since(t0);
       t0 = Clock::now();
       ul = lu;
-      reverse_blocks(ul, plan_.blocks);
+      reverse_blocks(ul, blocks);
     }
-    rep.boosted_pivots = factor_blocks(lu, plan_.blocks, plan_.boost, false);
-    if (coupled) rep.boosted_pivots += factor_blocks(ul, plan_.blocks, plan_.boost, true);
+    rep.boosted_pivots = factor_blocks(lu, blocks, plan_.boost, false);
+    if (coupled) rep.boosted_pivots += factor_blocks(ul, blocks, plan_.boost, true);
     rep.t_lu = since(t0);
     if (coupled) {
       t0 = Clock::now();
-      truncated_spikes(lu, ul, plan_.blocks, c);
+      truncated_spikes(lu, ul, blocks, c);
       rep.t_spk = since(t0);
       t0 = Clock::now();
       reduced_systems(c);
@@ -71,11 +78,13 @@ class HostSap final : public SapPreconditioner<T> {
     }
     lu_ = std::move(lu);  // only now: a failed refactor keeps the old factors
     c_ = std::move(c);
+    blocks_ = std::move(blocks);
   }
 
   using SapPreconditioner<T>::plan_;
   Banded<P> lu_;
   Interfaces<P> c_;
+  Blocks blocks_;  // with the bandwidths of lu_'s blocks
   std::vector<P> g_, w_;
 };
 }  // namespace
@@ -95,7 +104,7 @@ std::size_t device_bytes_needed(const Plan& plan, std::size_t t_size, std::size_
   const std::size_t band = std::size_t(plan.n) * std::size_t(2 * std::int64_t(plan.k) + 1);
   const bool coupled = plan.variant == SapVariant::Coupled && plan.blocks.count() > 1;
   const std::size_t interfaces = coupled ? std::size_t(plan.blocks.count() - 1) * plan.k * plan.k : 0;
-  std::size_t bytes = band * t_size;              // A for the products
+  std::size_t bytes = band * t_size * 2;          // A's band and its diagonals for the products (both during set-up)
   bytes += band * p_size * (coupled ? 2 : 1);     // LU (and UL)
   bytes += interfaces * p_size * 7;               // B, C, V, W, R and two k x k work blocks
   bytes += std::size_t(plan.n) * (12 * t_size + 3 * p_size);  // Krylov (BiCGStab(2)) and apply vectors

@@ -10,9 +10,16 @@ namespace balsa::sap {
 
 struct Blocks {
   std::vector<index_t> starts;  // P + 1 offsets: block i is rows [starts[i], starts[i+1])
+  // Per-partition bandwidths k_i <= k (report sec. 3.1 and 4.2: after a
+  // reordering the diagonal blocks' bands differ): the largest |r - c| of a
+  // nonzero of A_i. A_i's LU without pivoting keeps its fill inside k_i, so
+  // the factorisations and block solves work within k_i; the storage, the
+  // coupling blocks and the spikes keep the global k. Empty: k_i = k.
+  std::vector<index_t> bandwidths;
   index_t count() const { return index_t(starts.size()) - 1; }
   index_t start(index_t i) const { return starts[std::size_t(i)]; }
   index_t size(index_t i) const { return starts[std::size_t(i) + 1] - starts[std::size_t(i)]; }
+  index_t bandwidth(index_t i, index_t k) const { return bandwidths.empty() ? k : bandwidths[std::size_t(i)]; }
 };
 
 // The smallest block a variant can use: SaP-C needs n_i >= 2k so a block's

@@ -28,6 +28,7 @@ struct BoostRule {
 struct SetupReport {
   double t_lu = 0, t_bc = 0, t_spk = 0, t_lu_rdcd = 0;
   int boosted_pivots = 0;
+  index_t min_bandwidth = 0, max_bandwidth = 0;  // of the blocks factored (Blocks::bandwidths)
 };
 
 // Everything the factorisation needs besides A's values.
@@ -62,7 +63,8 @@ template <class T, class P>
 std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const cuda::DeviceBuffer<T>& A, const Plan& plan);
 
 // Device bytes the GPU path needs for A in T and the preconditioner in P:
-// the band of A, its LU (and UL for SaP-C) copies, the interfaces' k x k
+// the band of A and its diagonals (sap/gpu.hpp, to_diagonals), its LU (and
+// UL for SaP-C) copies, the interfaces' k x k
 // blocks and the work vectors of the solve.
 std::size_t device_bytes_needed(const Plan& plan, std::size_t t_size, std::size_t p_size);
 

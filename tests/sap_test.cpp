@@ -8,6 +8,7 @@
 #include "balsa/generators.hpp"
 #include "balsa/sap.hpp"
 #include "sap/host.hpp"
+#include "support/sap_cases.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {
@@ -126,6 +127,39 @@ TEST(Sap, BlockLuAndUlReproduceTheBlocks) {
   const index_t t = blocks.start(1);
   EXPECT_EQ(lu(t - 1, t), A(t - 1, t));
   EXPECT_EQ(lu(t, t - 1), A(t, t - 1));
+}
+
+// Per-partition bandwidths: each block's k_i is found, bounds the work
+// (the factors are those of the full k: the trimmed entries stay zero), and
+// the solver reports the range.
+TEST(Sap, PerPartitionBandwidthsBoundEachBlock) {
+  const index_t n = 900, k = 25;
+  const Blocks split = sap::split(n, k, 4, SapVariant::Coupled, 1);
+  const std::vector<index_t> want = {3, 25, 0, 11};
+  const Banded<double> A = test::trimmed_blocks(banded_dominant_band<double>(n, k, 1.0, 4), split, want);
+  Blocks blocks = split;
+  blocks.bandwidths = sap::block_bandwidths(A, blocks);
+  ASSERT_EQ(blocks.bandwidths, want);
+  const BoostRule rule{true, 1e-10, 1e-8, max_abs(A)};
+  Banded<double> lu = A, lu_full = A;
+  sap::factor_blocks(lu, blocks, rule, false);
+  sap::factor_blocks(lu_full, split, rule, false);
+  EXPECT_EQ(lu.data, lu_full.data);
+  std::vector<double> x(static_cast<std::size_t>(n)), y;
+  for (index_t i = 0; i < n; ++i) x[std::size_t(i)] = std::sin(0.2 * i);
+  y = x;
+  sap::solve_blocks(lu, blocks, x.data());
+  sap::solve_blocks(lu_full, split, y.data());
+  EXPECT_EQ(x, y);
+  BandedOptions o;
+  o.device = Device::Cpu;
+  o.partitions = 4;
+  BandedSolver<double> s(A, o);
+  EXPECT_EQ(s.stats().min_block_bandwidth, 0);
+  EXPECT_EQ(s.stats().max_block_bandwidth, 25);
+  std::vector<double> b(static_cast<std::size_t>(n), 1.0), z(static_cast<std::size_t>(n), 0.0);
+  EXPECT_EQ(s.solve(b, z).outcome, KrylovOutcome::Converged);
+  EXPECT_LE(relative_residual(to_csr(A), std::span<const double>(z), std::span<const double>(b)), 1e-9);
 }
 
 TEST(Sap, SmallPivotsAreBoostedOrNamed) {

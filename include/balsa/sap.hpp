@@ -32,10 +32,15 @@
 // A given P is capped so that SaP-C blocks have n_i >= 2k (their top and
 // bottom k rows distinct); stats().partitions says the P used.
 //
+// Per-partition bandwidths (report sec. 3.1): block A_i's bandwidth k_i is
+// the largest |r - c| of its nonzeros; its LU without pivoting keeps fill
+// inside k_i, so the factorisations and the block solves of A_i work within
+// k_i (stats: min/max_block_bandwidth). Storage, coupling blocks and spikes
+// keep the global k.
+//
 // Layout: LAPACK's band storage (include/balsa/sparse.hpp, Banded; A's
 // column j contiguous), not the report's diagonal-major one: a factorisation
-// step's window is then a strided column-major matrix; not measured against
-// the report's layout.
+// step's window is then a strided column-major matrix.
 #pragma once
 
 #include <span>
@@ -81,6 +86,10 @@ struct BandedStats {
   index_t n = 0, k = 0;
   index_t partitions = 0;                  // P used
   index_t min_block = 0, max_block = 0;    // smallest and largest n_i
+  // Smallest and largest per-partition bandwidth k_i <= k (the largest
+  // |i - j| of a nonzero inside A_i): each block is factored and solved
+  // within its own k_i; the coupling keeps k.
+  index_t min_block_bandwidth = 0, max_block_bandwidth = 0;
   bool float_preconditioner = false;
   int boosted_pivots = 0;                  // LU and UL together
   std::size_t device_bytes = 0;            // the device memory the solver holds
