@@ -1,6 +1,6 @@
-// SaP's whole-band kernels (sap/gpu.hpp): A's diagonal layout and product, the input checks,
-// precision conversions, the band reversal that turns an LU into the UL
-// factorisation, and the block starts' upload.
+// SaP's whole-band kernels (sap/gpu.hpp): A's diagonal layout and product,
+// the input checks, the blocks' bandwidths, precision conversions, the band
+// reversal that turns an LU into the UL factorisation, and the blocks' upload.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(kThreads) factor_window_kernel(Bands<P> bands,
   }
 }
 
-// Wide bands (k > 64): a right-looking LU in panels of NB columns, G
+// Wide bands (Auto: k > 32): a right-looking LU in panels of NB columns, G
 // thread blocks per partition (report sec. 3.1's multi-block kernel). Panel
 // p (columns s0 + p NB ..) belongs to thread block p mod G of its group,
 // which applies every update to its columns and, when p's turn comes,
@@ -348,16 +348,18 @@ bool window_fits(index_t k) {
 
 namespace {
 // Thread blocks per group of the wide kernel: as many as stay resident
-// together (2 per SM at most, __launch_bounds__) with every group served,
+// together (the occupancy the kernel gets) with every group served,
 // and no more than half the widest window's panels (each needs columns to
 // update between the waits).
 template <class P>
 int wide_group_size(index_t groups, index_t max_bandwidth) {
   int per_sm = 0;
   BALSA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, factor_wide_kernel<P>, kWideThreads, 0));
-  int device = 0, sms = 0;
+  int device = 0, sms = 0, cooperative = 0;
   BALSA_CUDA_CHECK(cudaGetDevice(&device));
   BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  if (!cooperative) return 1;  // no guarantee that waiting thread blocks are resident
   const std::int64_t resident = std::int64_t(per_sm) * sms;
   const std::int64_t useful = std::max<std::int64_t>(1, (max_bandwidth + kNb - 1) / kNb / 2);
   return int(std::clamp<std::int64_t>(resident / std::max<index_t>(groups, 1), 1, useful));

@@ -104,8 +104,10 @@ std::size_t device_bytes_needed(const Plan& plan, std::size_t t_size, std::size_
   const std::size_t band = std::size_t(plan.n) * std::size_t(2 * std::int64_t(plan.k) + 1);
   const bool coupled = plan.variant == SapVariant::Coupled && plan.blocks.count() > 1;
   const std::size_t interfaces = coupled ? std::size_t(plan.blocks.count() - 1) * plan.k * plan.k : 0;
-  std::size_t bytes = band * t_size * 2;          // A's band and its diagonals for the products (both during set-up)
-  bytes += band * p_size * (coupled ? 2 : 1);     // LU (and UL)
+  // At the peak: A's band, the LU, and either the UL (SaP-C's set-up frees
+  // it) or A's diagonals for the products (made after the set-up).
+  std::size_t bytes = band * t_size + band * p_size;
+  bytes += band * std::max(t_size, coupled ? p_size : std::size_t(0));
   bytes += interfaces * p_size * 7;               // B, C, V, W, R and two k x k work blocks
   bytes += std::size_t(plan.n) * (12 * t_size + 3 * p_size);  // Krylov (BiCGStab(2)) and apply vectors
   return bytes;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "balsa/generators.hpp"
 #include "balsa/sap.hpp"
@@ -241,14 +242,19 @@ TEST(SapGpu, PivotErrorsAndBoostsAsOnTheCpu) {
 }
 
 // The device measures the CPU's bandwidths; both factor kernels and the
-// block solves working within them give the CPU's factors and solutions
-// (which equal those of the full k: the trimmed entries stay zero).
-TEST(SapGpu, PerPartitionBandwidthsMatchTheCpu) {
+// block solves work within them: the entries outside each block's k_i are
+// NaN in the band they factor and solve with, and they give the CPU's
+// factors (those of the full k, the trimmed entries staying zero) and
+// solutions and leave the NaNs alone.
+TEST(SapGpu, PerPartitionBandwidthsBoundTheWork) {
   BALSA_REQUIRE_GPU();
   const index_t n = 3000, k = 120;
   const Blocks split = sap::split(n, k, 5, SapVariant::Coupled, 1);
   const std::vector<index_t> want = {120, 7, 0, 60, 33};
   const Banded<double> A = test::trimmed_blocks(banded_dominant_band<double>(n, k, 1.0, 17), split, want);
+  const Banded<double> poisoned = test::trimmed_blocks(A, split, want, std::nan(""));
+  const std::size_t poison = std::size_t(std::count_if(poisoned.data.begin(), poisoned.data.end(),
+                                                       [](double v) { return std::isnan(v); }));
   Blocks blocks = split;
   blocks.bandwidths = sap::block_bandwidths(A, blocks);
   ASSERT_EQ(blocks.bandwidths, want);
@@ -260,15 +266,19 @@ TEST(SapGpu, PerPartitionBandwidthsMatchTheCpu) {
   EXPECT_EQ(db.min_bandwidth, 0);
   EXPECT_EQ(db.max_bandwidth, 120);
   const sap::BoostRule rule{true, 1e-10, 1e-8, max_abs(A)};
-  Banded<double> lu = A, lu_full = A;
+  Banded<double> lu = poisoned, lu_full = A;
   EXPECT_EQ(sap::factor_blocks(lu, blocks, rule, false), 0);
   sap::factor_blocks(lu_full, split, rule, false);
-  EXPECT_EQ(lu.data, lu_full.data);
+  EXPECT_EQ(test::trimmed_blocks(lu, split, want).data, lu_full.data);
   for (auto kernel : {sap::gpu::FactorKernel::Window, sap::gpu::FactorKernel::Wide}) {
     SCOPED_TRACE("factor kernel " + std::to_string(int(kernel)));
-    cuda::DeviceBuffer<double> dlu{std::span<const double>(A.data)};
+    cuda::DeviceBuffer<double> dlu{std::span<const double>(poisoned.data)};
     EXPECT_EQ(sap::gpu::factor_blocks(dlu.data(), k, db, rule, false, kernel), 0);
-    EXPECT_LE(band_error(dlu.to_host(), lu.data), test::tolerance<double>(20.0 * (k + 1)));
+    Banded<double> out = A;
+    out.data = dlu.to_host();
+    EXPECT_EQ(std::size_t(std::count_if(out.data.begin(), out.data.end(), [](double v) { return std::isnan(v); })), poison);
+    EXPECT_LE(band_error(test::trimmed_blocks(out, split, want).data, lu_full.data),
+              test::tolerance<double>(20.0 * (k + 1)));
   }
   std::vector<double> x(static_cast<std::size_t>(n));
   for (index_t i = 0; i < n; ++i) x[std::size_t(i)] = std::cos(0.7 * i);
@@ -293,40 +303,83 @@ TEST(SapGpu, PerPartitionBandwidthsMatchTheCpu) {
 }
 
 // The wide kernel's groups (several thread blocks a partition, waiting on
-// each other's panels) stop together at a refused pivot deep in a block and
-// name the CPU's row; boosted, it counts once per factorisation.
+// each other's panels) stop together at a refused pivot and name the CPU's
+// row: deep in a block, in its first panel (factored before the loop), in
+// a block of bandwidth 0 (no window below its panels), and in a reversed
+// band (the UL's rows); boosted, each counts once.
 TEST(SapGpu, WideKernelPivotErrorsAsOnTheCpu) {
   BALSA_REQUIRE_GPU();
   const index_t n = 3000, k = 300;
-  Banded<double> A = banded_dominant_band<double>(n, k, 1.0, 23);
-  for (index_t j = 1600 - k; j <= 1600 + k; ++j) A(1600, j) = A(j, 1600) = 0.0;
   const Blocks blocks = sap::split(n, k, 2, SapVariant::Coupled, 1);
-  const auto db = sap::gpu::upload(blocks, k);
-  for (bool boost : {true, false}) {
-    const sap::BoostRule rule{boost, 1e-10, 1e-8, max_abs(A)};
-    std::string gpu_message, cpu_message;
-    int gpu_boosted = -1, cpu_boosted = -1;
-    cuda::DeviceBuffer<double> dlu{std::span<const double>(A.data)};
-    try {
-      gpu_boosted = sap::gpu::factor_blocks(dlu.data(), k, db, rule, false, sap::gpu::FactorKernel::Wide);
-    } catch (const MatrixError& e) {
-      gpu_message = e.what();
-    }
-    Banded<double> lu = A;
-    try {
-      cpu_boosted = sap::factor_blocks(lu, blocks, rule, false);
-    } catch (const MatrixError& e) {
-      cpu_message = e.what();
-    }
-    EXPECT_EQ(gpu_boosted, boost ? 1 : -1);
-    EXPECT_EQ(cpu_boosted, gpu_boosted);
-    EXPECT_EQ(gpu_message, cpu_message);
-    if (boost) {
-      EXPECT_LE(band_error(dlu.to_host(), lu.data), test::tolerance<double>(20.0 * (k + 1)));
-    } else {
-      EXPECT_NE(gpu_message.find("zero pivot at row 1600 (block 1)"), std::string::npos) << gpu_message;
+  struct Scenario {
+    const char* name;
+    index_t zero_row;
+    index_t block_bandwidth;  // of block 1
+    bool reversed;
+  };
+  for (const Scenario& sc : {Scenario{"deep", 1600, k, false}, Scenario{"first panel", 1500, k, false},
+                             Scenario{"bandwidth 0", 2333, 0, false}, Scenario{"reversed", 1600, k, true}}) {
+    SCOPED_TRACE(sc.name);
+    Banded<double> A = test::trimmed_blocks(banded_dominant_band<double>(n, k, 1.0, 23), blocks, {k, sc.block_bandwidth});
+    for (index_t j = std::max<index_t>(0, sc.zero_row - k); j <= std::min<index_t>(n - 1, sc.zero_row + k); ++j)
+      A(sc.zero_row, j) = A(j, sc.zero_row) = 0.0;
+    if (sc.reversed) sap::reverse_blocks(A, blocks);
+    Blocks kb = blocks;
+    kb.bandwidths = sap::block_bandwidths(A, blocks);
+    cuda::DeviceBuffer<double> dA{std::span<const double>(A.data)};
+    auto db = sap::gpu::upload(blocks, k);
+    sap::gpu::measure_bandwidths(dA.data(), n, k, db);
+    EXPECT_EQ(db.bandwidths.to_host(), kb.bandwidths);
+    for (bool boost : {true, false}) {
+      const sap::BoostRule rule{boost, 1e-10, 1e-8, max_abs(A)};
+      std::string gpu_message, cpu_message;
+      int gpu_boosted = -1, cpu_boosted = -1;
+      cuda::DeviceBuffer<double> dlu{std::span<const double>(A.data)};
+      try {
+        gpu_boosted = sap::gpu::factor_blocks(dlu.data(), k, db, rule, sc.reversed, sap::gpu::FactorKernel::Wide);
+      } catch (const MatrixError& e) {
+        gpu_message = e.what();
+      }
+      Banded<double> lu = A;
+      try {
+        cpu_boosted = sap::factor_blocks(lu, kb, rule, sc.reversed);
+      } catch (const MatrixError& e) {
+        cpu_message = e.what();
+      }
+      EXPECT_EQ(gpu_boosted, boost ? 1 : -1);
+      EXPECT_EQ(cpu_boosted, gpu_boosted);
+      EXPECT_EQ(gpu_message, cpu_message);
+      if (boost) {
+        EXPECT_LE(band_error(dlu.to_host(), lu.data), test::tolerance<double>(20.0 * (k + 1)));
+      } else {
+        const std::string row = "zero pivot at row " + std::to_string(sc.zero_row) + " (block 1)";
+        EXPECT_NE(gpu_message.find(row), std::string::npos) << gpu_message;
+      }
     }
   }
+}
+
+// New values on the GPU path: refactored, A's diagonals replaced (a solve
+// with the old ones would not reach the new x), bandwidths measured again.
+TEST(SapGpu, UpdateValuesOnTheGpu) {
+  BALSA_REQUIRE_GPU();
+  const index_t n = 4000, k = 80;
+  const Blocks split = sap::split(n, k, 4, SapVariant::Coupled, 1);
+  const Banded<double> A1 = banded_dominant_band<double>(n, k, 1.0, 5);
+  const Banded<double> A2 = test::trimmed_blocks(banded_dominant_band<double>(n, k, 1.0, 6), split, {80, 10, 0, 40});
+  BandedOptions o;
+  o.partitions = 4;
+  BandedSolver<double> sap(A1, o);
+  EXPECT_EQ(sap.stats().min_block_bandwidth, 80);
+  sap.update_values(A2);
+  EXPECT_EQ(sap.stats().min_block_bandwidth, 0);
+  EXPECT_EQ(sap.stats().max_block_bandwidth, 80);
+  std::vector<double> x_true(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n)), x(static_cast<std::size_t>(n), 0.0);
+  for (index_t i = 0; i < n; ++i) x_true[std::size_t(i)] = 1.0 + std::sin(0.05 * i);
+  spmv(A2, std::span<const double>(x_true), std::span<double>(b));
+  const KrylovStats st = sap.solve(b, x);
+  EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
+  EXPECT_LE(test::relative_error<double>(x, x_true), 1e-8);
 }
 
 TEST(SapGpu, SolverMatchesTheCpuPath) {
@@ -359,10 +412,10 @@ TEST(SapGpu, SolverMatchesTheCpuPath) {
         BandedSolver<double> cpu(A, o);
         std::vector<double> xc(static_cast<std::size_t>(n), 0.0);
         const KrylovStats sc = cpu.solve(b, xc);
-        // Far from dominance rounding moves the count more: 134 and 96 seen on
-        // the GPU against the CPU's 122 at d = 0.06 (the band SpMV's shared
-        // atomics sum in a different order every run).
-        EXPECT_NEAR(s.iterations, sc.iterations, hard ? 0.35 * sc.iterations : 2.0);
+        // Far from dominance rounding moves the count more (134 vs 122 seen at
+        // d = 0.06 with an earlier SpMV whose atomics summed in any order).
+        std::printf("  %s: GPU %d, CPU %d iterations\n", to_string(v), s.iterations, sc.iterations);
+        EXPECT_NEAR(s.iterations, sc.iterations, hard ? 0.2 * sc.iterations : 2.0);
         EXPECT_EQ(gpu.stats().boosted_pivots, cpu.stats().boosted_pivots);
       }
   }

@@ -9,15 +9,17 @@
 
 namespace balsa::test {
 
-// A with block b keeping only the entries within kb[b] of the diagonal
-// inside its diagonal block (the coupling entries stay): blocks with
-// per-partition bandwidths kb (exactly, when A's band is full).
-inline Banded<double> trimmed_blocks(Banded<double> A, const sap::Blocks& blocks, const std::vector<index_t>& kb) {
+// A with block b's entries farther than kb[b] from the diagonal inside its
+// diagonal block set to `value` (the coupling entries stay): with 0, blocks
+// of per-partition bandwidths kb (exactly, when A's band is full); with
+// NaN, a band whose factorisation or solve within kb must not read them.
+inline Banded<double> trimmed_blocks(Banded<double> A, const sap::Blocks& blocks, const std::vector<index_t>& kb,
+                                     double value = 0.0) {
   for (index_t b = 0; b < blocks.count(); ++b) {
     const index_t s = blocks.start(b), e = s + blocks.size(b);
     for (index_t c = s; c < e; ++c)
       for (index_t r = s; r < e; ++r)
-        if (std::abs(r - c) > kb[std::size_t(b)] && std::abs(r - c) <= A.k) A(r, c) = 0.0;
+        if (std::abs(r - c) > kb[std::size_t(b)] && std::abs(r - c) <= A.k) A(r, c) = value;
   }
   return A;
 }
