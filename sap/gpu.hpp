@@ -44,7 +44,7 @@ void to_diagonals(const T* band, index_t n, index_t k, T* diag);
 // (bench/band-layout.py, bench/results/2026-11-22h-band-layout.md): this
 // product is 2.3-3.9x faster than the best one on the Banded layout (a warp
 // per column and shared accumulators), whose contiguous columns in turn
-// make the factorisation's window updates 2-4x faster than on diagonals.
+// make the factorisation's window updates 1.9-3.8x faster than on diagonals (K >= 100).
 // So A, which only the products read, is kept on diagonals and the factors
 // in the Banded layout.
 template <class T>
