@@ -46,6 +46,13 @@ class MatrixError : public Error {
   using Error::Error;
 };
 
+// A computation whose host memory need passes the limit it was given (the
+// message names the bytes needed).
+class HostOutOfMemory : public Error {
+ public:
+  using Error::Error;
+};
+
 // A failed CUDA, cuSPARSE or cuBLAS call, or a GPU feature used in a build
 // without CUDA. The message names the call, the status and the source place.
 class CudaError : public Error {

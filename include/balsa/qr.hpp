@@ -1,0 +1,95 @@
+// balsa: multifrontal sparse QR and least squares (Yeralan, Davis, Ranka,
+// "Sparse QR factorization on the GPU", sec. 1-2: the CPU side, which the
+// GPU bucket scheduler reuses).
+//
+//   balsa::SparseQR qr(A);                  // analyse + factorise, A m x n, m >= n
+//   std::vector<double> x = qr.solve(b);    // min ||A x - b||_2
+//
+// Analysis: a fill-reducing column ordering (COLAMD by default, METIS
+// nested dissection of A^T A, or natural), then the column elimination tree
+// of A^T A, its postorder, the column counts of R and relaxed supernodes,
+// found without forming A^T A (CHOLMOD's analysis of A^T, as SPQR does).
+// Each supernode is a front: its pivotal columns and the columns of R's
+// rows it produces; each row of A goes to the front of its leftmost
+// column. Relaxed amalgamation uses CHOLMOD's rule and defaults: a child
+// merges into its parent when the merged front has <= 4 columns, or <= 16
+// with at most 80% added zeros, <= 48 with 10%, or any size with 5%.
+//
+// Numeric factorisation (CPU): fronts in postorder, those of equal height
+// in the tree (independent) in parallel; each front is assembled from its
+// rows of A and its children's contribution blocks (no arithmetic), then
+// factored by LAPACK's Householder QR (dgeqrf). R's rows and the
+// Householder vectors are kept, so Q^T b can be applied in the solve.
+//
+// Rank (as SPQR, Heath's method): a column whose norm below the current
+// row is <= the tolerance is dead: it gets no R row and its entries are
+// dropped; a front meeting one is refactored column by column. rank =
+// columns kept; solve() then returns the basic solution (0 on the dead
+// columns), whose residual is the least-squares one.
+//
+// Not yet: m < n, the staircase's flop savings, the GPU path.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "balsa/sparse.hpp"
+
+namespace balsa {
+
+enum class QrOrdering { Colamd, Metis, Natural };
+const char* to_string(QrOrdering o);
+
+struct QrOptions {
+  QrOrdering ordering = QrOrdering::Colamd;
+  // |R(j, j)| <= tolerance counts as zero (rank deficient). < 0: SPQR's
+  // default, 20 (m + n) eps max_j ||A(:, j)||_2.
+  double rank_tolerance = -1;
+  // Bytes the fronts may take (the factor keeps them all); a larger need is
+  // a HostOutOfMemory naming it. 0: half the machine's physical memory.
+  std::size_t memory_limit = 0;
+};
+
+struct QrStats {
+  index_t rows = 0, cols = 0;
+  std::int64_t nnz = 0;
+  QrOrdering ordering = QrOrdering::Colamd;
+  index_t fronts = 0;
+  index_t max_front_rows = 0, max_front_cols = 0;
+  double flops = 0;            // the fronts' dense Householder QR (4 m n k-type count, sec. 2)
+  std::int64_t r_nnz = 0;      // entries of R
+  // flops / (8 (nnz(A) + nnz(R))): the flop/byte intensity the paper uses to
+  // route small problems to the CPU (intensity < 10: the CPU wins).
+  double intensity = 0;
+  std::size_t front_bytes = 0;  // the factor's storage: every front (R and V) kept
+  double tolerance = 0;         // the rank tolerance used
+  index_t rank = 0;             // columns kept (Heath: |R(j, j)| > tolerance); rank < n: rank deficient
+  double t_order = 0, t_analyse = 0, t_factorise = 0, t_solve = 0;  // seconds
+};
+
+class SparseQR {
+ public:
+  // Analyse and factorise A (m x n, m >= n).
+  explicit SparseQR(const Csr<double>& A, const QrOptions& options = {});
+  ~SparseQR();
+  SparseQR(SparseQR&&) noexcept;
+  SparseQR& operator=(SparseQR&&) noexcept;
+
+  // New values, same pattern: factorised again.
+  void factorise(const Csr<double>& A);
+  // x = argmin ||A x - b||_2 (b: m values; one right-hand side); rank
+  // deficient: the basic solution (0 on the dead columns).
+  std::vector<double> solve(std::span<const double> b);
+  // nrhs right-hand sides, column-major m x nrhs; x: n x nrhs.
+  std::vector<double> solve(std::span<const double> B, index_t nrhs);
+
+  const QrStats& stats() const;
+
+ private:
+  struct Impl;
+  Impl* impl_ = nullptr;
+};
+
+}  // namespace balsa

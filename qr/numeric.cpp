@@ -1,0 +1,257 @@
+// The CPU numeric phase of multifrontal QR (qr/numeric.hpp; sparse QR
+// paper sec. 2): assembly of each front from its rows of A and its
+// children's contribution blocks (copies only), dense Householder QR
+// (LAPACK dgeqrf), R's rows kept with the Householder vectors; fronts of
+// the same height in the tree are independent and run in parallel.
+#include "qr/numeric.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+extern "C" {
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+double dnrm2_(const int* n, const double* x, const int* incx);
+void dlarfg_(const int* n, double* alpha, double* x, const int* incx, double* tau);
+void dlarf_(const char* side, const int* m, const int* n, const double* v, const int* incv, const double* tau, double* c,
+            const int* ldc, double* work);
+void dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
+             const int* lda, const double* tau, double* c, const int* ldc, double* work, const int* lwork, int* info);
+}
+
+namespace balsa::qr {
+
+namespace {
+
+// Fronts grouped by height (leaves 0): a front's children are all lower.
+std::vector<std::vector<index_t>> by_height(const Symbolic& s) {
+  std::vector<index_t> height(s.fronts.size(), 0);
+  index_t top = 0;
+  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) {
+    for (index_t ch : s.fronts[std::size_t(f)].children)
+      height[std::size_t(f)] = std::max(height[std::size_t(f)], height[std::size_t(ch)] + 1);
+    top = std::max(top, height[std::size_t(f)]);
+  }
+  std::vector<std::vector<index_t>> levels(s.fronts.empty() ? 0 : std::size_t(top) + 1);
+  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) levels[std::size_t(height[std::size_t(f)])].push_back(f);
+  return levels;
+}
+
+void geqrf(int m, int n, double* a, double* tau) {
+  int info = 0, lwork = -1;
+  double query = 0;
+  dgeqrf_(&m, &n, a, &m, tau, &query, &lwork, &info);
+  lwork = std::max(1, int(query));
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  dgeqrf_(&m, &n, a, &m, tau, work.data(), &lwork, &info);
+  if (info != 0) throw Error("QR: LAPACK dgeqrf failed (info " + std::to_string(info) + ")");
+}
+
+// Heath's column-by-column Householder QR of the m x n front F (pivotal
+// columns 0 .. pivots-1 may die): reflectors into V, R's rows stay in F.
+void heath_qr(const Front& Fr, FrontFactor& ff, index_t n, double tolerance) {
+  const index_t m = ff.m;
+  std::vector<index_t> cols;
+  std::vector<double> tau;
+  index_t row = 0;
+  for (index_t j = 0; j < n && row < m; ++j) {
+    double* x = ff.F.data() + std::size_t(m) * j;
+    int len = int(m - row), one = 1;
+    if (j < Fr.pivots && !(dnrm2_(&len, x + row, &one) > tolerance)) {
+      std::fill(x + row, x + m, 0.0);  // dead: dropped (SPQR's E)
+      continue;
+    }
+    double t = 0;
+    dlarfg_(&len, x + row, x + row + 1, &one, &t);
+    if (j + 1 < n && len > 0) {  // apply H = I - t v v^T to the columns right of j
+      const double d = x[row];
+      x[row] = 1.0;
+      int cols_right = int(n - j - 1), ld = int(m);
+      std::vector<double> work(static_cast<std::size_t>(cols_right));
+      dlarf_("L", &len, &cols_right, x + row, &one, &t, x + std::size_t(m) + row, &ld, work.data());
+      x[row] = d;
+    }
+    cols.push_back(j);
+    tau.push_back(t);
+    ++row;
+  }
+  ff.k = row;
+  ff.tau = tau;
+  ff.V.assign(std::size_t(m) * std::size_t(ff.k), 0.0);
+  for (index_t t = 0; t < ff.k; ++t) {  // reflector t: 1 at row t, F below it in column cols[t]
+    const index_t j = cols[std::size_t(t)];
+    ff.V[std::size_t(t) + std::size_t(m) * t] = 1.0;
+    for (index_t r = t + 1; r < m; ++r) {
+      ff.V[std::size_t(r) + std::size_t(m) * t] = ff.F[std::size_t(r) + std::size_t(m) * j];
+      ff.F[std::size_t(r) + std::size_t(m) * j] = 0.0;
+    }
+  }
+  ff.live = index_t(std::count_if(cols.begin(), cols.end(), [&](index_t j) { return j < Fr.pivots; }));
+  ff.r_cols.assign(cols.begin(), cols.begin() + ff.live);
+  // The contribution rows: reflectors live .. k-1, on the non-pivotal columns in order.
+  ff.cb_rows = ff.k - ff.live;
+}
+
+// Front f assembled and factored; its children's contribution blocks freed.
+void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t f, std::vector<index_t>& local,
+                  double tolerance) {
+  const Front& Fr = s.fronts[std::size_t(f)];
+  FrontFactor& ff = num.fronts[std::size_t(f)];
+  const index_t n = Fr.n();
+  ff.m = index_t(Fr.rows.size());
+  for (index_t ch : Fr.children) ff.m += num.fronts[std::size_t(ch)].cb_rows;
+  const index_t m = ff.m;
+  ff.F.assign(std::size_t(m) * std::size_t(n), 0.0);
+  for (index_t l = 0; l < n; ++l) local[std::size_t(Fr.cols[std::size_t(l)])] = l;
+  index_t t = 0;
+  for (index_t i : Fr.rows) {  // A's rows (the staircase: by leftmost column)
+    for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a)
+      ff.F[std::size_t(t) + std::size_t(m) * local[std::size_t(s.q_inverse[std::size_t(A.col_idx[a])])]] += A.values[a];
+    ++t;
+  }
+  for (index_t ch : Fr.children) {  // the children's contribution blocks (upper trapezoidal)
+    const Front& C = s.fronts[std::size_t(ch)];
+    FrontFactor& cf = num.fronts[std::size_t(ch)];
+    const index_t rows = cf.cb_rows, cols = C.n() - C.pivots;
+    for (index_t u = 0; u < cols; ++u) {
+      const index_t l = local[std::size_t(C.cols[std::size_t(C.pivots + u)])];
+      for (index_t r = 0; r <= std::min(u, rows - 1); ++r)
+        ff.F[std::size_t(t + r) + std::size_t(m) * l] = cf.cb[std::size_t(r) + std::size_t(rows) * u];
+    }
+    t += rows;
+    std::vector<double>().swap(cf.cb);
+  }
+  for (index_t l = 0; l < n; ++l) local[std::size_t(Fr.cols[std::size_t(l)])] = -1;
+  // Fast path: LAPACK's blocked QR; Heath's path when a pivot comes out small.
+  bool dead = m < Fr.pivots;
+  if (!dead) {
+    const std::vector<double> assembled = ff.F;
+    ff.k = std::min(m, n);
+    ff.tau.assign(std::size_t(ff.k), 0.0);
+    if (ff.k > 0) geqrf(int(m), int(n), ff.F.data(), ff.tau.data());
+    for (index_t j = 0; j < Fr.pivots && !dead; ++j) dead = !(std::abs(ff.F[std::size_t(j) + std::size_t(m) * j]) > tolerance);
+    if (dead) ff.F = assembled;
+    ff.live = Fr.pivots;
+    ff.cb_rows = ff.k - ff.live;
+  }
+  if (dead) {
+    heath_qr(Fr, ff, n, tolerance);
+#pragma omp atomic
+    ++num.dead_fronts;
+  }
+  const index_t rows = ff.cb_rows, cols = n - Fr.pivots;  // R's rows beyond the live pivots go to the parent
+  ff.cb.assign(std::size_t(rows) * std::size_t(cols), 0.0);
+  for (index_t u = 0; u < cols; ++u)
+    for (index_t r = 0; r <= std::min(u, rows - 1); ++r)
+      ff.cb[std::size_t(r) + std::size_t(rows) * u] = ff.F[std::size_t(ff.live + r) + std::size_t(m) * (Fr.pivots + u)];
+}
+
+}  // namespace
+
+double max_column_norm(const Csr<double>& A) {
+  std::vector<double> norm2(static_cast<std::size_t>(A.cols), 0.0);
+  for (index_t a = 0; a < A.nnz(); ++a) norm2[std::size_t(A.col_idx[a])] += A.values[a] * A.values[a];
+  double m = 0;
+  for (double v : norm2) m = std::max(m, std::sqrt(v));
+  return m;
+}
+
+Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
+  Numeric num;
+  num.fronts.resize(s.fronts.size());
+  const int threads = omp_get_max_threads();
+  std::vector<std::vector<index_t>> local(static_cast<std::size_t>(threads));
+  std::string error;
+  for (const std::vector<index_t>& level : by_height(s)) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::size_t x = 0; x < level.size(); ++x) {
+      std::vector<index_t>& map = local[std::size_t(omp_get_thread_num())];
+      if (map.empty()) map.assign(std::size_t(A.cols), -1);
+      try {
+        factor_front(A, s, num, level[x], map, tolerance);
+      } catch (const std::exception& e) {
+#pragma omp critical(balsa_qr_factor_error)
+        error = e.what();
+      }
+    }
+    if (!error.empty()) throw Error(error);
+  }
+  for (const FrontFactor& ff : num.fronts) num.rank += ff.live;
+  return num;
+}
+
+std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs,
+                          std::vector<double>* residual_norms) {
+  const index_t M = s.m, n = s.n;
+  std::vector<double> y(std::size_t(n) * std::size_t(nrhs), 0.0), res2(std::size_t(nrhs), 0.0);
+  for (index_t i = 0; i < M; ++i)  // empty rows of A: all residual
+    if (s.leftmost[std::size_t(i)] < 0)
+      for (index_t c = 0; c < nrhs; ++c) res2[std::size_t(c)] += B[std::size_t(i) + std::size_t(M) * c] * B[std::size_t(i) + std::size_t(M) * c];
+  // Q^T B, front by front in postorder: each front's rows of B and its
+  // children's transformed contribution rows, its reflectors applied.
+  std::vector<std::vector<double>> cb(s.fronts.size());
+  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) {
+    const Front& Fr = s.fronts[std::size_t(f)];
+    const FrontFactor& ff = num.fronts[std::size_t(f)];
+    const index_t m = ff.m, k = ff.k;
+    std::vector<double> bf(std::size_t(m) * std::size_t(nrhs), 0.0);
+    index_t t = 0;
+    for (index_t i : Fr.rows) {
+      for (index_t c = 0; c < nrhs; ++c) bf[std::size_t(t) + std::size_t(m) * c] = B[std::size_t(i) + std::size_t(M) * c];
+      ++t;
+    }
+    for (index_t ch : Fr.children) {
+      const index_t rows = num.fronts[std::size_t(ch)].cb_rows;
+      for (index_t c = 0; c < nrhs; ++c)
+        for (index_t r = 0; r < rows; ++r) bf[std::size_t(t + r) + std::size_t(m) * c] = cb[std::size_t(ch)][std::size_t(r) + std::size_t(rows) * c];
+      t += rows;
+      std::vector<double>().swap(cb[std::size_t(ch)]);
+    }
+    if (k > 0) {
+      int mm = int(m), nn = int(nrhs), kk = int(k), info = 0, lwork = -1;
+      double query = 0;
+      dormqr_("L", "T", &mm, &nn, &kk, ff.reflectors(), &mm, ff.tau.data(), bf.data(), &mm, &query, &lwork, &info);
+      lwork = std::max(1, int(query));
+      std::vector<double> work(static_cast<std::size_t>(lwork));
+      dormqr_("L", "T", &mm, &nn, &kk, ff.reflectors(), &mm, ff.tau.data(), bf.data(), &mm, work.data(), &lwork, &info);
+      if (info != 0) throw Error("QR solve: LAPACK dormqr failed (info " + std::to_string(info) + ")");
+    }
+    const index_t rr = ff.live, rows = ff.cb_rows;
+    cb[std::size_t(f)].assign(std::size_t(rows) * std::size_t(nrhs), 0.0);
+    for (index_t c = 0; c < nrhs; ++c) {
+      for (index_t row = 0; row < rr; ++row)
+        y[std::size_t(Fr.cols[std::size_t(ff.r_col(row))]) + std::size_t(n) * c] = bf[std::size_t(row) + std::size_t(m) * c];
+      for (index_t r = 0; r < rows; ++r)
+        cb[std::size_t(f)][std::size_t(r) + std::size_t(rows) * c] = bf[std::size_t(rr + r) + std::size_t(m) * c];
+      for (index_t r = k; r < m; ++r) res2[std::size_t(c)] += bf[std::size_t(r) + std::size_t(m) * c] * bf[std::size_t(r) + std::size_t(m) * c];
+    }
+  }
+  // R x = y, fronts in reverse postorder (parents' columns first).
+  std::vector<double> x(std::size_t(n) * std::size_t(nrhs), 0.0);
+  for (index_t f = index_t(s.fronts.size()) - 1; f >= 0; --f) {
+    const Front& Fr = s.fronts[std::size_t(f)];
+    const FrontFactor& ff = num.fronts[std::size_t(f)];
+    const index_t m = ff.m;
+    for (index_t c = 0; c < nrhs; ++c)
+      for (index_t t = ff.live - 1; t >= 0; --t) {  // R's row t: diagonal at front column j
+        const index_t j = ff.r_col(t);
+        double sum = y[std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c];
+        for (index_t l = j + 1; l < Fr.n(); ++l)
+          sum -= ff.F[std::size_t(t) + std::size_t(m) * l] * x[std::size_t(Fr.cols[std::size_t(l)]) + std::size_t(n) * c];
+        x[std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c] = sum / ff.F[std::size_t(t) + std::size_t(m) * j];
+      }
+  }
+  std::vector<double> X(x.size());
+  for (index_t c = 0; c < nrhs; ++c)
+    for (index_t j = 0; j < n; ++j) X[std::size_t(s.q[std::size_t(j)]) + std::size_t(n) * c] = x[std::size_t(j) + std::size_t(n) * c];
+  if (residual_norms) {
+    residual_norms->resize(std::size_t(nrhs));
+    for (index_t c = 0; c < nrhs; ++c) (*residual_norms)[std::size_t(c)] = std::sqrt(res2[std::size_t(c)]);
+  }
+  return X;
+}
+
+}  // namespace balsa::qr

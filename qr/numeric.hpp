@@ -1,0 +1,51 @@
+// Internal: the CPU numeric phase of multifrontal QR (sparse QR paper,
+// sec. 2): fronts assembled and factored by Householder QR in postorder,
+// R and the Householder vectors kept; Q^T b and the R solve.
+#pragma once
+
+#include <vector>
+
+#include "qr/symbolic.hpp"
+
+namespace balsa::qr {
+
+// A front after its factorisation. F: the assembled m x n front
+// overwritten by its Householder QR: R's rows in the upper part, the
+// reflectors below (LAPACK's dgeqrf layout) unless V holds them. Heath's
+// rule (as SPQR): a pivotal column whose norm below the current row is <=
+// the tolerance is dead: no reflector, no R row; R's `live` rows then have
+// their diagonals at the front columns r_cols, the reflectors move to V
+// (m x k, reflector t in column t), and the contribution block grows.
+struct FrontFactor {
+  index_t m = 0;                // rows (A's and the children's actual contribution rows)
+  index_t k = 0;                // reflectors
+  index_t live = 0;             // R's rows made here (live pivotal columns)
+  index_t cb_rows = 0;          // rows passed to the parent
+  std::vector<index_t> r_cols;  // front column of each R row (empty: 0 .. live-1)
+  std::vector<double> F, V, tau;
+  std::vector<double> cb;       // cb_rows x (n - pivots), upper trapezoidal, column-major; freed by the parent
+  index_t r_col(index_t t) const { return r_cols.empty() ? t : r_cols[std::size_t(t)]; }
+  const double* reflectors() const { return V.empty() ? F.data() : V.data(); }
+};
+
+struct Numeric {
+  std::vector<FrontFactor> fronts;
+  index_t rank = 0;             // live columns in all
+  index_t dead_fronts = 0;      // fronts that took Heath's column-by-column path
+};
+
+// max_j ||A(:, j)||_2 (the scale of the default rank tolerance).
+double max_column_norm(const Csr<double>& A);
+
+// The fronts of s factored from A's values (same pattern as analysed),
+// columns with norm <= tolerance dead (Heath): fronts of equal height in
+// the tree (independent) in parallel.
+Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance);
+
+// X = R^{-1} (Q^T B) over the live columns, 0 on the dead ones (SPQR's
+// basic solution), the column permutation undone: B m x nrhs, column-major;
+// X n x nrhs. residual_norms (nrhs): ||Q^T b|| beyond R's rows.
+std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs,
+                          std::vector<double>* residual_norms = nullptr);
+
+}  // namespace balsa::qr

@@ -1,0 +1,145 @@
+// balsa::SparseQR (include/balsa/qr.hpp): checks, ordering, analysis,
+// factorisation and least-squares solves (qr/ordering.cpp,
+// qr/symbolic.cpp, qr/numeric.cpp).
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "balsa/qr.hpp"
+#include "qr/numeric.hpp"
+#include "qr/ordering.hpp"
+#include "qr/symbolic.hpp"
+
+namespace balsa {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+std::string s(std::int64_t v) { return std::to_string(v); }
+
+std::size_t physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? std::size_t(pages) * std::size_t(size) : std::size_t(1) << 34;
+}
+
+void check_values(const Csr<double>& A) {
+  for (index_t i = 0; i < A.rows; ++i)
+    for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a)
+      if (!std::isfinite(A.values[a]))
+        throw MatrixError("SparseQR: A(" + s(i) + ", " + s(A.col_idx[a]) + ") = " + std::to_string(A.values[a]) +
+                          " is not finite");
+}
+}  // namespace
+
+struct SparseQR::Impl {
+  QrOptions options;
+  qr::Symbolic symbolic;
+  qr::Numeric numeric;
+  QrStats stats;
+  std::int64_t nnz = 0;
+
+  void factorise(const Csr<double>& A) {
+    check_values(A);
+    const auto t0 = Clock::now();
+    const double eps = std::numeric_limits<double>::epsilon();
+    const double tol = options.rank_tolerance >= 0 ? options.rank_tolerance
+                                                   : 20.0 * double(A.rows + A.cols) * eps * qr::max_column_norm(A);
+    numeric = qr::factorise(A, symbolic, tol);
+    stats.tolerance = tol;
+    stats.rank = numeric.rank;
+    stats.t_factorise = since(t0);
+  }
+};
+
+SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options) : impl_(new Impl) {
+  try {
+    validate(A);
+    if (A.rows == 0 || A.cols == 0)
+      throw DimensionError("SparseQR: A is empty (" + s(A.rows) + " x " + s(A.cols) + ")");
+    if (A.rows < A.cols)
+      throw DimensionError("SparseQR: A is " + s(A.rows) + " x " + s(A.cols) +
+                           "; m < n (minimum-norm solutions) is not supported yet");
+    check_values(A);
+    Impl& m = *impl_;
+    m.options = options;
+    m.nnz = A.nnz();
+    auto t0 = Clock::now();
+    std::vector<index_t> q = qr::column_ordering(A, options.ordering);
+    m.stats.t_order = since(t0);
+    t0 = Clock::now();
+    m.symbolic = qr::analyse(A, std::move(q));
+    m.stats.t_analyse = since(t0);
+    QrStats& st = m.stats;
+    st.rows = A.rows;
+    st.cols = A.cols;
+    st.nnz = A.nnz();
+    st.ordering = options.ordering;
+    st.fronts = index_t(m.symbolic.fronts.size());
+    for (const qr::Front& F : m.symbolic.fronts) {
+      st.max_front_rows = std::max(st.max_front_rows, F.m());
+      st.max_front_cols = std::max(st.max_front_cols, F.n());
+    }
+    st.flops = m.symbolic.flops;
+    st.r_nnz = m.symbolic.r_nnz;
+    st.front_bytes = m.symbolic.front_bytes;
+    st.intensity = st.flops / (8.0 * double(st.nnz + st.r_nnz));
+    const std::size_t limit = options.memory_limit ? options.memory_limit : physical_memory() / 2;
+    if (st.front_bytes > limit)
+      throw HostOutOfMemory("SparseQR: the fronts of this " + s(A.rows) + " x " + s(A.cols) + " matrix need " +
+                            s(std::int64_t(st.front_bytes)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
+                            s(std::int64_t(limit)) + (options.memory_limit ? " allowed (memory_limit)" : " is half the memory"));
+    m.factorise(A);
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+SparseQR::~SparseQR() { delete impl_; }
+SparseQR::SparseQR(SparseQR&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+SparseQR& SparseQR::operator=(SparseQR&& o) noexcept {
+  std::swap(impl_, o.impl_);
+  return *this;
+}
+
+namespace {
+template <class Impl>
+Impl& live(Impl* impl) {
+  if (!impl) throw Error("SparseQR: used after being moved from");
+  return *impl;
+}
+}  // namespace
+
+void SparseQR::factorise(const Csr<double>& A) {
+  Impl& m = live(impl_);
+  validate(A);
+  if (A.rows != m.stats.rows || A.cols != m.stats.cols || A.nnz() != m.nnz)
+    throw DimensionError("SparseQR::factorise: A is " + s(A.rows) + " x " + s(A.cols) + " with " + s(A.nnz()) +
+                         " entries; the analysed pattern is " + s(m.stats.rows) + " x " + s(m.stats.cols) + " with " +
+                         s(m.nnz));
+  m.factorise(A);
+}
+
+std::vector<double> SparseQR::solve(std::span<const double> b) { return solve(b, 1); }
+
+std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
+  Impl& m = live(impl_);
+  if (nrhs < 1 || B.size() != std::size_t(m.stats.rows) * std::size_t(nrhs))
+    throw DimensionError("SparseQR::solve: " + s(std::int64_t(B.size())) + " right-hand-side values for " + s(nrhs) +
+                         " columns of " + s(m.stats.rows) + " rows");
+  for (std::size_t i = 0; i < B.size(); ++i)
+    if (!std::isfinite(B[i]))
+      throw MatrixError("SparseQR::solve: b(" + s(std::int64_t(i % std::size_t(m.stats.rows))) + ") is not finite");
+  const auto t0 = Clock::now();
+  std::vector<double> X = qr::solve(m.symbolic, m.numeric, std::vector<double>(B.begin(), B.end()), nrhs);
+  m.stats.t_solve = since(t0);
+  return X;
+}
+
+const QrStats& SparseQR::stats() const { return live(impl_).stats; }
+
+}  // namespace balsa

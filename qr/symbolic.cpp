@@ -1,0 +1,143 @@
+// Symbolic analysis of multifrontal QR (qr/symbolic.hpp). The column
+// elimination tree of A^T A, its postorder, R's column counts and the
+// relaxed supernodes come from CHOLMOD's supernodal analysis of A^T (the
+// Cholesky factor of A^T A has R's pattern for a strong-Hall A, and bounds
+// it otherwise; A^T A is never formed); the fronts, row assignment
+// (staircase), sizes, flops and stages are balsa's (paper sec. 2).
+#include "qr/symbolic.hpp"
+
+#include <cholmod.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace balsa::qr {
+
+double front_flops(index_t m, index_t n) {
+  double f = 0;
+  for (index_t j = 0; j < std::min(m, n); ++j) f += 4.0 * double(m - j) * double(n - j);
+  return f;
+}
+
+namespace {
+
+struct Cholmod {
+  cholmod_common c;
+  Cholmod() { cholmod_l_start(&c); }
+  ~Cholmod() { cholmod_l_finish(&c); }
+};
+
+// Each stage's fronts and the contribution blocks alive while it runs fit
+// in `budget` bytes (a front larger than the budget is a stage alone).
+std::vector<index_t> stages(const std::vector<Front>& fronts, std::size_t budget) {
+  std::vector<index_t> starts{0};
+  std::size_t used = 0;
+  for (index_t f = 0; f < index_t(fronts.size()); ++f) {
+    const Front& F = fronts[std::size_t(f)];
+    const std::size_t bytes = 8 * (std::size_t(F.m()) * F.n() + std::size_t(F.cb_rows()) * (F.n() - F.pivots));
+    if (budget > 0 && used > 0 && used + bytes > budget) {
+      starts.push_back(f);
+      used = 0;
+    }
+    used += bytes;
+  }
+  starts.push_back(index_t(fronts.size()));
+  return starts;
+}
+
+}  // namespace
+
+Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budget) {
+  Symbolic s;
+  s.m = A.rows;
+  s.n = A.cols;
+  const index_t n = A.cols;
+  if (n == 0) {
+    s.stage_starts = {0, 0};
+    s.leftmost.assign(std::size_t(A.rows), -1);
+    return s;
+  }
+  Cholmod cm;
+  cholmod_common& c = cm.c;
+  c.nmethods = 1;
+  c.method[0].ordering = CHOLMOD_GIVEN;
+  c.postorder = 1;
+  c.supernodal = CHOLMOD_SUPERNODAL;
+  // A^T as CHOLMOD sees it: n x m, column i = row i of A (CSR of A = CSC of
+  // A^T); 64-bit indices (R's pattern can pass 2^31 entries).
+  std::vector<SuiteSparse_long> p(A.row_ptr.begin(), A.row_ptr.end()), idx(A.col_idx.begin(), A.col_idx.end());
+  cholmod_sparse At{};
+  At.nrow = std::size_t(n);
+  At.ncol = std::size_t(A.rows);
+  At.nzmax = idx.size();
+  At.p = p.data();
+  At.i = idx.data();
+  At.stype = 0;
+  At.itype = CHOLMOD_LONG;
+  At.xtype = CHOLMOD_PATTERN;
+  At.dtype = CHOLMOD_DOUBLE;
+  At.sorted = 1;
+  At.packed = 1;
+  std::vector<SuiteSparse_long> perm(q.begin(), q.end());
+  cholmod_factor* L = cholmod_l_analyze_p(&At, perm.data(), nullptr, 0, &c);
+  if (!L || c.status < CHOLMOD_OK) {
+    if (L) cholmod_l_free_factor(&L, &c);
+    throw Error("QR analysis: CHOLMOD's analysis of A^T A failed (status " + std::to_string(c.status) + ")");
+  }
+  struct Free {
+    cholmod_factor*& L;
+    cholmod_common& c;
+    ~Free() {
+      if (L) cholmod_l_free_factor(&L, &c);
+    }
+  } free_on_exit{L, c};
+  // The final order: the given one composed with the postorder.
+  const auto* Lperm = static_cast<const SuiteSparse_long*>(L->Perm);
+  s.q.assign(Lperm, Lperm + n);
+  s.q_inverse.assign(std::size_t(n), 0);
+  for (index_t j = 0; j < n; ++j) s.q_inverse[std::size_t(s.q[std::size_t(j)])] = j;
+  const auto* super = static_cast<const SuiteSparse_long*>(L->super);
+  const auto* pi = static_cast<const SuiteSparse_long*>(L->pi);
+  const auto* Ls = static_cast<const SuiteSparse_long*>(L->s);
+  const index_t nsuper = index_t(L->nsuper);
+  s.fronts.resize(std::size_t(nsuper));
+  s.col_front.assign(std::size_t(n), -1);
+  for (index_t f = 0; f < nsuper; ++f) {
+    Front& F = s.fronts[std::size_t(f)];
+    F.pivots = index_t(super[f + 1] - super[f]);
+    F.cols.assign(Ls + pi[f], Ls + pi[f + 1]);
+    for (auto j = super[f]; j < super[f + 1]; ++j) s.col_front[std::size_t(j)] = f;
+  }
+  cholmod_l_free_factor(&L, &c);
+  for (index_t f = 0; f < nsuper; ++f) {
+    Front& F = s.fronts[std::size_t(f)];
+    if (F.n() > F.pivots) {
+      F.parent = s.col_front[std::size_t(F.cols[std::size_t(F.pivots)])];
+      s.fronts[std::size_t(F.parent)].children.push_back(f);
+    }
+  }
+  // Rows to the front of their leftmost column, each front's rows by that column.
+  s.leftmost.assign(std::size_t(A.rows), -1);
+  for (index_t i = 0; i < A.rows; ++i) {
+    index_t lm = n;
+    for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a) lm = std::min(lm, s.q_inverse[std::size_t(A.col_idx[a])]);
+    if (lm < n) {
+      s.leftmost[std::size_t(i)] = lm;
+      s.fronts[std::size_t(s.col_front[std::size_t(lm)])].rows.push_back(i);
+    }
+  }
+  for (Front& F : s.fronts)
+    std::stable_sort(F.rows.begin(), F.rows.end(),
+                     [&](index_t a, index_t b) { return s.leftmost[std::size_t(a)] < s.leftmost[std::size_t(b)]; });
+  for (Front& F : s.fronts) {  // postorder: the children's sizes are known
+    for (index_t ch : F.children) F.child_rows += s.fronts[std::size_t(ch)].cb_rows();
+    s.flops += front_flops(F.m(), F.n());
+    for (index_t t = 0; t < F.r_rows(); ++t) s.r_nnz += F.n() - t;
+    s.front_bytes += 8 * std::size_t(F.m()) * std::size_t(F.n());
+  }
+  s.stage_starts = stages(s.fronts, budget);
+  return s;
+}
+
+}  // namespace balsa::qr
