@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "../bench/banded_bench.hpp"
+#include "../bench/qr_bench.hpp"
 #include "../bench/bench_output.hpp"
 #include "../bench/solve_bench.hpp"
 #include "../bench/solve_methods.hpp"
@@ -124,6 +125,18 @@ void add_bench_command(CLI::App& app) {
   banded->add_option("--json", bo->json_path, "Write the results as JSON here");
   banded->add_option("--markdown", bo->markdown_path, "Write the Markdown table here");
   banded->callback([bo] { bench::run_banded_bench(*bo, bench::process_command_line()); });
+
+  auto qo = std::make_shared<bench::QrBenchOptions>();
+  CLI::App* qr = bench->add_subcommand(
+      "qr", "Multifrontal sparse QR vs SuiteSparseQR (SPQR) on the host cores: analysis, factorisation, solve");
+  qr->add_option("files", qo->files, "Extra Matrix Market files");
+  qr->add_option("--data-dir", qo->data_dir, "Folder with Franz6, lp_e226, bayer10 (skipped if missing)")
+      ->capture_default_str();
+  qr->add_flag("!--no-generated", qo->generated, "Skip the generated 2D/3D problems");
+  qr->add_option("--repeat", qo->repeat, "Runs per measurement (median)")->check(CLI::Range(1, 100))->capture_default_str();
+  qr->add_option("--json", qo->json_path, "Write the results as JSON here");
+  qr->add_option("--markdown", qo->markdown_path, "Write the Markdown table here");
+  qr->callback([qo] { bench::run_qr_bench(*qo, bench::process_command_line()); });
 }
 
 }  // namespace balsa::app

@@ -60,5 +60,6 @@ void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_trsv_command(CLI::App& app);
 void add_solve_command(CLI::App& app);
+void add_qr_commands(CLI::App& app);  // lsq, qr
 
 }  // namespace balsa::app

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   balsa::app::add_bench_command(app);
   balsa::app::add_trsv_command(app);
   balsa::app::add_solve_command(app);
+  balsa::app::add_qr_commands(app);
   // CLI11 answers an unknown first word with "a subcommand is required";
   // name the word instead.
   if (argc > 1 && argv[1][0] != '-') {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 extern "C" {
@@ -18,6 +19,8 @@ double dnrm2_(const int* n, const double* x, const int* incx);
 void dlarfg_(const int* n, double* alpha, double* x, const int* incx, double* tau);
 void dlarf_(const char* side, const int* m, const int* n, const double* v, const int* incv, const double* tau, double* c,
             const int* ldc, double* work);
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int threads);
 void dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
              const int* lda, const double* tau, double* c, const int* ldc, double* work, const int* lwork, int* info);
 }
@@ -40,14 +43,63 @@ std::vector<std::vector<index_t>> by_height(const Symbolic& s) {
   return levels;
 }
 
-void geqrf(int m, int n, double* a, double* tau) {
+void geqrf(int m, int n, double* a, int lda, double* tau) {
   int info = 0, lwork = -1;
   double query = 0;
-  dgeqrf_(&m, &n, a, &m, tau, &query, &lwork, &info);
+  dgeqrf_(&m, &n, a, &lda, tau, &query, &lwork, &info);
   lwork = std::max(1, int(query));
   std::vector<double> work(static_cast<std::size_t>(lwork));
-  dgeqrf_(&m, &n, a, &m, tau, work.data(), &lwork, &info);
+  dgeqrf_(&m, &n, a, &lda, tau, work.data(), &lwork, &info);
   if (info != 0) throw Error("QR: LAPACK dgeqrf failed (info " + std::to_string(info) + ")");
+}
+
+// C = Q^T C or Q C (trans "T" / "N") with k reflectors of A (LAPACK dormqr).
+void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, const double* tau, double* c, int ldc) {
+  int info = 0, lwork = -1;
+  double query = 0;
+  dormqr_("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, &query, &lwork, &info);
+  lwork = std::max(1, int(query));
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  dormqr_("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lwork, &info);
+  if (info != 0) throw Error("QR: LAPACK dormqr failed (info " + std::to_string(info) + ")");
+}
+
+constexpr index_t kPanel = 64;  // columns per panel: LAPACK's dormqr runs unblocked (dorm2r) for k <= its block size 32
+
+// The blocked Householder QR of a front whose rows are sorted by their
+// leftmost column (sec. 2's staircase: stair[j] rows reach column j): each
+// panel of 64 columns is factored over the rows that reach it and its block
+// reflector applied to those rows only. Returns false when a panel has
+// fewer rows than columns while rows remain below (reflectors would leave
+// their columns: Heath's path takes the front); else ff.k reflectors, the
+// t-th in column t.
+bool staircase_qr(FrontFactor& ff, index_t n, const std::vector<index_t>& stair) {
+  const index_t m = ff.m;
+  ff.tau.assign(std::size_t(std::min(m, n)), 0.0);
+  index_t row = 0;
+  for (index_t j0 = 0; j0 < n && row < m; j0 += kPanel) {
+    const index_t j1 = std::min(n, j0 + kPanel), end = stair[std::size_t(j1 - 1)];
+    const index_t rows = end - row, width = j1 - j0;
+    if (rows < width && end < m) return false;
+    const index_t kp = std::min(rows, width);
+    if (kp <= 0) return false;
+    double* panel = ff.F.data() + std::size_t(row) + std::size_t(m) * j0;
+    if (end == m) {  // every row reaches this panel: the rest is one dense QR (LAPACK's own blocking)
+      ff.flops += front_flops(m - row, n - j0);
+      geqrf(int(m - row), int(n - j0), panel, int(m), ff.tau.data() + row);
+      row += std::min(m - row, n - j0);
+      break;
+    }
+    ff.flops += front_flops(rows, width) + 4.0 * double(rows) * double(n - j1) * double(kp);
+    geqrf(int(rows), int(width), panel, int(m), ff.tau.data() + row);
+    if (j1 < n)
+      ormqr("T", int(rows), int(n - j1), int(kp), panel, int(m), ff.tau.data() + row,
+            ff.F.data() + std::size_t(row) + std::size_t(m) * j1, int(m));
+    row += kp;
+  }
+  ff.k = row;
+  ff.tau.resize(std::size_t(row));
+  return true;
 }
 
 // Heath's column-by-column Householder QR of the m x n front F (pivotal
@@ -104,12 +156,34 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
   ff.m = index_t(Fr.rows.size());
   for (index_t ch : Fr.children) ff.m += num.fronts[std::size_t(ch)].cb_rows;
   const index_t m = ff.m;
-  ff.F.assign(std::size_t(m) * std::size_t(n), 0.0);
   for (index_t l = 0; l < n; ++l) local[std::size_t(Fr.cols[std::size_t(l)])] = l;
+  // The rows in their natural order (A's, then each child's contribution
+  // rows) and their leftmost front columns; the front holds them sorted by
+  // that column (the staircase), ff.perm[t] naming row t's natural place.
+  std::vector<index_t> leftmost;
+  leftmost.reserve(std::size_t(m));
+  for (index_t i : Fr.rows) leftmost.push_back(local[std::size_t(s.leftmost[std::size_t(i)])]);
+  for (index_t ch : Fr.children) {
+    const Front& C = s.fronts[std::size_t(ch)];
+    for (index_t r = 0; r < num.fronts[std::size_t(ch)].cb_rows; ++r)
+      leftmost.push_back(local[std::size_t(C.cols[std::size_t(C.pivots + r)])]);
+  }
+  ff.perm.resize(std::size_t(m));
+  std::iota(ff.perm.begin(), ff.perm.end(), 0);
+  std::stable_sort(ff.perm.begin(), ff.perm.end(),
+                   [&](index_t a, index_t b) { return leftmost[std::size_t(a)] < leftmost[std::size_t(b)]; });
+  std::vector<index_t> place(static_cast<std::size_t>(m)), stair(static_cast<std::size_t>(n), 0);
+  for (index_t t = 0; t < m; ++t) {
+    place[std::size_t(ff.perm[std::size_t(t)])] = t;
+    ++stair[std::size_t(leftmost[std::size_t(ff.perm[std::size_t(t)])])];
+  }
+  for (index_t j = 1; j < n; ++j) stair[std::size_t(j)] += stair[std::size_t(j - 1)];
+  ff.F.assign(std::size_t(m) * std::size_t(n), 0.0);
   index_t t = 0;
-  for (index_t i : Fr.rows) {  // A's rows (the staircase: by leftmost column)
+  for (index_t i : Fr.rows) {  // A's rows
+    const std::size_t row = std::size_t(place[std::size_t(t)]);
     for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a)
-      ff.F[std::size_t(t) + std::size_t(m) * local[std::size_t(s.q_inverse[std::size_t(A.col_idx[a])])]] += A.values[a];
+      ff.F[row + std::size_t(m) * local[std::size_t(s.q_inverse[std::size_t(A.col_idx[a])])]] += A.values[a];
     ++t;
   }
   for (index_t ch : Fr.children) {  // the children's contribution blocks (upper trapezoidal)
@@ -119,25 +193,25 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
     for (index_t u = 0; u < cols; ++u) {
       const index_t l = local[std::size_t(C.cols[std::size_t(C.pivots + u)])];
       for (index_t r = 0; r <= std::min(u, rows - 1); ++r)
-        ff.F[std::size_t(t + r) + std::size_t(m) * l] = cf.cb[std::size_t(r) + std::size_t(rows) * u];
+        ff.F[std::size_t(place[std::size_t(t + r)]) + std::size_t(m) * l] = cf.cb[std::size_t(r) + std::size_t(rows) * u];
     }
     t += rows;
     std::vector<double>().swap(cf.cb);
   }
   for (index_t l = 0; l < n; ++l) local[std::size_t(Fr.cols[std::size_t(l)])] = -1;
-  // Fast path: LAPACK's blocked QR; Heath's path when a pivot comes out small.
+  // Fast path: blocked QR over the staircase; Heath's path when a pivot
+  // comes out small or the staircase leaves a column without rows.
   bool dead = m < Fr.pivots;
   if (!dead) {
     const std::vector<double> assembled = ff.F;
-    ff.k = std::min(m, n);
-    ff.tau.assign(std::size_t(ff.k), 0.0);
-    if (ff.k > 0) geqrf(int(m), int(n), ff.F.data(), ff.tau.data());
+    dead = !staircase_qr(ff, n, stair);
     for (index_t j = 0; j < Fr.pivots && !dead; ++j) dead = !(std::abs(ff.F[std::size_t(j) + std::size_t(m) * j]) > tolerance);
     if (dead) ff.F = assembled;
     ff.live = Fr.pivots;
     ff.cb_rows = ff.k - ff.live;
   }
   if (dead) {
+    ff.flops = front_flops(m, n);
     heath_qr(Fr, ff, n, tolerance);
 #pragma omp atomic
     ++num.dead_fronts;
@@ -165,21 +239,43 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
   const int threads = omp_get_max_threads();
   std::vector<std::vector<index_t>> local(static_cast<std::size_t>(threads));
   std::string error;
-  for (const std::vector<index_t>& level : by_height(s)) {
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::size_t x = 0; x < level.size(); ++x) {
+  // Independent fronts (one level of the tree) run in parallel with
+  // single-threaded BLAS; a large one (over 1e8 flops) runs alone with
+  // BLAS's threads (OpenBLAS's thread count is global).
+  const int blas_threads = openblas_get_num_threads();
+  struct Restore {
+    int threads;
+    ~Restore() { openblas_set_num_threads(threads); }
+  } restore{blas_threads};
+  auto run = [&](const std::vector<index_t>& fronts, bool parallel) {
+    if (fronts.empty()) return;
+    openblas_set_num_threads(parallel ? 1 : blas_threads);
+#pragma omp parallel for schedule(dynamic, 1) if (parallel)
+    for (std::size_t x = 0; x < fronts.size(); ++x) {
       std::vector<index_t>& map = local[std::size_t(omp_get_thread_num())];
       if (map.empty()) map.assign(std::size_t(A.cols), -1);
       try {
-        factor_front(A, s, num, level[x], map, tolerance);
+        factor_front(A, s, num, fronts[x], map, tolerance);
       } catch (const std::exception& e) {
 #pragma omp critical(balsa_qr_factor_error)
         error = e.what();
       }
     }
     if (!error.empty()) throw Error(error);
+  };
+  for (const std::vector<index_t>& level : by_height(s)) {
+    std::vector<index_t> small, large;
+    for (index_t f : level) {
+      const Front& F = s.fronts[std::size_t(f)];
+      (front_flops(F.m(), F.n()) > 1e8 ? large : small).push_back(f);
+    }
+    run(small, small.size() > 1);
+    for (index_t f : large) run({f}, false);
   }
-  for (const FrontFactor& ff : num.fronts) num.rank += ff.live;
+  for (const FrontFactor& ff : num.fronts) {
+    num.rank += ff.live;
+    num.flops += ff.flops;
+  }
   return num;
 }
 
@@ -198,15 +294,17 @@ std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vect
     const FrontFactor& ff = num.fronts[std::size_t(f)];
     const index_t m = ff.m, k = ff.k;
     std::vector<double> bf(std::size_t(m) * std::size_t(nrhs), 0.0);
+    const std::vector<index_t> place = ff.places();
     index_t t = 0;
     for (index_t i : Fr.rows) {
-      for (index_t c = 0; c < nrhs; ++c) bf[std::size_t(t) + std::size_t(m) * c] = B[std::size_t(i) + std::size_t(M) * c];
+      for (index_t c = 0; c < nrhs; ++c) bf[std::size_t(place[std::size_t(t)]) + std::size_t(m) * c] = B[std::size_t(i) + std::size_t(M) * c];
       ++t;
     }
     for (index_t ch : Fr.children) {
       const index_t rows = num.fronts[std::size_t(ch)].cb_rows;
       for (index_t c = 0; c < nrhs; ++c)
-        for (index_t r = 0; r < rows; ++r) bf[std::size_t(t + r) + std::size_t(m) * c] = cb[std::size_t(ch)][std::size_t(r) + std::size_t(rows) * c];
+        for (index_t r = 0; r < rows; ++r)
+          bf[std::size_t(place[std::size_t(t + r)]) + std::size_t(m) * c] = cb[std::size_t(ch)][std::size_t(r) + std::size_t(rows) * c];
       t += rows;
       std::vector<double>().swap(cb[std::size_t(ch)]);
     }
@@ -250,6 +348,68 @@ std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vect
   if (residual_norms) {
     residual_norms->resize(std::size_t(nrhs));
     for (index_t c = 0; c < nrhs; ++c) (*residual_norms)[std::size_t(c)] = std::sqrt(res2[std::size_t(c)]);
+  }
+  return X;
+}
+
+std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs) {
+  const index_t M = s.m, n = s.n;  // A^T is M x n: x has M entries, b has n
+  std::vector<double> z(std::size_t(n) * std::size_t(nrhs), 0.0), acc(z.size());
+  for (index_t c = 0; c < nrhs; ++c)  // P^T b: permuted column j of A^T is A's row q[j]
+    for (index_t j = 0; j < n; ++j) acc[std::size_t(j) + std::size_t(n) * c] = B[std::size_t(s.q[std::size_t(j)]) + std::size_t(n) * c];
+  // R^T z = P^T b: R's rows in postorder; row t's column j first, then its
+  // entries to the right update the columns they reach.
+  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) {
+    const Front& Fr = s.fronts[std::size_t(f)];
+    const FrontFactor& ff = num.fronts[std::size_t(f)];
+    for (index_t c = 0; c < nrhs; ++c)
+      for (index_t t = 0; t < ff.live; ++t) {
+        const index_t j = ff.r_col(t);
+        const std::size_t at = std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c;
+        z[at] = acc[at] / ff.F[std::size_t(t) + std::size_t(ff.m) * j];
+        for (index_t l = j + 1; l < Fr.n(); ++l)
+          acc[std::size_t(Fr.cols[std::size_t(l)]) + std::size_t(n) * c] -= ff.F[std::size_t(t) + std::size_t(ff.m) * l] * z[at];
+      }
+  }
+  // x = Q [z; 0]: parents first; each front's R rows from z, its
+  // contribution rows from what its parent handed down, the rest 0.
+  std::vector<double> X(std::size_t(M) * std::size_t(nrhs), 0.0);
+  std::vector<std::vector<double>> down(s.fronts.size());
+  for (index_t f = index_t(s.fronts.size()) - 1; f >= 0; --f) {
+    const Front& Fr = s.fronts[std::size_t(f)];
+    const FrontFactor& ff = num.fronts[std::size_t(f)];
+    const index_t m = ff.m;
+    std::vector<double> v(std::size_t(m) * std::size_t(nrhs), 0.0);
+    for (index_t c = 0; c < nrhs; ++c) {
+      for (index_t t = 0; t < ff.live; ++t)
+        v[std::size_t(t) + std::size_t(m) * c] = z[std::size_t(Fr.cols[std::size_t(ff.r_col(t))]) + std::size_t(n) * c];
+      for (index_t r = 0; r < ff.cb_rows; ++r)
+        v[std::size_t(ff.live + r) + std::size_t(m) * c] = down[std::size_t(f)][std::size_t(r) + std::size_t(ff.cb_rows) * c];
+    }
+    std::vector<double>().swap(down[std::size_t(f)]);
+    if (ff.k > 0) {
+      int mm = int(m), nn = int(nrhs), kk = int(ff.k), info = 0, lwork = -1;
+      double query = 0;
+      dormqr_("L", "N", &mm, &nn, &kk, ff.reflectors(), &mm, ff.tau.data(), v.data(), &mm, &query, &lwork, &info);
+      lwork = std::max(1, int(query));
+      std::vector<double> work(static_cast<std::size_t>(lwork));
+      dormqr_("L", "N", &mm, &nn, &kk, ff.reflectors(), &mm, ff.tau.data(), v.data(), &mm, work.data(), &lwork, &info);
+      if (info != 0) throw Error("QR solve: LAPACK dormqr failed (info " + std::to_string(info) + ")");
+    }
+    const std::vector<index_t> place = ff.places();
+    index_t t = 0;
+    for (index_t i : Fr.rows) {  // A^T's rows: x's entries
+      for (index_t c = 0; c < nrhs; ++c) X[std::size_t(i) + std::size_t(M) * c] = v[std::size_t(place[std::size_t(t)]) + std::size_t(m) * c];
+      ++t;
+    }
+    for (index_t ch : Fr.children) {
+      const index_t rows = num.fronts[std::size_t(ch)].cb_rows;
+      down[std::size_t(ch)].assign(std::size_t(rows) * std::size_t(nrhs), 0.0);
+      for (index_t c = 0; c < nrhs; ++c)
+        for (index_t r = 0; r < rows; ++r)
+          down[std::size_t(ch)][std::size_t(r) + std::size_t(rows) * c] = v[std::size_t(place[std::size_t(t + r)]) + std::size_t(m) * c];
+      t += rows;
+    }
   }
   return X;
 }

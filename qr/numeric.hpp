@@ -9,7 +9,8 @@
 
 namespace balsa::qr {
 
-// A front after its factorisation. F: the assembled m x n front
+// A front after its factorisation. F: the assembled m x n front, rows
+// sorted by their leftmost column (the staircase),
 // overwritten by its Householder QR: R's rows in the upper part, the
 // reflectors below (LAPACK's dgeqrf layout) unless V holds them. Heath's
 // rule (as SPQR): a pivotal column whose norm below the current row is <=
@@ -21,10 +22,17 @@ struct FrontFactor {
   index_t k = 0;                // reflectors
   index_t live = 0;             // R's rows made here (live pivotal columns)
   index_t cb_rows = 0;          // rows passed to the parent
+  double flops = 0;             // done: the staircase's panels, or the whole front on Heath's path
   std::vector<index_t> r_cols;  // front column of each R row (empty: 0 .. live-1)
+  std::vector<index_t> perm;    // front row t is row perm[t] of the natural order (A's rows, then the children's)
   std::vector<double> F, V, tau;
   std::vector<double> cb;       // cb_rows x (n - pivots), upper trapezoidal, column-major; freed by the parent
   index_t r_col(index_t t) const { return r_cols.empty() ? t : r_cols[std::size_t(t)]; }
+  std::vector<index_t> places() const {  // natural row -> front row
+    std::vector<index_t> p(perm.size());
+    for (std::size_t t = 0; t < perm.size(); ++t) p[std::size_t(perm[t])] = index_t(t);
+    return p;
+  }
   const double* reflectors() const { return V.empty() ? F.data() : V.data(); }
 };
 
@@ -32,6 +40,7 @@ struct Numeric {
   std::vector<FrontFactor> fronts;
   index_t rank = 0;             // live columns in all
   index_t dead_fronts = 0;      // fronts that took Heath's column-by-column path
+  double flops = 0;             // the fronts' flops as done (FrontFactor::flops)
 };
 
 // max_j ||A(:, j)||_2 (the scale of the default rank tolerance).
@@ -47,5 +56,12 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance);
 // X n x nrhs. residual_norms (nrhs): ||Q^T b|| beyond R's rows.
 std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs,
                           std::vector<double>* residual_norms = nullptr);
+
+// The minimum-norm solution of A x = B for A with m < n, from the
+// factorisation of A^T (s, num: A^T P = Q R): R^T z = P^T B over the live
+// rows (forward, fronts in postorder), then x = Q [z; 0] (the fronts'
+// reflectors in reverse postorder). B: m x nrhs (m = A's rows = s.n);
+// X: s.m x nrhs. Dead rows of A (dependent, Heath) drop their equations.
+std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs);
 
 }  // namespace balsa::qr

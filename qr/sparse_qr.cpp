@@ -37,13 +37,16 @@ void check_values(const Csr<double>& A) {
 
 struct SparseQR::Impl {
   QrOptions options;
+  bool transposed = false;  // m < n: A^T is factored (minimum-norm solves)
   qr::Symbolic symbolic;
   qr::Numeric numeric;
   QrStats stats;
   std::int64_t nnz = 0;
 
-  void factorise(const Csr<double>& A) {
-    check_values(A);
+  void factorise(const Csr<double>& A0) {
+    check_values(A0);
+    const Csr<double> At = transposed ? transpose(A0) : Csr<double>{};
+    const Csr<double>& A = transposed ? At : A0;
     const auto t0 = Clock::now();
     const double eps = std::numeric_limits<double>::epsilon();
     const double tol = options.rank_tolerance >= 0 ? options.rank_tolerance
@@ -51,6 +54,8 @@ struct SparseQR::Impl {
     numeric = qr::factorise(A, symbolic, tol);
     stats.tolerance = tol;
     stats.rank = numeric.rank;
+    stats.heath_fronts = numeric.dead_fronts;
+    stats.flops_done = numeric.flops;
     stats.t_factorise = since(t0);
   }
 };
@@ -60,18 +65,18 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options) : impl_(new I
     validate(A);
     if (A.rows == 0 || A.cols == 0)
       throw DimensionError("SparseQR: A is empty (" + s(A.rows) + " x " + s(A.cols) + ")");
-    if (A.rows < A.cols)
-      throw DimensionError("SparseQR: A is " + s(A.rows) + " x " + s(A.cols) +
-                           "; m < n (minimum-norm solutions) is not supported yet");
     check_values(A);
     Impl& m = *impl_;
     m.options = options;
     m.nnz = A.nnz();
+    m.transposed = A.rows < A.cols;
+    const Csr<double> At = m.transposed ? transpose(A) : Csr<double>{};
+    const Csr<double>& F = m.transposed ? At : A;  // the matrix factored
     auto t0 = Clock::now();
-    std::vector<index_t> q = qr::column_ordering(A, options.ordering);
+    std::vector<index_t> q = qr::column_ordering(F, options.ordering);
     m.stats.t_order = since(t0);
     t0 = Clock::now();
-    m.symbolic = qr::analyse(A, std::move(q));
+    m.symbolic = qr::analyse(F, std::move(q));
     m.stats.t_analyse = since(t0);
     QrStats& st = m.stats;
     st.rows = A.rows;
@@ -79,9 +84,9 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options) : impl_(new I
     st.nnz = A.nnz();
     st.ordering = options.ordering;
     st.fronts = index_t(m.symbolic.fronts.size());
-    for (const qr::Front& F : m.symbolic.fronts) {
-      st.max_front_rows = std::max(st.max_front_rows, F.m());
-      st.max_front_cols = std::max(st.max_front_cols, F.n());
+    for (const qr::Front& front : m.symbolic.fronts) {
+      st.max_front_rows = std::max(st.max_front_rows, front.m());
+      st.max_front_cols = std::max(st.max_front_cols, front.n());
     }
     st.flops = m.symbolic.flops;
     st.r_nnz = m.symbolic.r_nnz;
@@ -135,7 +140,9 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
     if (!std::isfinite(B[i]))
       throw MatrixError("SparseQR::solve: b(" + s(std::int64_t(i % std::size_t(m.stats.rows))) + ") is not finite");
   const auto t0 = Clock::now();
-  std::vector<double> X = qr::solve(m.symbolic, m.numeric, std::vector<double>(B.begin(), B.end()), nrhs);
+  const std::vector<double> Bv(B.begin(), B.end());
+  std::vector<double> X = m.transposed ? qr::solve_min_norm(m.symbolic, m.numeric, Bv, nrhs)
+                                       : qr::solve(m.symbolic, m.numeric, Bv, nrhs);
   m.stats.t_solve = since(t0);
   return X;
 }

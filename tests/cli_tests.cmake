@@ -75,6 +75,12 @@ balsa_cli_test(bench_banded_cpu ARGS bench banded --device cpu --suite grid --n 
   PASS "Grid speedup over dgbsv")
 balsa_cli_test(bench_solve_quick ARGS bench solve --suite quick --device cpu --data-dir ${DATA} PASS "lap3d-7pt-20.*converged")
 balsa_cli_test(run_bad_device ARGS run --device tpu ERROR "--device.*tpu")
+balsa_cli_test(lsq_tall ARGS lsq ${DATA}/Franz6_id1959_aug.mtx -o ${OUT}/franz6_x.mtx
+  PASS "rank 3016 of 3016.*A\\^T \\(b - A x\\)\\|\\| = [0-9.]+e-1[0-9].*x written")
+balsa_cli_test(lsq_wide_min_norm ARGS lsq ${DATA}/lp_e226.mtx --ordering metis PASS "rank 223 of 223.*b - A x\\|\\| = [0-9.]+e-1[0-9]")
+balsa_cli_test(qr_stats ARGS qr ${DATA}/bayer10.mtx --stats PASS "fronts.*flops \\(dense fronts\\).*rank [0-9]+ of 13436")
+balsa_cli_test(lsq_wrong_b ARGS lsq ${DATA}/lp_e226.mtx ${DATA}/olm1000.mtx ERROR "right-hand side is 1000 x 1000, expected 223 x 1")
+balsa_cli_test(bench_qr ARGS bench qr --data-dir ${DATA} --no-generated --repeat 1 PASS "Franz6.*\\| 3016 / 3016 \\|")
 
 balsa_cli_test(info_not_mtx ARGS info ${DATA}/SOURCES.md ERROR "balsa: error: .*SOURCES.md:1: ")
 balsa_cli_test(convert_transpose ARGS convert ${DATA}/lp_e226.mtx ${OUT}/lp_t.mtx --transpose PASS "wrote 472 x 223, 2768 nonzeros")

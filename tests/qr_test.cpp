@@ -219,6 +219,50 @@ TEST(SparseQR, EveryRealMatrixMatchesSpqr) {
   EXPECT_GE(checked, 10);
 }
 
+// SPQR's minimum-norm solution of a wide system (SuiteSparseQR_min2norm).
+std::vector<double> spqr_min2norm(const Csr<double>& A, const std::vector<double>& b) {
+  cholmod_common cc;
+  cholmod_l_start(&cc);
+  const Csc<double> C = to_csc(A);
+  cholmod_sparse* S = cholmod_l_allocate_sparse(std::size_t(A.rows), std::size_t(A.cols), std::size_t(C.nnz()), 1, 1, 0,
+                                                CHOLMOD_REAL, &cc);
+  std::copy(C.col_ptr.begin(), C.col_ptr.end(), static_cast<SuiteSparse_long*>(S->p));
+  std::copy(C.row_idx.begin(), C.row_idx.end(), static_cast<SuiteSparse_long*>(S->i));
+  std::copy(C.values.begin(), C.values.end(), static_cast<double*>(S->x));
+  cholmod_dense* B = cholmod_l_allocate_dense(std::size_t(A.rows), 1, std::size_t(A.rows), CHOLMOD_REAL, &cc);
+  std::copy(b.begin(), b.end(), static_cast<double*>(B->x));
+  cholmod_dense* X = SuiteSparseQR_min2norm<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, S, B, &cc);
+  std::vector<double> x(static_cast<double*>(X->x), static_cast<double*>(X->x) + A.cols);
+  cholmod_l_free_dense(&X, &cc);
+  cholmod_l_free_dense(&B, &cc);
+  cholmod_l_free_sparse(&S, &cc);
+  cholmod_l_finish(&cc);
+  return x;
+}
+
+// m < n: the minimum-norm solution through the QR of A^T, as SPQR's
+// min2norm: A x = b and the same x (the minimum-norm x is unique).
+TEST(SparseQR, WideSystemsGetTheMinimumNormSolution) {
+  const Csr<double> lp = *test::real_matrix_as<double>(test::data_file("lp_e226.mtx"));  // 223 x 472
+  const Csr<double> random = transpose(tall_full_rank(700, 300, 0.01, 8));                // 300 x 700
+  for (const Csr<double>* A : {&lp, &random}) {
+    SCOPED_TRACE(std::to_string(A->rows) + " x " + std::to_string(A->cols));
+    const std::vector<double> b = rhs(A->rows, 4);
+    SparseQR qr(*A);
+    EXPECT_EQ(qr.stats().rank, A->rows);
+    const std::vector<double> x = qr.solve(b);
+    ASSERT_EQ(x.size(), std::size_t(A->cols));
+    EXPECT_LE(norm(residual(*A, x, b)), 1e-10 * norm(b));
+    EXPECT_LE(test::relative_error<double>(x, spqr_min2norm(*A, b)), 1e-9);
+    // Two right-hand sides at once give the same columns.
+    std::vector<double> B2(b);
+    const std::vector<double> b2 = rhs(A->rows, 5);
+    B2.insert(B2.end(), b2.begin(), b2.end());
+    const std::vector<double> X2 = qr.solve(B2, 2);
+    EXPECT_LE(test::relative_error<double>(std::vector<double>(X2.begin(), X2.begin() + A->cols), x), 1e-14);
+  }
+}
+
 TEST(SparseQR, ManyRightHandSidesAreSolvedAlike) {
   const Csr<double> A = tall_full_rank(600, 200, 0.01, 5);
   SparseQR qr(A);
@@ -271,8 +315,6 @@ TEST(SparseQR, BadInputIsAClearError) {
   empty.cols = 0;
   empty.row_ptr = {0, 0, 0, 0};
   EXPECT_THROW_MSG(SparseQR{empty}, DimensionError, "A is empty");
-  const Csr<double> wide = transpose(tall_full_rank(50, 20, 0.1, 1));
-  EXPECT_THROW_MSG(SparseQR{wide}, DimensionError, "m < n");
   Csr<double> nan = tall_full_rank(50, 20, 0.1, 1);
   nan.values[7] = std::nan("");
   EXPECT_THROW_MSG(SparseQR{nan}, MatrixError, "is not finite");

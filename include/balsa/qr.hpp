@@ -27,7 +27,11 @@
 // columns kept; solve() then returns the basic solution (0 on the dead
 // columns), whose residual is the least-squares one.
 //
-// Not yet: m < n, the staircase's flop savings, the GPU path.
+// m < n: A^T is factored (A^T P = Q R) and solve() returns the
+// minimum-norm solution x = Q [R^{-T} P^T b; 0] (the one SPQR's min2norm
+// gives); rows of A that Heath's rule finds dependent drop their equations.
+//
+// Not yet: the staircase's flop savings, the GPU path.
 #pragma once
 
 #include <cstdint>
@@ -58,20 +62,22 @@ struct QrStats {
   QrOrdering ordering = QrOrdering::Colamd;
   index_t fronts = 0;
   index_t max_front_rows = 0, max_front_cols = 0;
-  double flops = 0;            // the fronts' dense Householder QR (4 m n k-type count, sec. 2)
+  double flops = 0;            // the fronts' dense Householder QR (4 m n k-type count, sec. 2): the analysis' bound
+  double flops_done = 0;       // what the factorisation did (the staircase skips the rows below it)
   std::int64_t r_nnz = 0;      // entries of R
   // flops / (8 (nnz(A) + nnz(R))): the flop/byte intensity the paper uses to
   // route small problems to the CPU (intensity < 10: the CPU wins).
   double intensity = 0;
   std::size_t front_bytes = 0;  // the factor's storage: every front (R and V) kept
   double tolerance = 0;         // the rank tolerance used
+  index_t heath_fronts = 0;     // fronts refactored column by column (a dead column, or a staircase step without rows)
   index_t rank = 0;             // columns kept (Heath: |R(j, j)| > tolerance); rank < n: rank deficient
   double t_order = 0, t_analyse = 0, t_factorise = 0, t_solve = 0;  // seconds
 };
 
 class SparseQR {
  public:
-  // Analyse and factorise A (m x n, m >= n).
+  // Analyse and factorise A (m x n; m < n: A^T).
   explicit SparseQR(const Csr<double>& A, const QrOptions& options = {});
   ~SparseQR();
   SparseQR(SparseQR&&) noexcept;
@@ -80,7 +86,8 @@ class SparseQR {
   // New values, same pattern: factorised again.
   void factorise(const Csr<double>& A);
   // x = argmin ||A x - b||_2 (b: m values; one right-hand side); rank
-  // deficient: the basic solution (0 on the dead columns).
+  // deficient: the basic solution (0 on the dead columns); m < n: the
+  // minimum-norm solution of A x = b.
   std::vector<double> solve(std::span<const double> b);
   // nrhs right-hand sides, column-major m x nrhs; x: n x nrhs.
   std::vector<double> solve(std::span<const double> B, index_t nrhs);
