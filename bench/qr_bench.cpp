@@ -7,7 +7,6 @@
 // Laplacian; a tall regularised one [L; I]).
 #include "qr_bench.hpp"
 
-#include <SuiteSparseQR.hpp>
 #include <fmt/core.h>
 #include <omp.h>
 
@@ -22,6 +21,7 @@
 #include "balsa/matrix_market.hpp"
 #include "balsa/qr.hpp"
 #include "bench_output.hpp"
+#include "spqr_baseline.hpp"
 
 namespace balsa::bench {
 
@@ -42,37 +42,18 @@ double residual_norm(const Csr<double>& A, const double* x, const std::vector<do
   return std::sqrt(s);
 }
 
-// SPQR on A: symbolic, numeric, solve (min2norm when m < n), its timers.
+// SPQR on A (min2norm when m < n): its own phase timers, medians.
 nlohmann::json run_spqr(const Csr<double>& A, const std::vector<double>& b, int repeat) {
-  cholmod_common cc;
-  cholmod_l_start(&cc);
-  const Csc<double> C = to_csc(A);
-  cholmod_sparse* S = cholmod_l_allocate_sparse(std::size_t(A.rows), std::size_t(A.cols), std::size_t(C.nnz()), 1, 1, 0,
-                                                CHOLMOD_REAL, &cc);
-  std::copy(C.col_ptr.begin(), C.col_ptr.end(), static_cast<SuiteSparse_long*>(S->p));
-  std::copy(C.row_idx.begin(), C.row_idx.end(), static_cast<SuiteSparse_long*>(S->i));
-  std::copy(C.values.begin(), C.values.end(), static_cast<double*>(S->x));
-  cholmod_dense* B = cholmod_l_allocate_dense(std::size_t(A.rows), 1, std::size_t(A.rows), CHOLMOD_REAL, &cc);
-  std::copy(b.begin(), b.end(), static_cast<double*>(B->x));
   std::vector<double> analyse, factor, solve;
-  double residual = NAN, flops = NAN;
-  long rank = -1;
-  for (int r = 0; r < repeat; ++r) {
-    cholmod_dense* X = A.rows >= A.cols ? SuiteSparseQR<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, S, B, &cc)
-                                        : SuiteSparseQR_min2norm<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, S, B, &cc);
-    analyse.push_back(cc.SPQR_analyze_time);
-    factor.push_back(cc.SPQR_factorize_time);
-    solve.push_back(cc.SPQR_solve_time);
-    residual = residual_norm(A, static_cast<double*>(X->x), b);
-    flops = cc.SPQR_flopcount;
-    rank = long(cc.SPQR_istat[4]);
-    cholmod_l_free_dense(&X, &cc);
+  SpqrResult r;
+  for (int k = 0; k < repeat; ++k) {
+    r = spqr_solve(A, b, A.rows < A.cols);
+    analyse.push_back(r.analyse_s);
+    factor.push_back(r.factorise_s);
+    solve.push_back(r.solve_s);
   }
-  cholmod_l_free_dense(&B, &cc);
-  cholmod_l_free_sparse(&S, &cc);
-  cholmod_l_finish(&cc);
   return {{"analyse_s", median_of(analyse)}, {"factorise_s", median_of(factor)}, {"solve_s", median_of(solve)},
-          {"residual", residual}, {"flops", flops}, {"rank", rank}};
+          {"residual", residual_norm(A, r.x.data(), b)}, {"flops", r.flops}, {"rank", r.rank}};
 }
 
 nlohmann::json run_balsa(const Csr<double>& A, const std::vector<double>& b, int repeat) {

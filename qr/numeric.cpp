@@ -308,15 +308,7 @@ std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vect
       t += rows;
       std::vector<double>().swap(cb[std::size_t(ch)]);
     }
-    if (k > 0) {
-      int mm = int(m), nn = int(nrhs), kk = int(k), info = 0, lwork = -1;
-      double query = 0;
-      dormqr_("L", "T", &mm, &nn, &kk, ff.reflectors(), &mm, ff.tau.data(), bf.data(), &mm, &query, &lwork, &info);
-      lwork = std::max(1, int(query));
-      std::vector<double> work(static_cast<std::size_t>(lwork));
-      dormqr_("L", "T", &mm, &nn, &kk, ff.reflectors(), &mm, ff.tau.data(), bf.data(), &mm, work.data(), &lwork, &info);
-      if (info != 0) throw Error("QR solve: LAPACK dormqr failed (info " + std::to_string(info) + ")");
-    }
+    if (k > 0) ormqr("T", int(m), int(nrhs), int(k), ff.reflectors(), int(m), ff.tau.data(), bf.data(), int(m));
     const index_t rr = ff.live, rows = ff.cb_rows;
     cb[std::size_t(f)].assign(std::size_t(rows) * std::size_t(nrhs), 0.0);
     for (index_t c = 0; c < nrhs; ++c) {
@@ -387,15 +379,7 @@ std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const 
         v[std::size_t(ff.live + r) + std::size_t(m) * c] = down[std::size_t(f)][std::size_t(r) + std::size_t(ff.cb_rows) * c];
     }
     std::vector<double>().swap(down[std::size_t(f)]);
-    if (ff.k > 0) {
-      int mm = int(m), nn = int(nrhs), kk = int(ff.k), info = 0, lwork = -1;
-      double query = 0;
-      dormqr_("L", "N", &mm, &nn, &kk, ff.reflectors(), &mm, ff.tau.data(), v.data(), &mm, &query, &lwork, &info);
-      lwork = std::max(1, int(query));
-      std::vector<double> work(static_cast<std::size_t>(lwork));
-      dormqr_("L", "N", &mm, &nn, &kk, ff.reflectors(), &mm, ff.tau.data(), v.data(), &mm, work.data(), &lwork, &info);
-      if (info != 0) throw Error("QR solve: LAPACK dormqr failed (info " + std::to_string(info) + ")");
-    }
+    if (ff.k > 0) ormqr("N", int(m), int(nrhs), int(ff.k), ff.reflectors(), int(m), ff.tau.data(), v.data(), int(m));
     const std::vector<index_t> place = ff.places();
     index_t t = 0;
     for (index_t i : Fr.rows) {  // A^T's rows: x's entries

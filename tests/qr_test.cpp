@@ -1,7 +1,6 @@
 // Multifrontal sparse QR (include/balsa/qr.hpp) against SuiteSparseQR
 // (SPQR) on random and real matrices: the same least-squares solution and
 // residual, the normal equations, the analysis' invariants, bad input.
-#include <SuiteSparseQR.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <random>
 
 #include "balsa/qr.hpp"
+#include "bench/spqr_baseline.hpp"
 #include "qr/ordering.hpp"
 #include "qr/symbolic.hpp"
 #include "support/test_support.hpp"
@@ -16,32 +16,7 @@
 namespace balsa {
 namespace {
 
-// SPQR's x = A \ b (least squares; default ordering and tolerance). SPQR
-// takes CHOLMOD's 64-bit-index matrices (cholmod_l_*).
-struct Spqr {
-  std::vector<double> x;
-  index_t rank;
-};
-Spqr spqr_solve(const Csr<double>& A, const std::vector<double>& b) {
-  cholmod_common cc;
-  cholmod_l_start(&cc);
-  const Csc<double> C = to_csc(A);
-  cholmod_sparse* S = cholmod_l_allocate_sparse(std::size_t(A.rows), std::size_t(A.cols), std::size_t(C.nnz()), 1, 1, 0,
-                                                CHOLMOD_REAL, &cc);
-  std::copy(C.col_ptr.begin(), C.col_ptr.end(), static_cast<SuiteSparse_long*>(S->p));
-  std::copy(C.row_idx.begin(), C.row_idx.end(), static_cast<SuiteSparse_long*>(S->i));
-  std::copy(C.values.begin(), C.values.end(), static_cast<double*>(S->x));
-  cholmod_dense* B = cholmod_l_allocate_dense(std::size_t(A.rows), 1, std::size_t(A.rows), CHOLMOD_REAL, &cc);
-  std::copy(b.begin(), b.end(), static_cast<double*>(B->x));
-  cholmod_dense* X = SuiteSparseQR<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, S, B, &cc);
-  Spqr out{std::vector<double>(static_cast<double*>(X->x), static_cast<double*>(X->x) + A.cols),
-           index_t(cc.SPQR_istat[4])};
-  cholmod_l_free_dense(&X, &cc);
-  cholmod_l_free_dense(&B, &cc);
-  cholmod_l_free_sparse(&S, &cc);
-  cholmod_l_finish(&cc);
-  return out;
-}
+using bench::spqr_solve;
 
 std::vector<double> residual(const Csr<double>& A, const std::vector<double>& x, const std::vector<double>& b) {
   std::vector<double> r(b);
@@ -109,7 +84,7 @@ Compared expect_matches_spqr(const Csr<double>& A, QrOrdering ordering, double t
   o.ordering = ordering;
   SparseQR qr(A, o);
   const std::vector<double> x = qr.solve(b);
-  const Spqr ref = spqr_solve(A, b);
+  const bench::SpqrResult ref = spqr_solve(A, b);
   if (ref.rank == A.cols && qr.stats().rank == A.cols) {
     if (A.rows == A.cols) {
       EXPECT_LE(backward_error(A, x, b), std::max(1e-14, 10 * backward_error(A, ref.x, b)));
@@ -219,27 +194,6 @@ TEST(SparseQR, EveryRealMatrixMatchesSpqr) {
   EXPECT_GE(checked, 10);
 }
 
-// SPQR's minimum-norm solution of a wide system (SuiteSparseQR_min2norm).
-std::vector<double> spqr_min2norm(const Csr<double>& A, const std::vector<double>& b) {
-  cholmod_common cc;
-  cholmod_l_start(&cc);
-  const Csc<double> C = to_csc(A);
-  cholmod_sparse* S = cholmod_l_allocate_sparse(std::size_t(A.rows), std::size_t(A.cols), std::size_t(C.nnz()), 1, 1, 0,
-                                                CHOLMOD_REAL, &cc);
-  std::copy(C.col_ptr.begin(), C.col_ptr.end(), static_cast<SuiteSparse_long*>(S->p));
-  std::copy(C.row_idx.begin(), C.row_idx.end(), static_cast<SuiteSparse_long*>(S->i));
-  std::copy(C.values.begin(), C.values.end(), static_cast<double*>(S->x));
-  cholmod_dense* B = cholmod_l_allocate_dense(std::size_t(A.rows), 1, std::size_t(A.rows), CHOLMOD_REAL, &cc);
-  std::copy(b.begin(), b.end(), static_cast<double*>(B->x));
-  cholmod_dense* X = SuiteSparseQR_min2norm<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, S, B, &cc);
-  std::vector<double> x(static_cast<double*>(X->x), static_cast<double*>(X->x) + A.cols);
-  cholmod_l_free_dense(&X, &cc);
-  cholmod_l_free_dense(&B, &cc);
-  cholmod_l_free_sparse(&S, &cc);
-  cholmod_l_finish(&cc);
-  return x;
-}
-
 // m < n: the minimum-norm solution through the QR of A^T, as SPQR's
 // min2norm: A x = b and the same x (the minimum-norm x is unique).
 TEST(SparseQR, WideSystemsGetTheMinimumNormSolution) {
@@ -253,7 +207,7 @@ TEST(SparseQR, WideSystemsGetTheMinimumNormSolution) {
     const std::vector<double> x = qr.solve(b);
     ASSERT_EQ(x.size(), std::size_t(A->cols));
     EXPECT_LE(norm(residual(*A, x, b)), 1e-10 * norm(b));
-    EXPECT_LE(test::relative_error<double>(x, spqr_min2norm(*A, b)), 1e-9);
+    EXPECT_LE(test::relative_error<double>(x, spqr_solve(*A, b, true).x), 1e-9);
     // Two right-hand sides at once give the same columns.
     std::vector<double> B2(b);
     const std::vector<double> b2 = rhs(A->rows, 5);
