@@ -240,17 +240,22 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
   std::vector<std::vector<index_t>> local(static_cast<std::size_t>(threads));
   std::string error;
   // Independent fronts (one level of the tree) run in parallel with
-  // single-threaded BLAS; a large one (over 1e8 flops) runs alone with
-  // BLAS's threads (OpenBLAS's thread count is global).
+  // single-threaded BLAS, on fewer threads (or one) when the level is too
+  // small to pay for a team; a large front (over 1e8 flops) runs alone with
+  // BLAS's threads. OpenBLAS's thread count is global: set only on change.
   const int blas_threads = openblas_get_num_threads();
+  int blas_now = blas_threads;
+  auto set_blas = [&](int t) {
+    if (t != blas_now) openblas_set_num_threads(blas_now = t);
+  };
   struct Restore {
     int threads;
     ~Restore() { openblas_set_num_threads(threads); }
   } restore{blas_threads};
-  auto run = [&](const std::vector<index_t>& fronts, bool parallel) {
+  auto run = [&](const std::vector<index_t>& fronts, int team, int blas) {
     if (fronts.empty()) return;
-    openblas_set_num_threads(parallel ? 1 : blas_threads);
-#pragma omp parallel for schedule(dynamic, 1) if (parallel)
+    set_blas(blas);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) if (team > 1)
     for (std::size_t x = 0; x < fronts.size(); ++x) {
       std::vector<index_t>& map = local[std::size_t(omp_get_thread_num())];
       if (map.empty()) map.assign(std::size_t(A.cols), -1);
@@ -265,12 +270,22 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
   };
   for (const std::vector<index_t>& level : by_height(s)) {
     std::vector<index_t> small, large;
+    double small_flops = 0;
     for (index_t f : level) {
       const Front& F = s.fronts[std::size_t(f)];
-      (front_flops(F.m(), F.n()) > 1e8 ? large : small).push_back(f);
+      const double flops = front_flops(F.m(), F.n());
+      if (flops > 1e8) {
+        large.push_back(f);
+      } else {
+        small.push_back(f);
+        small_flops += flops;
+      }
     }
-    run(small, small.size() > 1);
-    for (index_t f : large) run({f}, false);
+    // A thread per 2e6 flops of the level at most: a team costs more than
+    // the tiny fronts of a deep tree's upper levels.
+    const int team = int(std::clamp<double>(std::min(double(small.size()), small_flops / 2e6), 1, threads));
+    run(small, team, 1);
+    for (index_t f : large) run({f}, 1, blas_threads);
   }
   for (const FrontFactor& ff : num.fronts) {
     num.rank += ff.live;
