@@ -90,7 +90,7 @@ void run_qr(const QrCommandOptions& o) {
 }
 
 void add_common(CLI::App* cmd, QrCommandOptions& o) {
-  cmd->add_option("matrix", o.matrix, "Matrix Market file (m x n, m >= n)")->required();
+  cmd->add_option("matrix", o.matrix, "Matrix Market file (m x n; m < n: minimum-norm solutions)")->required();
   cmd->add_option("--ordering", o.ordering, "Column ordering: colamd, metis (nested dissection of A^T A) or natural")
       ->check(CLI::IsMember({"colamd", "metis", "natural"}))
       ->capture_default_str();

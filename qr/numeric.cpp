@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <numeric>
 #include <string>
 
@@ -68,21 +69,19 @@ constexpr index_t kPanel = 64;  // columns per panel: LAPACK's dormqr runs unblo
 
 // The blocked Householder QR of a front whose rows are sorted by their
 // leftmost column (sec. 2's staircase: stair[j] rows reach column j): each
-// panel of 64 columns is factored over the rows that reach it and its block
-// reflector applied to those rows only. Returns false when a panel has
-// fewer rows than columns while rows remain below (reflectors would leave
-// their columns: Heath's path takes the front); else ff.k reflectors, the
-// t-th in column t.
-bool staircase_qr(FrontFactor& ff, index_t n, const std::vector<index_t>& stair) {
+// panel of 64 columns is factored over the rows that reach it (at least as
+// many rows as columns while rows remain, the extra ones zero there, so
+// reflector t stays in column t) and its block reflector applied to those
+// rows only. Returns false as soon as a pivotal column's |R(j, j)| <=
+// tolerance (Heath's path then takes the front); else ff.k reflectors.
+bool staircase_qr(FrontFactor& ff, index_t n, index_t pivots, const std::vector<index_t>& stair, double tolerance) {
   const index_t m = ff.m;
   ff.tau.assign(std::size_t(std::min(m, n)), 0.0);
   index_t row = 0;
   for (index_t j0 = 0; j0 < n && row < m; j0 += kPanel) {
-    const index_t j1 = std::min(n, j0 + kPanel), end = stair[std::size_t(j1 - 1)];
-    const index_t rows = end - row, width = j1 - j0;
-    if (rows < width && end < m) return false;
-    const index_t kp = std::min(rows, width);
-    if (kp <= 0) return false;
+    const index_t j1 = std::min(n, j0 + kPanel), width = j1 - j0;
+    const index_t end = std::max(stair[std::size_t(j1 - 1)], std::min(m, row + width));
+    const index_t rows = end - row, kp = std::min(rows, width);
     double* panel = ff.F.data() + std::size_t(row) + std::size_t(m) * j0;
     if (end == m) {  // every row reaches this panel: the rest is one dense QR (LAPACK's own blocking)
       ff.flops += front_flops(m - row, n - j0);
@@ -92,6 +91,8 @@ bool staircase_qr(FrontFactor& ff, index_t n, const std::vector<index_t>& stair)
     }
     ff.flops += front_flops(rows, width) + 4.0 * double(rows) * double(n - j1) * double(kp);
     geqrf(int(rows), int(width), panel, int(m), ff.tau.data() + row);
+    for (index_t j = j0; j < std::min(j1, pivots); ++j)
+      if (!(std::abs(ff.F[std::size_t(j) + std::size_t(m) * j]) > tolerance)) return false;
     if (j1 < n)
       ormqr("T", int(rows), int(n - j1), int(kp), panel, int(m), ff.tau.data() + row,
             ff.F.data() + std::size_t(row) + std::size_t(m) * j1, int(m));
@@ -204,7 +205,7 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
   bool dead = m < Fr.pivots;
   if (!dead) {
     const std::vector<double> assembled = ff.F;
-    dead = !staircase_qr(ff, n, stair);
+    dead = !staircase_qr(ff, n, Fr.pivots, stair, tolerance);
     for (index_t j = 0; j < Fr.pivots && !dead; ++j) dead = !(std::abs(ff.F[std::size_t(j) + std::size_t(m) * j]) > tolerance);
     if (dead) ff.F = assembled;
     ff.live = Fr.pivots;
@@ -226,10 +227,19 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
 }  // namespace
 
 double max_column_norm(const Csr<double>& A) {
-  std::vector<double> norm2(static_cast<std::size_t>(A.cols), 0.0);
-  for (index_t a = 0; a < A.nnz(); ++a) norm2[std::size_t(A.col_idx[a])] += A.values[a] * A.values[a];
+  // Scaled by each column's largest entry: no overflow near 1e155, no
+  // underflow near 1e-160.
+  std::vector<double> scale(static_cast<std::size_t>(A.cols), 0.0), sum(scale.size(), 0.0);
+  for (index_t a = 0; a < A.nnz(); ++a) {
+    double& s = scale[std::size_t(A.col_idx[a])];
+    s = std::max(s, std::abs(A.values[a]));
+  }
+  for (index_t a = 0; a < A.nnz(); ++a) {
+    const std::size_t c = std::size_t(A.col_idx[a]);
+    if (scale[c] > 0) sum[c] += (A.values[a] / scale[c]) * (A.values[a] / scale[c]);
+  }
   double m = 0;
-  for (double v : norm2) m = std::max(m, std::sqrt(v));
+  for (std::size_t c = 0; c < scale.size(); ++c) m = std::max(m, scale[c] * std::sqrt(sum[c]));
   return m;
 }
 
@@ -238,7 +248,7 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
   num.fronts.resize(s.fronts.size());
   const int threads = omp_get_max_threads();
   std::vector<std::vector<index_t>> local(static_cast<std::size_t>(threads));
-  std::string error;
+  std::exception_ptr error;  // the first failure, rethrown with its type
   // Independent fronts (one level of the tree) run in parallel with
   // single-threaded BLAS, on fewer threads (or one) when the level is too
   // small to pay for a team; a large front (over 1e8 flops) runs alone with
@@ -257,16 +267,16 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
     set_blas(blas);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team) if (team > 1)
     for (std::size_t x = 0; x < fronts.size(); ++x) {
-      std::vector<index_t>& map = local[std::size_t(omp_get_thread_num())];
-      if (map.empty()) map.assign(std::size_t(A.cols), -1);
       try {
+        std::vector<index_t>& map = local[std::size_t(omp_get_thread_num())];
+        if (map.empty()) map.assign(std::size_t(A.cols), -1);
         factor_front(A, s, num, fronts[x], map, tolerance);
-      } catch (const std::exception& e) {
+      } catch (...) {
 #pragma omp critical(balsa_qr_factor_error)
-        error = e.what();
+        if (!error) error = std::current_exception();
       }
     }
-    if (!error.empty()) throw Error(error);
+    if (error) std::rethrow_exception(error);
   };
   for (const std::vector<index_t>& level : by_height(s)) {
     std::vector<index_t> small, large;

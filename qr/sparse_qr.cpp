@@ -38,10 +38,12 @@ void check_values(const Csr<double>& A) {
 struct SparseQR::Impl {
   QrOptions options;
   bool transposed = false;  // m < n: A^T is factored (minimum-norm solves)
+  bool factorised = false;
   qr::Symbolic symbolic;
   qr::Numeric numeric;
   QrStats stats;
   std::int64_t nnz = 0;
+  std::vector<index_t> row_ptr, col_idx;  // the analysed pattern (factorise checks new values against it)
 
   void factorise(const Csr<double>& A0) {
     check_values(A0);
@@ -52,6 +54,7 @@ struct SparseQR::Impl {
     const double tol = options.rank_tolerance >= 0 ? options.rank_tolerance
                                                    : 20.0 * double(A.rows + A.cols) * eps * qr::max_column_norm(A);
     numeric = qr::factorise(A, symbolic, tol);
+    factorised = true;
     stats.tolerance = tol;
     stats.rank = numeric.rank;
     stats.heath_fronts = numeric.dead_fronts;
@@ -60,15 +63,23 @@ struct SparseQR::Impl {
   }
 };
 
-SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options) : impl_(new Impl) {
+SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options) : SparseQR(A, options, true) {}
+
+SparseQR SparseQR::analyse(const Csr<double>& A, const QrOptions& options) { return SparseQR(A, options, false); }
+
+SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factorise_now) : impl_(new Impl) {
   try {
     validate(A);
+    if (!is_canonical(A)) throw MatrixError("SparseQR: A has unsorted or duplicate entries in a row (sum them first: "
+                                            "to_csr(to_coo(A)))");
     if (A.rows == 0 || A.cols == 0)
       throw DimensionError("SparseQR: A is empty (" + s(A.rows) + " x " + s(A.cols) + ")");
     check_values(A);
     Impl& m = *impl_;
     m.options = options;
     m.nnz = A.nnz();
+    m.row_ptr = A.row_ptr;
+    m.col_idx = A.col_idx;
     m.transposed = A.rows < A.cols;
     const Csr<double> At = m.transposed ? transpose(A) : Csr<double>{};
     const Csr<double>& F = m.transposed ? At : A;  // the matrix factored
@@ -97,7 +108,7 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options) : impl_(new I
       throw HostOutOfMemory("SparseQR: the fronts of this " + s(A.rows) + " x " + s(A.cols) + " matrix need " +
                             s(std::int64_t(st.front_bytes)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
                             s(std::int64_t(limit)) + (options.memory_limit ? " allowed (memory_limit)" : " is half the memory"));
-    m.factorise(A);
+    if (factorise_now) m.factorise(A);
   } catch (...) {
     delete impl_;
     throw;
@@ -122,9 +133,9 @@ Impl& live(Impl* impl) {
 void SparseQR::factorise(const Csr<double>& A) {
   Impl& m = live(impl_);
   validate(A);
-  if (A.rows != m.stats.rows || A.cols != m.stats.cols || A.nnz() != m.nnz)
+  if (A.rows != m.stats.rows || A.cols != m.stats.cols || A.row_ptr != m.row_ptr || A.col_idx != m.col_idx)
     throw DimensionError("SparseQR::factorise: A is " + s(A.rows) + " x " + s(A.cols) + " with " + s(A.nnz()) +
-                         " entries; the analysed pattern is " + s(m.stats.rows) + " x " + s(m.stats.cols) + " with " +
+                         " entries and a pattern unlike the analysed one: " + s(m.stats.rows) + " x " + s(m.stats.cols) + " with " +
                          s(m.nnz));
   m.factorise(A);
 }
@@ -133,6 +144,7 @@ std::vector<double> SparseQR::solve(std::span<const double> b) { return solve(b,
 
 std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
   Impl& m = live(impl_);
+  if (!m.factorised) throw Error("SparseQR::solve: A is analysed but not factorised (call factorise(A) first)");
   if (nrhs < 1 || B.size() != std::size_t(m.stats.rows) * std::size_t(nrhs))
     throw DimensionError("SparseQR::solve: " + s(std::int64_t(B.size())) + " right-hand-side values for " + s(nrhs) +
                          " columns of " + s(m.stats.rows) + " rows");
@@ -148,5 +160,6 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
 }
 
 const QrStats& SparseQR::stats() const { return live(impl_).stats; }
+bool SparseQR::factorised() const { return live(impl_).factorised; }
 
 }  // namespace balsa

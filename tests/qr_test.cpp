@@ -217,6 +217,26 @@ TEST(SparseQR, WideSystemsGetTheMinimumNormSolution) {
   }
 }
 
+// analyse -> factorise -> solve, and new values of the same pattern.
+TEST(SparseQR, AnalyseThenFactoriseNewValues) {
+  Csr<double> A = tall_full_rank(500, 200, 0.01, 12);
+  SparseQR qr = SparseQR::analyse(A);
+  EXPECT_FALSE(qr.factorised());
+  EXPECT_GT(qr.stats().fronts, 0);
+  EXPECT_THROW_MSG(qr.solve(rhs(A.rows, 1)), Error, "not factorised");
+  qr.factorise(A);
+  const std::vector<double> b = rhs(A.rows, 1);
+  EXPECT_LE(test::relative_error<double>(qr.solve(b), spqr_solve(A, b).x), 1e-10);
+  for (double& v : A.values) v *= 1.0 + 1e-3 * std::sin(v);  // same pattern, new values
+  qr.factorise(A);
+  EXPECT_LE(test::relative_error<double>(qr.solve(b), spqr_solve(A, b).x), 1e-10);
+  Csr<double> other = tall_full_rank(500, 200, 0.02, 13);
+  EXPECT_THROW_MSG(qr.factorise(other), DimensionError, "unlike the analysed one");
+  Csr<double> moved = A;  // same counts, one entry in another column
+  moved.col_idx[std::size_t(moved.row_ptr[300])] = (moved.col_idx[std::size_t(moved.row_ptr[300])] + 1) % 200;
+  EXPECT_THROW_MSG(qr.factorise(moved), DimensionError, "unlike the analysed one");
+}
+
 TEST(SparseQR, ManyRightHandSidesAreSolvedAlike) {
   const Csr<double> A = tall_full_rank(600, 200, 0.01, 5);
   SparseQR qr(A);
@@ -263,6 +283,36 @@ TEST(SparseQR, AnalysisInvariants) {
   EXPECT_GE(s.r_nnz, 700);
 }
 
+// Scaling A by 1e160 or 1e-160 changes neither the rank nor x (scaled):
+// the default tolerance's column norms neither overflow nor underflow.
+TEST(SparseQR, ExtremeScalesKeepTheRank) {
+  const Csr<double> A = tall_full_rank(120, 40, 0.05, 21);
+  const std::vector<double> b = rhs(A.rows, 2);
+  SparseQR ref(A);
+  const std::vector<double> x = ref.solve(b);
+  for (double scale : {1e160, 1e-160}) {
+    SCOPED_TRACE(scale);
+    Csr<double> S = A;
+    for (double& v : S.values) v *= scale;
+    SparseQR qr(S);
+    EXPECT_EQ(qr.stats().rank, 40);
+    std::vector<double> xs = qr.solve(b);
+    for (double& v : xs) v *= scale;
+    EXPECT_LE(test::relative_error<double>(xs, x), 1e-12);
+  }
+}
+
+// Full-rank real matrices take the blocked staircase path in every front.
+TEST(SparseQR, FullRankFrontsStayBlocked) {
+  for (const char* name : {"bcsstk13.mtx", "Franz6_id1959_aug.mtx"}) {
+    SCOPED_TRACE(name);
+    SparseQR qr(*test::real_matrix_as<double>(test::data_file(name)));
+    EXPECT_EQ(qr.stats().rank, qr.stats().cols);
+    EXPECT_EQ(qr.stats().heath_fronts, 0);
+    EXPECT_LE(qr.stats().flops_done, qr.stats().flops);
+  }
+}
+
 TEST(SparseQR, BadInputIsAClearError) {
   Csr<double> empty;
   empty.rows = 3;
@@ -274,6 +324,14 @@ TEST(SparseQR, BadInputIsAClearError) {
   EXPECT_THROW_MSG(SparseQR{nan}, MatrixError, "is not finite");
   SparseQR qr(tall_full_rank(50, 20, 0.1, 1));
   EXPECT_THROW_MSG(qr.solve(std::vector<double>(49, 1.0)), DimensionError, "49 right-hand-side values");
+  std::vector<double> b_nan(50, 1.0);
+  b_nan[3] = INFINITY;
+  EXPECT_THROW_MSG(qr.solve(b_nan), MatrixError, "b(3) is not finite");
+  Csr<double> dup = tall_full_rank(50, 20, 0.1, 1);  // row 0 holds column 0 twice
+  dup.col_idx.insert(dup.col_idx.begin(), 0);
+  dup.values.insert(dup.values.begin(), 1.0);
+  for (std::size_t i = 1; i < dup.row_ptr.size(); ++i) ++dup.row_ptr[i];
+  EXPECT_THROW_MSG(SparseQR{dup}, MatrixError, "duplicate entries");
 }
 
 }  // namespace

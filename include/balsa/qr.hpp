@@ -63,14 +63,15 @@ struct QrStats {
   index_t fronts = 0;
   index_t max_front_rows = 0, max_front_cols = 0;
   double flops = 0;            // the fronts' dense Householder QR (4 m n k-type count, sec. 2): the analysis' bound
-  double flops_done = 0;       // what the factorisation did (the staircase skips the rows below it)
+  double flops_done = 0;       // what the factorisation did: the staircase's panels (below the bound), a front
+                               // refactored column by column counted whole at its actual size (can pass it)
   std::int64_t r_nnz = 0;      // entries of R
   // flops / (8 (nnz(A) + nnz(R))): the flop/byte intensity the paper uses to
   // route small problems to the CPU (intensity < 10: the CPU wins).
   double intensity = 0;
   std::size_t front_bytes = 0;  // the factor's storage: every front (R and V) kept
   double tolerance = 0;         // the rank tolerance used
-  index_t heath_fronts = 0;     // fronts refactored column by column (a dead column, or a staircase step without rows)
+  index_t heath_fronts = 0;     // fronts refactored column by column (a pivot <= tolerance)
   index_t rank = 0;             // columns kept (Heath: |R(j, j)| > tolerance); rank < n: rank deficient
   double t_order = 0, t_analyse = 0, t_factorise = 0, t_solve = 0;  // seconds
 };
@@ -79,6 +80,9 @@ class SparseQR {
  public:
   // Analyse and factorise A (m x n; m < n: A^T).
   explicit SparseQR(const Csr<double>& A, const QrOptions& options = {});
+  // Analysis only (ordering, fronts, the analysis' stats); factorise(A)
+  // with values of this pattern comes next, before any solve.
+  static SparseQR analyse(const Csr<double>& A, const QrOptions& options = {});
   ~SparseQR();
   SparseQR(SparseQR&&) noexcept;
   SparseQR& operator=(SparseQR&&) noexcept;
@@ -93,8 +97,10 @@ class SparseQR {
   std::vector<double> solve(std::span<const double> B, index_t nrhs);
 
   const QrStats& stats() const;
+  bool factorised() const;
 
  private:
+  SparseQR(const Csr<double>& A, const QrOptions& options, bool factorise_now);
   struct Impl;
   Impl* impl_ = nullptr;
 };
