@@ -37,12 +37,6 @@ void print_stats(const QrStats& st) {
              st.t_factorise);
 }
 
-double norm(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x * x;
-  return std::sqrt(s);
-}
-
 void run_lsq(const QrCommandOptions& o) {
   const Csr<double> A = load_matrix<double>(o.matrix).A;
   std::vector<double> b(static_cast<std::size_t>(A.rows), 1.0);
@@ -63,11 +57,10 @@ void run_lsq(const QrCommandOptions& o) {
   SparseQR qr(A, qo);
   const std::vector<double> x = qr.solve(b);
   print_stats(qr.stats());
-  std::vector<double> r(b), g(static_cast<std::size_t>(A.cols), 0.0);
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a) r[std::size_t(i)] -= A.values[a] * x[std::size_t(A.col_idx[a])];
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a) g[std::size_t(A.col_idx[a])] += A.values[a] * r[std::size_t(i)];
+  std::vector<double> r(b), g(static_cast<std::size_t>(A.cols));
+  spmv(-1.0, A, std::span<const double>(x), 1.0, std::span<double>(r));                     // r = b - A x
+  spmv(1.0, transpose(A), std::span<const double>(r), 0.0, std::span<double>(g));          // g = A^T r
+  auto norm = [](const std::vector<double>& v) { return norm2(std::span<const double>(v)); };
   fmt::print("  ||b - A x|| = {:.6e} (||b|| = {:.6e}), ||A^T (b - A x)|| = {:.3e}, ||x|| = {:.6e}\n", norm(r), norm(b),
              norm(g), norm(x));
   fmt::print("  solve {:.4f} s\n", qr.stats().t_solve);

@@ -83,16 +83,21 @@ bool staircase_qr(FrontFactor& ff, index_t n, index_t pivots, const std::vector<
     const index_t end = std::max(stair[std::size_t(j1 - 1)], std::min(m, row + width));
     const index_t rows = end - row, kp = std::min(rows, width);
     double* panel = ff.F.data() + std::size_t(row) + std::size_t(m) * j0;
-    if (end == m) {  // every row reaches this panel: the rest is one dense QR (LAPACK's own blocking)
+    const bool rest = end == m;  // every row reaches this panel: the rest is one dense QR (LAPACK's own blocking)
+    const index_t last = rest ? n : j1;
+    if (rest) {
       ff.flops += front_flops(m - row, n - j0);
       geqrf(int(m - row), int(n - j0), panel, int(m), ff.tau.data() + row);
+    } else {
+      ff.flops += front_flops(rows, width) + 4.0 * double(rows) * double(n - j1) * double(kp);
+      geqrf(int(rows), int(width), panel, int(m), ff.tau.data() + row);
+    }
+    for (index_t j = j0; j < std::min(last, pivots); ++j)
+      if (!(std::abs(ff.F[std::size_t(j) + std::size_t(m) * j]) > tolerance)) return false;
+    if (rest) {
       row += std::min(m - row, n - j0);
       break;
     }
-    ff.flops += front_flops(rows, width) + 4.0 * double(rows) * double(n - j1) * double(kp);
-    geqrf(int(rows), int(width), panel, int(m), ff.tau.data() + row);
-    for (index_t j = j0; j < std::min(j1, pivots); ++j)
-      if (!(std::abs(ff.F[std::size_t(j) + std::size_t(m) * j]) > tolerance)) return false;
     if (j1 < n)
       ormqr("T", int(rows), int(n - j1), int(kp), panel, int(m), ff.tau.data() + row,
             ff.F.data() + std::size_t(row) + std::size_t(m) * j1, int(m));
@@ -160,7 +165,7 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
   for (index_t l = 0; l < n; ++l) local[std::size_t(Fr.cols[std::size_t(l)])] = l;
   // The rows in their natural order (A's, then each child's contribution
   // rows) and their leftmost front columns; the front holds them sorted by
-  // that column (the staircase), ff.perm[t] naming row t's natural place.
+  // that column (the staircase), natural row t at front row ff.place[t].
   std::vector<index_t> leftmost;
   leftmost.reserve(std::size_t(m));
   for (index_t i : Fr.rows) leftmost.push_back(local[std::size_t(s.leftmost[std::size_t(i)])]);
@@ -169,16 +174,15 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
     for (index_t r = 0; r < num.fronts[std::size_t(ch)].cb_rows; ++r)
       leftmost.push_back(local[std::size_t(C.cols[std::size_t(C.pivots + r)])]);
   }
-  ff.perm.resize(std::size_t(m));
-  std::iota(ff.perm.begin(), ff.perm.end(), 0);
-  std::stable_sort(ff.perm.begin(), ff.perm.end(),
+  std::vector<index_t> order(static_cast<std::size_t>(m)), stair(static_cast<std::size_t>(n), 0);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
                    [&](index_t a, index_t b) { return leftmost[std::size_t(a)] < leftmost[std::size_t(b)]; });
-  std::vector<index_t> place(static_cast<std::size_t>(m)), stair(static_cast<std::size_t>(n), 0);
-  for (index_t t = 0; t < m; ++t) {
-    place[std::size_t(ff.perm[std::size_t(t)])] = t;
-    ++stair[std::size_t(leftmost[std::size_t(ff.perm[std::size_t(t)])])];
-  }
+  ff.place.resize(std::size_t(m));
+  for (index_t t = 0; t < m; ++t) ff.place[std::size_t(order[std::size_t(t)])] = t;
+  for (index_t l : leftmost) ++stair[std::size_t(l)];
   for (index_t j = 1; j < n; ++j) stair[std::size_t(j)] += stair[std::size_t(j - 1)];
+  const std::vector<index_t>& place = ff.place;
   ff.F.assign(std::size_t(m) * std::size_t(n), 0.0);
   index_t t = 0;
   for (index_t i : Fr.rows) {  // A's rows
@@ -206,7 +210,6 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
   if (!dead) {
     const std::vector<double> assembled = ff.F;
     dead = !staircase_qr(ff, n, Fr.pivots, stair, tolerance);
-    for (index_t j = 0; j < Fr.pivots && !dead; ++j) dead = !(std::abs(ff.F[std::size_t(j) + std::size_t(m) * j]) > tolerance);
     if (dead) ff.F = assembled;
     ff.live = Fr.pivots;
     ff.cb_rows = ff.k - ff.live;
@@ -319,7 +322,7 @@ std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vect
     const FrontFactor& ff = num.fronts[std::size_t(f)];
     const index_t m = ff.m, k = ff.k;
     std::vector<double> bf(std::size_t(m) * std::size_t(nrhs), 0.0);
-    const std::vector<index_t> place = ff.places();
+    const std::vector<index_t>& place = ff.place;
     index_t t = 0;
     for (index_t i : Fr.rows) {
       for (index_t c = 0; c < nrhs; ++c) bf[std::size_t(place[std::size_t(t)]) + std::size_t(m) * c] = B[std::size_t(i) + std::size_t(M) * c];
@@ -405,7 +408,7 @@ std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const 
     }
     std::vector<double>().swap(down[std::size_t(f)]);
     if (ff.k > 0) ormqr("N", int(m), int(nrhs), int(ff.k), ff.reflectors(), int(m), ff.tau.data(), v.data(), int(m));
-    const std::vector<index_t> place = ff.places();
+    const std::vector<index_t>& place = ff.place;
     index_t t = 0;
     for (index_t i : Fr.rows) {  // A^T's rows: x's entries
       for (index_t c = 0; c < nrhs; ++c) X[std::size_t(i) + std::size_t(M) * c] = v[std::size_t(place[std::size_t(t)]) + std::size_t(m) * c];

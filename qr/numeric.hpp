@@ -24,15 +24,10 @@ struct FrontFactor {
   index_t cb_rows = 0;          // rows passed to the parent
   double flops = 0;             // done: the staircase's panels, or the whole front on Heath's path
   std::vector<index_t> r_cols;  // front column of each R row (empty: 0 .. live-1)
-  std::vector<index_t> perm;    // front row t is row perm[t] of the natural order (A's rows, then the children's)
+  std::vector<index_t> place;   // front row of natural row t (A's rows, then the children's contribution rows)
   std::vector<double> F, V, tau;
   std::vector<double> cb;       // cb_rows x (n - pivots), upper trapezoidal, column-major; freed by the parent
   index_t r_col(index_t t) const { return r_cols.empty() ? t : r_cols[std::size_t(t)]; }
-  std::vector<index_t> places() const {  // natural row -> front row
-    std::vector<index_t> p(perm.size());
-    for (std::size_t t = 0; t < perm.size(); ++t) p[std::size_t(perm[t])] = index_t(t);
-    return p;
-  }
   const double* reflectors() const { return V.empty() ? F.data() : V.data(); }
 };
 

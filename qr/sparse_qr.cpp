@@ -25,14 +25,6 @@ std::size_t physical_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && size > 0 ? std::size_t(pages) * std::size_t(size) : std::size_t(1) << 34;
 }
-
-void check_values(const Csr<double>& A) {
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a)
-      if (!std::isfinite(A.values[a]))
-        throw MatrixError("SparseQR: A(" + s(i) + ", " + s(A.col_idx[a]) + ") = " + std::to_string(A.values[a]) +
-                          " is not finite");
-}
 }  // namespace
 
 struct SparseQR::Impl {
@@ -42,13 +34,11 @@ struct SparseQR::Impl {
   qr::Symbolic symbolic;
   qr::Numeric numeric;
   QrStats stats;
-  std::int64_t nnz = 0;
   std::vector<index_t> row_ptr, col_idx;  // the analysed pattern (factorise checks new values against it)
 
-  void factorise(const Csr<double>& A0) {
-    check_values(A0);
-    const Csr<double> At = transposed ? transpose(A0) : Csr<double>{};
-    const Csr<double>& A = transposed ? At : A0;
+  // A's values (A^T when transposed) checked and factored.
+  void factorise(const Csr<double>& A) {
+    require_finite(A);
     const auto t0 = Clock::now();
     const double eps = std::numeric_limits<double>::epsilon();
     const double tol = options.rank_tolerance >= 0 ? options.rank_tolerance
@@ -74,10 +64,8 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factoris
                                             "to_csr(to_coo(A)))");
     if (A.rows == 0 || A.cols == 0)
       throw DimensionError("SparseQR: A is empty (" + s(A.rows) + " x " + s(A.cols) + ")");
-    check_values(A);
     Impl& m = *impl_;
     m.options = options;
-    m.nnz = A.nnz();
     m.row_ptr = A.row_ptr;
     m.col_idx = A.col_idx;
     m.transposed = A.rows < A.cols;
@@ -108,7 +96,7 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factoris
       throw HostOutOfMemory("SparseQR: the fronts of this " + s(A.rows) + " x " + s(A.cols) + " matrix need " +
                             s(std::int64_t(st.front_bytes)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
                             s(std::int64_t(limit)) + (options.memory_limit ? " allowed (memory_limit)" : " is half the memory"));
-    if (factorise_now) m.factorise(A);
+    if (factorise_now) m.factorise(F);
   } catch (...) {
     delete impl_;
     throw;
@@ -136,8 +124,12 @@ void SparseQR::factorise(const Csr<double>& A) {
   if (A.rows != m.stats.rows || A.cols != m.stats.cols || A.row_ptr != m.row_ptr || A.col_idx != m.col_idx)
     throw DimensionError("SparseQR::factorise: A is " + s(A.rows) + " x " + s(A.cols) + " with " + s(A.nnz()) +
                          " entries and a pattern unlike the analysed one: " + s(m.stats.rows) + " x " + s(m.stats.cols) + " with " +
-                         s(m.nnz));
-  m.factorise(A);
+                         s(std::int64_t(m.col_idx.size())));
+  if (m.transposed) {
+    m.factorise(transpose(A));
+  } else {
+    m.factorise(A);
+  }
 }
 
 std::vector<double> SparseQR::solve(std::span<const double> b) { return solve(b, 1); }

@@ -141,10 +141,9 @@ DeviceBlocks upload(const Blocks& blocks, index_t k) {
   std::vector<index_t> kb = blocks.bandwidths;
   if (kb.empty()) kb.assign(std::size_t(d.count), k);
   d.bandwidths = cuda::DeviceBuffer<index_t>(std::span<const index_t>(kb));
-  if (!kb.empty()) {
-    d.min_bandwidth = *std::min_element(kb.begin(), kb.end());
-    d.max_bandwidth = *std::max_element(kb.begin(), kb.end());
-  }
+  const BandwidthRange r = bandwidth_range(kb);
+  d.min_bandwidth = r.min;
+  d.max_bandwidth = r.max;
   return d;
 }
 
@@ -157,9 +156,9 @@ void measure_bandwidths(const T* band, index_t n, index_t k, DeviceBlocks& block
                   unsigned(std::min<index_t>(blocks.count, 65535)));
   bandwidth_kernel<T><<<grid, kThreads>>>(band, k, blocks.count, blocks.starts.data(), blocks.bandwidths.data());
   BALSA_CHECK_LAUNCH();
-  const std::vector<index_t> kb = blocks.bandwidths.to_host();
-  blocks.min_bandwidth = *std::min_element(kb.begin(), kb.end());
-  blocks.max_bandwidth = *std::max_element(kb.begin(), kb.end());
+  const BandwidthRange r = bandwidth_range(blocks.bandwidths.to_host());
+  blocks.min_bandwidth = r.min;
+  blocks.max_bandwidth = r.max;
 }
 
 template <class T>

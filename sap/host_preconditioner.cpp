@@ -53,10 +53,9 @@ class HostSap final : public SapPreconditioner<T> {
     Interfaces<P> c;
     Blocks blocks = plan_.blocks;
     blocks.bandwidths = block_bandwidths(lu, blocks);  // of the values factored (in P)
-    if (!blocks.bandwidths.empty()) {
-      rep.min_bandwidth = *std::min_element(blocks.bandwidths.begin(), blocks.bandwidths.end());
-      rep.max_bandwidth = *std::max_element(blocks.bandwidths.begin(), blocks.bandwidths.end());
-    }
+    const BandwidthRange range = bandwidth_range(blocks.bandwidths);
+    rep.min_bandwidth = range.min;
+    rep.max_bandwidth = range.max;
     const bool coupled = plan_.variant == SapVariant::Coupled && blocks.count() > 1;
     if (coupled) {
       coupling_blocks(lu, blocks, c);

@@ -5,6 +5,12 @@
 
 namespace balsa::sap {
 
+BandwidthRange bandwidth_range(const std::vector<index_t>& bandwidths) {
+  if (bandwidths.empty()) return {};
+  const auto [lo, hi] = std::minmax_element(bandwidths.begin(), bandwidths.end());
+  return {*lo, *hi};
+}
+
 index_t min_block_size(index_t k, SapVariant variant) {
   return variant == SapVariant::Coupled ? std::max<index_t>(1, 2 * k) : 1;
 }

@@ -22,6 +22,12 @@ struct Blocks {
   index_t bandwidth(index_t i, index_t k) const { return bandwidths.empty() ? k : bandwidths[std::size_t(i)]; }
 };
 
+// Smallest and largest per-partition bandwidth ({0, 0} for none).
+struct BandwidthRange {
+  index_t min = 0, max = 0;
+};
+BandwidthRange bandwidth_range(const std::vector<index_t>& bandwidths);
+
 // The smallest block a variant can use: SaP-C needs n_i >= 2k so a block's
 // top and bottom k rows (where the spikes couple) are distinct; SaP-D, 1.
 index_t min_block_size(index_t k, SapVariant variant);

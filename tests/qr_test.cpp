@@ -20,15 +20,10 @@ using bench::spqr_solve;
 
 std::vector<double> residual(const Csr<double>& A, const std::vector<double>& x, const std::vector<double>& b) {
   std::vector<double> r(b);
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a) r[std::size_t(i)] -= A.values[a] * x[std::size_t(A.col_idx[a])];
+  spmv(-1.0, A, std::span<const double>(x), 1.0, std::span<double>(r));
   return r;
 }
-double norm(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x * x;
-  return std::sqrt(s);
-}
+double norm(const std::vector<double>& v) { return norm2(std::span<const double>(v)); }
 // ||A^T r|| / (||A||_F ||r||): zero for the least-squares solution.
 double normal_equations(const Csr<double>& A, const std::vector<double>& r) {
   std::vector<double> g(static_cast<std::size_t>(A.cols), 0.0);
@@ -321,7 +316,9 @@ TEST(SparseQR, BadInputIsAClearError) {
   EXPECT_THROW_MSG(SparseQR{empty}, DimensionError, "A is empty");
   Csr<double> nan = tall_full_rank(50, 20, 0.1, 1);
   nan.values[7] = std::nan("");
-  EXPECT_THROW_MSG(SparseQR{nan}, MatrixError, "is not finite");
+  const index_t nan_row = index_t(std::upper_bound(nan.row_ptr.begin(), nan.row_ptr.end(), 7) - nan.row_ptr.begin()) - 1;
+  EXPECT_THROW_MSG(SparseQR{nan}, MatrixError,
+                   "NaN value at (row " + std::to_string(nan_row) + ", column " + std::to_string(nan.col_idx[7]) + ")");
   SparseQR qr(tall_full_rank(50, 20, 0.1, 1));
   EXPECT_THROW_MSG(qr.solve(std::vector<double>(49, 1.0)), DimensionError, "49 right-hand-side values");
   std::vector<double> b_nan(50, 1.0);

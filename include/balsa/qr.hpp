@@ -80,8 +80,9 @@ class SparseQR {
  public:
   // Analyse and factorise A (m x n; m < n: A^T).
   explicit SparseQR(const Csr<double>& A, const QrOptions& options = {});
-  // Analysis only (ordering, fronts, the analysis' stats); factorise(A)
-  // with values of this pattern comes next, before any solve.
+  // Analysis only (ordering, fronts, the analysis' stats; A's pattern is
+  // read, its values are checked by factorise): factorise(A) with values of
+  // this pattern comes next, before any solve.
   static SparseQR analyse(const Csr<double>& A, const QrOptions& options = {});
   ~SparseQR();
   SparseQR(SparseQR&&) noexcept;
