@@ -26,13 +26,13 @@ const std::map<std::string, QrOrdering>& ordering_names() {
 }
 
 void print_stats(const QrStats& st) {
-  fmt::print("  A: {} x {}, {} entries; ordering {}; {} fronts (largest {} x {})\n", st.rows, st.cols, st.nnz,
-             to_string(st.ordering), st.fronts, st.max_front_rows, st.max_front_cols);
+  fmt::print("  A: {} x {}, {} entries; {} column singletons; ordering {}; {} fronts (largest {} x {})\n", st.rows,
+             st.cols, st.nnz, st.singletons, to_string(st.ordering), st.fronts, st.max_front_rows, st.max_front_cols);
   fmt::print("  R: {} entries; {:.4g} flops (dense fronts), {:.4g} done (staircase); flop/byte intensity {:.3g}; "
              "fronts {:.4g} MB\n", st.r_nnz, st.flops, st.flops_done, st.intensity, st.front_bytes / 1e6);
-  fmt::print("  rank {} of {} (tolerance {:.3g}){}; {} fronts refactored column by column\n", st.rank,
-             std::min(st.rows, st.cols), st.tolerance, st.rank < std::min(st.rows, st.cols) ? ": rank deficient" : "",
-             st.heath_fronts);
+  fmt::print("  rank {} of {} (tolerance {:.3g}){}; {} fronts refactored column by column; dropped ||E||_F {:.3g}\n",
+             st.rank, std::min(st.rows, st.cols), st.tolerance,
+             st.rank < std::min(st.rows, st.cols) ? ": rank deficient" : "", st.heath_fronts, st.dropped_norm);
   fmt::print("  ordering {:.4f} s, analysis {:.4f} s, factorisation {:.4f} s\n", st.t_order, st.t_analyse,
              st.t_factorise);
 }

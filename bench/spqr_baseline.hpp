@@ -15,6 +15,7 @@ namespace balsa::bench {
 struct SpqrResult {
   std::vector<double> x;
   index_t rank = 0;                       // SPQR_istat[4]
+  double dropped_norm = 0;                // SPQR_norm_E_fro: ||E||_F of what Heath's rule dropped
   double analyse_s = 0, factorise_s = 0, solve_s = 0, flops = 0;  // SPQR's own timers and count
 };
 
@@ -36,6 +37,7 @@ inline SpqrResult spqr_solve(const Csr<double>& A, const std::vector<double>& b,
   SpqrResult r;
   r.x.assign(static_cast<double*>(X->x), static_cast<double*>(X->x) + A.cols);
   r.rank = index_t(cc.SPQR_istat[4]);
+  r.dropped_norm = cc.SPQR_norm_E_fro;
   r.analyse_s = cc.SPQR_analyze_time;
   r.factorise_s = cc.SPQR_factorize_time;
   r.solve_s = cc.SPQR_solve_time;

@@ -118,9 +118,12 @@ void heath_qr(const Front& Fr, FrontFactor& ff, index_t n, double tolerance) {
   for (index_t j = 0; j < n && row < m; ++j) {
     double* x = ff.F.data() + std::size_t(m) * j;
     int len = int(m - row), one = 1;
-    if (j < Fr.pivots && !(dnrm2_(&len, x + row, &one) > tolerance)) {
-      std::fill(x + row, x + m, 0.0);  // dead: dropped (SPQR's E)
-      continue;
+    if (j < Fr.pivots) {
+      if (const double norm = dnrm2_(&len, x + row, &one); !(norm > tolerance)) {
+        std::fill(x + row, x + m, 0.0);  // dead: dropped (SPQR's E)
+        ff.dropped2 += norm * norm;
+        continue;
+      }
     }
     double t = 0;
     dlarfg_(&len, x + row, x + row + 1, &one, &t);
@@ -300,10 +303,13 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
     run(small, team, 1);
     for (index_t f : large) run({f}, 1, blas_threads);
   }
+  double dropped2 = 0;
   for (const FrontFactor& ff : num.fronts) {
     num.rank += ff.live;
     num.flops += ff.flops;
+    dropped2 += ff.dropped2;
   }
+  num.dropped = std::sqrt(dropped2);
   return num;
 }
 

@@ -23,6 +23,7 @@ struct FrontFactor {
   index_t live = 0;             // R's rows made here (live pivotal columns)
   index_t cb_rows = 0;          // rows passed to the parent
   double flops = 0;             // done: the staircase's panels, or the whole front on Heath's path
+  double dropped2 = 0;          // squared 2-norms of the dead columns' entries dropped here (Heath)
   std::vector<index_t> r_cols;  // front column of each R row (empty: 0 .. live-1)
   std::vector<index_t> place;   // front row of natural row t (A's rows, then the children's contribution rows)
   std::vector<double> F, V, tau;
@@ -36,6 +37,7 @@ struct Numeric {
   index_t rank = 0;             // live columns in all
   index_t dead_fronts = 0;      // fronts that took Heath's column-by-column path
   double flops = 0;             // the fronts' flops as done (FrontFactor::flops)
+  double dropped = 0;           // ||E||_F: the entries Heath's rule dropped (A P + E has the factor's R)
 };
 
 // max_j ||A(:, j)||_2 (the scale of the default rank tolerance).

@@ -1,7 +1,7 @@
 // Column orderings for sparse QR (qr/ordering.hpp).
 #include "qr/ordering.hpp"
 
-#include <colamd.h>
+#include <cholmod.h>
 #include <metis.h>
 
 #include <algorithm>
@@ -18,18 +18,33 @@ namespace balsa::qr {
 
 namespace {
 
+// COLAMD through CHOLMOD, as SPQR calls it (CHOLMOD's knobs: no dense-row
+// pruning; the order followed by a postorder of the column elimination
+// tree): equal orders give SPQR's Heath rank decisions.
 std::vector<index_t> colamd_ordering(const Csr<double>& A) {
-  const Csc<double> C = to_csc(A);
-  const std::size_t alen = colamd_recommended(C.nnz(), A.rows, A.cols);
-  if (alen == 0) throw Error("QR ordering: COLAMD cannot take a matrix this large");
-  std::vector<int> rows(alen), p(C.col_ptr.begin(), C.col_ptr.end());
-  std::copy(C.row_idx.begin(), C.row_idx.end(), rows.begin());
-  double knobs[COLAMD_KNOBS];
-  int stats[COLAMD_STATS];
-  colamd_set_defaults(knobs);
-  if (!colamd(A.rows, A.cols, int(alen), rows.data(), p.data(), knobs, stats))
-    throw Error("QR ordering: COLAMD failed (status " + std::to_string(stats[COLAMD_STATUS]) + ")");
-  return std::vector<index_t>(p.begin(), p.begin() + A.cols);
+  cholmod_common c;
+  cholmod_l_start(&c);
+  struct Finish {
+    cholmod_common& c;
+    ~Finish() { cholmod_l_finish(&c); }
+  } finish{c};
+  // A^T as CHOLMOD sees it (n x m, column i = row i of A): COLAMD orders its rows.
+  std::vector<SuiteSparse_long> p(A.row_ptr.begin(), A.row_ptr.end()), idx(A.col_idx.begin(), A.col_idx.end());
+  cholmod_sparse At{};
+  At.nrow = std::size_t(A.cols);
+  At.ncol = std::size_t(A.rows);
+  At.nzmax = idx.size();
+  At.p = p.data();
+  At.i = idx.data();
+  At.itype = CHOLMOD_LONG;
+  At.xtype = CHOLMOD_PATTERN;
+  At.dtype = CHOLMOD_DOUBLE;
+  At.sorted = 1;
+  At.packed = 1;
+  std::vector<SuiteSparse_long> perm(static_cast<std::size_t>(A.cols));
+  if (!cholmod_l_colamd(&At, nullptr, 0, 1, perm.data(), &c) || c.status < CHOLMOD_OK)
+    throw Error("QR ordering: COLAMD failed (CHOLMOD status " + std::to_string(c.status) + ")");
+  return std::vector<index_t>(perm.begin(), perm.end());
 }
 
 std::vector<index_t> metis_ordering(const Csr<double>& A) {

@@ -12,6 +12,7 @@
 #include "balsa/qr.hpp"
 #include "qr/numeric.hpp"
 #include "qr/ordering.hpp"
+#include "qr/singletons.hpp"
 #include "qr/symbolic.hpp"
 
 namespace balsa {
@@ -31,25 +32,76 @@ struct SparseQR::Impl {
   QrOptions options;
   bool transposed = false;  // m < n: A^T is factored (minimum-norm solves)
   bool factorised = false;
-  qr::Symbolic symbolic;
+  qr::Singletons single;    // F's column singletons (F: the matrix factored, A or A^T)
+  qr::SingletonRows r1;     // their rows of R (F's rows, at the last factorisation)
+  qr::Symbolic symbolic;    // the fronts of F's remaining matrix A22
   qr::Numeric numeric;
   QrStats stats;
   std::vector<index_t> row_ptr, col_idx;  // the analysed pattern (factorise checks new values against it)
 
-  // A's values (A^T when transposed) checked and factored.
-  void factorise(const Csr<double>& A) {
-    require_finite(A);
-    const auto t0 = Clock::now();
+  double tolerance(const Csr<double>& F) const {
     const double eps = std::numeric_limits<double>::epsilon();
-    const double tol = options.rank_tolerance >= 0 ? options.rank_tolerance
-                                                   : 20.0 * double(A.rows + A.cols) * eps * qr::max_column_norm(A);
-    numeric = qr::factorise(A, symbolic, tol);
+    return options.rank_tolerance >= 0 ? options.rank_tolerance
+                                       : 20.0 * double(F.rows + F.cols) * eps * qr::max_column_norm(F);
+  }
+
+  // The ordering and fronts of A22 = F without the singletons `found`;
+  // the analysis' stats; the memory check.
+  void analyse(const Csr<double>& F, qr::Singletons found) {
+    single = std::move(found);
+    const Csr<double> A22 = qr::remaining_matrix(F, single);
+    auto t0 = Clock::now();
+    std::vector<index_t> q = qr::column_ordering(A22, options.ordering);
+    stats.t_order = since(t0);
+    t0 = Clock::now();
+    symbolic = qr::analyse(A22, std::move(q));
+    stats.t_analyse = since(t0);
+    QrStats& st = stats;
+    st.singletons = single.live();
+    st.fronts = index_t(symbolic.fronts.size());
+    st.max_front_rows = st.max_front_cols = 0;
+    for (const qr::Front& front : symbolic.fronts) {
+      st.max_front_rows = std::max(st.max_front_rows, front.m());
+      st.max_front_cols = std::max(st.max_front_cols, front.n());
+    }
+    std::int64_t r11 = 0;  // R11 and R12: the singletons' rows as they stand in F
+    for (std::size_t k = 0; k < single.cols.size(); ++k)
+      if (const index_t i = single.rows[k]; i >= 0) r11 += F.row_ptr[i + 1] - F.row_ptr[i];
+    st.flops = symbolic.flops;
+    st.r_nnz = symbolic.r_nnz + r11;
+    st.front_bytes = symbolic.front_bytes;
+    st.intensity = st.flops / (8.0 * double(st.nnz + st.r_nnz));
+    const std::size_t limit = options.memory_limit ? options.memory_limit : physical_memory() / 2;
+    if (st.front_bytes > limit)
+      throw HostOutOfMemory("SparseQR: the fronts of this " + s(st.rows) + " x " + s(st.cols) + " matrix need " +
+                            s(std::int64_t(st.front_bytes)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
+                            s(std::int64_t(limit)) + (options.memory_limit ? " allowed (memory_limit)" : " is half the memory"));
+  }
+
+  // F's values (A^T when transposed) checked and factored. The singletons
+  // are found again with the values: other ones (an entry now <= the
+  // tolerance, or a pattern-only analysis meeting small entries) mean the
+  // analysis is redone.
+  void factorise(const Csr<double>& F) {
+    require_finite(F);
+    auto t0 = Clock::now();
+    const double tol = tolerance(F);
+    qr::Singletons found = qr::find_singletons(F, tol);
+    const double t_find = since(t0);
+    if (!(found == single)) {  // (its time is the analysis')
+      analyse(F, std::move(found));
+      ++stats.reanalyses;
+    }
+    t0 = Clock::now();
+    r1 = qr::singleton_rows(F, single);
+    numeric = qr::factorise(qr::remaining_matrix(F, single), symbolic, tol);
     factorised = true;
     stats.tolerance = tol;
-    stats.rank = numeric.rank;
+    stats.rank = single.live() + numeric.rank;
     stats.heath_fronts = numeric.dead_fronts;
     stats.flops_done = numeric.flops;
-    stats.t_factorise = since(t0);
+    stats.dropped_norm = numeric.dropped;
+    stats.t_factorise = t_find + since(t0);
   }
 };
 
@@ -71,31 +123,15 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factoris
     m.transposed = A.rows < A.cols;
     const Csr<double> At = m.transposed ? transpose(A) : Csr<double>{};
     const Csr<double>& F = m.transposed ? At : A;  // the matrix factored
-    auto t0 = Clock::now();
-    std::vector<index_t> q = qr::column_ordering(F, options.ordering);
-    m.stats.t_order = since(t0);
-    t0 = Clock::now();
-    m.symbolic = qr::analyse(F, std::move(q));
-    m.stats.t_analyse = since(t0);
     QrStats& st = m.stats;
     st.rows = A.rows;
     st.cols = A.cols;
     st.nnz = A.nnz();
     st.ordering = options.ordering;
-    st.fronts = index_t(m.symbolic.fronts.size());
-    for (const qr::Front& front : m.symbolic.fronts) {
-      st.max_front_rows = std::max(st.max_front_rows, front.m());
-      st.max_front_cols = std::max(st.max_front_cols, front.n());
-    }
-    st.flops = m.symbolic.flops;
-    st.r_nnz = m.symbolic.r_nnz;
-    st.front_bytes = m.symbolic.front_bytes;
-    st.intensity = st.flops / (8.0 * double(st.nnz + st.r_nnz));
-    const std::size_t limit = options.memory_limit ? options.memory_limit : physical_memory() / 2;
-    if (st.front_bytes > limit)
-      throw HostOutOfMemory("SparseQR: the fronts of this " + s(A.rows) + " x " + s(A.cols) + " matrix need " +
-                            s(std::int64_t(st.front_bytes)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
-                            s(std::int64_t(limit)) + (options.memory_limit ? " allowed (memory_limit)" : " is half the memory"));
+    // Singletons by value when the values come now (SPQR's), else by the
+    // pattern (factorise checks them).
+    if (factorise_now) require_finite(F);
+    m.analyse(F, qr::find_singletons(F, factorise_now ? m.tolerance(F) : -1.0));
     if (factorise_now) m.factorise(F);
   } catch (...) {
     delete impl_;
@@ -144,9 +180,36 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
     if (!std::isfinite(B[i]))
       throw MatrixError("SparseQR::solve: b(" + s(std::int64_t(i % std::size_t(m.stats.rows))) + ") is not finite");
   const auto t0 = Clock::now();
-  const std::vector<double> Bv(B.begin(), B.end());
-  std::vector<double> X = m.transposed ? qr::solve_min_norm(m.symbolic, m.numeric, Bv, nrhs)
-                                       : qr::solve(m.symbolic, m.numeric, Bv, nrhs);
+  const qr::Singletons& sg = m.single;
+  const index_t M = m.symbolic.m, N = m.symbolic.n;  // A22's size
+  std::vector<double> X;
+  if (!m.transposed) {  // A22's least squares, then R11's back substitution
+    const index_t rows = m.stats.rows, n = m.stats.cols;
+    std::vector<double> B2(std::size_t(M) * std::size_t(nrhs));
+    for (index_t c = 0; c < nrhs; ++c)
+      for (index_t t = 0; t < M; ++t)
+        B2[std::size_t(t) + std::size_t(M) * c] = B[std::size_t(sg.rest_rows[std::size_t(t)]) + std::size_t(rows) * c];
+    const std::vector<double> X2 = qr::solve(m.symbolic, m.numeric, B2, nrhs);
+    X.assign(std::size_t(n) * std::size_t(nrhs), 0.0);
+    for (index_t c = 0; c < nrhs; ++c)
+      for (index_t j = 0; j < N; ++j)
+        X[std::size_t(sg.rest_cols[std::size_t(j)]) + std::size_t(n) * c] = X2[std::size_t(j) + std::size_t(N) * c];
+    const std::vector<double> Bv(B.begin(), B.end());
+    qr::back_substitute(m.r1, sg, Bv, rows, X, n, nrhs);
+  } else {  // F = A^T (Mf x Nf): R11^T forward, then A22's minimum-norm part
+    const index_t Nf = m.stats.rows, Mf = m.stats.cols;
+    std::vector<double> C(B.begin(), B.end());
+    X.assign(std::size_t(Mf) * std::size_t(nrhs), 0.0);
+    qr::forward_substitute(m.r1, sg, C, Nf, X, Mf, nrhs);
+    std::vector<double> C2(std::size_t(N) * std::size_t(nrhs));
+    for (index_t c = 0; c < nrhs; ++c)
+      for (index_t j = 0; j < N; ++j)
+        C2[std::size_t(j) + std::size_t(N) * c] = C[std::size_t(sg.rest_cols[std::size_t(j)]) + std::size_t(Nf) * c];
+    const std::vector<double> X2 = qr::solve_min_norm(m.symbolic, m.numeric, C2, nrhs);
+    for (index_t c = 0; c < nrhs; ++c)
+      for (index_t t = 0; t < M; ++t)
+        X[std::size_t(sg.rest_rows[std::size_t(t)]) + std::size_t(Mf) * c] = X2[std::size_t(t) + std::size_t(M) * c];
+  }
   m.stats.t_solve = since(t0);
   return X;
 }

@@ -5,8 +5,18 @@
 //   balsa::SparseQR qr(A);                  // analyse + factorise, A m x n, m >= n
 //   std::vector<double> x = qr.solve(b);    // min ||A x - b||_2
 //
-// Analysis: a fill-reducing column ordering (COLAMD by default, METIS
-// nested dissection of A^T A, or natural), then the column elimination tree
+// Singletons first (SuiteSparseQR's pre-pass): a column with one entry
+// > the tolerance among the rows not yet taken gives its row to R as it
+// stands (Q = I there), cascading; a column left empty is dead. Only the
+// remaining matrix A22 goes through the fronts. The singletons depend on
+// the values: SparseQR(A) finds them by value; analyse(A) by the pattern,
+// and factorise(A) finds them again by value, redoing the analysis when
+// they differ (stats().reanalyses).
+//
+// Analysis of A22: a fill-reducing column ordering (COLAMD by default, METIS
+// nested dissection of A^T A, or natural; COLAMD called as SPQR calls it,
+// so that Heath's rank decisions, which depend on the column order, are
+// SPQR's), then the column elimination tree
 // of A^T A, its postorder, the column counts of R and relaxed supernodes,
 // found without forming A^T A (CHOLMOD's analysis of A^T, as SPQR does).
 // Each supernode is a front: its pivotal columns and the columns of R's
@@ -60,6 +70,8 @@ struct QrStats {
   index_t rows = 0, cols = 0;
   std::int64_t nnz = 0;
   QrOrdering ordering = QrOrdering::Colamd;
+  index_t singletons = 0;       // column singletons: R's rows taken from A as they stand, before the fronts
+  index_t reanalyses = 0;       // factorisations whose values changed the singletons (the analysis redone)
   index_t fronts = 0;
   index_t max_front_rows = 0, max_front_cols = 0;
   double flops = 0;            // the fronts' dense Householder QR (4 m n k-type count, sec. 2): the analysis' bound
@@ -72,6 +84,7 @@ struct QrStats {
   std::size_t front_bytes = 0;  // the factor's storage: every front (R and V) kept
   double tolerance = 0;         // the rank tolerance used
   index_t heath_fronts = 0;     // fronts refactored column by column (a pivot <= tolerance)
+  double dropped_norm = 0;      // ||E||_F of the entries Heath's rule dropped: R is the factor of A P + E
   index_t rank = 0;             // columns kept (Heath: |R(j, j)| > tolerance); rank < n: rank deficient
   double t_order = 0, t_analyse = 0, t_factorise = 0, t_solve = 0;  // seconds
 };
