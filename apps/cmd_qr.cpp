@@ -28,8 +28,9 @@ const std::map<std::string, QrOrdering>& ordering_names() {
 void print_stats(const QrStats& st) {
   fmt::print("  A: {} x {}, {} entries; {} column singletons; ordering {}; {} fronts (largest {} x {})\n", st.rows,
              st.cols, st.nnz, st.singletons, to_string(st.ordering), st.fronts, st.max_front_rows, st.max_front_cols);
-  fmt::print("  R: {} entries; {:.4g} flops (dense fronts), {:.4g} done (staircase); flop/byte intensity {:.3g}; "
-             "fronts {:.4g} MB\n", st.r_nnz, st.flops, st.flops_done, st.intensity, st.front_bytes / 1e6);
+  fmt::print("  R: {} entries; {:.4g} flops (staircase; {:.4g} as dense fronts), {:.4g} done; flop/byte intensity "
+             "{:.3g}; factor {:.4g} MB, largest front {:.4g} MB\n", st.r_nnz, st.flops, st.dense_flops, st.flops_done,
+             st.intensity, st.factor_bytes / 1e6, st.max_front_bytes / 1e6);
   fmt::print("  rank {} of {} (tolerance {:.3g}){}; {} fronts refactored column by column; dropped ||E||_F {:.3g}\n",
              st.rank, std::min(st.rows, st.cols), st.tolerance,
              st.rank < std::min(st.rows, st.cols) ? ": rank deficient" : "", st.heath_fronts, st.dropped_norm);

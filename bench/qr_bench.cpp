@@ -64,7 +64,8 @@ nlohmann::json run_balsa(const Csr<double>& A, const std::vector<double>& b, int
     solve.push_back(st.t_solve);
     out = {{"residual", residual_norm(A, x, b)}, {"rank", st.rank},     {"fronts", st.fronts},
            {"flops", st.flops_done},                    {"r_nnz", st.r_nnz},   {"intensity", st.intensity},
-           {"flops_dense_fronts", st.flops},
+           {"flops_dense_fronts", st.dense_flops}, {"singletons", st.singletons},
+           {"factor_mb", double(st.factor_bytes) / 1e6},
            {"max_front", fmt::format("{} x {}", st.max_front_rows, st.max_front_cols)}};
   }
   out["analyse_s"] = median_of(analyse);

@@ -1,13 +1,14 @@
 // The CPU numeric phase of multifrontal QR (qr/numeric.hpp; sparse QR
 // paper sec. 2): assembly of each front from its rows of A and its
-// children's contribution blocks (copies only), dense Householder QR
-// (LAPACK dgeqrf), R's rows kept with the Householder vectors; fronts of
-// the same height in the tree are independent and run in parallel.
+// children's contribution blocks (copies only), Householder QR over the
+// staircase (LAPACK dgeqrf/dormqr by panel), R's rows and the panels'
+// Householder vectors kept compact; independent subtrees in parallel.
 #include "qr/numeric.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <numeric>
@@ -22,6 +23,8 @@ void dlarf_(const char* side, const int* m, const int* n, const double* v, const
             const int* ldc, double* work);
 int openblas_get_num_threads(void);
 void openblas_set_num_threads(int threads);
+void dorm2r_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
+             const int* lda, const double* tau, double* c, const int* ldc, double* work, int* info);
 void dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
              const int* lda, const double* tau, double* c, const int* ldc, double* work, const int* lwork, int* info);
 }
@@ -30,19 +33,20 @@ namespace balsa::qr {
 
 namespace {
 
-// Fronts grouped by height (leaves 0): a front's children are all lower.
-std::vector<std::vector<index_t>> by_height(const Symbolic& s) {
-  std::vector<index_t> height(s.fronts.size(), 0);
-  index_t top = 0;
-  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) {
-    for (index_t ch : s.fronts[std::size_t(f)].children)
-      height[std::size_t(f)] = std::max(height[std::size_t(f)], height[std::size_t(ch)] + 1);
-    top = std::max(top, height[std::size_t(f)]);
+// OpenBLAS's thread count is global: set for a scope, restored on the way
+// out (exceptions included).
+class BlasThreads {
+ public:
+  explicit BlasThreads(int threads) : saved_(openblas_get_num_threads()) { set(threads); }
+  ~BlasThreads() { set(saved_); }
+  void set(int threads) {
+    if (threads != now_) openblas_set_num_threads(now_ = threads);
   }
-  std::vector<std::vector<index_t>> levels(s.fronts.empty() ? 0 : std::size_t(top) + 1);
-  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) levels[std::size_t(height[std::size_t(f)])].push_back(f);
-  return levels;
-}
+  int saved() const { return saved_; }
+
+ private:
+  int saved_, now_ = -1;
+};
 
 void geqrf(int m, int n, double* a, int lda, double* tau) {
   int info = 0, lwork = -1;
@@ -54,9 +58,18 @@ void geqrf(int m, int n, double* a, int lda, double* tau) {
   if (info != 0) throw Error("QR: LAPACK dgeqrf failed (info " + std::to_string(info) + ")");
 }
 
-// C = Q^T C or Q C (trans "T" / "N") with k reflectors of A (LAPACK dormqr).
+// C = Q^T C or Q C (trans "T" / "N") with k reflectors of A (LAPACK
+// dormqr). C of at most 8 columns takes the reflectors one by one
+// (dorm2r): the block reflector's T costs m k^2 / 2 flops, k / 2 times the
+// products themselves for one column.
 void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, const double* tau, double* c, int ldc) {
   int info = 0, lwork = -1;
+  if (n <= 8) {
+    double work[8];
+    dorm2r_("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &info);
+    if (info != 0) throw Error("QR: LAPACK dorm2r failed (info " + std::to_string(info) + ")");
+    return;
+  }
   double query = 0;
   dormqr_("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, &query, &lwork, &info);
   lwork = std::max(1, int(query));
@@ -65,58 +78,42 @@ void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, con
   if (info != 0) throw Error("QR: LAPACK dormqr failed (info " + std::to_string(info) + ")");
 }
 
-constexpr index_t kPanel = 64;  // columns per panel: LAPACK's dormqr runs unblocked (dorm2r) for k <= its block size 32
-
-// The blocked Householder QR of a front whose rows are sorted by their
-// leftmost column (sec. 2's staircase: stair[j] rows reach column j): each
-// panel of 64 columns is factored over the rows that reach it (at least as
-// many rows as columns while rows remain, the extra ones zero there, so
-// reflector t stays in column t) and its block reflector applied to those
-// rows only. Returns false as soon as a pivotal column's |R(j, j)| <=
-// tolerance (Heath's path then takes the front); else ff.k reflectors.
-bool staircase_qr(FrontFactor& ff, index_t n, index_t pivots, const std::vector<index_t>& stair, double tolerance) {
+// The blocked Householder QR of a front over its staircase panels: each
+// panel factored (dgeqrf) over the rows that reach it, its block reflector
+// applied (dormqr) to those rows of the columns to its right. Returns
+// false as soon as a pivotal column's |R(j, j)| <= tolerance (Heath's path
+// then takes the front); else ff.k reflectors.
+bool staircase_qr(FrontFactor& ff, std::vector<double>& F, index_t n, index_t pivots, double tolerance) {
   const index_t m = ff.m;
   ff.tau.assign(std::size_t(std::min(m, n)), 0.0);
   index_t row = 0;
-  for (index_t j0 = 0; j0 < n && row < m; j0 += kPanel) {
-    const index_t j1 = std::min(n, j0 + kPanel), width = j1 - j0;
-    const index_t end = std::max(stair[std::size_t(j1 - 1)], std::min(m, row + width));
-    const index_t rows = end - row, kp = std::min(rows, width);
-    double* panel = ff.F.data() + std::size_t(row) + std::size_t(m) * j0;
-    const bool rest = end == m;  // every row reaches this panel: the rest is one dense QR (LAPACK's own blocking)
-    const index_t last = rest ? n : j1;
-    if (rest) {
-      ff.flops += front_flops(m - row, n - j0);
-      geqrf(int(m - row), int(n - j0), panel, int(m), ff.tau.data() + row);
-    } else {
-      ff.flops += front_flops(rows, width) + 4.0 * double(rows) * double(n - j1) * double(kp);
-      geqrf(int(rows), int(width), panel, int(m), ff.tau.data() + row);
-    }
-    for (index_t j = j0; j < std::min(last, pivots); ++j)
-      if (!(std::abs(ff.F[std::size_t(j) + std::size_t(m) * j]) > tolerance)) return false;
-    if (rest) {
-      row += std::min(m - row, n - j0);
-      break;
-    }
-    if (j1 < n)
-      ormqr("T", int(rows), int(n - j1), int(kp), panel, int(m), ff.tau.data() + row,
-            ff.F.data() + std::size_t(row) + std::size_t(m) * j1, int(m));
-    row += kp;
+  for (const Panel& p : ff.panels) {
+    double* panel = F.data() + std::size_t(p.row) + std::size_t(m) * std::size_t(p.row);
+    geqrf(int(p.rows), int(p.cols), panel, int(m), ff.tau.data() + p.row);
+    for (index_t j = p.row; j < std::min(p.row + p.cols, pivots); ++j)
+      if (!(std::abs(F[std::size_t(j) + std::size_t(m) * j]) > tolerance)) return false;
+    const index_t right = p.row + p.cols;
+    if (right < n)
+      ormqr("T", int(p.rows), int(n - right), int(p.k), panel, int(m), ff.tau.data() + p.row,
+            F.data() + std::size_t(p.row) + std::size_t(m) * right, int(m));
+    row = p.row + p.k;
   }
+  ff.flops = panel_flops(ff.panels, n);
   ff.k = row;
   ff.tau.resize(std::size_t(row));
   return true;
 }
 
 // Heath's column-by-column Householder QR of the m x n front F (pivotal
-// columns 0 .. pivots-1 may die): reflectors into V, R's rows stay in F.
-void heath_qr(const Front& Fr, FrontFactor& ff, index_t n, double tolerance) {
+// columns 0 .. pivots-1 may die): reflectors into V (one panel of m rows),
+// R's rows stay in F, reflector t's row.
+void heath_qr(const Front& Fr, FrontFactor& ff, std::vector<double>& F, index_t n, double tolerance) {
   const index_t m = ff.m;
   std::vector<index_t> cols;
   std::vector<double> tau;
   index_t row = 0;
   for (index_t j = 0; j < n && row < m; ++j) {
-    double* x = ff.F.data() + std::size_t(m) * j;
+    double* x = F.data() + std::size_t(m) * j;
     int len = int(m - row), one = 1;
     if (j < Fr.pivots) {
       if (const double norm = dnrm2_(&len, x + row, &one); !(norm > tolerance)) {
@@ -141,13 +138,14 @@ void heath_qr(const Front& Fr, FrontFactor& ff, index_t n, double tolerance) {
   }
   ff.k = row;
   ff.tau = tau;
+  ff.panels = {Panel{0, m, n, ff.k, 0}};
   ff.V.assign(std::size_t(m) * std::size_t(ff.k), 0.0);
   for (index_t t = 0; t < ff.k; ++t) {  // reflector t: 1 at row t, F below it in column cols[t]
     const index_t j = cols[std::size_t(t)];
     ff.V[std::size_t(t) + std::size_t(m) * t] = 1.0;
     for (index_t r = t + 1; r < m; ++r) {
-      ff.V[std::size_t(r) + std::size_t(m) * t] = ff.F[std::size_t(r) + std::size_t(m) * j];
-      ff.F[std::size_t(r) + std::size_t(m) * j] = 0.0;
+      ff.V[std::size_t(r) + std::size_t(m) * t] = F[std::size_t(r) + std::size_t(m) * j];
+      F[std::size_t(r) + std::size_t(m) * j] = 0.0;
     }
   }
   ff.live = index_t(std::count_if(cols.begin(), cols.end(), [&](index_t j) { return j < Fr.pivots; }));
@@ -156,42 +154,63 @@ void heath_qr(const Front& Fr, FrontFactor& ff, index_t n, double tolerance) {
   ff.cb_rows = ff.k - ff.live;
 }
 
+// The factored front F kept compact: R's live rows from their diagonal
+// on, the staircase panels' reflector blocks (Heath's V is already one),
+// and the contribution block for the parent; F is then dropped.
+void keep_compact(const Front& Fr, FrontFactor& ff, const std::vector<double>& F, bool heath) {
+  const index_t m = ff.m, n = Fr.n();
+  ff.r_start.resize(std::size_t(ff.live));
+  std::size_t size = 0;
+  for (index_t t = 0; t < ff.live; ++t) {
+    ff.r_start[std::size_t(t)] = size;
+    size += std::size_t(n - ff.r_col(t));
+  }
+  ff.R.resize(size);
+  for (index_t t = 0; t < ff.live; ++t)
+    for (index_t l = ff.r_col(t); l < n; ++l)
+      ff.R[ff.r_start[std::size_t(t)] + std::size_t(l - ff.r_col(t))] = F[std::size_t(t) + std::size_t(m) * l];
+  if (!heath && !ff.panels.empty()) {
+    ff.panels.resize(std::size_t(std::count_if(ff.panels.begin(), ff.panels.end(), [&](const Panel& p) { return p.row < ff.k; })));
+    const Panel& last = ff.panels.back();
+    ff.V.resize(last.at + std::size_t(last.rows) * std::size_t(last.k));
+    for (const Panel& p : ff.panels)
+      for (index_t c = 0; c < p.k; ++c)
+        std::copy_n(F.data() + std::size_t(p.row) + std::size_t(m) * std::size_t(p.row + c), std::size_t(p.rows),
+                    ff.V.data() + p.at + std::size_t(p.rows) * std::size_t(c));
+  }
+  const index_t rows = ff.cb_rows, cols = n - Fr.pivots;  // R's rows beyond the live pivots go to the parent
+  ff.cb.assign(std::size_t(rows) * std::size_t(cols), 0.0);
+  for (index_t u = 0; u < cols; ++u)
+    for (index_t r = 0; r <= std::min(u, rows - 1); ++r)
+      ff.cb[std::size_t(r) + std::size_t(rows) * u] = F[std::size_t(ff.live + r) + std::size_t(m) * (Fr.pivots + u)];
+}
+
 // Front f assembled and factored; its children's contribution blocks freed.
 void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t f, std::vector<index_t>& local,
                   double tolerance) {
   const Front& Fr = s.fronts[std::size_t(f)];
   FrontFactor& ff = num.fronts[std::size_t(f)];
   const index_t n = Fr.n();
-  ff.m = index_t(Fr.rows.size());
-  for (index_t ch : Fr.children) ff.m += num.fronts[std::size_t(ch)].cb_rows;
-  const index_t m = ff.m;
-  for (index_t l = 0; l < n; ++l) local[std::size_t(Fr.cols[std::size_t(l)])] = l;
-  // The rows in their natural order (A's, then each child's contribution
-  // rows) and their leftmost front columns; the front holds them sorted by
-  // that column (the staircase), natural row t at front row ff.place[t].
-  std::vector<index_t> leftmost;
-  leftmost.reserve(std::size_t(m));
-  for (index_t i : Fr.rows) leftmost.push_back(local[std::size_t(s.leftmost[std::size_t(i)])]);
-  for (index_t ch : Fr.children) {
-    const Front& C = s.fronts[std::size_t(ch)];
-    for (index_t r = 0; r < num.fronts[std::size_t(ch)].cb_rows; ++r)
-      leftmost.push_back(local[std::size_t(C.cols[std::size_t(C.pivots + r)])]);
-  }
-  std::vector<index_t> order(static_cast<std::size_t>(m)), stair(static_cast<std::size_t>(n), 0);
+  // The rows in their natural order (A's, then each child's actual
+  // contribution rows) and their leftmost front columns; the front holds
+  // them sorted by that column (the staircase), natural row t at ff.place[t].
+  const std::vector<index_t> leftmost =
+      row_leftmost(s, f, [&](index_t ch) { return num.fronts[std::size_t(ch)].cb_rows; }, local);
+  const index_t m = ff.m = index_t(leftmost.size());
+  std::vector<index_t> order(static_cast<std::size_t>(m));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](index_t a, index_t b) { return leftmost[std::size_t(a)] < leftmost[std::size_t(b)]; });
   ff.place.resize(std::size_t(m));
   for (index_t t = 0; t < m; ++t) ff.place[std::size_t(order[std::size_t(t)])] = t;
-  for (index_t l : leftmost) ++stair[std::size_t(l)];
-  for (index_t j = 1; j < n; ++j) stair[std::size_t(j)] += stair[std::size_t(j - 1)];
   const std::vector<index_t>& place = ff.place;
-  ff.F.assign(std::size_t(m) * std::size_t(n), 0.0);
+  for (index_t l = 0; l < n; ++l) local[std::size_t(Fr.cols[std::size_t(l)])] = l;
+  std::vector<double> F(std::size_t(m) * std::size_t(n), 0.0);
   index_t t = 0;
   for (index_t i : Fr.rows) {  // A's rows
     const std::size_t row = std::size_t(place[std::size_t(t)]);
     for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a)
-      ff.F[row + std::size_t(m) * local[std::size_t(s.q_inverse[std::size_t(A.col_idx[a])])]] += A.values[a];
+      F[row + std::size_t(m) * local[std::size_t(s.q_inverse[std::size_t(A.col_idx[a])])]] += A.values[a];
     ++t;
   }
   for (index_t ch : Fr.children) {  // the children's contribution blocks (upper trapezoidal)
@@ -201,7 +220,7 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
     for (index_t u = 0; u < cols; ++u) {
       const index_t l = local[std::size_t(C.cols[std::size_t(C.pivots + u)])];
       for (index_t r = 0; r <= std::min(u, rows - 1); ++r)
-        ff.F[std::size_t(place[std::size_t(t + r)]) + std::size_t(m) * l] = cf.cb[std::size_t(r) + std::size_t(rows) * u];
+        F[std::size_t(place[std::size_t(t + r)]) + std::size_t(m) * l] = cf.cb[std::size_t(r) + std::size_t(rows) * u];
     }
     t += rows;
     std::vector<double>().swap(cf.cb);
@@ -211,26 +230,61 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
   // comes out small or the staircase leaves a column without rows.
   bool dead = m < Fr.pivots;
   if (!dead) {
-    const std::vector<double> assembled = ff.F;
-    dead = !staircase_qr(ff, n, Fr.pivots, stair, tolerance);
-    if (dead) ff.F = assembled;
+    ff.panels = staircase_panels(m, n, stair_of(leftmost, n));
+    const std::vector<double> assembled = F;
+    dead = !staircase_qr(ff, F, n, Fr.pivots, tolerance);
+    if (dead) F = assembled;
     ff.live = Fr.pivots;
     ff.cb_rows = ff.k - ff.live;
   }
   if (dead) {
     ff.flops = front_flops(m, n);
-    heath_qr(Fr, ff, n, tolerance);
+    heath_qr(Fr, ff, F, n, tolerance);
 #pragma omp atomic
     ++num.dead_fronts;
   }
-  const index_t rows = ff.cb_rows, cols = n - Fr.pivots;  // R's rows beyond the live pivots go to the parent
-  ff.cb.assign(std::size_t(rows) * std::size_t(cols), 0.0);
-  for (index_t u = 0; u < cols; ++u)
-    for (index_t r = 0; r <= std::min(u, rows - 1); ++r)
-      ff.cb[std::size_t(r) + std::size_t(rows) * u] = ff.F[std::size_t(ff.live + r) + std::size_t(m) * (Fr.pivots + u)];
+  keep_compact(Fr, ff, F, dead);
 }
 
+// Runs the fronts of a subtree forest as tasks: a front starts when its
+// last child ends (waiting counts them down).
+struct SubtreeTasks {
+  const Csr<double>& A;
+  const Symbolic& s;
+  Numeric& num;
+  double tolerance;
+  const std::vector<char>& top;  // fronts left to the sequential phase
+  std::vector<std::vector<index_t>>& local;
+  std::vector<std::atomic<index_t>> waiting;
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+
+  void spawn(index_t f) {
+#pragma omp task firstprivate(f) default(shared)
+    {
+      if (!failed.load(std::memory_order_relaxed)) {
+        try {
+          std::vector<index_t>& map = local[std::size_t(omp_get_thread_num())];
+          if (map.empty()) map.assign(std::size_t(A.cols), -1);
+          factor_front(A, s, num, f, map, tolerance);
+          const index_t p = s.fronts[std::size_t(f)].parent;
+          if (p >= 0 && !top[std::size_t(p)] && waiting[std::size_t(p)].fetch_sub(1) == 1) spawn(p);
+        } catch (...) {
+#pragma omp critical(balsa_qr_factor_error)
+          if (!error) error = std::current_exception();
+          failed = true;
+        }
+      }
+    }
+  }
+};
+
 }  // namespace
+
+std::size_t FrontFactor::bytes() const {
+  return 8 * (V.size() + tau.size() + R.size() + r_start.size()) + sizeof(index_t) * (place.size() + r_cols.size()) +
+         sizeof(Panel) * panels.size();
+}
 
 double max_column_norm(const Csr<double>& A) {
   // Scaled by each column's largest entry: no overflow near 1e155, no
@@ -251,70 +305,68 @@ double max_column_norm(const Csr<double>& A) {
 
 Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
   Numeric num;
-  num.fronts.resize(s.fronts.size());
+  const index_t nf = index_t(s.fronts.size());
+  num.fronts.resize(std::size_t(nf));
   const int threads = omp_get_max_threads();
+  // The top: fronts over 1e8 flops (BLAS's threads pay there) and their
+  // ancestors; below it, whole subtrees, independent of each other.
+  std::vector<char> top(std::size_t(nf), 0);
+  for (index_t f = 0; f < nf; ++f) {  // postorder: a parent after its children
+    const Front& F = s.fronts[std::size_t(f)];
+    if (front_flops(F.m(), F.n()) > 1e8) top[std::size_t(f)] = 1;
+    if (top[std::size_t(f)] && F.parent >= 0) top[std::size_t(F.parent)] = 1;
+  }
+  // One BLAS thread inside the tasks, all of them for the top. Tiny trees
+  // (under 1e7 flops) run on one thread: a team costs more.
+  BlasThreads blas(1);
   std::vector<std::vector<index_t>> local(static_cast<std::size_t>(threads));
-  std::exception_ptr error;  // the first failure, rethrown with its type
-  // Independent fronts (one level of the tree) run in parallel with
-  // single-threaded BLAS, on fewer threads (or one) when the level is too
-  // small to pay for a team; a large front (over 1e8 flops) runs alone with
-  // BLAS's threads. OpenBLAS's thread count is global: set only on change.
-  const int blas_threads = openblas_get_num_threads();
-  int blas_now = blas_threads;
-  auto set_blas = [&](int t) {
-    if (t != blas_now) openblas_set_num_threads(blas_now = t);
-  };
-  struct Restore {
-    int threads;
-    ~Restore() { openblas_set_num_threads(threads); }
-  } restore{blas_threads};
-  auto run = [&](const std::vector<index_t>& fronts, int team, int blas) {
-    if (fronts.empty()) return;
-    set_blas(blas);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team) if (team > 1)
-    for (std::size_t x = 0; x < fronts.size(); ++x) {
-      try {
-        std::vector<index_t>& map = local[std::size_t(omp_get_thread_num())];
-        if (map.empty()) map.assign(std::size_t(A.cols), -1);
-        factor_front(A, s, num, fronts[x], map, tolerance);
-      } catch (...) {
-#pragma omp critical(balsa_qr_factor_error)
-        if (!error) error = std::current_exception();
-      }
-    }
-    if (error) std::rethrow_exception(error);
-  };
-  for (const std::vector<index_t>& level : by_height(s)) {
-    std::vector<index_t> small, large;
-    double small_flops = 0;
-    for (index_t f : level) {
-      const Front& F = s.fronts[std::size_t(f)];
-      const double flops = front_flops(F.m(), F.n());
-      if (flops > 1e8) {
-        large.push_back(f);
-      } else {
-        small.push_back(f);
-        small_flops += flops;
-      }
-    }
-    // A thread per 2e6 flops of the level at most: a team costs more than
-    // the tiny fronts of a deep tree's upper levels.
-    const int team = int(std::clamp<double>(std::min(double(small.size()), small_flops / 2e6), 1, threads));
-    run(small, team, 1);
-    for (index_t f : large) run({f}, 1, blas_threads);
+  const bool tasks_pay = threads > 1 && s.dense_flops > 1e7;
+  if (tasks_pay) {
+    SubtreeTasks tasks{A, s, num, tolerance, top, local, std::vector<std::atomic<index_t>>(std::size_t(nf)), nullptr};
+    for (index_t f = 0; f < nf; ++f) tasks.waiting[std::size_t(f)] = index_t(s.fronts[std::size_t(f)].children.size());
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+    for (index_t f = 0; f < nf; ++f)
+      if (!top[std::size_t(f)] && s.fronts[std::size_t(f)].children.empty()) tasks.spawn(f);
+    if (tasks.error) std::rethrow_exception(tasks.error);
+  }
+  local[0].assign(std::size_t(A.cols), -1);
+  for (index_t f = 0; f < nf; ++f) {  // the top (everything when no tasks ran)
+    if (tasks_pay && !top[std::size_t(f)]) continue;
+    blas.set(top[std::size_t(f)] ? blas.saved() : 1);
+    factor_front(A, s, num, f, local[0], tolerance);
   }
   double dropped2 = 0;
   for (const FrontFactor& ff : num.fronts) {
     num.rank += ff.live;
     num.flops += ff.flops;
+    num.bytes += ff.bytes();
     dropped2 += ff.dropped2;
   }
   num.dropped = std::sqrt(dropped2);
   return num;
 }
 
+namespace {
+
+// Q^T C (trans "T") or Q C ("N") for the front's reflectors, panel by
+// panel over the rows each reaches: C m x nrhs, column-major.
+void apply_q(const FrontFactor& ff, const char* trans, double* C, index_t nrhs) {
+  const bool forward = trans[0] == 'T';
+  const index_t np = index_t(ff.panels.size());
+  for (index_t x = 0; x < np; ++x) {
+    const Panel& p = ff.panels[std::size_t(forward ? x : np - 1 - x)];
+    if (p.k > 0)
+      ormqr(trans, int(p.rows), int(nrhs), int(p.k), ff.V.data() + p.at, int(p.rows), ff.tau.data() + p.row,
+            C + p.row, int(ff.m));
+  }
+}
+
+}  // namespace
+
 std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs,
                           std::vector<double>* residual_norms) {
+  const BlasThreads blas(1);  // a few right-hand sides: threads cost more than they give
   const index_t M = s.m, n = s.n;
   std::vector<double> y(std::size_t(n) * std::size_t(nrhs), 0.0), res2(std::size_t(nrhs), 0.0);
   for (index_t i = 0; i < M; ++i)  // empty rows of A: all residual
@@ -342,7 +394,7 @@ std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vect
       t += rows;
       std::vector<double>().swap(cb[std::size_t(ch)]);
     }
-    if (k > 0) ormqr("T", int(m), int(nrhs), int(k), ff.reflectors(), int(m), ff.tau.data(), bf.data(), int(m));
+    apply_q(ff, "T", bf.data(), nrhs);
     const index_t rr = ff.live, rows = ff.cb_rows;
     cb[std::size_t(f)].assign(std::size_t(rows) * std::size_t(nrhs), 0.0);
     for (index_t c = 0; c < nrhs; ++c) {
@@ -358,14 +410,13 @@ std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vect
   for (index_t f = index_t(s.fronts.size()) - 1; f >= 0; --f) {
     const Front& Fr = s.fronts[std::size_t(f)];
     const FrontFactor& ff = num.fronts[std::size_t(f)];
-    const index_t m = ff.m;
     for (index_t c = 0; c < nrhs; ++c)
       for (index_t t = ff.live - 1; t >= 0; --t) {  // R's row t: diagonal at front column j
         const index_t j = ff.r_col(t);
         double sum = y[std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c];
         for (index_t l = j + 1; l < Fr.n(); ++l)
-          sum -= ff.F[std::size_t(t) + std::size_t(m) * l] * x[std::size_t(Fr.cols[std::size_t(l)]) + std::size_t(n) * c];
-        x[std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c] = sum / ff.F[std::size_t(t) + std::size_t(m) * j];
+          sum -= ff.r(t, l) * x[std::size_t(Fr.cols[std::size_t(l)]) + std::size_t(n) * c];
+        x[std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c] = sum / ff.r(t, j);
       }
   }
   std::vector<double> X(x.size());
@@ -379,6 +430,7 @@ std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vect
 }
 
 std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs) {
+  const BlasThreads blas(1);
   const index_t M = s.m, n = s.n;  // A^T is M x n: x has M entries, b has n
   std::vector<double> z(std::size_t(n) * std::size_t(nrhs), 0.0), acc(z.size());
   for (index_t c = 0; c < nrhs; ++c)  // P^T b: permuted column j of A^T is A's row q[j]
@@ -392,9 +444,9 @@ std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const 
       for (index_t t = 0; t < ff.live; ++t) {
         const index_t j = ff.r_col(t);
         const std::size_t at = std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c;
-        z[at] = acc[at] / ff.F[std::size_t(t) + std::size_t(ff.m) * j];
+        z[at] = acc[at] / ff.r(t, j);
         for (index_t l = j + 1; l < Fr.n(); ++l)
-          acc[std::size_t(Fr.cols[std::size_t(l)]) + std::size_t(n) * c] -= ff.F[std::size_t(t) + std::size_t(ff.m) * l] * z[at];
+          acc[std::size_t(Fr.cols[std::size_t(l)]) + std::size_t(n) * c] -= ff.r(t, l) * z[at];
       }
   }
   // x = Q [z; 0]: parents first; each front's R rows from z, its
@@ -413,7 +465,7 @@ std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const 
         v[std::size_t(ff.live + r) + std::size_t(m) * c] = down[std::size_t(f)][std::size_t(r) + std::size_t(ff.cb_rows) * c];
     }
     std::vector<double>().swap(down[std::size_t(f)]);
-    if (ff.k > 0) ormqr("N", int(m), int(nrhs), int(ff.k), ff.reflectors(), int(m), ff.tau.data(), v.data(), int(m));
+    apply_q(ff, "N", v.data(), nrhs);
     const std::vector<index_t>& place = ff.place;
     index_t t = 0;
     for (index_t i : Fr.rows) {  // A^T's rows: x's entries

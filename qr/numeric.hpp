@@ -9,14 +9,17 @@
 
 namespace balsa::qr {
 
-// A front after its factorisation. F: the assembled m x n front, rows
-// sorted by their leftmost column (the staircase),
-// overwritten by its Householder QR: R's rows in the upper part, the
-// reflectors below (LAPACK's dgeqrf layout) unless V holds them. Heath's
-// rule (as SPQR): a pivotal column whose norm below the current row is <=
-// the tolerance is dead: no reflector, no R row; R's `live` rows then have
-// their diagonals at the front columns r_cols, the reflectors move to V
-// (m x k, reflector t in column t), and the contribution block grows.
+// A front after its factorisation, kept compact (sec. 2: R sparse, the
+// Householder vectors kept for Q^T b). The front was assembled m x n with
+// its rows sorted by their leftmost column (the staircase), natural row t
+// at front row place[t], and factored panel by panel (Panel): V holds
+// each panel's rows x k block of reflectors (LAPACK's dgeqrf layout: unit
+// lower trapezoidal, R's entries above the diagonal unread), tau one per
+// reflector. R's row t holds front columns r_col(t) .. n-1 at
+// R[r_start[t] ..]. Heath's rule (as SPQR): a pivotal column whose norm
+// below the current row is <= the tolerance is dead: no reflector, no R
+// row; the front is then one panel of m rows, its reflectors out of
+// column order (r_cols), and the contribution block grows.
 struct FrontFactor {
   index_t m = 0;                // rows (A's and the children's actual contribution rows)
   index_t k = 0;                // reflectors
@@ -26,10 +29,15 @@ struct FrontFactor {
   double dropped2 = 0;          // squared 2-norms of the dead columns' entries dropped here (Heath)
   std::vector<index_t> r_cols;  // front column of each R row (empty: 0 .. live-1)
   std::vector<index_t> place;   // front row of natural row t (A's rows, then the children's contribution rows)
-  std::vector<double> F, V, tau;
+  std::vector<Panel> panels;
+  std::vector<double> V, tau;
+  std::vector<std::size_t> r_start;
+  std::vector<double> R;
   std::vector<double> cb;       // cb_rows x (n - pivots), upper trapezoidal, column-major; freed by the parent
   index_t r_col(index_t t) const { return r_cols.empty() ? t : r_cols[std::size_t(t)]; }
-  const double* reflectors() const { return V.empty() ? F.data() : V.data(); }
+  // R(t, l) for front column l >= r_col(t).
+  double r(index_t t, index_t l) const { return R[r_start[std::size_t(t)] + std::size_t(l - r_col(t))]; }
+  std::size_t bytes() const;    // what the front keeps
 };
 
 struct Numeric {
@@ -38,14 +46,17 @@ struct Numeric {
   index_t dead_fronts = 0;      // fronts that took Heath's column-by-column path
   double flops = 0;             // the fronts' flops as done (FrontFactor::flops)
   double dropped = 0;           // ||E||_F: the entries Heath's rule dropped (A P + E has the factor's R)
+  std::size_t bytes = 0;        // the fronts' kept R, V and maps
 };
 
 // max_j ||A(:, j)||_2 (the scale of the default rank tolerance).
 double max_column_norm(const Csr<double>& A);
 
 // The fronts of s factored from A's values (same pattern as analysed),
-// columns with norm <= tolerance dead (Heath): fronts of equal height in
-// the tree (independent) in parallel.
+// columns with norm <= tolerance dead (Heath). Independent subtrees run in
+// parallel: a front is a task, started when its last child ends, BLAS
+// single-threaded; fronts over 1e8 flops and their ancestors come after,
+// in postorder, with BLAS's threads.
 Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance);
 
 // X = R^{-1} (Q^T B) over the live columns, 0 on the dead ones (SPQR's

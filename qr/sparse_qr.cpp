@@ -68,13 +68,16 @@ struct SparseQR::Impl {
     for (std::size_t k = 0; k < single.cols.size(); ++k)
       if (const index_t i = single.rows[k]; i >= 0) r11 += F.row_ptr[i + 1] - F.row_ptr[i];
     st.flops = symbolic.flops;
+    st.dense_flops = symbolic.dense_flops;
     st.r_nnz = symbolic.r_nnz + r11;
-    st.front_bytes = symbolic.front_bytes;
+    st.factor_bytes = symbolic.factor_bytes + 12 * std::size_t(r11);
+    st.max_front_bytes = symbolic.max_front_bytes;
     st.intensity = st.flops / (8.0 * double(st.nnz + st.r_nnz));
     const std::size_t limit = options.memory_limit ? options.memory_limit : physical_memory() / 2;
-    if (st.front_bytes > limit)
-      throw HostOutOfMemory("SparseQR: the fronts of this " + s(st.rows) + " x " + s(st.cols) + " matrix need " +
-                            s(std::int64_t(st.front_bytes)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
+    const std::size_t need = st.factor_bytes + 2 * st.max_front_bytes;
+    if (need > limit)
+      throw HostOutOfMemory("SparseQR: the factorisation of this " + s(st.rows) + " x " + s(st.cols) + " matrix needs " +
+                            s(std::int64_t(need)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
                             s(std::int64_t(limit)) + (options.memory_limit ? " allowed (memory_limit)" : " is half the memory"));
   }
 
@@ -101,6 +104,7 @@ struct SparseQR::Impl {
     stats.heath_fronts = numeric.dead_fronts;
     stats.flops_done = numeric.flops;
     stats.dropped_norm = numeric.dropped;
+    stats.factor_bytes = numeric.bytes + 12 * std::size_t(r1.rows.nnz()) + 4 * r1.pivot.size();
     stats.t_factorise = t_find + since(t0);
   }
 };

@@ -20,6 +20,41 @@ double front_flops(index_t m, index_t n) {
   return f;
 }
 
+std::vector<Panel> staircase_panels(index_t m, index_t n, const std::vector<index_t>& stair) {
+  std::vector<Panel> panels;
+  std::size_t at = 0;
+  index_t row = 0;
+  for (index_t j0 = 0; j0 < n && row < m; j0 += kPanelWidth) {  // row == j0 while panels are full
+    const index_t j1 = std::min(n, j0 + kPanelWidth);
+    const index_t end = std::max(stair[std::size_t(j1 - 1)], std::min(m, row + (j1 - j0)));
+    Panel p;
+    p.row = row;
+    p.rows = end - row;
+    p.cols = end == m ? n - j0 : j1 - j0;  // every row reaches it: the rest is one panel
+    p.k = std::min(p.rows, p.cols);
+    p.at = at;
+    at += std::size_t(p.rows) * std::size_t(p.k);
+    panels.push_back(p);
+    row += p.k;
+    if (end == m) break;
+  }
+  return panels;
+}
+
+double panel_flops(const std::vector<Panel>& panels, index_t n) {
+  double f = 0;
+  for (const Panel& p : panels)
+    f += front_flops(p.rows, p.cols) + 4.0 * double(p.rows) * double(n - p.row - p.cols) * double(p.k);
+  return f;
+}
+
+std::vector<index_t> stair_of(const std::vector<index_t>& leftmost, index_t n) {
+  std::vector<index_t> stair(static_cast<std::size_t>(n), 0);
+  for (index_t l : leftmost) ++stair[std::size_t(l)];
+  for (index_t j = 1; j < n; ++j) stair[std::size_t(j)] += stair[std::size_t(j - 1)];
+  return stair;
+}
+
 namespace {
 
 struct Cholmod {
@@ -130,11 +165,20 @@ Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budge
   for (Front& F : s.fronts)
     std::stable_sort(F.rows.begin(), F.rows.end(),
                      [&](index_t a, index_t b) { return s.leftmost[std::size_t(a)] < s.leftmost[std::size_t(b)]; });
-  for (Front& F : s.fronts) {  // postorder: the children's sizes are known
+  std::vector<index_t> local(static_cast<std::size_t>(n), -1);
+  for (index_t f = 0; f < nsuper; ++f) {  // postorder: the children's sizes are known
+    Front& F = s.fronts[std::size_t(f)];
     for (index_t ch : F.children) F.child_rows += s.fronts[std::size_t(ch)].cb_rows();
-    s.flops += front_flops(F.m(), F.n());
-    for (index_t t = 0; t < F.r_rows(); ++t) s.r_nnz += F.n() - t;
-    s.front_bytes += 8 * std::size_t(F.m()) * std::size_t(F.n());
+    const auto cb = [&](index_t ch) { return s.fronts[std::size_t(ch)].cb_rows(); };
+    const std::vector<Panel> panels = staircase_panels(F.m(), F.n(), stair_of(row_leftmost(s, f, cb, local), F.n()));
+    s.flops += panel_flops(panels, F.n());
+    s.dense_flops += front_flops(F.m(), F.n());
+    std::int64_t r = 0;
+    for (index_t t = 0; t < F.r_rows(); ++t) r += F.n() - t;
+    s.r_nnz += r;
+    const std::size_t v = panels.empty() ? 0 : panels.back().at + std::size_t(panels.back().rows) * panels.back().k;
+    s.factor_bytes += 8 * (std::size_t(r) + v);
+    s.max_front_bytes = std::max(s.max_front_bytes, 8 * std::size_t(F.m()) * std::size_t(F.n()));
   }
   s.stage_starts = stages(s.fronts, budget);
   return s;

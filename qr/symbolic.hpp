@@ -25,6 +25,34 @@ struct Front {
   index_t cb_rows() const { return std::min(m(), n()) - r_rows(); }           // rows passed to the parent
 };
 
+// A panel of a front's staircase QR (sec. 2's staircase, blocked): the
+// columns [row, row + cols) factored over the rows [row, row + rows), the
+// rows that reach them (padded with rows zero there to at least `cols`
+// while rows remain), its k = min(rows, cols) reflectors applied to those
+// rows only. Panels are 64 columns wide; the last takes every column left
+// once all rows reach it. Reflector t sits in front row and column t.
+struct Panel {
+  index_t row = 0, rows = 0, cols = 0, k = 0;
+  std::size_t at = 0;  // the reflectors' block (rows x k, column-major) in FrontFactor::V
+};
+constexpr index_t kPanelWidth = 64;  // LAPACK's dormqr runs unblocked (dorm2r) for k <= its block size 32
+
+// The panels of an m x n front whose rows are sorted by leftmost column:
+// stair[j] rows have their leftmost column <= j.
+std::vector<Panel> staircase_panels(index_t m, index_t n, const std::vector<index_t>& stair);
+// Their flops (4 per multiply-add pair, as front_flops).
+double panel_flops(const std::vector<Panel>& panels, index_t n);
+
+struct Symbolic;
+// The leftmost front column of each of front f's rows in their natural
+// order: A's rows (f's `rows`), then each child's cb_rows(child)
+// contribution rows (row r of child c starts at c's column pivots + r).
+// local: -1 for every column on entry and on return (size n).
+template <class CbRows>
+std::vector<index_t> row_leftmost(const Symbolic& s, index_t f, CbRows cb_rows, std::vector<index_t>& local);
+// stair[j]: rows whose leftmost column is <= j.
+std::vector<index_t> stair_of(const std::vector<index_t>& leftmost, index_t n);
+
 struct Symbolic {
   index_t m = 0, n = 0;
   std::vector<index_t> q;            // column permutation
@@ -32,9 +60,11 @@ struct Symbolic {
   std::vector<index_t> leftmost;     // per row of A: its leftmost permuted column, -1 for an empty row
   std::vector<Front> fronts;         // postorder: children before parents
   std::vector<index_t> col_front;    // the front of each permuted column
-  double flops = 0;
+  double flops = 0;                  // the staircase panels' flops (the factorisation's, at full rank)
+  double dense_flops = 0;            // the fronts' flops as dense QRs (the paper's bound)
   std::int64_t r_nnz = 0;
-  std::size_t front_bytes = 0;
+  std::size_t factor_bytes = 0;      // R's rows and the panels' reflectors, kept after the factorisation
+  std::size_t max_front_bytes = 0;   // the largest front being factored
   // Stages: fronts [stage_starts[s], stage_starts[s+1]) in postorder, each
   // fitting the memory budget the analysis was given (its fronts and the
   // contribution blocks still waiting for parents).
@@ -49,5 +79,20 @@ Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budge
 // pair as in LAPACK's count: sum over the k = min(m, n) reflectors of
 // 4 (m - j)(n - j)).
 double front_flops(index_t m, index_t n);
+
+template <class CbRows>
+std::vector<index_t> row_leftmost(const Symbolic& s, index_t f, CbRows cb_rows, std::vector<index_t>& local) {
+  const Front& F = s.fronts[std::size_t(f)];
+  for (index_t l = 0; l < F.n(); ++l) local[std::size_t(F.cols[std::size_t(l)])] = l;
+  std::vector<index_t> leftmost;
+  leftmost.reserve(std::size_t(F.m()));
+  for (index_t i : F.rows) leftmost.push_back(local[std::size_t(s.leftmost[std::size_t(i)])]);
+  for (index_t ch : F.children) {
+    const Front& C = s.fronts[std::size_t(ch)];
+    for (index_t r = 0; r < cb_rows(ch); ++r) leftmost.push_back(local[std::size_t(C.cols[std::size_t(C.pivots + r)])]);
+  }
+  for (index_t l = 0; l < F.n(); ++l) local[std::size_t(F.cols[std::size_t(l)])] = -1;
+  return leftmost;
+}
 
 }  // namespace balsa::qr

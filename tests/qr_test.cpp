@@ -92,7 +92,9 @@ Compared expect_matches_spqr(const Csr<double>& A, QrOrdering ordering, double t
   } else {
     const std::vector<double> r = residual(A, x, b), rs = residual(A, ref.x, b);
     EXPECT_LE(std::abs(norm(r) - norm(rs)), residual_tol * norm(rs));
-    if (residual_tol <= 1e-10) EXPECT_LE(normal_equations(A, r), std::max(1e-10, 10 * normal_equations(A, rs)));
+    if (residual_tol <= 1e-10) {
+      EXPECT_LE(normal_equations(A, r), std::max(1e-10, 10 * normal_equations(A, rs)));
+    }
   }
   if (full && tol >= 0) {
     EXPECT_LE(test::relative_error<double>(x, ref.x), tol);
@@ -314,14 +316,14 @@ TEST(SparseQR, AnalyseThenFactoriseNewValues) {
 TEST(SparseQR, ManyRightHandSidesAreSolvedAlike) {
   const Csr<double> A = tall_full_rank(600, 200, 0.01, 5);
   SparseQR qr(A);
-  std::vector<double> B;
-  for (int c = 0; c < 3; ++c) {
+  std::vector<double> B;  // 10 columns: past the 8 that take the reflectors one by one
+  for (int c = 0; c < 10; ++c) {
     const std::vector<double> b = rhs(A.rows, 100 + c);
     B.insert(B.end(), b.begin(), b.end());
   }
-  const std::vector<double> X = qr.solve(B, 3);
-  ASSERT_EQ(X.size(), std::size_t(3 * 200));
-  for (int c = 0; c < 3; ++c) {
+  const std::vector<double> X = qr.solve(B, 10);
+  ASSERT_EQ(X.size(), std::size_t(10 * 200));
+  for (int c = 0; c < 10; ++c) {
     const std::vector<double> one = qr.solve(std::span<const double>(B).subspan(std::size_t(c) * 600, 600));
     EXPECT_LE(test::relative_error<double>(std::vector<double>(X.begin() + c * 200, X.begin() + (c + 1) * 200), one),
               1e-14);
@@ -383,7 +385,8 @@ TEST(SparseQR, FullRankFrontsStayBlocked) {
     SparseQR qr(*test::real_matrix_as<double>(test::data_file(name)));
     EXPECT_EQ(qr.stats().rank, qr.stats().cols);
     EXPECT_EQ(qr.stats().heath_fronts, 0);
-    EXPECT_LE(qr.stats().flops_done, qr.stats().flops);
+    EXPECT_EQ(qr.stats().flops_done, qr.stats().flops);  // the analysis' staircase is the factorisation's
+    EXPECT_LT(qr.stats().flops, qr.stats().dense_flops);
   }
 }
 

@@ -25,23 +25,28 @@
 // merges into its parent when the merged front has <= 4 columns, or <= 16
 // with at most 80% added zeros, <= 48 with 10%, or any size with 5%.
 //
-// Numeric factorisation (CPU): fronts in postorder, those of equal height
-// in the tree (independent) in parallel; each front is assembled from its
-// rows of A and its children's contribution blocks (no arithmetic), then
-// factored by LAPACK's Householder QR (dgeqrf). R's rows and the
-// Householder vectors are kept, so Q^T b can be applied in the solve.
+// Numeric factorisation (CPU): each front is assembled from its rows of A
+// and its children's contribution blocks (no arithmetic), rows sorted by
+// their leftmost column (the staircase), then factored by LAPACK's
+// Householder QR panel by panel (64 columns), each panel over the rows
+// that reach it. The factor keeps R's rows (from their diagonal on) and
+// each panel's reflector block (compact), so Q^T b can be applied later.
+// Independent subtrees run in parallel (a front is a task, started when
+// its last child ends, one BLAS thread each); fronts over 1e8 flops and
+// their ancestors then run in postorder with all of BLAS's threads.
 //
 // Rank (as SPQR, Heath's method): a column whose norm below the current
 // row is <= the tolerance is dead: it gets no R row and its entries are
 // dropped; a front meeting one is refactored column by column. rank =
 // columns kept; solve() then returns the basic solution (0 on the dead
-// columns), whose residual is the least-squares one.
+// columns), the least-squares solution of A + E for the dropped entries E
+// (stats().dropped_norm = ||E||_F, SPQR's norm_E_fro).
 //
 // m < n: A^T is factored (A^T P = Q R) and solve() returns the
 // minimum-norm solution x = Q [R^{-T} P^T b; 0] (the one SPQR's min2norm
 // gives); rows of A that Heath's rule finds dependent drop their equations.
 //
-// Not yet: the staircase's flop savings, the GPU path.
+// Not yet: the GPU path (the bucket scheduler; the stages are analysed).
 #pragma once
 
 #include <cstdint>
@@ -61,8 +66,9 @@ struct QrOptions {
   // |R(j, j)| <= tolerance counts as zero (rank deficient). < 0: SPQR's
   // default, 20 (m + n) eps max_j ||A(:, j)||_2.
   double rank_tolerance = -1;
-  // Bytes the fronts may take (the factor keeps them all); a larger need is
-  // a HostOutOfMemory naming it. 0: half the machine's physical memory.
+  // Bytes the factorisation may take (the factor kept, plus twice the
+  // largest front while it is factored); a larger need is a
+  // HostOutOfMemory naming it. 0: half the machine's physical memory.
   std::size_t memory_limit = 0;
 };
 
@@ -74,14 +80,18 @@ struct QrStats {
   index_t reanalyses = 0;       // factorisations whose values changed the singletons (the analysis redone)
   index_t fronts = 0;
   index_t max_front_rows = 0, max_front_cols = 0;
-  double flops = 0;            // the fronts' dense Householder QR (4 m n k-type count, sec. 2): the analysis' bound
-  double flops_done = 0;       // what the factorisation did: the staircase's panels (below the bound), a front
-                               // refactored column by column counted whole at its actual size (can pass it)
-  std::int64_t r_nnz = 0;      // entries of R
+  double flops = 0;             // the analysis' count: the staircase panels' Householder QR (4 per multiply-add
+                                // pair, as LAPACK), exact at full rank
+  double dense_flops = 0;       // the fronts as dense QRs (the paper's bound, no staircase)
+  double flops_done = 0;        // what the factorisation did: `flops` at full rank; a front refactored column by
+                                // column (Heath) counts whole at its actual size
+  std::int64_t r_nnz = 0;       // entries of R (the singletons' rows included)
   // flops / (8 (nnz(A) + nnz(R))): the flop/byte intensity the paper uses to
   // route small problems to the CPU (intensity < 10: the CPU wins).
   double intensity = 0;
-  std::size_t front_bytes = 0;  // the factor's storage: every front (R and V) kept
+  std::size_t factor_bytes = 0;     // the factor kept (R's rows, the reflectors): the analysis' estimate, then
+                                    // what factorise() kept
+  std::size_t max_front_bytes = 0;  // the largest front while it is factored
   double tolerance = 0;         // the rank tolerance used
   index_t heath_fronts = 0;     // fronts refactored column by column (a pivot <= tolerance)
   double dropped_norm = 0;      // ||E||_F of the entries Heath's rule dropped: R is the factor of A P + E
