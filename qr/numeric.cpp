@@ -351,7 +351,7 @@ namespace {
 
 // Q^T C (trans "T") or Q C ("N") for the front's reflectors, panel by
 // panel over the rows each reaches: C m x nrhs, column-major.
-void apply_q(const FrontFactor& ff, const char* trans, double* C, index_t nrhs) {
+void apply_front_q(const FrontFactor& ff, const char* trans, double* C, index_t nrhs) {
   const bool forward = trans[0] == 'T';
   const index_t np = index_t(ff.panels.size());
   for (index_t x = 0; x < np; ++x) {
@@ -364,21 +364,18 @@ void apply_q(const FrontFactor& ff, const char* trans, double* C, index_t nrhs) 
 
 }  // namespace
 
-std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs,
-                          std::vector<double>* residual_norms) {
+void q_transpose_times(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs,
+                       const std::vector<index_t>& front_row, double* Y, index_t ldy) {
   const BlasThreads blas(1);  // a few right-hand sides: threads cost more than they give
-  const index_t M = s.m, n = s.n;
-  std::vector<double> y(std::size_t(n) * std::size_t(nrhs), 0.0), res2(std::size_t(nrhs), 0.0);
-  for (index_t i = 0; i < M; ++i)  // empty rows of A: all residual
-    if (s.leftmost[std::size_t(i)] < 0)
-      for (index_t c = 0; c < nrhs; ++c) res2[std::size_t(c)] += B[std::size_t(i) + std::size_t(M) * c] * B[std::size_t(i) + std::size_t(M) * c];
-  // Q^T B, front by front in postorder: each front's rows of B and its
-  // children's transformed contribution rows, its reflectors applied.
+  const index_t M = s.m;
+  // Front by front in postorder: its rows of B and its children's
+  // transformed contribution rows, its reflectors applied; R's rows to Y,
+  // the contribution rows to the parent.
   std::vector<std::vector<double>> cb(s.fronts.size());
   for (index_t f = 0; f < index_t(s.fronts.size()); ++f) {
     const Front& Fr = s.fronts[std::size_t(f)];
     const FrontFactor& ff = num.fronts[std::size_t(f)];
-    const index_t m = ff.m, k = ff.k;
+    const index_t m = ff.m;
     std::vector<double> bf(std::size_t(m) * std::size_t(nrhs), 0.0);
     const std::vector<index_t>& place = ff.place;
     index_t t = 0;
@@ -394,63 +391,25 @@ std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vect
       t += rows;
       std::vector<double>().swap(cb[std::size_t(ch)]);
     }
-    apply_q(ff, "T", bf.data(), nrhs);
-    const index_t rr = ff.live, rows = ff.cb_rows;
+    apply_front_q(ff, "T", bf.data(), nrhs);
+    const index_t rows = ff.cb_rows;
     cb[std::size_t(f)].assign(std::size_t(rows) * std::size_t(nrhs), 0.0);
     for (index_t c = 0; c < nrhs; ++c) {
-      for (index_t row = 0; row < rr; ++row)
-        y[std::size_t(Fr.cols[std::size_t(ff.r_col(row))]) + std::size_t(n) * c] = bf[std::size_t(row) + std::size_t(m) * c];
+      for (index_t row = 0; row < ff.live; ++row)
+        Y[std::size_t(front_row[std::size_t(f)] + row) + std::size_t(ldy) * c] = bf[std::size_t(row) + std::size_t(m) * c];
       for (index_t r = 0; r < rows; ++r)
-        cb[std::size_t(f)][std::size_t(r) + std::size_t(rows) * c] = bf[std::size_t(rr + r) + std::size_t(m) * c];
-      for (index_t r = k; r < m; ++r) res2[std::size_t(c)] += bf[std::size_t(r) + std::size_t(m) * c] * bf[std::size_t(r) + std::size_t(m) * c];
+        cb[std::size_t(f)][std::size_t(r) + std::size_t(rows) * c] = bf[std::size_t(ff.live + r) + std::size_t(m) * c];
     }
   }
-  // R x = y, fronts in reverse postorder (parents' columns first).
-  std::vector<double> x(std::size_t(n) * std::size_t(nrhs), 0.0);
-  for (index_t f = index_t(s.fronts.size()) - 1; f >= 0; --f) {
-    const Front& Fr = s.fronts[std::size_t(f)];
-    const FrontFactor& ff = num.fronts[std::size_t(f)];
-    for (index_t c = 0; c < nrhs; ++c)
-      for (index_t t = ff.live - 1; t >= 0; --t) {  // R's row t: diagonal at front column j
-        const index_t j = ff.r_col(t);
-        double sum = y[std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c];
-        for (index_t l = j + 1; l < Fr.n(); ++l)
-          sum -= ff.r(t, l) * x[std::size_t(Fr.cols[std::size_t(l)]) + std::size_t(n) * c];
-        x[std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c] = sum / ff.r(t, j);
-      }
-  }
-  std::vector<double> X(x.size());
-  for (index_t c = 0; c < nrhs; ++c)
-    for (index_t j = 0; j < n; ++j) X[std::size_t(s.q[std::size_t(j)]) + std::size_t(n) * c] = x[std::size_t(j) + std::size_t(n) * c];
-  if (residual_norms) {
-    residual_norms->resize(std::size_t(nrhs));
-    for (index_t c = 0; c < nrhs; ++c) (*residual_norms)[std::size_t(c)] = std::sqrt(res2[std::size_t(c)]);
-  }
-  return X;
 }
 
-std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs) {
+std::vector<double> q_times(const Symbolic& s, const Numeric& num, const double* Z, index_t ldz, index_t nrhs,
+                            const std::vector<index_t>& front_row) {
   const BlasThreads blas(1);
-  const index_t M = s.m, n = s.n;  // A^T is M x n: x has M entries, b has n
-  std::vector<double> z(std::size_t(n) * std::size_t(nrhs), 0.0), acc(z.size());
-  for (index_t c = 0; c < nrhs; ++c)  // P^T b: permuted column j of A^T is A's row q[j]
-    for (index_t j = 0; j < n; ++j) acc[std::size_t(j) + std::size_t(n) * c] = B[std::size_t(s.q[std::size_t(j)]) + std::size_t(n) * c];
-  // R^T z = P^T b: R's rows in postorder; row t's column j first, then its
-  // entries to the right update the columns they reach.
-  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) {
-    const Front& Fr = s.fronts[std::size_t(f)];
-    const FrontFactor& ff = num.fronts[std::size_t(f)];
-    for (index_t c = 0; c < nrhs; ++c)
-      for (index_t t = 0; t < ff.live; ++t) {
-        const index_t j = ff.r_col(t);
-        const std::size_t at = std::size_t(Fr.cols[std::size_t(j)]) + std::size_t(n) * c;
-        z[at] = acc[at] / ff.r(t, j);
-        for (index_t l = j + 1; l < Fr.n(); ++l)
-          acc[std::size_t(Fr.cols[std::size_t(l)]) + std::size_t(n) * c] -= ff.r(t, l) * z[at];
-      }
-  }
-  // x = Q [z; 0]: parents first; each front's R rows from z, its
-  // contribution rows from what its parent handed down, the rest 0.
+  const index_t M = s.m;
+  // Parents first: each front's R rows from Z, its contribution rows from
+  // what its parent handed down, the rest 0; its reflectors applied; its
+  // rows of A (F) are X's, its children's rows handed down.
   std::vector<double> X(std::size_t(M) * std::size_t(nrhs), 0.0);
   std::vector<std::vector<double>> down(s.fronts.size());
   for (index_t f = index_t(s.fronts.size()) - 1; f >= 0; --f) {
@@ -460,15 +419,15 @@ std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const 
     std::vector<double> v(std::size_t(m) * std::size_t(nrhs), 0.0);
     for (index_t c = 0; c < nrhs; ++c) {
       for (index_t t = 0; t < ff.live; ++t)
-        v[std::size_t(t) + std::size_t(m) * c] = z[std::size_t(Fr.cols[std::size_t(ff.r_col(t))]) + std::size_t(n) * c];
+        v[std::size_t(t) + std::size_t(m) * c] = Z[std::size_t(front_row[std::size_t(f)] + t) + std::size_t(ldz) * c];
       for (index_t r = 0; r < ff.cb_rows; ++r)
         v[std::size_t(ff.live + r) + std::size_t(m) * c] = down[std::size_t(f)][std::size_t(r) + std::size_t(ff.cb_rows) * c];
     }
     std::vector<double>().swap(down[std::size_t(f)]);
-    apply_q(ff, "N", v.data(), nrhs);
+    apply_front_q(ff, "N", v.data(), nrhs);
     const std::vector<index_t>& place = ff.place;
     index_t t = 0;
-    for (index_t i : Fr.rows) {  // A^T's rows: x's entries
+    for (index_t i : Fr.rows) {
       for (index_t c = 0; c < nrhs; ++c) X[std::size_t(i) + std::size_t(M) * c] = v[std::size_t(place[std::size_t(t)]) + std::size_t(m) * c];
       ++t;
     }

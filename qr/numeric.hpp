@@ -59,17 +59,16 @@ double max_column_norm(const Csr<double>& A);
 // in postorder, with BLAS's threads.
 Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance);
 
-// X = R^{-1} (Q^T B) over the live columns, 0 on the dead ones (SPQR's
-// basic solution), the column permutation undone: B m x nrhs, column-major;
-// X n x nrhs. residual_norms (nrhs): ||Q^T b|| beyond R's rows.
-std::vector<double> solve(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs,
-                          std::vector<double>* residual_norms = nullptr);
+// Y = Q^T B, R's rows of it: B (A22's m rows x nrhs, column-major); front
+// f's R row t lands in Y's row front_row[f] + t (ld ldy). The rest of
+// Q^T B (the residual's part) is not kept.
+void q_transpose_times(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs,
+                       const std::vector<index_t>& front_row, double* Y, index_t ldy);
 
-// The minimum-norm solution of A x = B for A with m < n, from the
-// factorisation of A^T (s, num: A^T P = Q R): R^T z = P^T B over the live
-// rows (forward, fronts in postorder), then x = Q [z; 0] (the fronts'
-// reflectors in reverse postorder). B: m x nrhs (m = A's rows = s.n);
-// X: s.m x nrhs. Dead rows of A (dependent, Heath) drop their equations.
-std::vector<double> solve_min_norm(const Symbolic& s, const Numeric& num, const std::vector<double>& B, index_t nrhs);
+// X = Q [Z; 0] (s.m x nrhs): front f's R row t takes Z's row
+// front_row[f] + t (ld ldz), every other row 0 (the minimum-norm solve's
+// last step, A^T P = Q R factored).
+std::vector<double> q_times(const Symbolic& s, const Numeric& num, const double* Z, index_t ldz, index_t nrhs,
+                            const std::vector<index_t>& front_row);
 
 }  // namespace balsa::qr

@@ -1,6 +1,5 @@
 // Column singletons of sparse QR (qr/singletons.hpp): found breadth first,
-// as SuiteSparseQR's pre-pass defines them, and the two triangular solves
-// with R11 that the least-squares and minimum-norm solves need.
+// as SuiteSparseQR's pre-pass defines them; the remaining matrix.
 #include "qr/singletons.hpp"
 
 #include <algorithm>
@@ -82,60 +81,6 @@ Csr<double> remaining_matrix(const Csr<double>& A, const Singletons& s) {
     R.row_ptr.push_back(index_t(R.col_idx.size()));
   }
   return R;
-}
-
-SingletonRows singleton_rows(const Csr<double>& A, const Singletons& s) {
-  SingletonRows r;
-  r.rows.rows = s.live();
-  r.rows.cols = A.cols;
-  for (std::size_t k = 0; k < s.cols.size(); ++k) {
-    const index_t i = s.rows[k];
-    if (i < 0) continue;
-    for (index_t a = A.row_ptr[i]; a < A.row_ptr[i + 1]; ++a) {
-      if (A.col_idx[std::size_t(a)] == s.cols[k]) r.pivot.push_back(index_t(r.rows.col_idx.size()));
-      r.rows.col_idx.push_back(A.col_idx[std::size_t(a)]);
-      r.rows.values.push_back(A.values[std::size_t(a)]);
-    }
-    r.rows.row_ptr.push_back(index_t(r.rows.col_idx.size()));
-  }
-  return r;
-}
-
-void back_substitute(const SingletonRows& r, const Singletons& s, const std::vector<double>& B, index_t m,
-                     std::vector<double>& X, index_t n, index_t nrhs) {
-  for (index_t c = 0; c < nrhs; ++c) {
-    double* x = X.data() + std::size_t(n) * std::size_t(c);
-    index_t t = r.rows.rows;  // R11's row of singleton k, counted down
-    for (index_t k = index_t(s.cols.size()) - 1; k >= 0; --k) {
-      const index_t j = s.cols[std::size_t(k)], i = s.rows[std::size_t(k)];
-      if (i < 0) {
-        x[j] = 0;
-        continue;
-      }
-      --t;
-      double sum = B[std::size_t(i) + std::size_t(m) * std::size_t(c)];
-      for (index_t a = r.rows.row_ptr[t]; a < r.rows.row_ptr[t + 1]; ++a)
-        if (a != r.pivot[std::size_t(t)]) sum -= r.rows.values[std::size_t(a)] * x[r.rows.col_idx[std::size_t(a)]];
-      x[j] = sum / r.rows.values[std::size_t(r.pivot[std::size_t(t)])];
-    }
-  }
-}
-
-void forward_substitute(const SingletonRows& r, const Singletons& s, std::vector<double>& C, index_t N,
-                        std::vector<double>& X, index_t M, index_t nrhs) {
-  for (index_t c = 0; c < nrhs; ++c) {
-    double* rhs = C.data() + std::size_t(N) * std::size_t(c);
-    index_t t = 0;
-    for (std::size_t k = 0; k < s.cols.size(); ++k) {
-      const index_t i = s.rows[k];
-      if (i < 0) continue;  // dead: column cols[k]'s equation is dropped
-      const double z = rhs[s.cols[k]] / r.rows.values[std::size_t(r.pivot[std::size_t(t)])];
-      for (index_t a = r.rows.row_ptr[t]; a < r.rows.row_ptr[t + 1]; ++a)
-        rhs[r.rows.col_idx[std::size_t(a)]] -= r.rows.values[std::size_t(a)] * z;
-      X[std::size_t(i) + std::size_t(M) * std::size_t(c)] = z;
-      ++t;
-    }
-  }
 }
 
 }  // namespace balsa::qr

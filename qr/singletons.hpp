@@ -32,26 +32,4 @@ Singletons find_singletons(const Csr<double>& A, double tol);
 // A22 = A(rest_rows, rest_cols), renumbered (values gathered from A).
 Csr<double> remaining_matrix(const Csr<double>& A, const Singletons& s);
 
-// R11 and R12: the live singletons' rows of A in singleton order (A's
-// column numbering), their pivots' positions in pivot[k].
-struct SingletonRows {
-  Csr<double> rows;
-  std::vector<index_t> pivot;  // entry of row k holding its singleton column's value
-};
-SingletonRows singleton_rows(const Csr<double>& A, const Singletons& s);
-
-// Least squares, the singleton part (m >= n): X (n x nrhs, A's column
-// numbering) holds A22's solution on rest_cols; the singleton columns are
-// filled by back substitution on R11 in reverse order, b's pivot rows
-// satisfied exactly; dead singleton columns get 0 (the basic solution).
-void back_substitute(const SingletonRows& r, const Singletons& s, const std::vector<double>& B, index_t m,
-                     std::vector<double>& X, index_t n, index_t nrhs);
-
-// Minimum norm, the singleton part (A^T = F factored, F M x N): solves
-// R11^T z1 = c1 forward (a dead singleton column drops its equation),
-// subtracts R12^T z1 from C (N x nrhs, F's column numbering) and writes
-// z1 into X (M x nrhs) on the pivot rows (Q = I there).
-void forward_substitute(const SingletonRows& r, const Singletons& s, std::vector<double>& C, index_t N,
-                        std::vector<double>& X, index_t M, index_t nrhs);
-
 }  // namespace balsa::qr

@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "balsa/qr.hpp"
 #include "qr/numeric.hpp"
 #include "qr/ordering.hpp"
+#include "qr/r_factor.hpp"
 #include "qr/singletons.hpp"
 #include "qr/symbolic.hpp"
 
@@ -33,9 +35,10 @@ struct SparseQR::Impl {
   bool transposed = false;  // m < n: A^T is factored (minimum-norm solves)
   bool factorised = false;
   qr::Singletons single;    // F's column singletons (F: the matrix factored, A or A^T)
-  qr::SingletonRows r1;     // their rows of R (F's rows, at the last factorisation)
   qr::Symbolic symbolic;    // the fronts of F's remaining matrix A22
   qr::Numeric numeric;
+  qr::SparseR r;            // R, sparse (singletons' rows, then the fronts')
+  std::unique_ptr<TriangularSolver<double>> r_solver;  // made at the first solve after a factorisation
   QrStats stats;
   std::vector<index_t> row_ptr, col_idx;  // the analysed pattern (factorise checks new values against it)
 
@@ -75,6 +78,9 @@ struct SparseQR::Impl {
     st.intensity = st.flops / (8.0 * double(st.nnz + st.r_nnz));
     const std::size_t limit = options.memory_limit ? options.memory_limit : physical_memory() / 2;
     const std::size_t need = st.factor_bytes + 2 * st.max_front_bytes;
+    if (st.r_nnz > max_index)
+      throw IndexOverflow("SparseQR: R of this " + s(st.rows) + " x " + s(st.cols) + " matrix has " + s(st.r_nnz) +
+                          " entries, more than balsa's 32-bit sparse indices hold");
     if (need > limit)
       throw HostOutOfMemory("SparseQR: the factorisation of this " + s(st.rows) + " x " + s(st.cols) + " matrix needs " +
                             s(std::int64_t(need)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
@@ -96,15 +102,16 @@ struct SparseQR::Impl {
       ++stats.reanalyses;
     }
     t0 = Clock::now();
-    r1 = qr::singleton_rows(F, single);
     numeric = qr::factorise(qr::remaining_matrix(F, single), symbolic, tol);
+    r = qr::assemble_r(F, single, symbolic, numeric);
+    r_solver.reset();
     factorised = true;
     stats.tolerance = tol;
     stats.rank = single.live() + numeric.rank;
     stats.heath_fronts = numeric.dead_fronts;
     stats.flops_done = numeric.flops;
     stats.dropped_norm = numeric.dropped;
-    stats.factor_bytes = numeric.bytes + 12 * std::size_t(r1.rows.nnz()) + 4 * r1.pivot.size();
+    stats.factor_bytes = numeric.bytes + 12 * std::size_t(r.R.nnz()) + 8 * std::size_t(r.R.rows);
     stats.t_factorise = t_find + since(t0);
   }
 };
@@ -185,34 +192,63 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
       throw MatrixError("SparseQR::solve: b(" + s(std::int64_t(i % std::size_t(m.stats.rows))) + ") is not finite");
   const auto t0 = Clock::now();
   const qr::Singletons& sg = m.single;
-  const index_t M = m.symbolic.m, N = m.symbolic.n;  // A22's size
-  std::vector<double> X;
-  if (!m.transposed) {  // A22's least squares, then R11's back substitution
+  const qr::SparseR& r = m.r;
+  const index_t rank = r.R.rows;
+  const index_t M = m.symbolic.m;  // A22's rows
+  // R y = c or R^T y = c by the triangular solver, c and y rank x nrhs.
+  auto r_solve = [&](std::vector<double>& c) {
+    if (rank == 0) return;
+    if (!m.r_solver) {
+      TrsvOptions o = m.options.r_solve;
+      o.triangle = Triangle::Upper;
+      o.operation = m.transposed ? Operation::Transpose : Operation::NonTranspose;
+      m.r_solver = std::make_unique<TriangularSolver<double>>(r.R, o);
+    }
+    std::vector<double> y(c.size());
+    if (nrhs == 1) {
+      m.r_solver->solve(std::span<const double>(c), std::span<double>(y));
+    } else {
+      DenseMatrix<double> C, Y(rank, nrhs);
+      C.rows = rank;
+      C.cols = nrhs;
+      C.values = std::move(c);
+      m.r_solver->solve(C, Y);
+      y = std::move(Y.values);
+    }
+    c = std::move(y);
+  };
+  std::vector<double> X, Y(std::size_t(rank) * std::size_t(nrhs), 0.0);
+  if (!m.transposed) {  // Y = Q^T b on R's rows (Q = I on the singletons'), R x = Y
     const index_t rows = m.stats.rows, n = m.stats.cols;
     std::vector<double> B2(std::size_t(M) * std::size_t(nrhs));
+    for (index_t c = 0; c < nrhs; ++c) {
+      index_t t = 0;
+      for (std::size_t k = 0; k < sg.cols.size(); ++k)
+        if (sg.rows[k] >= 0) Y[std::size_t(t++) + std::size_t(rank) * c] = B[std::size_t(sg.rows[k]) + std::size_t(rows) * c];
+      for (index_t i = 0; i < M; ++i)
+        B2[std::size_t(i) + std::size_t(M) * c] = B[std::size_t(sg.rest_rows[std::size_t(i)]) + std::size_t(rows) * c];
+    }
+    qr::q_transpose_times(m.symbolic, m.numeric, B2, nrhs, r.front_row, Y.data(), rank);
+    r_solve(Y);
+    X.assign(std::size_t(n) * std::size_t(nrhs), 0.0);  // dead columns: 0
     for (index_t c = 0; c < nrhs; ++c)
-      for (index_t t = 0; t < M; ++t)
-        B2[std::size_t(t) + std::size_t(M) * c] = B[std::size_t(sg.rest_rows[std::size_t(t)]) + std::size_t(rows) * c];
-    const std::vector<double> X2 = qr::solve(m.symbolic, m.numeric, B2, nrhs);
-    X.assign(std::size_t(n) * std::size_t(nrhs), 0.0);
-    for (index_t c = 0; c < nrhs; ++c)
-      for (index_t j = 0; j < N; ++j)
-        X[std::size_t(sg.rest_cols[std::size_t(j)]) + std::size_t(n) * c] = X2[std::size_t(j) + std::size_t(N) * c];
-    const std::vector<double> Bv(B.begin(), B.end());
-    qr::back_substitute(m.r1, sg, Bv, rows, X, n, nrhs);
-  } else {  // F = A^T (Mf x Nf): R11^T forward, then A22's minimum-norm part
+      for (index_t p = 0; p < rank; ++p)
+        X[std::size_t(r.column[std::size_t(p)]) + std::size_t(n) * c] = Y[std::size_t(p) + std::size_t(rank) * c];
+  } else {  // F = A^T (Mf x Nf): R^T z = P^T b on the live columns, x = Q [z; 0]
     const index_t Nf = m.stats.rows, Mf = m.stats.cols;
-    std::vector<double> C(B.begin(), B.end());
+    for (index_t c = 0; c < nrhs; ++c)
+      for (index_t p = 0; p < rank; ++p)
+        Y[std::size_t(p) + std::size_t(rank) * c] = B[std::size_t(r.column[std::size_t(p)]) + std::size_t(Nf) * c];
+    r_solve(Y);
     X.assign(std::size_t(Mf) * std::size_t(nrhs), 0.0);
-    qr::forward_substitute(m.r1, sg, C, Nf, X, Mf, nrhs);
-    std::vector<double> C2(std::size_t(N) * std::size_t(nrhs));
-    for (index_t c = 0; c < nrhs; ++c)
-      for (index_t j = 0; j < N; ++j)
-        C2[std::size_t(j) + std::size_t(N) * c] = C[std::size_t(sg.rest_cols[std::size_t(j)]) + std::size_t(Nf) * c];
-    const std::vector<double> X2 = qr::solve_min_norm(m.symbolic, m.numeric, C2, nrhs);
-    for (index_t c = 0; c < nrhs; ++c)
-      for (index_t t = 0; t < M; ++t)
-        X[std::size_t(sg.rest_rows[std::size_t(t)]) + std::size_t(Mf) * c] = X2[std::size_t(t) + std::size_t(M) * c];
+    const std::vector<double> X2 = qr::q_times(m.symbolic, m.numeric, Y.data(), rank, nrhs, r.front_row);
+    for (index_t c = 0; c < nrhs; ++c) {
+      index_t t = 0;
+      for (std::size_t k = 0; k < sg.cols.size(); ++k)
+        if (sg.rows[k] >= 0) X[std::size_t(sg.rows[k]) + std::size_t(Mf) * c] = Y[std::size_t(t++) + std::size_t(rank) * c];
+      for (index_t i = 0; i < M; ++i)
+        X[std::size_t(sg.rest_rows[std::size_t(i)]) + std::size_t(Mf) * c] = X2[std::size_t(i) + std::size_t(M) * c];
+    }
   }
   m.stats.t_solve = since(t0);
   return X;

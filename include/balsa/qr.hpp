@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "balsa/sparse.hpp"
+#include "balsa/trsv.hpp"
 
 namespace balsa {
 
@@ -70,6 +71,10 @@ struct QrOptions {
   // largest front while it is factored); a larger need is a
   // HostOutOfMemory naming it. 0: half the machine's physical memory.
   std::size_t memory_limit = 0;
+  // The R solve (R x = y, or R^T z = c for m < n) by balsa's triangular
+  // solver: its algorithm and device (Cuda needs a CUDA build and a GPU);
+  // triangle and operation are SparseQR's.
+  TrsvOptions r_solve{.algorithm = TrsvAlgorithm::Auto, .device = Device::Cpu};
 };
 
 struct QrStats {

@@ -1,0 +1,29 @@
+// Internal: R of the whole factorisation as one sparse upper-triangular
+// matrix (sparse QR paper sec. 2: R kept sparse; the least-squares solve
+// ends with one triangular solve, which balsa's TriangularSolver runs on
+// the CPU or the GPU). Its rows: the singletons' (R11 R12, A's rows as
+// they stand), then the fronts' in postorder; its columns: the live
+// columns in the factor's order (singletons first, then A22's permuted
+// order). Dead columns (Heath, or dead singletons) have no column: x is 0
+// there (the basic solution), and their entries in live rows are dropped.
+#pragma once
+
+#include <vector>
+
+#include "qr/numeric.hpp"
+#include "qr/singletons.hpp"
+
+namespace balsa::qr {
+
+struct SparseR {
+  Csr<double> R;                   // rank x rank, upper triangular, canonical; rows 0 .. sg.live()-1: the
+                                   // live singletons' in their order
+  std::vector<index_t> column;     // F's column (A's, or A^T's) of R's column p
+  std::vector<index_t> front_row;  // per front: R's row of its first R row
+};
+
+// R from F's singleton rows (sg) and the factored fronts of A22 (s, num);
+// the fronts' own copies of their R rows are freed.
+SparseR assemble_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s, Numeric& num);
+
+}  // namespace balsa::qr
