@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -33,19 +34,38 @@ namespace balsa::qr {
 
 namespace {
 
-// OpenBLAS's thread count is global: set for a scope, restored on the way
-// out (exceptions included).
+// OpenBLAS's thread count is process-wide: a guard sets it for a scope.
+// Guards count themselves under one mutex (several SparseQR objects may
+// factor or solve at once on different threads): the first saves the
+// caller's count, the last restores it; in between the latest set wins
+// (a performance matter only).
 class BlasThreads {
  public:
-  explicit BlasThreads(int threads) : saved_(openblas_get_num_threads()) { set(threads); }
-  ~BlasThreads() { set(saved_); }
-  void set(int threads) {
-    if (threads != now_) openblas_set_num_threads(now_ = threads);
+  explicit BlasThreads(int threads) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (active_++ == 0) saved_ = openblas_get_num_threads();
+    openblas_set_num_threads(now_ = threads);
   }
-  int saved() const { return saved_; }
+  ~BlasThreads() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (--active_ == 0) openblas_set_num_threads(saved_);
+  }
+  BlasThreads(const BlasThreads&) = delete;
+  BlasThreads& operator=(const BlasThreads&) = delete;
+  void set(int threads) {
+    if (threads == now_) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    openblas_set_num_threads(now_ = threads);
+  }
+  static int saved() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return saved_;
+  }
 
  private:
-  int saved_, now_ = -1;
+  int now_ = -1;
+  static inline std::mutex mutex_;
+  static inline int active_ = 0, saved_ = 1;
 };
 
 void geqrf(int m, int n, double* a, int lda, double* tau) {
@@ -313,11 +333,12 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
   std::vector<char> top(std::size_t(nf), 0);
   for (index_t f = 0; f < nf; ++f) {  // postorder: a parent after its children
     const Front& F = s.fronts[std::size_t(f)];
-    if (front_flops(F.m(), F.n()) > 1e8) top[std::size_t(f)] = 1;
+    if (front_flops(F.m(), F.n()) > kLargeFrontFlops) top[std::size_t(f)] = 1;
     if (top[std::size_t(f)] && F.parent >= 0) top[std::size_t(F.parent)] = 1;
   }
-  // One BLAS thread inside the tasks, all of them for the top. Tiny trees
-  // (under 1e7 flops) run on one thread: a team costs more.
+  // One BLAS thread inside the tasks, the caller's count for the top. A
+  // tiny problem (under 1e7 flops in all) runs on one thread: a team costs
+  // more.
   BlasThreads blas(1);
   std::vector<std::vector<index_t>> local(static_cast<std::size_t>(threads));
   const bool tasks_pay = threads > 1 && s.dense_flops > 1e7;
@@ -333,14 +354,13 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
   local[0].assign(std::size_t(A.cols), -1);
   for (index_t f = 0; f < nf; ++f) {  // the top (everything when no tasks ran)
     if (tasks_pay && !top[std::size_t(f)]) continue;
-    blas.set(top[std::size_t(f)] ? blas.saved() : 1);
+    blas.set(top[std::size_t(f)] ? BlasThreads::saved() : 1);
     factor_front(A, s, num, f, local[0], tolerance);
   }
   double dropped2 = 0;
   for (const FrontFactor& ff : num.fronts) {
     num.rank += ff.live;
     num.flops += ff.flops;
-    num.bytes += ff.bytes();
     dropped2 += ff.dropped2;
   }
   num.dropped = std::sqrt(dropped2);

@@ -1,6 +1,7 @@
 // Internal: the CPU numeric phase of multifrontal QR (sparse QR paper,
 // sec. 2): fronts assembled and factored by Householder QR in postorder,
-// R and the Householder vectors kept; Q^T b and the R solve.
+// the Householder vectors kept; Q^T B and Q Z for the solves (R is
+// assembled by qr/r_factor and solved by the triangular solver).
 #pragma once
 
 #include <vector>
@@ -16,7 +17,8 @@ namespace balsa::qr {
 // each panel's rows x k block of reflectors (LAPACK's dgeqrf layout: unit
 // lower trapezoidal, R's entries above the diagonal unread), tau one per
 // reflector. R's row t holds front columns r_col(t) .. n-1 at
-// R[r_start[t] ..]. Heath's rule (as SPQR): a pivotal column whose norm
+// R[r_start[t] ..] until assemble_r (qr/r_factor) moves R into one sparse
+// matrix and frees them. Heath's rule (as SPQR): a pivotal column whose norm
 // below the current row is <= the tolerance is dead: no reflector, no R
 // row; the front is then one panel of m rows, its reflectors out of
 // column order (r_cols), and the contribution block grows.
@@ -46,7 +48,6 @@ struct Numeric {
   index_t dead_fronts = 0;      // fronts that took Heath's column-by-column path
   double flops = 0;             // the fronts' flops as done (FrontFactor::flops)
   double dropped = 0;           // ||E||_F: the entries Heath's rule dropped (A P + E has the factor's R)
-  std::size_t bytes = 0;        // the fronts' kept R, V and maps
 };
 
 // max_j ||A(:, j)||_2 (the scale of the default rank tolerance).

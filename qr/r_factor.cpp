@@ -21,11 +21,12 @@ SparseR assemble_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s
   for (std::size_t f = 0; f < s.fronts.size(); ++f)
     for (index_t t = 0; t < num.fronts[f].live; ++t)
       live[std::size_t(s.fronts[f].cols[std::size_t(num.fronts[f].r_col(t))])] = 1;
-  auto f_col = [&](index_t j) { return sg.rest_cols[std::size_t(s.q[std::size_t(j)])]; };
+  std::vector<index_t> pos22(static_cast<std::size_t>(s.n), -1);  // R's column of A22's permuted column j
   for (index_t j = 0; j < s.n; ++j)
     if (live[std::size_t(j)]) {
-      pos[std::size_t(f_col(j))] = index_t(r.column.size());
-      r.column.push_back(f_col(j));
+      const index_t c = sg.rest_cols[std::size_t(s.q[std::size_t(j)])];
+      pos[std::size_t(c)] = pos22[std::size_t(j)] = index_t(r.column.size());
+      r.column.push_back(c);
     }
   Csr<double>& R = r.R;
   R.rows = R.cols = index_t(r.column.size());
@@ -51,7 +52,7 @@ SparseR assemble_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s
     r.front_row[f] = index_t(R.row_ptr.size()) - 1;
     for (index_t t = 0; t < ff.live; ++t) {
       for (index_t l = ff.r_col(t); l < Fr.n(); ++l)
-        if (const index_t p = pos[std::size_t(f_col(Fr.cols[std::size_t(l)]))]; p >= 0) {
+        if (const index_t p = pos22[std::size_t(Fr.cols[std::size_t(l)])]; p >= 0) {
           R.col_idx.push_back(p);
           R.values.push_back(ff.r(t, l));
         }

@@ -1,12 +1,14 @@
 // balsa::SparseQR (include/balsa/qr.hpp): checks, ordering, analysis,
 // factorisation and least-squares solves (qr/ordering.cpp,
 // qr/symbolic.cpp, qr/numeric.cpp).
+#include <omp.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -48,70 +50,112 @@ struct SparseQR::Impl {
                                        : 20.0 * double(F.rows + F.cols) * eps * qr::max_column_norm(F);
   }
 
-  // The ordering and fronts of A22 = F without the singletons `found`;
-  // the analysis' stats; the memory check.
-  void analyse(const Csr<double>& F, qr::Singletons found) {
-    single = std::move(found);
-    const Csr<double> A22 = qr::remaining_matrix(F, single);
+  // A22: F itself when there are no singletons (no copy).
+  static const Csr<double>& rest_of(const Csr<double>& F, const qr::Singletons& sg, Csr<double>& storage) {
+    if (sg.cols.empty()) return F;
+    storage = qr::remaining_matrix(F, sg);
+    return storage;
+  }
+
+  // An analysis: F's singletons, the ordering and fronts of the rest, the
+  // stats they give (over a copy of the current ones).
+  struct Analysis {
+    qr::Singletons single;
+    qr::Symbolic symbolic;
+    QrStats stats;
+  };
+
+  // The analysis of F with the singletons `found`; the memory and index
+  // checks. Changes nothing here (a throw leaves the factor as it was).
+  Analysis analysis_of(const Csr<double>& F, qr::Singletons found) const {
+    Analysis a{std::move(found), {}, stats};
+    Csr<double> storage;
+    const Csr<double>& A22 = rest_of(F, a.single, storage);
     auto t0 = Clock::now();
     std::vector<index_t> q = qr::column_ordering(A22, options.ordering);
-    stats.t_order = since(t0);
+    QrStats& st = a.stats;
+    st.t_order = since(t0);
     t0 = Clock::now();
-    symbolic = qr::analyse(A22, std::move(q));
-    stats.t_analyse = since(t0);
-    QrStats& st = stats;
-    st.singletons = single.live();
-    st.fronts = index_t(symbolic.fronts.size());
+    a.symbolic = qr::analyse(A22, std::move(q));
+    st.t_analyse = since(t0);
+    const qr::Symbolic& sym = a.symbolic;
+    st.singletons = a.single.live();
+    st.fronts = index_t(sym.fronts.size());
     st.max_front_rows = st.max_front_cols = 0;
-    for (const qr::Front& front : symbolic.fronts) {
+    for (const qr::Front& front : sym.fronts) {
       st.max_front_rows = std::max(st.max_front_rows, front.m());
       st.max_front_cols = std::max(st.max_front_cols, front.n());
     }
     std::int64_t r11 = 0;  // R11 and R12: the singletons' rows as they stand in F
-    for (std::size_t k = 0; k < single.cols.size(); ++k)
-      if (const index_t i = single.rows[k]; i >= 0) r11 += F.row_ptr[i + 1] - F.row_ptr[i];
-    st.flops = symbolic.flops;
-    st.dense_flops = symbolic.dense_flops;
-    st.r_nnz = symbolic.r_nnz + r11;
-    st.factor_bytes = symbolic.factor_bytes + 12 * std::size_t(r11);
-    st.max_front_bytes = symbolic.max_front_bytes;
+    for (std::size_t k = 0; k < a.single.cols.size(); ++k)
+      if (const index_t i = a.single.rows[k]; i >= 0) r11 += F.row_ptr[i + 1] - F.row_ptr[i];
+    st.flops = sym.flops;
+    st.dense_flops = sym.dense_flops;
+    st.r_nnz = sym.r_nnz + r11;
+    st.factor_bytes = sym.factor_bytes + 12 * std::size_t(r11);
+    st.max_front_bytes = sym.max_front_bytes;
     st.intensity = st.flops / (8.0 * double(st.nnz + st.r_nnz));
-    const std::size_t limit = options.memory_limit ? options.memory_limit : physical_memory() / 2;
-    const std::size_t need = st.factor_bytes + 2 * st.max_front_bytes;
     if (st.r_nnz > max_index)
       throw IndexOverflow("SparseQR: R of this " + s(st.rows) + " x " + s(st.cols) + " matrix has " + s(st.r_nnz) +
                           " entries, more than balsa's 32-bit sparse indices hold");
+    // The peak, about: the factor, R assembled beside the fronts' copies,
+    // and each front being factored twice over (the assembled copy kept
+    // for Heath's path): the largest alone, a task-sized one per thread.
+    const std::size_t limit = options.memory_limit ? options.memory_limit : physical_memory() / 2;
+    const std::size_t need = st.factor_bytes + 12 * std::size_t(st.r_nnz) + 2 * sym.max_front_bytes +
+                             2 * std::size_t(omp_get_max_threads()) * sym.max_task_front_bytes;
     if (need > limit)
       throw HostOutOfMemory("SparseQR: the factorisation of this " + s(st.rows) + " x " + s(st.cols) + " matrix needs " +
                             s(std::int64_t(need)) + " bytes (R has " + s(st.r_nnz) + " entries), " +
                             s(std::int64_t(limit)) + (options.memory_limit ? " allowed (memory_limit)" : " is half the memory"));
+    return a;
+  }
+
+  void commit(Analysis&& a) {
+    single = std::move(a.single);
+    symbolic = std::move(a.symbolic);
+    stats = std::move(a.stats);
   }
 
   // F's values (A^T when transposed) checked and factored. The singletons
-  // are found again with the values: other ones (an entry now <= the
-  // tolerance, or a pattern-only analysis meeting small entries) mean the
-  // analysis is redone.
-  void factorise(const Csr<double>& F) {
+  // are found again with the values (known: found by the caller with
+  // them): other ones than analysed (an entry now <= the tolerance, or a
+  // pattern-only analysis meeting small entries) mean the analysis is
+  // redone. Until the new factor stands, there is none (a throw leaves
+  // the object analysed, with its previous analysis, and not factorised).
+  void factorise(const Csr<double>& F, const qr::Singletons* known = nullptr) {
+    factorised = false;
+    r_solver.reset();
     require_finite(F);
     auto t0 = Clock::now();
     const double tol = tolerance(F);
-    qr::Singletons found = qr::find_singletons(F, tol);
+    std::optional<qr::Singletons> found;
+    if (!known) found = qr::find_singletons(F, tol);
+    const qr::Singletons& now = known ? *known : *found;
     const double t_find = since(t0);
-    if (!(found == single)) {  // (its time is the analysis')
-      analyse(F, std::move(found));
+    std::optional<Analysis> redo;  // (its time is the analysis')
+    if (!(now == single)) redo = analysis_of(F, now);
+    const qr::Singletons& sg = redo ? redo->single : single;
+    const qr::Symbolic& sym = redo ? redo->symbolic : symbolic;
+    t0 = Clock::now();
+    Csr<double> storage;
+    qr::Numeric num = qr::factorise(rest_of(F, sg, storage), sym, tol);
+    qr::SparseR rr = qr::assemble_r(F, sg, sym, num);
+    if (redo) {
+      commit(std::move(*redo));
       ++stats.reanalyses;
     }
-    t0 = Clock::now();
-    numeric = qr::factorise(qr::remaining_matrix(F, single), symbolic, tol);
-    r = qr::assemble_r(F, single, symbolic, numeric);
-    r_solver.reset();
+    numeric = std::move(num);
+    r = std::move(rr);
     factorised = true;
     stats.tolerance = tol;
     stats.rank = single.live() + numeric.rank;
     stats.heath_fronts = numeric.dead_fronts;
     stats.flops_done = numeric.flops;
     stats.dropped_norm = numeric.dropped;
-    stats.factor_bytes = numeric.bytes + 12 * std::size_t(r.R.nnz()) + 8 * std::size_t(r.R.rows);
+    std::size_t kept = 12 * std::size_t(r.R.nnz()) + 4 * (std::size_t(r.R.rows) + 1 + r.column.size() + r.front_row.size());
+    for (const qr::FrontFactor& ff : numeric.fronts) kept += ff.bytes();
+    stats.factor_bytes = kept;
     stats.t_factorise = t_find + since(t0);
   }
 };
@@ -142,8 +186,9 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factoris
     // Singletons by value when the values come now (SPQR's), else by the
     // pattern (factorise checks them).
     if (factorise_now) require_finite(F);
-    m.analyse(F, qr::find_singletons(F, factorise_now ? m.tolerance(F) : -1.0));
-    if (factorise_now) m.factorise(F);
+    const qr::Singletons found = qr::find_singletons(F, factorise_now ? m.tolerance(F) : -1.0);
+    m.commit(m.analysis_of(F, found));
+    if (factorise_now) m.factorise(F, &found);
   } catch (...) {
     delete impl_;
     throw;
@@ -193,7 +238,7 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
   const auto t0 = Clock::now();
   const qr::Singletons& sg = m.single;
   const qr::SparseR& r = m.r;
-  const index_t rank = r.R.rows;
+  const index_t rank = index_t(r.column.size());  // (R itself moves into the solver)
   const index_t M = m.symbolic.m;  // A22's rows
   // R y = c or R^T y = c by the triangular solver, c and y rank x nrhs.
   auto r_solve = [&](std::vector<double>& c) {
@@ -202,7 +247,7 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
       TrsvOptions o = m.options.r_solve;
       o.triangle = Triangle::Upper;
       o.operation = m.transposed ? Operation::Transpose : Operation::NonTranspose;
-      m.r_solver = std::make_unique<TriangularSolver<double>>(r.R, o);
+      m.r_solver = std::make_unique<TriangularSolver<double>>(std::move(m.r.R), o);  // R moves into the solver
     }
     std::vector<double> y(c.size());
     if (nrhs == 1) {

@@ -178,7 +178,9 @@ Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budge
     s.r_nnz += r;
     const std::size_t v = panels.empty() ? 0 : panels.back().at + std::size_t(panels.back().rows) * panels.back().k;
     s.factor_bytes += 8 * (std::size_t(r) + v);
-    s.max_front_bytes = std::max(s.max_front_bytes, 8 * std::size_t(F.m()) * std::size_t(F.n()));
+    const std::size_t bytes = 8 * std::size_t(F.m()) * std::size_t(F.n());
+    s.max_front_bytes = std::max(s.max_front_bytes, bytes);
+    if (front_flops(F.m(), F.n()) <= kLargeFrontFlops) s.max_task_front_bytes = std::max(s.max_task_front_bytes, bytes);
   }
   s.stage_starts = stages(s.fronts, budget);
   return s;

@@ -35,7 +35,10 @@ struct Panel {
   index_t row = 0, rows = 0, cols = 0, k = 0;
   std::size_t at = 0;  // the reflectors' block (rows x k, column-major) in FrontFactor::V
 };
-constexpr index_t kPanelWidth = 64;  // LAPACK's dormqr runs unblocked (dorm2r) for k <= its block size 32
+constexpr index_t kPanelWidth = 64;
+// Fronts above this many flops (as dense QRs) and their ancestors are
+// factored after the subtree tasks, with BLAS's threads.
+constexpr double kLargeFrontFlops = 1e8;  // LAPACK's dormqr runs unblocked (dorm2r) for k <= its block size 32
 
 // The panels of an m x n front whose rows are sorted by leftmost column:
 // stair[j] rows have their leftmost column <= j.
@@ -65,6 +68,7 @@ struct Symbolic {
   std::int64_t r_nnz = 0;
   std::size_t factor_bytes = 0;      // R's rows and the panels' reflectors, kept after the factorisation
   std::size_t max_front_bytes = 0;   // the largest front being factored
+  std::size_t max_task_front_bytes = 0;  // the largest of at most kLargeFrontFlops (those run as tasks)
   // Stages: fronts [stage_starts[s], stage_starts[s+1]) in postorder, each
   // fitting the memory budget the analysis was given (its fronts and the
   // contribution blocks still waiting for parents).

@@ -6,6 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <thread>
+
+extern "C" {
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int threads);
+}
 
 #include "balsa/cuda.hpp"
 #include "balsa/qr.hpp"
@@ -285,6 +291,37 @@ TEST(SparseQR, SingletonsAreRowsOfR) {
   split.factorise(A);  // the same values again: the analysis stands
   EXPECT_EQ(split.stats().reanalyses, 1);
 
+  // A factorisation whose new analysis fails (too little memory for the
+  // fronts once the singletons' pivots are 0) leaves no factor behind and
+  // the old analysis in place.
+  auto need = [](const Csr<double>& M) {
+    QrOptions o;
+    o.memory_limit = 1;
+    try {
+      SparseQR{M, o};
+    } catch (const HostOutOfMemory& e) {
+      const std::string msg = e.what();
+      const std::size_t at = msg.find("needs ") + 6;
+      return std::stoull(msg.substr(at, msg.find(' ', at) - at));
+    }
+    return 0ull;
+  };
+  Csr<double> zeroed = A;  // same pattern, U's diagonal 0: no singletons by value
+  for (index_t i = 0; i < 30; ++i)
+    for (index_t a = zeroed.row_ptr[i]; a < zeroed.row_ptr[i + 1]; ++a)
+      if (zeroed.col_idx[a] == i) zeroed.values[a] = 0.0;
+  ASSERT_LT(need(A), need(zeroed));
+  QrOptions tight;
+  tight.memory_limit = need(A);
+  SparseQR limited(A, tight);
+  EXPECT_THROW_MSG(limited.factorise(zeroed), HostOutOfMemory, "allowed (memory_limit)");
+  EXPECT_FALSE(limited.factorised());
+  EXPECT_THROW_MSG(limited.solve(b), Error, "not factorised");
+  EXPECT_EQ(limited.stats().singletons, 30);
+  limited.factorise(A);
+  EXPECT_EQ(limited.stats().reanalyses, 0);
+  EXPECT_LE(test::relative_error<double>(limited.solve(b), whole.solve(b)), 1e-14);
+
   // Wide (A^T, 82 x 230, rank 80): A^T's singletons, the minimum-norm solve.
   Csr<double> At = transpose(A);
   SparseQR wide(At);
@@ -364,6 +401,25 @@ TEST(SparseQR, ManyRightHandSidesAreSolvedAlike) {
     EXPECT_LE(test::relative_error<double>(std::vector<double>(X.begin() + c * 200, X.begin() + (c + 1) * 200), one),
               1e-14);
   }
+}
+
+// OpenBLAS's thread count is process-wide: SparseQR objects factoring and
+// solving on two threads at once leave the caller's count as it was.
+TEST(SparseQR, ConcurrentUseKeepsTheBlasThreadCount) {
+  const int before = openblas_get_num_threads();
+  openblas_set_num_threads(3);
+  const Csr<double> A = tall_full_rank(300, 100, 0.02, 4);
+  const std::vector<double> b = rhs(A.rows, 9);
+  auto work = [&] {
+    SparseQR qr(A);
+    for (int r = 0; r < 1000; ++r) qr.solve(b);
+    qr.factorise(A);
+  };
+  std::thread one(work), two(work);
+  one.join();
+  two.join();
+  EXPECT_EQ(openblas_get_num_threads(), 3);
+  openblas_set_num_threads(before);
 }
 
 // The analysis' invariants: postorder, every row in the front of its

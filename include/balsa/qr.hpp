@@ -29,8 +29,10 @@
 // and its children's contribution blocks (no arithmetic), rows sorted by
 // their leftmost column (the staircase), then factored by LAPACK's
 // Householder QR panel by panel (64 columns), each panel over the rows
-// that reach it. The factor keeps R's rows (from their diagonal on) and
-// each panel's reflector block (compact), so Q^T b can be applied later.
+// that reach it. The factor keeps each panel's reflector block (compact),
+// so Q^T b can be applied later, and R as one sparse upper-triangular
+// matrix on the live columns, which balsa's triangular solver solves
+// (options.r_solve: on the CPU, or the GPU).
 // Independent subtrees run in parallel (a front is a task, started when
 // its last child ends, one BLAS thread each); fronts over 1e8 flops and
 // their ancestors then run in postorder with all of BLAS's threads.
@@ -67,9 +69,10 @@ struct QrOptions {
   // |R(j, j)| <= tolerance counts as zero (rank deficient). < 0: SPQR's
   // default, 20 (m + n) eps max_j ||A(:, j)||_2.
   double rank_tolerance = -1;
-  // Bytes the factorisation may take (the factor kept, plus twice the
-  // largest front while it is factored); a larger need is a
-  // HostOutOfMemory naming it. 0: half the machine's physical memory.
+  // Bytes the factorisation may take, about: the factor kept, R assembled
+  // beside the fronts' copies of it, twice the largest front, and twice a
+  // task-sized front per OpenMP thread. A larger need is a HostOutOfMemory
+  // naming it. 0: half the machine's physical memory.
   std::size_t memory_limit = 0;
   // The R solve (R x = y, or R^T z = c for m < n) by balsa's triangular
   // solver: its algorithm and device (Cuda needs a CUDA build and a GPU);
