@@ -31,6 +31,12 @@ SparseR assemble_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s
   Csr<double>& R = r.R;
   R.rows = R.cols = index_t(r.column.size());
   R.row_ptr.reserve(r.column.size() + 1);
+  std::size_t bound = 0;  // R's entries, dead columns included: the arrays grow once
+  for (std::size_t k = 0; k < sg.cols.size(); ++k)
+    if (const index_t i = sg.rows[k]; i >= 0) bound += std::size_t(F.row_ptr[i + 1] - F.row_ptr[i]);
+  for (const FrontFactor& ff : num.fronts) bound += ff.R.size();
+  R.col_idx.reserve(bound);
+  R.values.reserve(bound);
   std::vector<std::pair<index_t, double>> row;
   for (std::size_t k = 0; k < sg.cols.size(); ++k) {  // R11 R12: F's rows, their live columns by position
     const index_t i = sg.rows[k];
