@@ -98,18 +98,45 @@ void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, con
   if (info != 0) throw Error("QR: LAPACK dormqr failed (info " + std::to_string(info) + ")");
 }
 
+// Panel p's reflectors one column at a time (LAPACK dlarfg, dlarf), each
+// over its own rows of the staircase and applied to the panel's columns
+// to its right: what dgeqrf computes (the rows below a reflector's end
+// are zero in its column), without the products with those zeros.
+void staircase_panel(double* F, index_t m, const Panel& p, const std::vector<index_t>& stair, double* tau) {
+  const index_t right = p.row + p.cols;
+  std::vector<double> work(static_cast<std::size_t>(std::max<index_t>(1, p.cols)));
+  for (index_t j = p.row; j < p.row + p.k; ++j) {
+    double* x = F + std::size_t(m) * std::size_t(j);
+    int len = int(reflector_end(stair, m, j) - j), one = 1;
+    dlarfg_(&len, x + j, x + j + 1, &one, tau + j);
+    if (j + 1 < right) {
+      const double d = x[j];
+      x[j] = 1.0;
+      int cols = int(right - j - 1), ld = int(m);
+      dlarf_("L", &len, &cols, x + j, &one, tau + j, x + std::size_t(m) + j, &ld, work.data());
+      x[j] = d;
+    }
+  }
+}
+
 // The blocked Householder QR of a front over its staircase panels: each
-// panel factored (dgeqrf) over the rows that reach it, its block reflector
-// applied (dormqr) to those rows of the columns to its right. Returns
-// false as soon as a pivotal column's |R(j, j)| <= tolerance (Heath's path
-// then takes the front); else ff.k reflectors.
-bool staircase_qr(FrontFactor& ff, std::vector<double>& F, index_t n, index_t pivots, double tolerance) {
+// panel factored over the rows that reach it (column by column up to 64
+// columns, dgeqrf for the wide dense rest), its block reflector applied
+// (dormqr) to those rows of the columns to its right. Returns false as
+// soon as a pivotal column's |R(j, j)| <= tolerance (Heath's path then
+// takes the front); else ff.k reflectors.
+bool staircase_qr(FrontFactor& ff, std::vector<double>& F, index_t n, index_t pivots, const std::vector<index_t>& stair,
+                  double tolerance) {
   const index_t m = ff.m;
   ff.tau.assign(std::size_t(std::min(m, n)), 0.0);
   index_t row = 0;
   for (const Panel& p : ff.panels) {
     double* panel = F.data() + std::size_t(p.row) + std::size_t(m) * std::size_t(p.row);
-    geqrf(int(p.rows), int(p.cols), panel, int(m), ff.tau.data() + p.row);
+    if (p.cols <= kPanelWidth) {
+      staircase_panel(F.data(), m, p, stair, ff.tau.data());
+    } else {
+      geqrf(int(p.rows), int(p.cols), panel, int(m), ff.tau.data() + p.row);
+    }
     for (index_t j = p.row; j < std::min(p.row + p.cols, pivots); ++j)
       if (!(std::abs(F[std::size_t(j) + std::size_t(m) * j]) > tolerance)) return false;
     const index_t right = p.row + p.cols;
@@ -118,7 +145,7 @@ bool staircase_qr(FrontFactor& ff, std::vector<double>& F, index_t n, index_t pi
             F.data() + std::size_t(p.row) + std::size_t(m) * right, int(m));
     row = p.row + p.k;
   }
-  ff.flops = panel_flops(ff.panels, n);
+  ff.flops = panel_flops(ff.panels, m, n, stair);
   ff.k = row;
   ff.tau.resize(std::size_t(row));
   return true;
@@ -250,9 +277,10 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
   // comes out small or the staircase leaves a column without rows.
   bool dead = m < Fr.pivots;
   if (!dead) {
-    ff.panels = staircase_panels(m, n, stair_of(leftmost, n));
+    const std::vector<index_t> stair = stair_of(leftmost, n);
+    ff.panels = staircase_panels(m, n, stair);
     const std::vector<double> assembled = F;
-    dead = !staircase_qr(ff, F, n, Fr.pivots, tolerance);
+    dead = !staircase_qr(ff, F, n, Fr.pivots, stair, tolerance);
     if (dead) F = assembled;
     ff.live = Fr.pivots;
     ff.cb_rows = ff.k - ff.live;

@@ -24,27 +24,39 @@ std::vector<Panel> staircase_panels(index_t m, index_t n, const std::vector<inde
   std::vector<Panel> panels;
   std::size_t at = 0;
   index_t row = 0;
-  for (index_t j0 = 0; j0 < n && row < m; j0 += kPanelWidth) {  // row == j0 while panels are full
+  for (index_t j0 = 0; j0 < n && row < m; j0 += kPanelWidth) {  // row == j0 but in the last panel
     const index_t j1 = std::min(n, j0 + kPanelWidth);
-    const index_t end = std::max(stair[std::size_t(j1 - 1)], std::min(m, row + (j1 - j0)));
+    const bool dense = stair[std::size_t(j0)] >= m;  // every row reaches column j0: the rest is one dense QR
     Panel p;
     p.row = row;
-    p.rows = end - row;
-    p.cols = end == m ? n - j0 : j1 - j0;  // every row reaches it: the rest is one panel
+    p.rows = dense ? m - row : std::max(stair[std::size_t(j1 - 1)], std::min(m, row + (j1 - j0))) - row;
+    p.cols = dense ? n - j0 : j1 - j0;
     p.k = std::min(p.rows, p.cols);
     p.at = at;
     at += std::size_t(p.rows) * std::size_t(p.k);
     panels.push_back(p);
     row += p.k;
-    if (end == m) break;
+    if (dense) break;
   }
   return panels;
 }
 
-double panel_flops(const std::vector<Panel>& panels, index_t n) {
+index_t reflector_end(const std::vector<index_t>& stair, index_t m, index_t j) {
+  return std::min(m, std::max(stair[std::size_t(j)], j + 1));
+}
+
+double panel_flops(const std::vector<Panel>& panels, index_t m, index_t n, const std::vector<index_t>& stair) {
   double f = 0;
-  for (const Panel& p : panels)
-    f += front_flops(p.rows, p.cols) + 4.0 * double(p.rows) * double(n - p.row - p.cols) * double(p.k);
+  for (const Panel& p : panels) {
+    const index_t right = p.row + p.cols;
+    if (p.cols <= kPanelWidth) {  // column by column over the staircase
+      for (index_t j = p.row; j < p.row + p.k; ++j)
+        f += 4.0 * double(reflector_end(stair, m, j) - j) * double(right - j);
+    } else {
+      f += front_flops(p.rows, p.cols);
+    }
+    f += 4.0 * double(p.rows) * double(n - right) * double(p.k);  // the block reflector on the columns right of it
+  }
   return f;
 }
 
@@ -170,8 +182,9 @@ Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budge
     Front& F = s.fronts[std::size_t(f)];
     for (index_t ch : F.children) F.child_rows += s.fronts[std::size_t(ch)].cb_rows();
     const auto cb = [&](index_t ch) { return s.fronts[std::size_t(ch)].cb_rows(); };
-    const std::vector<Panel> panels = staircase_panels(F.m(), F.n(), stair_of(row_leftmost(s, f, cb, local), F.n()));
-    s.flops += panel_flops(panels, F.n());
+    const std::vector<index_t> stair = stair_of(row_leftmost(s, f, cb, local), F.n());
+    const std::vector<Panel> panels = staircase_panels(F.m(), F.n(), stair);
+    s.flops += panel_flops(panels, F.m(), F.n(), stair);
     s.dense_flops += front_flops(F.m(), F.n());
     std::int64_t r = 0;
     for (index_t t = 0; t < F.r_rows(); ++t) r += F.n() - t;

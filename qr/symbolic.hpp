@@ -29,8 +29,9 @@ struct Front {
 // columns [row, row + cols) factored over the rows [row, row + rows), the
 // rows that reach them (padded with rows zero there to at least `cols`
 // while rows remain), its k = min(rows, cols) reflectors applied to those
-// rows only. Panels are 64 columns wide; the last takes every column left
-// once all rows reach it. Reflector t sits in front row and column t.
+// rows only. Panels are 64 columns wide; once every row reaches a panel's
+// first column, one panel takes every column left (dense). Reflector t
+// sits in front row and column t.
 struct Panel {
   index_t row = 0, rows = 0, cols = 0, k = 0;
   std::size_t at = 0;  // the reflectors' block (rows x k, column-major) in FrontFactor::V
@@ -43,8 +44,15 @@ constexpr double kLargeFrontFlops = 1e8;  // LAPACK's dormqr runs unblocked (dor
 // The panels of an m x n front whose rows are sorted by leftmost column:
 // stair[j] rows have their leftmost column <= j.
 std::vector<Panel> staircase_panels(index_t m, index_t n, const std::vector<index_t>& stair);
-// Their flops (4 per multiply-add pair, as front_flops).
-double panel_flops(const std::vector<Panel>& panels, index_t n);
+// Reflector j of a staircase front spans rows j .. reflector_end - 1:
+// those reaching column j (rows below hold zeros there), at least one.
+index_t reflector_end(const std::vector<index_t>& stair, index_t m, index_t j);
+// The panels' flops (4 per multiply-add pair, as front_flops): a panel of
+// at most kPanelWidth columns is factored column by column, each
+// reflector over its own rows (the staircase); a wider one (the dense
+// rest of a large front) by dgeqrf; each then updates the columns to its
+// right as one block reflector over all its rows.
+double panel_flops(const std::vector<Panel>& panels, index_t m, index_t n, const std::vector<index_t>& stair);
 
 struct Symbolic;
 // The leftmost front column of each of front f's rows in their natural
