@@ -23,6 +23,7 @@
 #include "cuda/setup_lock.hpp"
 #include "factor/gpu_factor.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/live_impl.hpp"
 #include "sparse/parallel.hpp"
 #include "sparse/setup_trace.hpp"
 #include "sparse/triangle_pattern.hpp"
@@ -92,6 +93,7 @@ T shifted(T a, double alpha) {
 
 template <class T>
 struct IncompleteFactorization<T>::Impl {
+  static constexpr const char* kOwner = "IncompleteFactorization";  // (live_impl's error)
   IncompleteOptions options;
   IncompleteStats stats;
   Csr<T> pattern;                  // the factors (CPU); GPU: their download, when host_current
@@ -224,14 +226,6 @@ struct IncompleteFactorization<T>::Impl {
   }
 };
 
-namespace {
-template <class Impl>
-Impl& live(Impl* impl) {
-  if (!impl) throw Error("IncompleteFactorization: used after being moved from");
-  return *impl;
-}
-}  // namespace
-
 template <class T>
 IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options)
     : IncompleteFactorization(A, options, /*checked=*/false, /*values_later=*/false) {}
@@ -337,14 +331,14 @@ IncompleteFactorization<T>& IncompleteFactorization<T>::operator=(IncompleteFact
 
 template <class T>
 void IncompleteFactorization<T>::refactor(std::span<const T> values) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   s.check_values(values);
   s.factor_host(s.gather(values));
 }
 
 template <class T>
 void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error(std::string(to_string(s.options.kind)) +
                 " refactor: device values need Device::Cuda (this factorisation runs on the CPU)");
@@ -362,17 +356,17 @@ void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) {
 
 template <class T>
 const Csr<T>& IncompleteFactorization<T>::pattern() const {
-  return live(impl_).host_factors();
+  return live_impl(impl_).host_factors();
 }
 
 template <class T>
 Csr<T> IncompleteFactorization<T>::factors() const {
-  return live(impl_).host_factors();
+  return live_impl(impl_).host_factors();
 }
 
 template <class T>
 const cuda::DeviceBuffer<T>& IncompleteFactorization<T>::device_values() const {
-  const Impl& s = live(impl_);
+  const Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error(std::string(to_string(s.options.kind)) +
                 ": device_values() needs Device::Cuda (this factorisation runs on the CPU)");
@@ -382,12 +376,12 @@ const cuda::DeviceBuffer<T>& IncompleteFactorization<T>::device_values() const {
 
 template <class T>
 const IncompleteStats& IncompleteFactorization<T>::stats() const {
-  return live(impl_).stats;
+  return live_impl(impl_).stats;
 }
 
 template <class T>
 index_t IncompleteFactorization<T>::rows() const {
-  return live(impl_).pattern.rows;
+  return live_impl(impl_).pattern.rows;
 }
 
 #define BALSA_INSTANTIATE(T) template class IncompleteFactorization<T>;

@@ -18,6 +18,7 @@
 #include "krylov/operator.hpp"
 #include "krylov/preconditioner.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/live_impl.hpp"
 #include "sparse/parallel.hpp"
 #include "sparse/setup_trace.hpp"
 
@@ -106,6 +107,7 @@ void zero_solution(KrylovStats& st, double tolerance) {
 
 template <class T>
 struct KrylovSolver<T>::Impl {
+  static constexpr const char* kOwner = "KrylovSolver";  // (live_impl's error)
   KrylovOptions options;
   Csr<T> A;  // A's pattern, and on the CPU path its values (the GPU path keeps those on the device only)
   std::unique_ptr<krylov::Operator<T>> op;  // A as an operator instead (A then holds the sizes only)
@@ -131,14 +133,6 @@ struct KrylovSolver<T>::Impl {
     }
   }
 };
-
-namespace {
-template <class Impl>
-Impl& live(Impl* impl) {
-  if (!impl) throw Error("KrylovSolver: used after being moved from");
-  return *impl;
-}
-}  // namespace
 
 template <class T>
 KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : impl_(new Impl) {
@@ -245,7 +239,7 @@ KrylovSolver<T>& KrylovSolver<T>::operator=(KrylovSolver&& o) noexcept {
 
 template <class T>
 KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   check_length(b.size(), s.A.rows, "b");
   check_length(x.size(), s.A.rows, "x");
   require_finite(b, "right-hand side b");
@@ -274,7 +268,7 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) {
 
 template <class T>
 KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   if (s.options.device != Device::Cuda)
     throw Error("Krylov solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
   check_length(b.size(), s.A.rows, "b");
@@ -292,7 +286,7 @@ KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceB
 
 template <class T>
 void KrylovSolver<T>::update_values(std::span<const T> values) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   if (s.op) throw Error("Krylov solver update_values: this solver's A is an operator (update its owner instead)");
   if (values.size() != std::size_t(s.A.nnz()))
     throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +
@@ -313,12 +307,12 @@ void KrylovSolver<T>::update_values(std::span<const T> values) {
 
 template <class T>
 const KrylovStats& KrylovSolver<T>::stats() const {
-  return live(impl_).stats;
+  return live_impl(impl_).stats;
 }
 
 template <class T>
 index_t KrylovSolver<T>::rows() const {
-  return live(impl_).A.rows;
+  return live_impl(impl_).A.rows;
 }
 
 template class KrylovSolver<float>;

@@ -16,6 +16,7 @@ SparseR assemble_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s
     if (sg.rows[k] >= 0) {
       pos[std::size_t(sg.cols[k])] = index_t(r.column.size());
       r.column.push_back(sg.cols[k]);
+      r.singleton_rows.push_back(sg.rows[k]);
     }
   std::vector<char> live(static_cast<std::size_t>(s.n), 0);
   for (std::size_t f = 0; f < s.fronts.size(); ++f)
@@ -32,15 +33,12 @@ SparseR assemble_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s
   R.rows = R.cols = index_t(r.column.size());
   R.row_ptr.reserve(r.column.size() + 1);
   std::size_t bound = 0;  // R's entries, dead columns included: the arrays grow once
-  for (std::size_t k = 0; k < sg.cols.size(); ++k)
-    if (const index_t i = sg.rows[k]; i >= 0) bound += std::size_t(F.row_ptr[i + 1] - F.row_ptr[i]);
+  for (index_t i : r.singleton_rows) bound += std::size_t(F.row_ptr[i + 1] - F.row_ptr[i]);
   for (const FrontFactor& ff : num.fronts) bound += ff.R.size();
   R.col_idx.reserve(bound);
   R.values.reserve(bound);
   std::vector<std::pair<index_t, double>> row;
-  for (std::size_t k = 0; k < sg.cols.size(); ++k) {  // R11 R12: F's rows, their live columns by position
-    const index_t i = sg.rows[k];
-    if (i < 0) continue;
+  for (index_t i : r.singleton_rows) {  // R11 R12: F's rows, their live columns by position
     row.clear();
     for (index_t a = F.row_ptr[i]; a < F.row_ptr[i + 1]; ++a)
       if (const index_t p = pos[std::size_t(F.col_idx[std::size_t(a)])]; p >= 0) row.emplace_back(p, F.values[std::size_t(a)]);

@@ -19,6 +19,7 @@ struct SparseR {
   Csr<double> R;                   // rank x rank, upper triangular, canonical; rows 0 .. sg.live()-1: the
                                    // live singletons' in their order (moved into the R solver at the first solve)
   std::vector<index_t> column;     // F's column (A's, or A^T's) of R's column p
+  std::vector<index_t> singleton_rows;  // F's row of R's row t < sg.live() (the live singletons' pivot rows)
   std::vector<index_t> front_row;  // per front: R's row of its first R row
 };
 

@@ -18,6 +18,7 @@
 #include "qr/r_factor.hpp"
 #include "qr/singletons.hpp"
 #include "qr/symbolic.hpp"
+#include "sparse/live_impl.hpp"
 
 namespace balsa {
 
@@ -33,6 +34,7 @@ std::size_t physical_memory() {
 }  // namespace
 
 struct SparseQR::Impl {
+  static constexpr const char* kOwner = "SparseQR";  // (live_impl's error)
   QrOptions options;
   bool transposed = false;  // m < n: A^T is factored (minimum-norm solves)
   bool factorised = false;
@@ -153,7 +155,8 @@ struct SparseQR::Impl {
     stats.heath_fronts = numeric.dead_fronts;
     stats.flops_done = numeric.flops;
     stats.dropped_norm = numeric.dropped;
-    std::size_t kept = 12 * std::size_t(r.R.nnz()) + 4 * (std::size_t(r.R.rows) + 1 + r.column.size() + r.front_row.size());
+    std::size_t kept = 12 * std::size_t(r.R.nnz()) +
+                       4 * (std::size_t(r.R.rows) + 1 + r.column.size() + r.singleton_rows.size() + r.front_row.size());
     for (const qr::FrontFactor& ff : numeric.fronts) kept += ff.bytes();
     stats.factor_bytes = kept;
     stats.t_factorise = t_find + since(t0);
@@ -202,16 +205,8 @@ SparseQR& SparseQR::operator=(SparseQR&& o) noexcept {
   return *this;
 }
 
-namespace {
-template <class Impl>
-Impl& live(Impl* impl) {
-  if (!impl) throw Error("SparseQR: used after being moved from");
-  return *impl;
-}
-}  // namespace
-
 void SparseQR::factorise(const Csr<double>& A) {
-  Impl& m = live(impl_);
+  Impl& m = live_impl(impl_);
   validate(A);
   if (A.rows != m.stats.rows || A.cols != m.stats.cols || A.row_ptr != m.row_ptr || A.col_idx != m.col_idx)
     throw DimensionError("SparseQR::factorise: A is " + s(A.rows) + " x " + s(A.cols) + " with " + s(A.nnz()) +
@@ -227,7 +222,7 @@ void SparseQR::factorise(const Csr<double>& A) {
 std::vector<double> SparseQR::solve(std::span<const double> b) { return solve(b, 1); }
 
 std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
-  Impl& m = live(impl_);
+  Impl& m = live_impl(impl_);
   if (!m.factorised) throw Error("SparseQR::solve: A is analysed but not factorised (call factorise(A) first)");
   if (nrhs < 1 || B.size() != std::size_t(m.stats.rows) * std::size_t(nrhs))
     throw DimensionError("SparseQR::solve: " + s(std::int64_t(B.size())) + " right-hand-side values for " + s(nrhs) +
@@ -239,6 +234,7 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
   const qr::Singletons& sg = m.single;
   const qr::SparseR& r = m.r;
   const index_t rank = index_t(r.column.size());  // (R itself moves into the solver)
+  const index_t ns = index_t(r.singleton_rows.size());  // R's first rows: the singletons' (Q = I there)
   const index_t M = m.symbolic.m;  // A22's rows
   // R y = c or R^T y = c by the triangular solver, c and y rank x nrhs.
   auto r_solve = [&](std::vector<double>& c) {
@@ -267,9 +263,8 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
     const index_t rows = m.stats.rows, n = m.stats.cols;
     std::vector<double> B2(std::size_t(M) * std::size_t(nrhs));
     for (index_t c = 0; c < nrhs; ++c) {
-      index_t t = 0;
-      for (std::size_t k = 0; k < sg.cols.size(); ++k)
-        if (sg.rows[k] >= 0) Y[std::size_t(t++) + std::size_t(rank) * c] = B[std::size_t(sg.rows[k]) + std::size_t(rows) * c];
+      for (index_t t = 0; t < ns; ++t)
+        Y[std::size_t(t) + std::size_t(rank) * c] = B[std::size_t(r.singleton_rows[std::size_t(t)]) + std::size_t(rows) * c];
       for (index_t i = 0; i < M; ++i)
         B2[std::size_t(i) + std::size_t(M) * c] = B[std::size_t(sg.rest_rows[std::size_t(i)]) + std::size_t(rows) * c];
     }
@@ -288,9 +283,8 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
     X.assign(std::size_t(Mf) * std::size_t(nrhs), 0.0);
     const std::vector<double> X2 = qr::q_times(m.symbolic, m.numeric, Y.data(), rank, nrhs, r.front_row);
     for (index_t c = 0; c < nrhs; ++c) {
-      index_t t = 0;
-      for (std::size_t k = 0; k < sg.cols.size(); ++k)
-        if (sg.rows[k] >= 0) X[std::size_t(sg.rows[k]) + std::size_t(Mf) * c] = Y[std::size_t(t++) + std::size_t(rank) * c];
+      for (index_t t = 0; t < ns; ++t)
+        X[std::size_t(r.singleton_rows[std::size_t(t)]) + std::size_t(Mf) * c] = Y[std::size_t(t) + std::size_t(rank) * c];
       for (index_t i = 0; i < M; ++i)
         X[std::size_t(sg.rest_rows[std::size_t(i)]) + std::size_t(Mf) * c] = X2[std::size_t(i) + std::size_t(M) * c];
     }
@@ -299,7 +293,7 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
   return X;
 }
 
-const QrStats& SparseQR::stats() const { return live(impl_).stats; }
-bool SparseQR::factorised() const { return live(impl_).factorised; }
+const QrStats& SparseQR::stats() const { return live_impl(impl_).stats; }
+bool SparseQR::factorised() const { return live_impl(impl_).factorised; }
 
 }  // namespace balsa

@@ -13,6 +13,7 @@
 #include "sap/preconditioner.hpp"
 #include "sparse/banded_check.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/live_impl.hpp"
 
 namespace balsa {
 
@@ -68,6 +69,7 @@ void check_options(const BandedOptions& o) {
 
 template <class T>
 struct BandedSolver<T>::Impl {
+  static constexpr const char* kOwner = "BandedSolver";  // (live_impl's error)
   BandedOptions options;
   sap::Plan plan;  // as set up (the preconditioner keeps its own, with the current boost scale)
   BandedStats stats;
@@ -206,17 +208,9 @@ BandedSolver<T>& BandedSolver<T>::operator=(BandedSolver&& o) noexcept {
   return *this;
 }
 
-namespace {
-template <class Impl>
-Impl& live(Impl* impl) {
-  if (!impl) throw Error("BandedSolver: used after being moved from");
-  return *impl;
-}
-}  // namespace
-
 template <class T>
 KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) {
-  Impl& m = live(impl_);
+  Impl& m = live_impl(impl_);
   KrylovStats st = m.krylov->solve(b, x);
   int restarts = 0;
   while (st.outcome == KrylovOutcome::Converged && st.true_residual > m.options.tolerance &&
@@ -241,7 +235,7 @@ KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) {
 
 template <class T>
 void BandedSolver<T>::update_values(const Banded<T>& A) {
-  Impl& m = live(impl_);
+  Impl& m = live_impl(impl_);
   if (A.n != m.plan.n || A.k != m.plan.k || A.data.size() != std::size_t(A.n) * std::size_t(A.ld()))
     throw DimensionError("SaP update_values: the new band is n = " + s(A.n) + ", k = " + s(A.k) + " (" +
                          s(std::int64_t(A.data.size())) + " values); the solver's is n = " + s(m.plan.n) +
@@ -266,7 +260,7 @@ void BandedSolver<T>::update_values(const Banded<T>& A) {
 
 template <class T>
 const BandedStats& BandedSolver<T>::stats() const {
-  return live(impl_).stats;
+  return live_impl(impl_).stats;
 }
 
 template class BandedSolver<float>;

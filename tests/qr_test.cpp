@@ -503,6 +503,9 @@ TEST(SparseQR, BadInputIsAClearError) {
   dup.values.insert(dup.values.begin(), 1.0);
   for (std::size_t i = 1; i < dup.row_ptr.size(); ++i) ++dup.row_ptr[i];
   EXPECT_THROW_MSG(SparseQR{dup}, MatrixError, "duplicate entries");
+  SparseQR taken = std::move(qr);  // a moved-from handle names itself
+  EXPECT_THROW_MSG(qr.solve(std::vector<double>(50, 1.0)), Error, "SparseQR: used after being moved from");
+  EXPECT_EQ(taken.stats().rows, 50);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "balsa/trsv.hpp"
 #include "cuda/setup_lock.hpp"
 #include "sparse/instantiate.hpp"
+#include "sparse/live_impl.hpp"
 #include "sparse/parallel.hpp"
 #include "sparse/setup_trace.hpp"
 #include "sparse/transpose.hpp"
@@ -54,6 +55,7 @@ const char* to_string(Device d) { return d == Device::Cpu ? "cpu" : "cuda"; }
 
 template <class T>
 struct TriangularSolver<T>::Impl {
+  static constexpr const char* kOwner = "TriangularSolver";  // (live_impl's error)
   TrsvOptions options;
   Triangle tri = Triangle::Lower;  // triangle of the system solved (flips for A^T)
   Csr<T> M;                        // the matrix solved: A, or A^T for Operation::Transpose
@@ -135,14 +137,6 @@ struct TriangularSolver<T>::Impl {
                            " entries, the matrix " + std::to_string(M.rows) + " rows");
   }
 };
-
-namespace {
-template <class Impl>
-Impl& live(Impl* impl) {
-  if (!impl) throw Error("TriangularSolver: used after being moved from");
-  return *impl;
-}
-}  // namespace
 
 // The analysis (both constructors): the front end (checks, the matrix
 // solved, level sets), the algorithm, its set-up on the device. `owned`,
@@ -315,7 +309,7 @@ TriangularSolver<T>& TriangularSolver<T>::operator=(TriangularSolver&& o) noexce
 
 template <class T>
 void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
   require_finite(b, "right-hand side");
@@ -331,7 +325,7 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
 
 template <class T>
 void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   s.check_length(std::size_t(B.rows), "B");
   if (B.values.size() != std::size_t(B.rows) * std::size_t(B.cols))
     throw DimensionError("triangular solve: B holds " + std::to_string(B.values.size()) + " values for " +
@@ -352,7 +346,7 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
 
 template <class T>
 void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
   if (columns < 0) throw DimensionError("triangular solve: " + std::to_string(columns) + " right-hand sides");
@@ -371,7 +365,7 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuff
 
 template <class T>
 void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
   s.check_length(b.size(), "b");
@@ -386,7 +380,7 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuff
 
 template <class T>
 void TriangularSolver<T>::solve_device(const T* b, T* x) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
   if (b == x && s.M.rows > 0) throw Error("triangular solve: b and x must be different device arrays");
@@ -397,7 +391,7 @@ void TriangularSolver<T>::solve_device(const T* b, T* x) {
 
 template <class T>
 void TriangularSolver<T>::update_values(std::span<const T> values) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   if (values.size() != s.nnz())
     throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
                          std::to_string(s.nnz()) + " entries");
@@ -422,7 +416,7 @@ void TriangularSolver<T>::update_values(std::span<const T> values) {
 
 template <class T>
 void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error("update_values: device values need a solver on Device::Cuda (this one runs on the CPU)");
   const std::size_t count = s.nnz();
@@ -455,18 +449,18 @@ void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) {
 
 template <class T>
 const TrsvStats& TriangularSolver<T>::stats() const {
-  return live(impl_).stats;
+  return live_impl(impl_).stats;
 }
 
 template <class T>
 void TriangularSolver<T>::check_last_solve() {
-  Impl& s = live(impl_);
+  Impl& s = live_impl(impl_);
   s.check_watchdog();
 }
 
 template <class T>
 index_t TriangularSolver<T>::rows() const {
-  return live(impl_).M.rows;
+  return live_impl(impl_).M.rows;
 }
 
 template class TriangularSolver<float>;
