@@ -1,24 +1,25 @@
-// balsa bench: benchmark drivers. `balsa bench trsv`: the triangular-solve
-// benchmark (bench/trsv_bench.hpp): a suite of generator cases and Matrix
-// Market files x precision x algorithm, with the cuSPARSE SpSV, cuSPARSE
-// SpMV and CPU serial baselines measured in the same run; JSON and Markdown.
+// balsa bench: the benchmark drivers of the balsa_bench library
+// (include/balsa/bench.hpp), each beside its baseline in the same run; JSON
+// and Markdown outputs ('-': standard output).
 #include <memory>
 
-#include "../bench/banded_bench.hpp"
-#include "../bench/qr_bench.hpp"
-#include "../bench/bench_output.hpp"
-#include "../bench/solve_bench.hpp"
-#include "../bench/solve_methods.hpp"
-#include "../bench/trsv_bench.hpp"
+#include "balsa/bench.hpp"
 #include "common.hpp"
 
 namespace balsa::app {
 
+namespace {
+void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown) {
+  cmd->add_option("--json", json, "Write the results as JSON here ('-': standard output)")->option_text(" FILE");
+  cmd->add_option("--markdown", markdown, "Write the Markdown tables here ('-': standard output)")->option_text(" FILE");
+}
+}  // namespace
+
 void add_bench_command(CLI::App& app) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (trsv: sparse triangular solve)");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr");
   bench->require_subcommand(1);
 
-  auto o = std::make_shared<bench::BenchOptions>();
+  auto o = std::make_shared<bench::TrsvBenchOptions>();
   CLI::App* trsv = bench->add_subcommand(
       "trsv",
       "Triangular-solve benchmark: generator suite + FILES (lower triangle), every algorithm vs cuSPARSE SpSV, "
@@ -26,7 +27,7 @@ void add_bench_command(CLI::App& app) {
   trsv->add_option("files", o->files,
                    "Matrix Market files (their lower triangle; a missing or zero diagonal "
                    "entry becomes sum|l_ij| + 1)")
-      ->check(CLI::ExistingFile);
+      ->option_text(" FILE ...");
   trsv->add_option("--suite", o->suite,
                    "Built-in cases: default, quick, none, or tassl-paper (the TASSL paper's block-diagonal "
                    "matrices, then the real matrices)")
@@ -36,44 +37,44 @@ void add_bench_command(CLI::App& app) {
   trsv->add_option("--precision", o->precision, "double, float or both")
       ->check(CLI::IsMember({"double", "float", "both"}))
       ->capture_default_str();
+  std::string algorithm_list;
+  for (const std::string& a : bench::trsv_bench_algorithms()) algorithm_list += (algorithm_list.empty() ? "" : ", ") + a;
   trsv->add_option("--algorithms", o->algorithms,
-                   "Comma-separated algorithms (default all): reference, levelset-cpu, levelset, syncfree, "
-                   "syncfree-csc, tassl, cusparse, auto; the baselines reference and cusparse (and the SpMV) always run")
+                   "Comma-separated algorithms (default all): " + algorithm_list +
+                       "; the baselines reference and cusparse (and the SpMV) always run")
       ->delimiter(',')
-      ->check(CLI::IsMember(bench::algorithm_names()));
+      ->check(CLI::IsMember(bench::trsv_bench_algorithms()))
+      ->option_text(" NAME,...");
   trsv->add_option("--only", o->only, "Run only the cases whose name contains one of these (comma-separated)")
       ->delimiter(',');
   trsv->add_option("--repeat", o->repeat, "Timed solves per measurement (the median is reported)")
-      ->check(CLI::Range(1, 100000))
+      ->check(between(1, 100000))
       ->capture_default_str();
   trsv->add_option("--rhs", o->rhs,
                    "Right-hand sides per timed solve, solved in one call (GPU: cuSPARSE SpSM is the baseline; CPU: "
                    "columns in parallel)")
-      ->check(CLI::Range(1, 4096))
+      ->check(between(1, 4096))
       ->capture_default_str();
   trsv->add_option("--tassl-n-max", o->tassl_n_max,
                    "TASSL's most vertices per sub-graph on the GPU (0: as many values as a block's shared memory holds)")
-      ->check(CLI::Range(0, 65535))
+      ->check(between(0, 65535))
       ->capture_default_str();
   trsv->add_option("--cpu-repeat", o->cpu_repeat, "Timed solves of the CPU algorithms (default: --repeat)")
-      ->check(CLI::Range(1, 100000));
+      ->check(between(1, 100000));
   trsv->add_option("--warmup", o->warmup, "Untimed solves before timing")
-      ->check(CLI::Range(0, 10000))
+      ->check(between(0, 10000))
       ->capture_default_str();
-  trsv->add_option("--json", o->json_path, "Write the results as JSON here");
-  trsv->add_option("--markdown", o->markdown_path, "Write the Markdown tables (summary and details) here");
-  trsv->add_option("--device", o->device, "auto (GPU when present), cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
-      ->capture_default_str();
+  add_output_options(trsv, o->json_path, o->markdown_path);
+  add_device_option(trsv, o->device);
   trsv->add_option("--data-dir", o->data_dir,
                    "Folder of the real matrices (*.mtx; relative: from the current directory, "
                    "else beside the executable); skipped if missing")
       ->capture_default_str();
   trsv->add_option("--peak-gbs", o->peak_gbs, "Floor model: memory bandwidth in GB/s (H200 measured copy: 4300)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   trsv->add_option("--level-latency-us", o->level_latency_us, "Floor model: time per dependency level in us")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
   trsv->callback([o] { bench::run_trsv_bench(*o, bench::process_command_line()); });
 
@@ -83,27 +84,21 @@ void add_bench_command(CLI::App& app) {
       "Preconditioned Krylov benchmark: balsa on the GPU vs the cuSPARSE + cuBLAS PCG-IC(0) baseline and balsa's "
       "CPU path (3D Laplacians, the thesis' banded SPD family, the real matrices of tests/data)");
   solve->add_option("files", so->files, "More Matrix Market files (PCG-IC(0) if symmetric, else BiCGStab(l)-ILU(0))")
-      ->check(CLI::ExistingFile);
+      ->option_text(" FILE ...");
   solve->add_option("--suite", so->suite, "default, quick or none")
       ->check(CLI::IsMember({"default", "quick", "none"}))
       ->capture_default_str();
   solve->add_option("--only", so->only, "Run only the cases whose name contains one of these")->delimiter(',');
-  solve->add_option("--tol", so->tolerance, "Relative tolerance")->check(CLI::PositiveNumber)->capture_default_str();
-  solve->add_option("--maxit", so->max_iterations, "Most iterations")->check(CLI::Range(0, 100000000))->capture_default_str();
-  solve->add_option("--norm", so->norm, "Stopping norm: inf (the thesis') or 2")
-      ->check(CLI::IsMember({"inf", "2"}))
-      ->capture_default_str();
-  solve->add_option("--device", so->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
+  solve->add_option("--tol", so->tolerance, "Relative tolerance")->check(positive())->capture_default_str();
+  solve->add_option("--maxit", so->max_iterations, "Most iterations")->check(between(0, 1e8))->capture_default_str();
+  add_enum_option(solve, "--norm", so->norm, "Stopping norm: inf (the thesis') or 2");
+  add_device_option(solve, so->device);
   solve->add_flag("!--no-cpu", so->cpu, "Skip balsa's CPU path");
   solve->add_flag("!--no-baseline", so->baseline, "Skip the cuSPARSE + cuBLAS baseline");
-  solve->add_option("--trsv", so->trsv, "The preconditioner's triangular solver on the GPU (auto, level-set, tassl, "
-                                        "cusparse, sync-free-blocks)")
-      ->check(CLI::IsMember(bench::trsv_name_list()))
-      ->capture_default_str();
+  add_enum_option(solve, "--trsv", so->trsv, "The preconditioner's triangular solver on the GPU");
   solve->add_flag("--float-preconditioner", so->float_preconditioner, "Mixed precision: float preconditioner");
   solve->add_option("--data-dir", so->data_dir, "Folder of the real matrices (skipped if missing)")->capture_default_str();
-  solve->add_option("--json", so->json_path, "Write the results as JSON here");
-  solve->add_option("--markdown", so->markdown_path, "Write the Markdown table here");
+  add_output_options(solve, so->json_path, so->markdown_path);
   solve->callback([so] { bench::run_solve_bench(*so, bench::process_command_line()); });
 
   auto bo = std::make_shared<bench::BandedBenchOptions>();
@@ -111,31 +106,33 @@ void add_bench_command(CLI::App& app) {
       "banded", "SaP dense banded benchmark (the SaP report's N x K grid and d sweep) vs LAPACK dgbsv (OpenBLAS)");
   banded->add_option("--suite", bo->suite, "grid, sweep or all")->check(CLI::IsMember({"grid", "sweep", "all"}))
       ->capture_default_str();
-  banded->add_option("--n", bo->grid_n, "Grid values of N")->delimiter(',');
-  banded->add_option("--k", bo->grid_k, "Grid values of K")->delimiter(',');
+  banded->add_option("--n", bo->n, "Values of N, for every suite that runs (default: each suite's own)")
+      ->delimiter(',')
+      ->check(at_least(1));
+  banded->add_option("--k", bo->k, "Values of K (half-bandwidth), for every suite that runs (default: each suite's own)")
+      ->delimiter(',')
+      ->check(at_least(0));
   banded->add_option("--d", bo->sweep_d, "Sweep values of d (N = 2e5, K = 200)")->delimiter(',');
-  banded->add_option("--partitions", bo->partitions, "P (0: automatic)")->check(CLI::NonNegativeNumber)->capture_default_str();
-  banded->add_option("--tol", bo->tolerance, "Krylov tolerance")->check(CLI::PositiveNumber)->capture_default_str();
-  banded->add_option("--repeat", bo->repeat, "Runs per measurement (median)")->check(CLI::Range(1, 100))->capture_default_str();
+  banded->add_option("--partitions", bo->partitions, "P (0: automatic)")->check(at_least(0))->capture_default_str();
+  banded->add_option("--tol", bo->tolerance, "Krylov tolerance")->check(positive())->capture_default_str();
+  banded->add_option("--repeat", bo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
   banded->add_option("--budget", bo->budget_seconds, "Seconds after which a measurement stops repeating")
+      ->check(at_least(0))
       ->capture_default_str();
-  banded->add_option("--device", bo->device, "cuda or cpu (SaP's CPU path)")->check(CLI::IsMember({"cuda", "cpu"}))
-      ->capture_default_str();
+  add_device_option(banded, bo->device);
   banded->add_flag("!--no-baseline", bo->baseline, "Skip dgbsv");
-  banded->add_option("--json", bo->json_path, "Write the results as JSON here");
-  banded->add_option("--markdown", bo->markdown_path, "Write the Markdown table here");
+  add_output_options(banded, bo->json_path, bo->markdown_path);
   banded->callback([bo] { bench::run_banded_bench(*bo, bench::process_command_line()); });
 
   auto qo = std::make_shared<bench::QrBenchOptions>();
   CLI::App* qr = bench->add_subcommand(
       "qr", "Multifrontal sparse QR vs SuiteSparseQR (SPQR) on the host cores: analysis, factorisation, solve");
-  qr->add_option("files", qo->files, "Extra Matrix Market files");
+  qr->add_option("files", qo->files, "Extra Matrix Market files")->option_text(" FILE ...");
   qr->add_option("--data-dir", qo->data_dir, "Folder with Franz6, lp_e226, bayer10 (skipped if missing)")
       ->capture_default_str();
   qr->add_flag("!--no-generated", qo->generated, "Skip the generated 2D/3D problems");
-  qr->add_option("--repeat", qo->repeat, "Runs per measurement (median)")->check(CLI::Range(1, 100))->capture_default_str();
-  qr->add_option("--json", qo->json_path, "Write the results as JSON here");
-  qr->add_option("--markdown", qo->markdown_path, "Write the Markdown table here");
+  qr->add_option("--repeat", qo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
+  add_output_options(qr, qo->json_path, qo->markdown_path);
   qr->callback([qo] { bench::run_qr_bench(*qo, bench::process_command_line()); });
 }
 

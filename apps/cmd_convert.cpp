@@ -5,7 +5,6 @@
 #include <fstream>
 #include <iostream>
 
-#include "balsa/generators.hpp"
 #include "common.hpp"
 
 namespace balsa::app {
@@ -14,18 +13,16 @@ namespace {
 
 struct ConvertOptions {
   std::string input, output;
-  std::string triangle;
+  bool take_triangle = false;  // --triangle given
+  Triangle triangle = Triangle::Lower;
   bool strict = false;
   bool transpose = false;
   bool keep_stored = false;  // do not expand symmetric input
   std::string permute;       // "", "random", "reverse"
   std::uint64_t seed = 1;
   MtxWriteOptions write;
-  std::string format = "coordinate";
+  MtxFormat format = MtxFormat::Coordinate;
 };
-
-const std::map<std::string, MtxField> field_names{
-    {"real", MtxField::Real}, {"integer", MtxField::Integer}, {"pattern", MtxField::Pattern}};
 
 void run_convert(const ConvertOptions& o) {
   MtxReadOptions r;
@@ -43,14 +40,9 @@ void run_convert(const ConvertOptions& o) {
       for (index_t i = 0; i < A.rows; ++i) perm[i] = A.rows - 1 - i;
     A = permute_symmetric(A, perm);
   }
-  if (!o.triangle.empty())
-    A = extract_triangle(A, triangle_names().at(o.triangle), o.strict ? Diag::Exclude : Diag::Include);
-  if (o.format == "array") {
-    const DenseMatrix<double> D = to_dense(A);
-    if (o.output == "-")
-      write_matrix_market(std::cout, D, o.write);
-    else
-      write_matrix_market(std::filesystem::path(o.output), D, o.write);
+  if (o.take_triangle) A = extract_triangle(A, o.triangle, o.strict ? Diag::Exclude : Diag::Include);
+  if (o.format == MtxFormat::Array) {
+    save_matrix(o.output, to_dense(A), o.write);
   } else {
     save_matrix(o.output, A, o.write);
   }
@@ -65,21 +57,21 @@ void add_convert_command(CLI::App& app) {
       "convert", "Rewrite a Matrix Market file: expand symmetric storage, take a triangle, transpose, permute");
   cmd->add_option("input", o->input, "Input Matrix Market file ('-' for standard input)")->required();
   cmd->add_option("output", o->output, "Output file ('-' for standard output)")->required();
-  cmd->add_option("--triangle", o->triangle, "Keep only this triangle")->check(CLI::IsMember({"lower", "upper"}));
+  CLI::Option* tri = add_enum_option(cmd, "--triangle", o->triangle, "Keep only this triangle");
   cmd->add_flag("--strict", o->strict, "With --triangle: drop the diagonal too");
   cmd->add_flag("--transpose", o->transpose, "Transpose (before taking a triangle)");
   cmd->add_flag("--keep-stored", o->keep_stored, "With general output: keep only the stored triangle of a symmetric file");
   cmd->add_option("--permute", o->permute, "Symmetric permutation: random (from --seed) or reverse")
       ->check(CLI::IsMember({"random", "reverse"}));
   cmd->add_option("--seed", o->seed, "Seed of --permute random")->capture_default_str();
-  cmd->add_option("--storage", o->write.symmetry, "Output storage: general, symmetric or skew-symmetric")
-      ->transform(CLI::CheckedTransformer(storage_names()));
-  cmd->add_option("--field", o->write.field, "Output field: real, integer or pattern")
-      ->transform(CLI::CheckedTransformer(field_names));
-  cmd->add_option("--format", o->format, "Output format: coordinate or array")
-      ->check(CLI::IsMember({"coordinate", "array"}))
-      ->capture_default_str();
-  cmd->callback([o] { run_convert(*o); });
+  add_enum_option(cmd, "--storage", o->write.symmetry, "Output storage",
+                  {MtxSymmetry::General, MtxSymmetry::Symmetric, MtxSymmetry::SkewSymmetric});
+  add_enum_option(cmd, "--field", o->write.field, "Output field", {MtxField::Real, MtxField::Integer, MtxField::Pattern});
+  add_enum_option(cmd, "--format", o->format, "Output format");
+  cmd->callback([o, tri] {
+    o->take_triangle = tri->count() > 0;
+    run_convert(*o);
+  });
 }
 
 }  // namespace balsa::app

@@ -1,11 +1,10 @@
 // balsa lsq and balsa qr: least squares and the multifrontal QR's analysis
 // (include/balsa/qr.hpp).
+#include <fmt/core.h>
+
 #include <cmath>
 #include <memory>
 
-#include <fmt/core.h>
-
-#include "balsa/qr.hpp"
 #include "common.hpp"
 
 namespace balsa::app {
@@ -13,83 +12,116 @@ namespace balsa::app {
 namespace {
 
 struct QrCommandOptions {
-  std::string matrix, rhs, output;
-  std::string ordering = "colamd";
+  std::string matrix, rhs, rhs_positional, output;
+  QrOrdering ordering = QrOrdering::Colamd;
   double tolerance = -1;
   bool stats = false;
+  bool json = false;
 };
 
-const std::map<std::string, QrOrdering>& ordering_names() {
-  static const std::map<std::string, QrOrdering> names{
-      {"colamd", QrOrdering::Colamd}, {"metis", QrOrdering::Metis}, {"natural", QrOrdering::Natural}};
-  return names;
+nlohmann::json stats_json(const QrStats& st) {
+  return {{"rows", st.rows}, {"cols", st.cols}, {"nnz", st.nnz}, {"ordering", to_string(st.ordering)},
+          {"singletons", st.singletons}, {"fronts", st.fronts}, {"max_front_rows", st.max_front_rows},
+          {"max_front_cols", st.max_front_cols}, {"flops", st.flops}, {"dense_flops", st.dense_flops},
+          {"flops_done", st.flops_done}, {"r_nnz", st.r_nnz}, {"intensity", st.intensity},
+          {"factor_bytes", st.factor_bytes}, {"max_front_bytes", st.max_front_bytes}, {"tolerance", st.tolerance},
+          {"heath_fronts", st.heath_fronts}, {"dropped_norm", st.dropped_norm}, {"rank", st.rank},
+          {"order_seconds", st.t_order}, {"analyse_seconds", st.t_analyse}, {"factorise_seconds", st.t_factorise},
+          {"solve_seconds", st.t_solve}};
 }
 
-void print_stats(const QrStats& st) {
-  fmt::print("  A: {} x {}, {} entries; {} column singletons; ordering {}; {} fronts (largest {} x {})\n", st.rows,
+void print_stats(std::FILE* out, const QrStats& st) {
+  fmt::print(out, "  A: {} x {}, {} entries; {} column singletons; ordering {}; {} fronts (largest {} x {})\n", st.rows,
              st.cols, st.nnz, st.singletons, to_string(st.ordering), st.fronts, st.max_front_rows, st.max_front_cols);
-  fmt::print("  R: {} entries; {:.4g} flops (staircase; {:.4g} as dense fronts), {:.4g} done; flop/byte intensity "
-             "{:.3g}; factor {:.4g} MB, largest front {:.4g} MB\n", st.r_nnz, st.flops, st.dense_flops, st.flops_done,
-             st.intensity, st.factor_bytes / 1e6, st.max_front_bytes / 1e6);
-  fmt::print("  rank {} of {} (tolerance {:.3g}){}; {} fronts refactored column by column; dropped ||E||_F {:.3g}\n",
+  fmt::print(out,
+             "  R: {} entries; {:.4g} flops (staircase; {:.4g} as dense fronts), {:.4g} done; flop/byte intensity "
+             "{:.3g}; factor {:.4g} MB, largest front {:.4g} MB\n",
+             st.r_nnz, st.flops, st.dense_flops, st.flops_done, st.intensity, st.factor_bytes / 1e6,
+             st.max_front_bytes / 1e6);
+  fmt::print(out, "  rank {} of {} (tolerance {:.3g}){}; {} fronts refactored column by column; dropped ||E||_F {:.3g}\n",
              st.rank, std::min(st.rows, st.cols), st.tolerance,
              st.rank < std::min(st.rows, st.cols) ? ": rank deficient" : "", st.heath_fronts, st.dropped_norm);
-  fmt::print("  ordering {:.4f} s, analysis {:.4f} s, factorisation {:.4f} s\n", st.t_order, st.t_analyse,
+  fmt::print(out, "  ordering {:.4f} s, analysis {:.4f} s, factorisation {:.4f} s\n", st.t_order, st.t_analyse,
              st.t_factorise);
 }
 
-void run_lsq(const QrCommandOptions& o) {
-  const Csr<double> A = load_matrix<double>(o.matrix).A;
-  std::vector<double> b(static_cast<std::size_t>(A.rows), 1.0);
-  if (!o.rhs.empty()) {
-    const Csr<double> B = load_matrix<double>(o.rhs).A;
-    if (B.rows != A.rows || B.cols != 1)
-      throw DimensionError(fmt::format("{}: the right-hand side is {} x {}, expected {} x 1", o.rhs, B.rows, B.cols,
-                                       A.rows));
-    std::fill(b.begin(), b.end(), 0.0);
-    for (index_t i = 0; i < B.rows; ++i)
-      if (B.row_ptr[i + 1] > B.row_ptr[i]) b[std::size_t(i)] = B.values[std::size_t(B.row_ptr[i])];
-  }
+QrOptions qr_options(const QrCommandOptions& o) {
   QrOptions qo;
-  qo.ordering = ordering_names().at(o.ordering);
+  qo.ordering = o.ordering;
   qo.rank_tolerance = o.tolerance;
-  fmt::print("balsa lsq: {} ({} x {}, {} entries), b = {}\n", o.matrix, A.rows, A.cols, A.nnz(),
-             o.rhs.empty() ? "ones" : o.rhs);
-  SparseQR qr(A, qo);
-  const std::vector<double> x = qr.solve(b);
-  print_stats(qr.stats());
-  std::vector<double> r(b), g(static_cast<std::size_t>(A.cols));
-  spmv(-1.0, A, std::span<const double>(x), 1.0, std::span<double>(r));                     // r = b - A x
-  spmv(1.0, transpose(A), std::span<const double>(r), 0.0, std::span<double>(g));          // g = A^T r
-  auto norm = [](const std::vector<double>& v) { return norm2(std::span<const double>(v)); };
-  fmt::print("  ||b - A x|| = {:.6e} (||b|| = {:.6e}), ||A^T (b - A x)|| = {:.3e}, ||x|| = {:.6e}\n", norm(r), norm(b),
-             norm(g), norm(x));
-  fmt::print("  solve {:.4f} s\n", qr.stats().t_solve);
-  if (!o.output.empty()) {
-    DenseMatrix<double> X(A.cols, 1);
-    X.values = x;
-    write_matrix_market(std::filesystem::path(o.output), X);
-    fmt::print("  x written to {}\n", o.output);
+  return qo;
+}
+
+void run_lsq(const QrCommandOptions& o) {
+  if (!o.rhs.empty() && !o.rhs_positional.empty())
+    throw CLI::ValidationError("give b once: as --rhs or as the second argument");
+  if (o.json && o.output == "-")
+    throw CLI::ValidationError("--json and -o - would both write to standard output; give -o a file");
+  std::FILE* report = o.output == "-" ? stderr : stdout;  // x on standard output: the report on standard error
+  const std::string& rhs = o.rhs.empty() ? o.rhs_positional : o.rhs;
+  const Csr<double> A = load_matrix<double>(o.matrix).A;
+  DenseMatrix<double> B(A.rows, 1, 1.0);
+  if (!rhs.empty()) B = load_columns(rhs, A.rows);
+  if (!o.json)
+    fmt::print(report, "balsa lsq: {} ({} x {}, {} entries), b = {}{}\n", o.matrix, A.rows, A.cols, A.nnz(),
+               rhs.empty() ? "ones" : rhs, B.cols > 1 ? fmt::format(" ({} columns)", B.cols) : "");
+  SparseQR qr(A, qr_options(o));
+  const std::vector<double> xs = qr.solve(std::span<const double>(B.values), B.cols);
+  DenseMatrix<double> X(A.cols, B.cols);
+  X.values = xs;
+  // Per column: ||b - A x||, ||b||, ||A^T (b - A x)||, ||x||.
+  const Csr<double> At = transpose(A);
+  nlohmann::json columns = nlohmann::json::array();
+  for (index_t c = 0; c < B.cols; ++c) {
+    const std::span<const double> b = B.column(c), x = X.column(c);
+    std::vector<double> r(b.begin(), b.end()), g(static_cast<std::size_t>(A.cols));
+    spmv(-1.0, A, x, 1.0, std::span<double>(r));                             // r = b - A x
+    spmv(1.0, At, std::span<const double>(r), 0.0, std::span<double>(g));  // g = A^T r
+    const double nr = norm2(std::span<const double>(r)), nb = norm2(b), ng = norm2(std::span<const double>(g)),
+                 nx = norm2(x);
+    columns.push_back({{"residual_norm", nr}, {"b_norm", nb}, {"normal_equations_norm", ng}, {"x_norm", nx}});
   }
+  if (!o.output.empty()) save_matrix(o.output, X);
+  if (o.json) {
+    nlohmann::json j = {{"matrix", o.matrix}, {"rhs", rhs.empty() ? "ones" : rhs}, {"stats", stats_json(qr.stats())}};
+    if (B.cols == 1) j.update(columns[0]);
+    else j["columns"] = columns;
+    print_json(j);
+  } else {
+    print_stats(report, qr.stats());
+    for (index_t c = 0; c < B.cols; ++c) {
+      const nlohmann::json& n = columns[std::size_t(c)];
+      fmt::print(report, "  {}||b - A x|| = {:.6e} (||b|| = {:.6e}), ||A^T (b - A x)|| = {:.3e}, ||x|| = {:.6e}\n",
+                 B.cols > 1 ? fmt::format("column {}: ", c + 1) : "", n["residual_norm"].get<double>(),
+                 n["b_norm"].get<double>(), n["normal_equations_norm"].get<double>(), n["x_norm"].get<double>());
+    }
+    fmt::print(report, "  solve {:.4f} s\n", qr.stats().t_solve);
+    if (!o.output.empty() && o.output != "-") fmt::print(report, "  x written to {}\n", o.output);
+  }
+  for (index_t c = 0; c < B.cols; ++c)
+    require_finite_result(X.column(c), columns[std::size_t(c)]["residual_norm"].get<double>(),
+                          B.cols > 1 ? fmt::format("the solution x (column {})", c + 1) : "the solution x");
 }
 
 void run_qr(const QrCommandOptions& o) {
   const Csr<double> A = load_matrix<double>(o.matrix).A;
-  QrOptions qo;
-  qo.ordering = ordering_names().at(o.ordering);
-  qo.rank_tolerance = o.tolerance;
+  SparseQR qr(A, qr_options(o));
+  if (o.json) {
+    print_json({{"matrix", o.matrix}, {"stats", stats_json(qr.stats())}});
+    return;
+  }
   fmt::print("balsa qr: {} ({} x {}, {} entries)\n", o.matrix, A.rows, A.cols, A.nnz());
-  SparseQR qr(A, qo);
-  if (o.stats) print_stats(qr.stats());
+  if (o.stats) print_stats(stdout, qr.stats());
 }
 
 void add_common(CLI::App* cmd, QrCommandOptions& o) {
-  cmd->add_option("matrix", o.matrix, "Matrix Market file (m x n; m < n: minimum-norm solutions)")->required();
-  cmd->add_option("--ordering", o.ordering, "Column ordering: colamd, metis (nested dissection of A^T A) or natural")
-      ->check(CLI::IsMember({"colamd", "metis", "natural"}))
-      ->capture_default_str();
+  cmd->add_option("matrix", o.matrix, "Matrix Market file (m x n; m < n: minimum-norm solutions; '-': standard input)")
+      ->required()
+      ->option_text(" FILE");
+  add_enum_option(cmd, "--ordering", o.ordering, "Column ordering (metis: nested dissection of A^T A)");
   cmd->add_option("--tol", o.tolerance, "Rank tolerance (< 0: SPQR's default, 20 (m + n) eps max column norm)")
       ->capture_default_str();
+  cmd->add_flag("--json", o.json, "Print the result as JSON");
 }
 
 }  // namespace
@@ -98,8 +130,11 @@ void add_qr_commands(CLI::App& app) {
   auto lo = std::make_shared<QrCommandOptions>();
   CLI::App* lsq = app.add_subcommand("lsq", "Least squares min ||A x - b|| by multifrontal sparse QR (CPU)");
   add_common(lsq, *lo);
-  lsq->add_option("b", lo->rhs, "Right-hand side (Matrix Market, m x 1; default: ones)");
-  lsq->add_option("-o,--output", lo->output, "Write x here (Matrix Market array)");
+  lsq->add_option("--rhs", lo->rhs, "Right-hand sides (Matrix Market, m x k; default: one column of ones)")
+      ->option_text(" FILE");
+  lsq->add_option("b", lo->rhs_positional, "The same as --rhs")->option_text(" FILE");
+  lsq->add_option("-o,--output", lo->output, "Write x here (Matrix Market array; '-': standard output)")
+      ->option_text(" FILE");
   lsq->callback([lo] { run_lsq(*lo); });
   auto qo = std::make_shared<QrCommandOptions>();
   CLI::App* qr = app.add_subcommand("qr", "Multifrontal sparse QR of A: ordering, analysis, factorisation (CPU)");

@@ -1,10 +1,13 @@
-// balsa trsv FILE --explain: TASSL's analysis of a triangle of a Matrix
-// Market matrix (level sets, partition, time slots, GPU layout; all on the
-// CPU), the metrics of Picciau's thesis ch. 3 (trsv/tassl_metrics.hpp) and
-// the model's predicted solve times, with the thesis' published parameters
-// and, with --microbench on a GPU, parameters measured here
-// (trsv/tassl_microbench.hpp). With a GPU it also times cuSPARSE SpSV and
-// balsa's level-set and TASSL solves (device vectors) to set beside them.
+// balsa trsv FILE: a triangular solve L x = b (or U x = b, or with the
+// transpose) of a Matrix Market triangle, with the right-hand sides of
+// --rhs (any number of columns) or b = L x_true, the residual and the
+// times; and balsa trsv FILE --explain: TASSL's analysis of a triangle of
+// any square matrix (level sets, partition, time slots, GPU layout; all on
+// the CPU), the metrics of Picciau's thesis ch. 3 and the model's predicted
+// solve times (include/balsa/trsv_model.hpp), with the thesis' published
+// parameters and, with --microbench on a GPU, parameters measured here.
+// With a GPU, --explain also times cuSPARSE SpSV and balsa's level-set and
+// TASSL solves (device vectors) to set beside them.
 #include <fmt/core.h>
 #include <omp.h>
 
@@ -13,14 +16,7 @@
 #include <memory>
 #include <optional>
 
-#include "balsa/cuda.hpp"
-#include "balsa/graph.hpp"
-#include "balsa/trsv.hpp"
-#include "bench/bench_math.hpp"
 #include "common.hpp"
-#include "trsv/tassl_metrics.hpp"
-#include "trsv/tassl_microbench.hpp"
-#include "trsv/tassl_stats.hpp"
 
 namespace balsa::app {
 
@@ -28,12 +24,19 @@ namespace {
 
 struct TrsvCmdOptions {
   std::string file;
-  std::string triangle = "lower";
+  Triangle triangle = Triangle::Lower;
+  bool upper = false;  // --upper: the same as --triangle upper
   std::string precision = "double";
   index_t n_max = 0;
   bool explain = false;
   bool microbench = false;
   int repeat = 20;
+  // The solve.
+  std::string rhs, output;
+  bool transpose = false, unit = false, json = false;
+  TrsvAlgorithm algorithm = TrsvAlgorithm::Auto;
+  Device device = Device::Auto;
+  std::uint64_t seed = 1;
 };
 
 std::string time_text(double s) {
@@ -52,11 +55,11 @@ std::string ratio_text(double x) { return std::isnan(x) ? "-" : fmt::format("{:.
 template <class T>
 Csr<T> solvable(Csr<T> A, Triangle tri, index_t& fixed) {
   if (tri == Triangle::Lower) {
-    fixed = bench::fix_diagonal(A);
+    fixed = fix_diagonal(A);
     return A;
   }
   Csr<T> L = transpose(A);
-  fixed = bench::fix_diagonal(L);
+  fixed = fix_diagonal(L);
   return transpose(L);
 }
 
@@ -154,38 +157,25 @@ void print_predictions(const std::string& title, const tassl::Metrics& m, const 
 }
 
 template <class T>
-void run_trsv(const TrsvCmdOptions& o) {
-  if (!o.explain) throw Error("trsv: nothing to do; give --explain (the only action so far)");
+void run_explain(const TrsvCmdOptions& o, const Triangle tri) {
   const LoadedMatrix<T> loaded = load_matrix<T>(o.file);
   if (loaded.A.rows != loaded.A.cols)
     throw DimensionError(fmt::format("{}: the matrix is {} x {}, not square", o.file, loaded.A.rows, loaded.A.cols));
-  const Triangle tri = triangle_names().at(o.triangle);
   const Csr<T> A = extract_triangle(loaded.A, tri);
   const bool gpu = cuda::available();
-  const std::size_t shared = gpu ? cuda::device_info().shared_memory_per_block_optin : tassl::kDefaultSharedBytes;
-  const index_t n_max = o.n_max > 0 ? o.n_max : tassl::default_n_max(shared, sizeof(T));
+  const tassl::Analysis a = tassl::analyse(A, tri, o.n_max);
+  const tassl::Metrics& m = a.metrics;
 
-  Stopwatch clock;
-  const LevelSets levels = level_sets(A, tri);
-  const double t_levels = clock.seconds();
-  const tassl::Partition P = tassl::partition(A, tri, n_max);
-  const double t_partition = clock.seconds() - t_levels;
-  const tassl::Schedule S = tassl::schedule(A, tri, P);
-  const double t_schedule = clock.seconds() - t_levels - t_partition;
-  const tassl::Layout layout = tassl::lay_out(P, S);
-  const double t_layout = clock.seconds() - t_levels - t_partition - t_schedule;
-  const tassl::Metrics m = tassl::metrics(A, tri, levels, P, S, &layout);
-
-  const char* tri_name = tri == Triangle::Lower ? "lower" : "upper";
+  const char* tri_name = to_string(tri);
   fmt::print("balsa trsv {} --explain: {} triangle, {}\n", o.file, tri_name, o.precision);
   fmt::print("  matrix      {} x {}; the triangle holds {} entries, n_edges = {} (one multiply-add each)\n", A.rows,
              A.cols, A.nnz(), m.n_edges);
   fmt::print("  analysis    level sets {}; TASSL partition {} (components {}, degrees and levels {}, split {}), "
              "schedule {}, layout {} (CPU, {} threads)\n",
-             time_text(t_levels), time_text(t_partition), time_text(P.stats.components_seconds),
-             time_text(P.stats.graph_seconds), time_text(P.stats.split_seconds), time_text(t_schedule),
-             time_text(t_layout), omp_get_max_threads());
-  print_metrics(m, tassl::summarize(P, S, layout));
+             time_text(a.levels_seconds), time_text(a.partition_seconds), time_text(a.components_seconds),
+             time_text(a.graph_seconds), time_text(a.split_seconds), time_text(a.schedule_seconds),
+             time_text(a.layout_seconds), omp_get_max_threads());
+  print_metrics(m, a.stats);
 
   std::optional<tassl::MicrobenchResult> mb;
   if (o.microbench && gpu) mb = tassl::run_microbench();
@@ -198,11 +188,11 @@ void run_trsv(const TrsvCmdOptions& o) {
   if (gpu) {
     index_t fixed = 0;
     const Csr<T> system = solvable(A, tri, fixed);
-    auto measure = [&](const char* what, TrsvAlgorithm a) {
+    auto measure = [&](const char* what, TrsvAlgorithm alg) {
       Measured r;
       r.what = what;
       try {
-        r.seconds = time_solve(system, tri, a, n_max, o.repeat);
+        r.seconds = time_solve(system, tri, alg, a.n_max, o.repeat);
       } catch (const Error& e) {
         r.error = e.what();
       }
@@ -226,25 +216,121 @@ void run_trsv(const TrsvCmdOptions& o) {
   fmt::print("  (no host transfers nor permutations: the thesis' t_transf (3.4) and t_perm (3.33) are left out)\n");
 }
 
+// The solve: the file must hold a triangle (balsa convert --triangle takes one).
+template <class T>
+void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
+  if (o.json && o.output == "-")
+    throw CLI::ValidationError("--json and -o - would both write to standard output; give -o a file");
+  std::FILE* report = o.output == "-" ? stderr : stdout;
+  const Csr<T> L = load_matrix<T>(o.file).A;
+  const Device device = usable_device(o.device);
+  std::vector<T> x_true;
+  DenseMatrix<T> B;
+  if (!o.rhs.empty()) {
+    const DenseMatrix<double> Bd = load_columns(o.rhs, L.rows);
+    B = DenseMatrix<T>(Bd.rows, Bd.cols);
+    for (std::size_t i = 0; i < Bd.values.size(); ++i) B.values[i] = T(Bd.values[i]);
+  } else {
+    if (L.rows != L.cols)
+      throw DimensionError(fmt::format("{}: the matrix is {} x {}, a triangular solve needs a square one", o.file,
+                                       L.rows, L.cols));
+    x_true = random_vector<T>(L.rows, o.seed);
+    B = DenseMatrix<T>(L.rows, 1);
+    const Csr<T> op = o.transpose ? transpose(L) : L;
+    B.values = multiply(op, std::span<const T>(x_true));
+  }
+  TriangularSolver<T> solver(L, {.algorithm = o.algorithm, .device = device, .triangle = tri,
+                                 .diagonal = o.unit ? DiagonalKind::Unit : DiagonalKind::NonUnit,
+                                 .operation = o.transpose ? Operation::Transpose : Operation::NonTranspose,
+                                 .tassl_n_max = o.n_max});
+  DenseMatrix<T> X;
+  solver.solve(B, X);
+  const TrsvStats& st = solver.stats();
+  // Residuals ||b - op(L) x|| / ||b|| per column, in double.
+  const Csr<double> Ld = convert_values<double>(o.transpose ? transpose(L) : L);
+  Csr<double> Lres = Ld;
+  if (o.unit)  // the stored diagonal is not read: the system has ones there
+    for (index_t i = 0; i < Lres.rows; ++i)
+      for (index_t k = Lres.row_ptr[i]; k < Lres.row_ptr[i + 1]; ++k)
+        if (Lres.col_idx[k] == i) Lres.values[k] = 0;
+  std::vector<double> residuals;
+  for (index_t c = 0; c < X.cols; ++c) {
+    std::vector<double> x(X.column(c).begin(), X.column(c).end()), b(B.column(c).begin(), B.column(c).end());
+    std::vector<double> y = multiply(Lres, std::span<const double>(x));
+    if (o.unit)
+      for (std::size_t i = 0; i < y.size(); ++i) y[i] += x[i];
+    residuals.push_back(relative_residual_of(std::span<const double>(y), std::span<const double>(b)));
+  }
+  const double error = x_true.empty() ? -1.0 : relative_error<T>(X.column(0), x_true);
+  if (!o.output.empty()) {
+    DenseMatrix<double> Xd(X.rows, X.cols);
+    for (std::size_t i = 0; i < X.values.size(); ++i) Xd.values[i] = double(X.values[i]);
+    save_matrix(o.output, Xd);
+  }
+  if (o.json) {
+    nlohmann::json j = {{"matrix", o.file}, {"n", L.rows}, {"nnz", L.nnz()}, {"triangle", to_string(tri)},
+                        {"operation", to_string(o.transpose ? Operation::Transpose : Operation::NonTranspose)},
+                        {"precision", o.precision}, {"algorithm", to_string(st.algorithm)},
+                        {"device", to_string(st.device)}, {"columns", X.cols}, {"levels", st.levels},
+                        {"analysis_seconds", st.analysis_seconds}, {"solve_seconds", st.last_solve_seconds},
+                        {"residuals", residuals}};
+    if (!x_true.empty()) j["error"] = error;
+    print_json(j);
+  } else {
+    fmt::print(report, "balsa trsv: {} ({} x {}, {} entries), {} triangle{}, {} on {}\n", o.file, L.rows, L.cols,
+               L.nnz(), to_string(tri), o.transpose ? " transposed" : "", to_string(st.algorithm),
+               to_string(st.device));
+    fmt::print(report, "  {} dependency levels; analysis {:.4f} s, solve {:.4f} s ({} right-hand side{})\n", st.levels,
+               st.analysis_seconds, st.last_solve_seconds, X.cols, X.cols == 1 ? "" : "s");
+    for (index_t c = 0; c < X.cols; ++c)
+      fmt::print(report, "  {}residual ||b - {}x|| / ||b|| = {:.3e}{}\n", X.cols > 1 ? fmt::format("column {}: ", c + 1) : "",
+                 o.transpose ? "L^T " : "L ", residuals[std::size_t(c)],
+                 x_true.empty() ? "" : fmt::format(", error {:.3e}", error));
+  }
+  for (index_t c = 0; c < X.cols; ++c)
+    require_finite_result(X.column(c), residuals[std::size_t(c)],
+                          X.cols > 1 ? fmt::format("the solution x (column {})", c + 1) : "the solution x");
+}
+
+template <class T>
+void run_trsv(const TrsvCmdOptions& o) {
+  const Triangle tri = o.upper ? Triangle::Upper : o.triangle;
+  if (o.explain)
+    run_explain<T>(o, tri);
+  else
+    run_solve<T>(o, tri);
+}
+
 }  // namespace
 
 void add_trsv_command(CLI::App& app) {
   auto o = std::make_shared<TrsvCmdOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "trsv", "Explain a triangular solve: TASSL's analysis, the thesis' metrics and model (--explain)");
-  cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input)")->required();
-  cmd->add_option("--triangle", o->triangle, "lower or upper: the triangle solved")
-      ->check(CLI::IsMember({"lower", "upper"}))
-      ->capture_default_str();
+      "trsv", "Solve a triangular system L x = b (FILE holds L), or --explain a triangle's analysis and model");
+  cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input)")->required()->option_text(" FILE");
+  add_enum_option(cmd, "--triangle", o->triangle, "The triangle solved (--explain: taken from any square matrix)");
+  cmd->add_flag("--upper", o->upper, "The same as --triangle upper");
+  cmd->add_option("--rhs", o->rhs, "Right-hand sides (Matrix Market, n x k); default: b = L x_true, error reported")
+      ->option_text(" FILE");
+  cmd->add_option("-o,--output", o->output, "Write x here (Matrix Market array; '-': standard output)")
+      ->option_text(" FILE");
+  cmd->add_flag("--transpose", o->transpose, "Solve L^T x = b");
+  cmd->add_flag("--unit-diagonal", o->unit, "The diagonal is all ones (stored diagonal entries are not read)");
+  add_enum_option(cmd, "--algorithm", o->algorithm, "Triangular solver");
+  add_device_option(cmd, o->device);
+  cmd->add_flag("--json", o->json, "Print the solve's result as JSON");
+  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->capture_default_str();
   cmd->add_option("--precision", o->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
   cmd->add_option("--n-max", o->n_max, "Most vertices of a TASSL sub-graph (0: a block's shared memory)")
-      ->check(CLI::Range(0, int(tassl::kMaxSubgraphVertices)))
+      ->check(between(0, tassl::kMaxSubgraphVertices))
       ->capture_default_str();
-  cmd->add_flag("--explain", o->explain, "Print the metrics and the model's predictions");
-  cmd->add_flag("--microbench", o->microbench, "Measure the model's parameters on the GPU (when there is one)");
-  cmd->add_option("--repeat", o->repeat, "Timed GPU solves (median reported)")->check(CLI::Range(1, 10000))->capture_default_str();
+  cmd->add_flag("--explain", o->explain, "Print TASSL's analysis, the thesis' metrics and the model's predictions");
+  cmd->add_flag("--microbench", o->microbench, "With --explain: measure the model's parameters on the GPU");
+  cmd->add_option("--repeat", o->repeat, "With --explain: timed GPU solves (median reported)")
+      ->check(between(1, 10000))
+      ->capture_default_str();
   cmd->callback([o] { o->precision == "float" ? run_trsv<float>(*o) : run_trsv<double>(*o); });
 }
 

@@ -1,8 +1,13 @@
 #include "common.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace balsa::app {
 
@@ -31,6 +36,13 @@ LoadedMatrix<T> load_matrix(const std::string& path, const MtxReadOptions& optio
   return m;
 }
 
+DenseMatrix<double> load_columns(const std::string& path, index_t rows, const char* what) {
+  const Csr<double> B = load_matrix<double>(path).A;
+  if (B.rows != rows)
+    throw DimensionError(fmt::format("{}: the {} has {} rows, the matrix {}", path, what, B.rows, rows));
+  return to_dense(B);
+}
+
 template <class T>
 void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options) {
   if (path == "-")
@@ -39,21 +51,127 @@ void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions
     write_matrix_market(std::filesystem::path(path), A, options);
 }
 
-const std::map<std::string, Triangle>& triangle_names() {
-  static const std::map<std::string, Triangle> m{{"lower", Triangle::Lower}, {"upper", Triangle::Upper}};
-  return m;
+void save_matrix(const std::string& path, const DenseMatrix<double>& X, const MtxWriteOptions& options) {
+  if (path == "-")
+    write_matrix_market(std::cout, X, options);
+  else
+    write_matrix_market(std::filesystem::path(path), X, options);
 }
 
-const std::map<std::string, MtxSymmetry>& storage_names() {
-  static const std::map<std::string, MtxSymmetry> m{{"general", MtxSymmetry::General},
-                                                    {"symmetric", MtxSymmetry::Symmetric},
-                                                    {"skew-symmetric", MtxSymmetry::SkewSymmetric}};
-  return m;
+void print_json(const nlohmann::json& j, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::ofstream out(path);
+  out << j.dump(2) << "\n";
+  out.close();
+  if (!out) throw Error("cannot write " + path);
+}
+
+namespace {
+
+// CLI11's help, less its type names, validator descriptions and
+// "REQUIRED" labels: the option's metavariable (its option_text, or one
+// from the type: N, X, VALUE), "(required)" and the default in words.
+class PlainFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    if (!opt->get_option_text().empty()) return opt->get_option_text();
+    if (opt->get_type_size() == 0 || opt->get_expected_max() == 0) return "";  // a flag
+    const std::string type = opt->get_type_name();
+    std::string label = type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0 ? "N"
+                        : type.rfind("FLOAT", 0) == 0                            ? "X"
+                                                                                 : "VALUE";
+    if (opt->get_expected_max() > 1) label += ",...";
+    return " " + label;
+  }
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    std::string d = opt->get_description();
+    if (opt->get_required()) d += " (required)";
+    if (!opt->get_default_str().empty() && d.find("default") == std::string::npos)
+      d += " (default: " + opt->get_default_str() + ")";
+    return d;
+  }
+};
+
+std::string number(double v) { return fmt::format("{:g}", v); }
+
+}  // namespace
+
+void use_plain_help(CLI::App& app) {
+  app.formatter(std::make_shared<PlainFormatter>());
+  app.get_formatter()->column_width(28);
+}
+
+CLI::Option* add_device_option(CLI::App* cmd, Device& device) {
+  return add_enum_option(cmd, "--device", device, "Where to run: auto is the GPU when one is present, else the CPU");
+}
+
+Device usable_device(Device requested) {
+  if (requested == Device::Cuda && !cuda::available())
+    throw CudaError(cuda::built_with_cuda() ? "--device cuda: no CUDA GPU found"
+                                            : "--device cuda: balsa was built without CUDA");
+  return resolve_device(requested);
+}
+
+CLI::Validator positive() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double v = 0;
+        std::istringstream in(text);
+        if (!(in >> v) || !(v > 0) || !std::isfinite(v)) return "must be a positive number, got '" + text + "'";
+        return std::string();
+      },
+      "", "positive");
+}
+
+CLI::Validator at_least(double minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) {
+        double v = 0;
+        std::istringstream in(text);
+        if (!(in >> v) || !(v >= minimum)) return "must be at least " + number(minimum) + ", got '" + text + "'";
+        return std::string();
+      },
+      "", "at_least");
+}
+
+CLI::Validator between(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) {
+        double v = 0;
+        std::istringstream in(text);
+        if (!(in >> v) || !(v >= lo && v <= hi))
+          return "must be between " + number(lo) + " and " + number(hi) + ", got '" + text + "'";
+        return std::string();
+      },
+      "", "between");
+}
+
+namespace {
+template <class T>
+void require_finite_values(std::span<const T> x, double true_residual, const std::string& what) {
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i]))
+      throw Error(fmt::format("{} is not finite: {} at entry {} (1-based); the result is unusable", what,
+                              std::isnan(x[i]) ? "NaN" : "Inf", i + 1));
+  if (!std::isfinite(true_residual))
+    throw Error(fmt::format("the true residual of {} is {}; the result is unusable", what, true_residual));
+}
+}  // namespace
+
+void require_finite_result(std::span<const double> x, double true_residual, const std::string& what) {
+  require_finite_values(x, true_residual, what);
+}
+void require_finite_result(std::span<const float> x, double true_residual, const std::string& what) {
+  require_finite_values(x, true_residual, what);
 }
 
 template LoadedMatrix<double> load_matrix<double>(const std::string&, const MtxReadOptions&);
 template LoadedMatrix<float> load_matrix<float>(const std::string&, const MtxReadOptions&);
 template void save_matrix<double>(const std::string&, const Csr<double>&, const MtxWriteOptions&);
 template void save_matrix<float>(const std::string&, const Csr<float>&, const MtxWriteOptions&);
+
 
 }  // namespace balsa::app

@@ -1,17 +1,30 @@
-// Shared pieces of the balsa command: reading matrices, timing, choices.
+// Shared pieces of the balsa command: reading and writing matrices, the
+// options every command spells the same way, exit codes. The command is a
+// client of the public API only (include/balsa/*.hpp).
 #pragma once
 
 #include <chrono>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
-#include "balsa/matrix_market.hpp"
+#include "balsa/balsa.hpp"
 
 namespace balsa::app {
+
+// Exit codes: 0 done; 1 bad input or a failed computation (the message
+// says which); 2 a usage error (unknown command or option, a bad value);
+// 3 a solve that ran and did not converge.
+inline constexpr int kExitError = 1, kExitUsage = 2, kExitNotConverged = 3;
+
+// A solve that ran and did not converge (exit code 3).
+class NotConverged : public Error {
+ public:
+  using Error::Error;
+};
 
 // Wall-clock stopwatch (seconds).
 class Stopwatch {
@@ -25,32 +38,61 @@ class Stopwatch {
 
 double median(std::vector<double> v);
 
-// A matrix read from a file (or "-" for standard input) with what the file said.
+// ---- files ---------------------------------------------------------------------
+// Every input path may be "-" (standard input) or gzip-compressed; every
+// output path may be "-" (standard output).
+
+// A matrix read from a file with what the file said.
 template <class T>
 struct LoadedMatrix {
   Csr<T> A;
   MtxHeader header;
-  double read_seconds = 0.0;    // parse time
-  double total_seconds = 0.0;   // parse + conversion to CSR
-  std::uintmax_t bytes = 0;     // file size (0 for a stream)
+  double read_seconds = 0.0;   // parse time
+  double total_seconds = 0.0;  // parse + conversion to CSR
+  std::uintmax_t bytes = 0;    // file size (0 for a stream)
 };
 template <class T>
 LoadedMatrix<T> load_matrix(const std::string& path, const MtxReadOptions& options = {});
 
-// Writes A to `path` ("-" for standard output).
+// Right-hand sides: a Matrix Market file (array or coordinate) of `rows`
+// rows and any number of columns; DimensionError naming the file otherwise.
+DenseMatrix<double> load_columns(const std::string& path, index_t rows, const char* what = "right-hand side");
+
 template <class T>
-void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options);
+void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options = {});
+void save_matrix(const std::string& path, const DenseMatrix<double>& X, const MtxWriteOptions& options = {});
+// JSON to standard output, or to `path` when not empty and not "-".
+void print_json(const nlohmann::json& j, const std::string& path = "-");
 
-// Maps for CLI11's CheckedTransformer (names accepted on the command line).
-const std::map<std::string, Triangle>& triangle_names();
-const std::map<std::string, MtxSymmetry>& storage_names();
+// ---- options ---------------------------------------------------------------------
 
-// A solve that ran and did not converge (balsa solve, balsa run): exit code 3
-// (1: bad input or other errors; 2: unknown command; CLI11 usage errors: its codes).
-class NotConverged : public Error {
- public:
-  using Error::Error;
-};
+// Help text without CLI11's type names and validator internals: "--tol X
+// ... (default: 1e-08)".
+void use_plain_help(CLI::App& app);
+
+// An option naming a value of a balsa enum (include/balsa/core.hpp): its
+// names are the library's (enum_names<E>()), listed in the help; `names`
+// restricts them (empty: all).
+template <NamedEnum E>
+CLI::Option* add_enum_option(CLI::App* cmd, const std::string& flags, E& value, const std::string& help,
+                             std::vector<E> names = {});
+// --device auto|cpu|cuda.
+CLI::Option* add_device_option(CLI::App* cmd, Device& device);
+// The device to run on: Auto resolved (balsa::resolve_device); Cuda
+// without a usable GPU is an Error saying why.
+Device usable_device(Device requested);
+
+// Validators with plain messages ("must be positive, got 0").
+CLI::Validator positive();
+CLI::Validator at_least(double minimum);
+CLI::Validator between(double lo, double hi);
+
+// ---- results ---------------------------------------------------------------------
+
+// An Error when any value of x, or the true residual, is NaN or Inf: a
+// solve whose answer is not finite failed, whatever its status said.
+void require_finite_result(std::span<const double> x, double true_residual, const std::string& what);
+void require_finite_result(std::span<const float> x, double true_residual, const std::string& what);
 
 // Registration of each subcommand.
 void add_info_command(CLI::App& app);
@@ -61,5 +103,29 @@ void add_bench_command(CLI::App& app);
 void add_trsv_command(CLI::App& app);
 void add_solve_command(CLI::App& app);
 void add_qr_commands(CLI::App& app);  // lsq, qr
+
+// ---- template definitions ------------------------------------------------------------
+
+template <NamedEnum E>
+CLI::Option* add_enum_option(CLI::App* cmd, const std::string& flags, E& value, const std::string& help,
+                             std::vector<E> names) {
+  if (names.empty())
+    for (const EnumName<E>& n : EnumNames<E>::names) names.push_back(n.value);
+  std::string list;
+  for (const E e : names) list += (list.empty() ? "" : ", ") + std::string(to_string(e));
+  CLI::Validator known(
+      [names, list](std::string& text) {
+        for (const E e : names)
+          if (text == to_string(e)) return std::string();
+        return "unknown value '" + text + "' (one of: " + list + ")";
+      },
+      "", "");
+  CLI::Option* o = cmd->add_option_function<std::string>(
+      flags, [&value](const std::string& text) { value = from_string<E>(text); },
+      help + " (" + list + "; default: " + to_string(value) + ")");
+  o->check(known);
+  o->option_text(" NAME");
+  return o;
+}
 
 }  // namespace balsa::app

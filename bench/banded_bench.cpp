@@ -7,7 +7,7 @@
 // beforehand), the median of --repeat runs (fewer when one run is long),
 // iterations, relative error of x, and the speedup of the best SaP run that
 // met the tolerance (the report's s_BD).
-#include "bench/banded_bench.hpp"
+#include "balsa/bench.hpp"
 
 #include <fmt/core.h>
 
@@ -19,22 +19,15 @@
 #include <thread>
 
 #include "balsa/generators.hpp"
+#include "core/lapack.hpp"
 #include "balsa/sap.hpp"
 #include "bench/bench_math.hpp"
 #include "bench/bench_output.hpp"
-#include "bench/solve_methods.hpp"
-
-extern "C" {
-void dgbsv_(const int* n, const int* kl, const int* ku, const int* nrhs, double* ab, const int* ldab, int* ipiv,
-            double* b, const int* ldb, int* info);
-int openblas_get_num_threads(void);
-}
+#include "core/clock.hpp"
 
 namespace balsa::bench {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct Variant {
   const char* name;
@@ -53,7 +46,7 @@ std::vector<double> timed_runs(int repeat, double budget, F&& f) {
   const auto t0 = Clock::now();
   for (int r = 0; r < repeat; ++r) {
     t.push_back(f());
-    if (since(t0) > budget) break;
+    if (seconds_since(t0) > budget) break;
   }
   return t;
 }
@@ -73,8 +66,8 @@ nlohmann::json run_dgbsv(const Banded<double>& A, const std::vector<double>& b, 
         ab[std::size_t(j) * ldab + std::size_t(2 * k + i - j)] = A(i, j);
     x = b;
     const auto t0 = Clock::now();
-    dgbsv_(&n, &k, &k, &one, ab.data(), &ldab, ipiv.data(), x.data(), &n, &info);
-    return since(t0);
+    LAPACK_dgbsv(&n, &k, &k, &one, ab.data(), &ldab, ipiv.data(), x.data(), &n, &info);
+    return seconds_since(t0);
   });
   return {{"ms", 1e3 * median(t)}, {"runs", t.size()}, {"info", info}, {"error", relative_error<double>(x, x_true)}};
 }
@@ -86,7 +79,7 @@ nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, co
   so.float_preconditioner = v.mixed;
   so.partitions = o.partitions;
   so.tolerance = o.tolerance;
-  so.device = o.device == "cpu" ? Device::Cpu : Device::Cuda;
+  so.device = o.device;
   BandedStats st;
   KrylovStats ks;
   std::vector<double> x;
@@ -98,7 +91,7 @@ nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, co
       const auto t0 = Clock::now();
       BandedSolver<double> sap(A, so);
       ks = sap.solve(b, x);
-      const double s = since(t0);
+      const double s = seconds_since(t0);
       st = sap.stats();
       return s;
     });
@@ -132,13 +125,21 @@ void run_banded_bench(const BandedBenchOptions& o, const std::string& command_li
     double d;
     std::string suite;
   };
+  // --n and --k limit every suite that runs; without them each suite has its own.
+  auto values = [](const std::vector<index_t>& given, std::vector<index_t> own) { return given.empty() ? own : given; };
   std::vector<Case> cases;
   if (o.suite == "grid" || o.suite == "all")
-    for (index_t n : o.grid_n)
-      for (index_t k : o.grid_k) cases.push_back({n, k, 1.0, "grid"});
+    for (index_t n : values(o.n, {1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000}))
+      for (index_t k : values(o.k, {10, 20, 50, 100, 200, 500})) cases.push_back({n, k, 1.0, "grid"});
   if (o.suite == "sweep" || o.suite == "all")
-    for (double d : o.sweep_d) cases.push_back({200000, 200, d, "sweep"});
-  const bool gpu = o.device != "cpu";
+    for (index_t n : values(o.n, {200000}))
+      for (index_t k : values(o.k, {200}))
+        for (double d : o.sweep_d) cases.push_back({n, k, d, "sweep"});
+  for (const Case& c : cases)
+    if (c.n < 1 || c.k < 0 || c.k >= c.n)
+      throw DimensionError("bench banded: N = " + std::to_string(c.n) + ", K = " + std::to_string(c.k) +
+                           ": each N must be positive and each K in 0..N-1");
+  const bool gpu = resolve_device(o.device) == Device::Cuda;
   if (gpu && !cuda::available()) throw CudaError("bench banded: no CUDA GPU found (use --device cpu)");
   nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line},
                          {"host_cores", std::thread::hardware_concurrency()},
@@ -211,10 +212,7 @@ void run_banded_bench(const BandedBenchOptions& o, const std::string& command_li
         wins[0], wins[1], wins[2], wins[3]);
     meta["grid_speedup"] = {{"min", s.front()}, {"median", median(s)}, {"max", s.back()}, {"cases", s.size()}};
   }
-  nlohmann::json out = {{"meta", meta}, {"cases", rows}};
-  if (!o.json_path.empty()) std::ofstream(o.json_path) << out.dump(2) << "\n";
-  if (!o.markdown_path.empty()) std::ofstream(o.markdown_path) << md;
-  std::cout << md;
+  write_results(o.json_path, {{"meta", meta}, {"cases", rows}}, o.markdown_path, md, md);
 }
 
 }  // namespace balsa::bench

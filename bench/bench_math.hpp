@@ -200,42 +200,4 @@ Csr<T> leading_square_block(const Csr<T>& A) {
   return B;
 }
 
-// For a canonical lower-triangular CSR matrix (every column <= its row):
-// every row whose diagonal is missing or zero (every row with `all_rows`)
-// gets the diagonal (sum of |off-diagonal entries| of the row) + 1, which
-// makes that row diagonally dominant. Returns the number of rows changed;
-// L stays canonical.
-template <class T>
-index_t fix_diagonal(Csr<T>& L, bool all_rows = false) {
-  index_t fixed = 0;
-  Csr<T> out;
-  out.rows = L.rows;
-  out.cols = L.cols;
-  out.row_ptr.assign(std::size_t(L.rows) + 1, 0);
-  out.col_idx.reserve(L.col_idx.size() + 16);
-  out.values.reserve(L.values.size() + 16);
-  for (index_t i = 0; i < L.rows; ++i) {
-    double off = 0.0;
-    T diag = T(0);
-    for (index_t k = L.row_ptr[i]; k < L.row_ptr[i + 1]; ++k) {
-      if (L.col_idx[k] == i) {
-        diag = L.values[k];
-        continue;
-      }
-      off += std::fabs(double(L.values[k]));
-      out.col_idx.push_back(L.col_idx[k]);
-      out.values.push_back(L.values[k]);
-    }
-    if (diag == T(0) || all_rows) {
-      diag = T(off + 1.0);
-      ++fixed;
-    }
-    out.col_idx.push_back(i);
-    out.values.push_back(diag);
-    out.row_ptr[i + 1] = index_t(out.col_idx.size());
-  }
-  L = std::move(out);
-  return fixed;
-}
-
 }  // namespace balsa::bench

@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iterator>
@@ -97,24 +98,40 @@ nlohmann::json bench_meta(const BenchOptions& o, bool use_gpu, const std::string
   return m;
 }
 
+void write_file(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) throw Error("cannot write " + path);
+}
+
+void write_results(const std::string& json_path, const nlohmann::json& json, const std::string& markdown_path,
+                   const std::string& markdown, const std::string& summary) {
+  if (!json_path.empty()) write_file(json_path, json.dump(2) + "\n");
+  if (!markdown_path.empty()) write_file(markdown_path, markdown);
+  std::FILE* out = json_path == "-" || markdown_path == "-" ? stderr : stdout;
+  std::fwrite(summary.data(), 1, summary.size(), out);
+  std::fflush(out);
+  for (const std::string& path : {json_path, markdown_path})
+    if (!path.empty() && path != "-") fmt::print(stderr, "balsa bench: wrote {}\n", path);
+}
+
 void write_outputs(const BenchOptions& o, const nlohmann::json& meta, const std::vector<BenchRow>& rows,
                    const std::vector<Skipped>& skipped, bool final) {
   const MarkdownText md = markdown(meta, rows, skipped);
-  auto write = [](const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    out << text;
-    out.close();
-    if (!out) throw Error("cannot write " + path);
-  };
-  if (!o.json_path.empty()) write(o.json_path, results_json(meta, rows, skipped).dump(2) + "\n");
-  if (!o.markdown_path.empty()) write(o.markdown_path, md.summary + "\n" + md.details);
   if (final) {
-    fmt::print("{}", md.summary);
-    std::fflush(stdout);
-    if (!o.json_path.empty()) fmt::print(stderr, "balsa bench trsv: wrote {}\n", o.json_path);
-    if (!o.markdown_path.empty())
-      fmt::print(stderr, "balsa bench trsv: wrote {} (with per-measurement details)\n", o.markdown_path);
+    write_results(o.json_path, results_json(meta, rows, skipped), o.markdown_path, md.summary + "\n" + md.details,
+                  md.summary);
+    return;
   }
+  // Results so far, after each case (not to standard output: it takes the final write only).
+  if (!o.json_path.empty() && o.json_path != "-") write_file(o.json_path, results_json(meta, rows, skipped).dump(2) + "\n");
+  if (!o.markdown_path.empty() && o.markdown_path != "-") write_file(o.markdown_path, md.summary + "\n" + md.details);
 }
 
 }  // namespace balsa::bench

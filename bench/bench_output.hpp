@@ -25,7 +25,13 @@ void write_outputs(const BenchOptions& o, const nlohmann::json& meta, const std:
 std::string cuda_version_string(int v);
 // The UTC time now as 2026-11-22T10:01:02Z.
 std::string utc_now_iso();
-// The command line of this process (/proc/self/cmdline), arguments quoted when needed.
-std::string process_command_line();
+// Writes `text` to `path` ("-": standard output); an Error naming the path
+// when it cannot be written.
+void write_file(const std::string& path, const std::string& text);
+// The end of a benchmark run: the JSON and the Markdown to their paths (each
+// when given; "-": standard output) and the Markdown summary to standard
+// output, unless one of them went there (then to standard error).
+void write_results(const std::string& json_path, const nlohmann::json& json, const std::string& markdown_path,
+                   const std::string& markdown, const std::string& summary);
 
 }  // namespace balsa::bench

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <system_error>
 
-#include "../apps/common.hpp"
+#include "balsa/matrix_market.hpp"
 #include "balsa/generators.hpp"
 #include "bench_math.hpp"
 #include "trsv_bench.hpp"
@@ -13,19 +13,20 @@
 namespace balsa::bench {
 
 const std::vector<AlgorithmSpec>& algorithm_specs() {
-  static const std::vector<AlgorithmSpec> specs = {{"reference", TrsvAlgorithm::Reference, Device::Cpu},
-                                                   {"levelset-cpu", TrsvAlgorithm::LevelSet, Device::Cpu},
-                                                   {"levelset", TrsvAlgorithm::LevelSet, Device::Cuda},
-                                                   {"syncfree", TrsvAlgorithm::SyncFree, Device::Cuda},
-                                                   {"syncfree-csc", TrsvAlgorithm::SyncFreeCsc, Device::Cuda},
-                                                   {"tassl", TrsvAlgorithm::Tassl, Device::Cuda},
-                                                   {"sfblocks", TrsvAlgorithm::SyncFreeBlocks, Device::Cuda},
-                                                   {"cusparse", TrsvAlgorithm::Cusparse, Device::Cuda},
-                                                   {"auto", TrsvAlgorithm::Auto, Device::Cuda}};
+  static const std::vector<AlgorithmSpec> specs = [] {
+    std::vector<AlgorithmSpec> v = {{to_string(TrsvAlgorithm::Reference), TrsvAlgorithm::Reference, Device::Cpu},
+                                    {std::string(to_string(TrsvAlgorithm::LevelSet)) + "-cpu", TrsvAlgorithm::LevelSet,
+                                     Device::Cpu}};
+    for (const TrsvAlgorithm a : {TrsvAlgorithm::LevelSet, TrsvAlgorithm::SyncFree, TrsvAlgorithm::SyncFreeCsc,
+                                  TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks, TrsvAlgorithm::Cusparse,
+                                  TrsvAlgorithm::Auto})
+      v.push_back({to_string(a), a, Device::Cuda});
+    return v;
+  }();
   return specs;
 }
 
-std::vector<std::string> algorithm_names() {
+std::vector<std::string> trsv_bench_algorithms() {
   std::vector<std::string> names;
   for (const AlgorithmSpec& a : algorithm_specs()) names.push_back(a.name);
   return names;
@@ -110,7 +111,7 @@ BenchCase file_case(const std::filesystem::path& file) {
   c.source = file.string();
   c.build = [file](std::string& note, index_t& diag_fixed) {
     std::vector<std::string> notes;
-    Csr<double> A = app::load_matrix<double>(file.string()).A;
+    Csr<double> A = read_matrix_market_csr<double>(file);
     if (A.rows != A.cols) {
       const index_t m = std::min(A.rows, A.cols);
       notes.push_back(fmt::format("leading {}x{} block of the {}x{} matrix", m, m, A.rows, A.cols));

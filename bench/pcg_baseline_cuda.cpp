@@ -11,23 +11,15 @@
 #include "cuda/check.hpp"
 #include "cuda/cusparse.hpp"
 #include "pcg_baseline.hpp"
+#include "core/clock.hpp"
 
 namespace balsa::bench {
 
 namespace {
 
-#define CUBLAS_CHECK(call)                                                                        \
-  do {                                                                                            \
-    const cublasStatus_t s_ = (call);                                                             \
-    if (s_ != CUBLAS_STATUS_SUCCESS) throw CudaError(std::string(#call) + ": cuBLAS status " + std::to_string(int(s_))); \
-  } while (0)
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 struct Cublas {
   cublasHandle_t h = nullptr;
-  Cublas() { CUBLAS_CHECK(cublasCreate(&h)); }
+  Cublas() { BALSA_CUBLAS_CHECK(cublasCreate(&h)); }
   ~Cublas() { cublasDestroy(h); }
 };
 struct MatDescr {
@@ -110,7 +102,7 @@ BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b,
     }
   }
   BALSA_CUDA_CHECK(cudaDeviceSynchronize());
-  res.factor_seconds = since(t_factor);
+  res.factor_seconds = seconds_since(t_factor);
   // U = L^T as CSR (the CSC of L), on the device.
   cuda::DeviceCsr<double> dU;
   dU.rows = dU.cols = n;
@@ -150,17 +142,17 @@ BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b,
                                                &zero, vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &spmv_bytes));
   cuda::DeviceBuffer<char> spmv_work(std::max<std::size_t>(spmv_bytes, 1));
   BALSA_CUDA_CHECK(cudaDeviceSynchronize());
-  res.setup_seconds = since(t_setup);
+  res.setup_seconds = seconds_since(t_setup);
 
   // The stopping norm of a device vector, on the host (as the thesis' loop).
   auto norm_of = [&](const double* v) {
     if (norm == StoppingNorm::Two) {
       double s = 0;
-      CUBLAS_CHECK(cublasDnrm2(bl.h, n, v, 1, &s));
+      BALSA_CUBLAS_CHECK(cublasDnrm2(bl.h, n, v, 1, &s));
       return s;
     }
     int at = 0;
-    CUBLAS_CHECK(cublasIdamax(bl.h, n, v, 1, &at));
+    BALSA_CUBLAS_CHECK(cublasIdamax(bl.h, n, v, 1, &at));
     double value = 0;
     BALSA_CUDA_CHECK(cudaMemcpy(&value, v + (at - 1), sizeof value, cudaMemcpyDeviceToHost));
     return std::abs(value);
@@ -170,32 +162,32 @@ BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b,
   double rnorm = bnorm;
   L.solve(sp.get(), vr.get(), vy.get());
   U.solve(sp.get(), vy.get(), vz.get());
-  CUBLAS_CHECK(cublasDcopy(bl.h, n, z.data(), 1, p.data(), 1));
+  BALSA_CUBLAS_CHECK(cublasDcopy(bl.h, n, z.data(), 1, p.data(), 1));
   double rho = 0;
-  CUBLAS_CHECK(cublasDdot(bl.h, n, r.data(), 1, z.data(), 1, &rho));
+  BALSA_CUBLAS_CHECK(cublasDdot(bl.h, n, r.data(), 1, z.data(), 1, &rho));
   int k = 0;
   while (bnorm > 0 && rnorm > tol * bnorm && k < maxit) {  // Saad Alg. 9.1 with the thesis' stopping test
     BALSA_CUSPARSE_CHECK(cusparseSpMV(sp.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(), &zero,
                                       vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, spmv_work.data()));
     double pq = 0;
-    CUBLAS_CHECK(cublasDdot(bl.h, n, p.data(), 1, q.data(), 1, &pq));
+    BALSA_CUBLAS_CHECK(cublasDdot(bl.h, n, p.data(), 1, q.data(), 1, &pq));
     const double alpha = rho / pq, minus_alpha = -alpha;
-    CUBLAS_CHECK(cublasDaxpy(bl.h, n, &alpha, p.data(), 1, x.data(), 1));
-    CUBLAS_CHECK(cublasDaxpy(bl.h, n, &minus_alpha, q.data(), 1, r.data(), 1));
+    BALSA_CUBLAS_CHECK(cublasDaxpy(bl.h, n, &alpha, p.data(), 1, x.data(), 1));
+    BALSA_CUBLAS_CHECK(cublasDaxpy(bl.h, n, &minus_alpha, q.data(), 1, r.data(), 1));
     ++k;
     rnorm = norm_of(r.data());
     if (!(rnorm > tol * bnorm)) break;
     L.solve(sp.get(), vr.get(), vy.get());
     U.solve(sp.get(), vy.get(), vz.get());
     double rho_new = 0;
-    CUBLAS_CHECK(cublasDdot(bl.h, n, r.data(), 1, z.data(), 1, &rho_new));
+    BALSA_CUBLAS_CHECK(cublasDdot(bl.h, n, r.data(), 1, z.data(), 1, &rho_new));
     const double beta = rho_new / rho;
     rho = rho_new;
-    CUBLAS_CHECK(cublasDscal(bl.h, n, &beta, p.data(), 1));
-    CUBLAS_CHECK(cublasDaxpy(bl.h, n, &one, z.data(), 1, p.data(), 1));
+    BALSA_CUBLAS_CHECK(cublasDscal(bl.h, n, &beta, p.data(), 1));
+    BALSA_CUBLAS_CHECK(cublasDaxpy(bl.h, n, &one, z.data(), 1, p.data(), 1));
   }
   BALSA_CUDA_CHECK(cudaDeviceSynchronize());
-  res.solve_seconds = since(t_solve);
+  res.solve_seconds = seconds_since(t_solve);
   res.iterations = k;
   res.converged = bnorm == 0 || rnorm <= tol * bnorm;
   res.residual = bnorm > 0 ? rnorm / bnorm : 0.0;

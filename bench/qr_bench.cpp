@@ -5,7 +5,7 @@
 // ranks and least-squares residuals. Matrices: Franz6, lp_e226 and its
 // transpose, bayer10 (tests/data), and generated problems (a 2D and a 3D
 // Laplacian; a tall regularised one [L; I]).
-#include "qr_bench.hpp"
+#include "balsa/bench.hpp"
 
 #include <fmt/core.h>
 #include <omp.h>
@@ -144,9 +144,7 @@ void run_qr_bench(const QrBenchOptions& o, const std::string& command_line) {
                  q["factorise_s"].get<double>(), s["factorise_s"].get<double>(), ratio);
     rows.push_back(row);
   }
-  std::fputs(md.c_str(), stdout);
-  if (!o.json_path.empty()) std::ofstream(o.json_path) << nlohmann::json{{"meta", meta}, {"cases", rows}}.dump(2);
-  if (!o.markdown_path.empty()) std::ofstream(o.markdown_path) << md;
+  write_results(o.json_path, {{"meta", meta}, {"cases", rows}}, o.markdown_path, md, md);
 }
 
 }  // namespace balsa::bench

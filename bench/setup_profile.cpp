@@ -30,19 +30,17 @@
 
 #include "balsa/balsa.hpp"
 #if __has_include("sparse/transpose.hpp")
-#include "sparse/parallel.hpp"
+#include "core/parallel.hpp"
 #include "sparse/transpose.hpp"
 #endif
 #include "trsv/off_diagonal.hpp"
-#include "trsv/sync_free_blocks_layout.hpp"
-#include "trsv/sync_free_blocks_plan.hpp"
+#include "trsv/sync_free_blocks/sync_free_blocks_layout.hpp"
+#include "trsv/sync_free_blocks/sync_free_blocks_plan.hpp"
+#include "core/clock.hpp"
 
 using namespace balsa;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 long minor_faults() {
   rusage u{};
@@ -63,7 +61,7 @@ class Profile {
     const long f0 = minor_faults();
     const auto t0 = Clock::now();
     const double left_out = f();
-    add(name, since(t0) - left_out, double(minor_faults() - f0) * 4096 / 1e9);
+    add(name, seconds_since(t0) - left_out, double(minor_faults() - f0) * 4096 / 1e9);
   }
   void add(const std::string& name, double seconds, double gb = 0) {
     auto [it, fresh] = phases_.try_emplace(name, Phase{seconds, seconds, gb});

@@ -1,5 +1,5 @@
-// balsa bench solve (bench/solve_bench.hpp).
-#include "solve_bench.hpp"
+// balsa bench solve (include/balsa/bench.hpp).
+#include "balsa/bench.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "../apps/common.hpp"
 #include "balsa/generators.hpp"
+#include "balsa/matrix_market.hpp"
 #include "balsa/stats.hpp"
 #include "bench_output.hpp"
 #include "pcg_baseline.hpp"
-#include "solve_methods.hpp"
+#include "core/clock.hpp"
 
 namespace balsa::bench {
 
@@ -59,7 +59,7 @@ std::vector<SolveCase> suite(const SolveBenchOptions& o) {
     files.insert(files.end(), found.begin(), found.end());
   }
   for (const std::string& f : files) {
-    auto A = std::make_shared<const Csr<double>>(app::load_matrix<double>(f).A);  // read once
+    auto A = std::make_shared<const Csr<double>>(read_matrix_market_csr<double>(f));  // read once
     if (A->rows != A->cols) continue;
     const std::string name = std::filesystem::path(f).stem().string();
     cases.push_back({name, structure_stats(*A).values_symmetric ? pcg : nonsym, [A] { return *A; }});
@@ -101,9 +101,9 @@ Run run_balsa(const Csr<double>& A, const std::vector<double>& b, const std::vec
       // As the cuSPARSE baseline: b goes to the device with the set-up (timed
       // and counted there), the iterations run from device b to device x, and
       // x comes back after the timing.
-      const auto t0 = std::chrono::steady_clock::now();
+      const auto t0 = Clock::now();
       cuda::DeviceBuffer<double> db{std::span<const double>(b)}, dx{std::span<const double>(x)};
-      uploads = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      uploads = seconds_since(t0);
       s = solver.solve(db, dx);
       dx.download(std::span<double>(x));
     } else {
@@ -146,13 +146,13 @@ nlohmann::json to_json(const Run& r) {
 }  // namespace
 
 void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line) {
-  const bool gpu = o.device != "cpu" && cuda::available();
-  if (o.device == "cuda" && !gpu) throw CudaError("bench solve --device cuda: no CUDA GPU found");
-  const StoppingNorm norm = o.norm == "2" ? StoppingNorm::Two : StoppingNorm::Infinity;
-  const TrsvAlgorithm trsv = trsv_algorithm(o.trsv);
+  const bool gpu = resolve_device(o.device) == Device::Cuda;
+  if (gpu && !cuda::available()) throw CudaError("bench solve --device cuda: no CUDA GPU found");
+  const StoppingNorm norm = o.norm;
+  const TrsvAlgorithm trsv = o.trsv;
   nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line},
                          {"host_cores", std::thread::hardware_concurrency()}, {"tolerance", o.tolerance},
-                         {"max_iterations", o.max_iterations}, {"norm", o.norm}, {"trsv", o.trsv},
+                         {"max_iterations", o.max_iterations}, {"norm", to_string(o.norm)}, {"trsv", to_string(o.trsv)},
                          {"float_preconditioner", o.float_preconditioner}, {"gpu", "none"}};
   if (gpu) {
     // The CUDA context is created here, before any timing: otherwise the
@@ -169,7 +169,7 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
       "({}-norm of the recursive residual relative to b's), at most {} iterations, x0 = 0, b = A x_true "
       "(x_true uniform in [-1, 1))\n\n",
       meta["date"].get<std::string>(), meta["gpu"].get<std::string>(), std::thread::hardware_concurrency(),
-      command_line, o.tolerance, o.norm, o.max_iterations);
+      command_line, o.tolerance, to_string(o.norm), o.max_iterations);
   md +=
       "| case | n | nnz | method | GPU it | GPU ms/it | GPU setup s | GPU total s | trsv (L/U) | cuSPARSE it | "
       "cuSPARSE ms/it | cuSPARSE total s | CPU it | CPU ms/it | CPU total s | per-it vs cuSPARSE | total vs "
@@ -182,7 +182,7 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
     const std::vector<double> x_true = random_vector<double>(A.rows, 7);
     const std::vector<double> b = multiply(A, std::span<const double>(x_true));
     for (const std::string& m : c.methods) {
-      KrylovOptions ko = method_options(m);
+      KrylovOptions ko = krylov_options(from_string<KrylovPreset>(m));
       ko.tolerance = o.tolerance;
       ko.max_iterations = o.max_iterations;
       ko.norm = norm;
@@ -246,10 +246,7 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
         "factorisation, uploads of A and b) + solve. GPU runs (balsa and cuSPARSE alike) iterate from b on the "
         "device to x on the device (x's download is not timed); the CUDA context exists before any timing. *per-it vs cuSPARSE* = cuSPARSE ms/it / GPU ms/it; *total vs* = "
         "their total / GPU total. GPU error = ||x - x_true||_inf / ||x_true||_inf.\n";
-  const nlohmann::json out = {{"meta", meta}, {"rows", rows}};
-  if (!o.json_path.empty()) std::ofstream(o.json_path) << out.dump(2) << "\n";
-  if (!o.markdown_path.empty()) std::ofstream(o.markdown_path) << md;
-  std::cout << md;
+  write_results(o.json_path, {{"meta", meta}, {"rows", rows}}, o.markdown_path, md, md);
 }
 
 }  // namespace balsa::bench

@@ -8,13 +8,13 @@
 #include <limits>
 #include <optional>
 
-#include "../apps/common.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
 #include "bench_math.hpp"
 #include "bench_output.hpp"
 #include "bench_report.hpp"
+#include "core/clock.hpp"
 
 namespace balsa::bench {
 
@@ -106,9 +106,9 @@ template <class T>
 void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, index_t columns, int warmup,
                  int repeat) {
   const index_t n = p.L.rows;
-  app::Stopwatch clock;
+  const auto clock = Clock::now();
   TriangularSolver<T> solver(p.L, TrsvOptions{.algorithm = spec.algorithm, .device = Device::Cpu});
-  row.construct_ms = clock.seconds() * 1e3;
+  row.construct_ms = seconds_since(clock) * 1e3;
   row.analysis_ms = solver.stats().analysis_seconds * 1e3;
   if (spec.algorithm == TrsvAlgorithm::Auto) row.chosen = to_string(solver.stats().algorithm);
   std::vector<DenseMatrix<T>> B, X;
@@ -128,9 +128,9 @@ void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, 
   solve(0);
   check_block(row, p, 0, std::span<const T>(X[0].values), columns, true);
   for (int r = 0; r < repeat; ++r) {
-    app::Stopwatch t;
+    const auto t = Clock::now();
     solve(r % rhs_count);
-    row.samples_ms.push_back(t.seconds() * 1e3);
+    row.samples_ms.push_back(seconds_since(t) * 1e3);
   }
   const int last = (repeat - 1) % rhs_count;
   if (repeat > 0) check_block(row, p, last, std::span<const T>(X[last].values), columns, false);
@@ -176,10 +176,10 @@ void time_on_device(BenchRow& row, DeviceVectors<T>& dev, int warmup, int repeat
 template <class T>
 void measure_gpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, DeviceVectors<T>& dev, index_t n_max,
                  int warmup, int repeat) {
-  app::Stopwatch clock;
+  const auto clock = Clock::now();
   TriangularSolver<T> solver(p.L, TrsvOptions{.algorithm = spec.algorithm, .device = Device::Cuda, .tassl_n_max = n_max});
   cuda::detail::synchronize();
-  row.construct_ms = clock.seconds() * 1e3;
+  row.construct_ms = seconds_since(clock) * 1e3;
   row.analysis_ms = solver.stats().analysis_seconds * 1e3;
   if (spec.algorithm == TrsvAlgorithm::Auto) row.chosen = to_string(solver.stats().algorithm);
   row.analysis = describe_analysis(solver.stats());
@@ -200,11 +200,11 @@ void measure_gpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, 
 // One cuSPARSE SpMV y = L b_k of the same L (the bandwidth yardstick).
 template <class T>
 void measure_spmv(BenchRow& row, const Problem<T>& p, DeviceVectors<T>& dev, int warmup, int repeat) {
-  app::Stopwatch clock;
+  const auto clock = Clock::now();
   const cuda::DeviceCsr<T> dL = cuda::to_device(p.L);
   cuda::CusparseSpmv<T> spmv(dL);
   cuda::detail::synchronize();
-  row.construct_ms = clock.seconds() * 1e3;
+  row.construct_ms = seconds_since(clock) * 1e3;
   row.tolerance = p.tolerance;
   time_on_device(
       row, dev, warmup, repeat, [&](int k) { spmv.apply(T(1), dev.b[k], T(0), dev.x[k]); },
@@ -290,7 +290,7 @@ struct Runner {
     for (const AlgorithmSpec& spec : algorithms) {
       BenchRow row = base;
       row.algorithm = spec.name;
-      row.device = spec.device == Device::Cpu ? "cpu" : "cuda";
+      row.device = to_string(spec.device);
       record(std::move(row), [&](BenchRow& r) {
         if (spec.device == Device::Cpu)
           measure_cpu(r, spec, *p, o.rhs, o.warmup, cpu_repeat);
@@ -313,16 +313,16 @@ void run_trsv_bench(const BenchOptions& options, const std::string& command_line
   BenchOptions o = options;
   if (o.quick) {
     o.suite = "quick";
-    o.device = "cpu";
+    o.device = Device::Cpu;
   }
-  if (o.device == "cuda" && !cuda::available())
+  if (o.device == Device::Cuda && !cuda::available())
     throw Error(cuda::built_with_cuda() ? "--device cuda: no CUDA GPU found"
                                         : "--device cuda: balsa was built without CUDA");
   std::vector<std::string> warnings;
   if (o.quick) warnings.push_back("--quick: the quick suite, CPU algorithms only");
   Runner runner(o);
-  runner.use_gpu = o.device == "cuda" || (o.device == "auto" && cuda::available());
-  if (!runner.use_gpu && o.device == "auto")
+  runner.use_gpu = resolve_device(o.device) == Device::Cuda;
+  if (!runner.use_gpu && o.device == Device::Auto)
     warnings.push_back(cuda::built_with_cuda() ? "no CUDA GPU found: CPU algorithms only"
                                                : "balsa built without CUDA: CPU algorithms only");
   for (const AlgorithmSpec& spec : algorithm_specs()) {
@@ -349,7 +349,7 @@ void run_trsv_bench(const BenchOptions& options, const std::string& command_line
     c.total = int(cases.size());
     c.name = bc.name;
     c.source = bc.source;
-    app::Stopwatch build_clock;
+    const auto build_clock = Clock::now();
     Csr<double> L;
     try {
       index_t fixed = 0;
@@ -367,7 +367,7 @@ void run_trsv_bench(const BenchOptions& options, const std::string& command_line
     for (index_t k = 0; k < ls.count(); ++k) c.widest = std::max<std::int64_t>(c.widest, ls.width(k));
     fmt::print(stderr, "[{}/{}] {}: n = {}, nnz = {}, levels = {}, widest = {}{}; built in {:.2f} s\n", c.index,
                c.total, c.name, c.n, c.nnz, c.levels, c.widest, c.note.empty() ? "" : " (" + c.note + ")",
-               build_clock.seconds());
+               seconds_since(build_clock));
     if (o.precision != "float") runner.run_precision<double>(c, L);
     if (o.precision != "double") runner.run_precision<float>(c, convert_values<float>(L));
     // Partial results survive an interrupted run.

@@ -7,6 +7,7 @@
 // a correctness check against the CPU reference, and the baselines measured
 // in the same run (CPU serial substitution, cuSPARSE SpSV, one cuSPARSE SpMV
 // of L). Results: JSON, Markdown (bench_report.hpp), progress on stderr.
+// The options and run_trsv_bench: include/balsa/bench.hpp; here the suite.
 #pragma once
 
 #include <filesystem>
@@ -14,32 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "balsa/bench.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/trsv.hpp"
 
 namespace balsa::bench {
 
-struct BenchOptions {
-  std::vector<std::string> files;       // Matrix Market files, benchmarked after the suite
-  std::string suite = "default";        // default | quick | none
-  bool quick = false;                   // quick suite, CPU only
-  std::string precision = "both";       // double | float | both
-  std::vector<std::string> algorithms;  // names from algorithm_specs(); empty: all
-  std::vector<std::string> only;        // run only cases whose name contains one of these
-  int repeat = 30;
-  // Right-hand sides per timed solve: 1 (a vector), or a block of columns
-  // solved in one call (GPU: one call, cuSPARSE SpSM as the baseline; CPU:
-  // the columns in parallel; no SpMV row).
-  index_t rhs = 1;
-  index_t tassl_n_max = 0;  // TASSL (and Auto's) sub-graph capacity on the GPU; 0: from shared memory
-  int warmup = 3;
-  int cpu_repeat = -1;  // timed solves of the CPU algorithms; < 0: repeat
-  std::string json_path, markdown_path;
-  std::string device = "auto";          // auto | cpu | cuda
-  std::string data_dir = "tests/data";  // real matrices of the suites (skipped if not found)
-  double peak_gbs = 4300.0;             // floor model: memory bandwidth (GB/s)
-  double level_latency_us = 2.0;        // floor model: time per dependency level
-};
+using BenchOptions = TrsvBenchOptions;  // include/balsa/bench.hpp
 
 // An algorithm as the benchmark names it.
 struct AlgorithmSpec {
@@ -47,9 +29,9 @@ struct AlgorithmSpec {
   TrsvAlgorithm algorithm;
   Device device;
 };
-// reference, levelset-cpu (CPU); levelset, syncfree, syncfree-csc, tassl, cusparse, auto (CUDA).
+// reference, level-set-cpu (CPU); level-set, sync-free, sync-free-csc, tassl,
+// sync-free-blocks, cusparse, auto (CUDA): trsv_bench_algorithms()'s names.
 const std::vector<AlgorithmSpec>& algorithm_specs();
-std::vector<std::string> algorithm_names();
 
 // A benchmark case: its lower-triangular matrix is built only when it runs.
 struct BenchCase {
@@ -70,9 +52,5 @@ std::filesystem::path find_data_dir(const std::string& dir);
 // A Matrix Market file's case: lower triangle of the leading square block,
 // missing/zero diagonal entries fixed (fix_diagonal).
 BenchCase file_case(const std::filesystem::path& file);
-
-// Runs the benchmark; writes the outputs; prints the Markdown summary to
-// stdout. Throws balsa::Error after writing them when a result was wrong.
-void run_trsv_bench(const BenchOptions& options, const std::string& command_line);
 
 }  // namespace balsa::bench

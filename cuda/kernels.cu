@@ -4,7 +4,8 @@
 
 #include "balsa/cuda.hpp"
 #include "cuda/check.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
+#include "cuda/device.hpp"
 
 namespace balsa::cuda {
 
@@ -44,9 +45,7 @@ __global__ void spmv_csr_kernel(index_t rows, const index_t* __restrict__ row_pt
 // Grid of 256-thread blocks covering `threads`, capped at 32 blocks per SM
 // of the current device (the kernels stride over the rest).
 int grid_for(std::size_t threads) {
-  int device = 0, sms = 0;
-  BALSA_CUDA_CHECK(cudaGetDevice(&device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = multiprocessors();
   const std::size_t blocks = (threads + 255) / 256;
   return int(std::min<std::size_t>(blocks, std::size_t(sms) * 32));
 }

@@ -2,12 +2,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "balsa/cuda.hpp"
 #include "cuda/setup_lock.hpp"
 #include "cuda/check.hpp"
+#include "cuda/device.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa::cuda {
 
@@ -30,6 +34,13 @@ void throw_cusparse(cusparseStatus_t status, const char* call, const char* file,
   const std::string msg = std::string("cuSPARSE error ") + cusparseGetErrorName(status) + " (" +
                           cusparseGetErrorString(status) + ") in " + place(call, file, line);
   if (status == CUSPARSE_STATUS_ALLOC_FAILED) throw DeviceOutOfMemory(msg);
+  throw CudaError(msg);
+}
+
+void throw_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
+  const std::string msg = std::string("cuBLAS error ") + cublasGetStatusName(status) + " (" +
+                          cublasGetStatusString(status) + ") in " + place(call, file, line);
+  if (status == CUBLAS_STATUS_ALLOC_FAILED) throw DeviceOutOfMemory(msg);
   throw CudaError(msg);
 }
 
@@ -139,10 +150,12 @@ void synchronize() { BALSA_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 bool built_with_cuda() noexcept { return true; }
 
-int current_device() {
+int current_device() try {
   int d = 0;
   BALSA_CUDA_CHECK(cudaGetDevice(&d));
   return d;
+} catch (...) {
+  rethrow_as_balsa_error("current_device");
 }
 void use_device(int device) { BALSA_CUDA_CHECK(cudaSetDevice(device)); }
 
@@ -155,7 +168,8 @@ int device_count() noexcept {
   return n;
 }
 
-DeviceInfo device_info(int device) {
+namespace {
+DeviceInfo query_device(int device) {
   cudaDeviceProp p{};
   BALSA_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
   DeviceInfo d;
@@ -171,12 +185,31 @@ DeviceInfo device_info(int device) {
   d.l2_bytes = std::size_t(p.l2CacheSize);
   d.warp_size = p.warpSize;
   d.max_threads_per_block = p.maxThreadsPerBlock;
+  d.cooperative_launch = p.cooperativeLaunch != 0;
   BALSA_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
   BALSA_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   return d;
 }
+}  // namespace
 
-EventTimer::EventTimer() {
+// Queried once per device (the properties do not change while the process
+// runs); the entries are never moved, so references to them stay valid.
+const DeviceInfo& cached_device_info(int device) try {
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<const DeviceInfo>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(device);
+  if (it == cache.end()) it = cache.emplace(device, std::make_unique<const DeviceInfo>(query_device(device))).first;
+  return *it->second;
+} catch (...) {
+  rethrow_as_balsa_error("cached_device_info");
+}
+
+const DeviceInfo& current_device_info() { return cached_device_info(current_device()); }
+
+DeviceInfo device_info(int device) { return cached_device_info(device); }
+
+EventTimer::EventTimer() try {
   cudaEvent_t a = nullptr, b = nullptr;
   BALSA_CUDA_CHECK(cudaEventCreate(&a));
   const cudaError_t status = cudaEventCreate(&b);
@@ -186,24 +219,32 @@ EventTimer::EventTimer() {
   }
   start_ = a;
   stop_ = b;
+} catch (...) {
+  rethrow_as_balsa_error("EventTimer::EventTimer");
 }
-EventTimer::~EventTimer() {
+EventTimer::~EventTimer() try {
   (void)cudaEventDestroy(static_cast<cudaEvent_t>(start_));
   (void)cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
+} catch (...) {
+  rethrow_as_balsa_error("EventTimer::~EventTimer");
 }
 void EventTimer::start() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(start_))); }
 void EventTimer::stop() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(stop_))); }
-double EventTimer::milliseconds() {
+double EventTimer::milliseconds() try {
   BALSA_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop_)));
   float ms = 0;
   BALSA_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_), static_cast<cudaEvent_t>(stop_)));
   return ms;
+} catch (...) {
+  rethrow_as_balsa_error("EventTimer::milliseconds");
 }
 
-std::pair<std::size_t, std::size_t> memory_info() {
+std::pair<std::size_t, std::size_t> memory_info() try {
   std::size_t free = 0, total = 0;
   BALSA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   return {free, total};
+} catch (...) {
+  rethrow_as_balsa_error("memory_info");
 }
 
 }  // namespace balsa::cuda

@@ -2,7 +2,7 @@
 // clear error rather than a link failure.
 #include "balsa/cuda.hpp"
 #include "cuda/setup_lock.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::cuda {
 

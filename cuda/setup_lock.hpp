@@ -18,7 +18,7 @@
 #include <mutex>
 
 #include "balsa/cuda.hpp"
-#include "sparse/setup_trace.hpp"
+#include "core/setup_trace.hpp"
 
 namespace balsa::cuda {
 

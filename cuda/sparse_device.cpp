@@ -1,7 +1,8 @@
 // Host <-> device copies of the sparse types. CSR and CSC are the same three
 // arrays under other names; one pair of helpers copies both.
 #include "balsa/cuda.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa::cuda {
 
@@ -24,39 +25,47 @@ void download(const DeviceBuffer<index_t>& d_ptr, const DeviceBuffer<index_t>& d
 }  // namespace
 
 template <class T>
-DeviceCsr<T> to_device(const Csr<T>& A) {
+DeviceCsr<T> to_device(const Csr<T>& A) try {
   validate(A);
   DeviceCsr<T> D{A.rows, A.cols, A.nnz(), {}, {}, {}};
   upload(A.row_ptr, A.col_idx, A.values, D.row_ptr, D.col_idx, D.values);
   return D;
+} catch (...) {
+  rethrow_as_balsa_error("to_device");
 }
 
 template <class T>
-DeviceCsc<T> to_device(const Csc<T>& A) {
+DeviceCsc<T> to_device(const Csc<T>& A) try {
   validate(A);
   DeviceCsc<T> D{A.rows, A.cols, A.nnz(), {}, {}, {}};
   upload(A.col_ptr, A.row_idx, A.values, D.col_ptr, D.row_idx, D.values);
   return D;
+} catch (...) {
+  rethrow_as_balsa_error("to_device");
 }
 
 template <class T>
-Csr<T> to_host(const DeviceCsr<T>& D) {
+Csr<T> to_host(const DeviceCsr<T>& D) try {
   Csr<T> A;
   A.rows = D.rows;
   A.cols = D.cols;
   download(D.row_ptr, D.col_idx, D.values, A.row_ptr, A.col_idx, A.values);
   validate(A);
   return A;
+} catch (...) {
+  rethrow_as_balsa_error("to_host");
 }
 
 template <class T>
-Csc<T> to_host(const DeviceCsc<T>& D) {
+Csc<T> to_host(const DeviceCsc<T>& D) try {
   Csc<T> A;
   A.rows = D.rows;
   A.cols = D.cols;
   download(D.col_ptr, D.row_idx, D.values, A.col_ptr, A.row_idx, A.values);
   validate(A);
   return A;
+} catch (...) {
+  rethrow_as_balsa_error("to_host");
 }
 
 #define BALSA_INSTANTIATE(T)                          \

@@ -4,6 +4,7 @@
 
 #include "balsa/cuda.hpp"
 #include "cuda/cusparse.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa::cuda {
 
@@ -17,40 +18,35 @@ struct CusparseSpmv<T>::Impl {
 };
 
 template <class T>
-CusparseSpmv<T>::CusparseSpmv(const DeviceCsr<T>& M) : impl_(new Impl) {
-  try {
-    Impl& s = *impl_;
-    s.rows = M.rows;
-    s.cols = M.cols;
-    detail::create(s.handle);
-    detail::create_csr(s.A, M);
-    // Placeholder vectors (valid device pointers) to size the work buffer;
-    // apply() points the descriptors at the caller's vectors every time.
-    DeviceBuffer<T> xs(std::size_t(std::max(M.cols, 1))), ys(std::size_t(std::max(M.rows, 1)));
-    detail::create_vector(s.x, M.cols, xs.data());
-    detail::create_vector(s.y, M.rows, ys.data());
-    const T one = 1, zero = 0;
-    std::size_t bytes = 0;
-    BALSA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(s.handle.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s.A.get(),
-                                                 s.x.get(), &zero, s.y.get(), detail::cuda_value_type<T>,
-                                                 CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
-    s.work = DeviceBuffer<char>(bytes);
-    BALSA_CUSPARSE_CHECK(cusparseSpMV_preprocess(s.handle.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s.A.get(),
-                                                 s.x.get(), &zero, s.y.get(), detail::cuda_value_type<T>,
-                                                 CUSPARSE_SPMV_ALG_DEFAULT, s.work.data()));
-  } catch (...) {
-    delete impl_;
-    throw;
-  }
+CusparseSpmv<T>::CusparseSpmv(const DeviceCsr<T>& M) try : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.rows = M.rows;
+  s.cols = M.cols;
+  detail::create(s.handle);
+  detail::create_csr(s.A, M);
+  // Placeholder vectors (valid device pointers) to size the work buffer;
+  // apply() points the descriptors at the caller's vectors every time.
+  DeviceBuffer<T> xs(std::size_t(std::max(M.cols, 1))), ys(std::size_t(std::max(M.rows, 1)));
+  detail::create_vector(s.x, M.cols, xs.data());
+  detail::create_vector(s.y, M.rows, ys.data());
+  const T one = 1, zero = 0;
+  std::size_t bytes = 0;
+  BALSA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(s.handle.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s.A.get(),
+                                               s.x.get(), &zero, s.y.get(), detail::cuda_value_type<T>,
+                                               CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
+  s.work = DeviceBuffer<char>(bytes);
+  BALSA_CUSPARSE_CHECK(cusparseSpMV_preprocess(s.handle.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s.A.get(),
+                                               s.x.get(), &zero, s.y.get(), detail::cuda_value_type<T>,
+                                               CUSPARSE_SPMV_ALG_DEFAULT, s.work.data()));
+} catch (...) {
+  rethrow_as_balsa_error("CusparseSpmv::CusparseSpmv");
 }
 
 template <class T>
-CusparseSpmv<T>::~CusparseSpmv() {
-  delete impl_;
-}
+CusparseSpmv<T>::~CusparseSpmv() = default;
 
 template <class T>
-void CusparseSpmv<T>::apply(T alpha, const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y) {
+void CusparseSpmv<T>::apply(T alpha, const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y) try {
   Impl& s = *impl_;
   if (x.size() != std::size_t(s.cols) || y.size() != std::size_t(s.rows))
     throw DimensionError("CusparseSpmv: x has " + std::to_string(x.size()) + " and y " + std::to_string(y.size()) +
@@ -60,6 +56,8 @@ void CusparseSpmv<T>::apply(T alpha, const DeviceBuffer<T>& x, T beta, DeviceBuf
   BALSA_CUSPARSE_CHECK(cusparseSpMV(s.handle.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, s.A.get(), s.x.get(),
                                     &beta, s.y.get(), detail::cuda_value_type<T>, CUSPARSE_SPMV_ALG_DEFAULT,
                                     s.work.data()));
+} catch (...) {
+  rethrow_as_balsa_error("CusparseSpmv::apply");
 }
 
 template class CusparseSpmv<float>;

@@ -18,6 +18,12 @@
 #include "balsa/factor.hpp"
 #include "balsa/graph.hpp"
 
+namespace balsa {
+// The factorisation's name in messages ("ILU(0)", "IC(0)"; to_string gives
+// the parse name, "ilu0").
+inline const char* factor_name(IncompleteKind k) { return k == IncompleteKind::Ilu0 ? "ILU(0)" : "IC(0)"; }
+}  // namespace balsa
+
 namespace balsa::factor_gpu {
 
 struct Breakdown {

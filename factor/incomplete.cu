@@ -34,7 +34,7 @@
 
 #include "cuda/check.hpp"
 #include "factor/gpu_factor.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 #include "trsv/gpu_common.cuh"  // capture_graph, lanes_for, with_lanes, multiprocessors
 
 namespace balsa::factor_gpu {
@@ -226,7 +226,7 @@ class GpuIncomplete final : public Backend<T> {
   GpuIncomplete(IncompleteKind kind, const Csr<T>& pattern, std::span<const index_t> diagonal, const LevelSets& levels,
                 std::span<const index_t> A_row_ptr, index_t A_nnz, double tol)
       : ic_(kind == IncompleteKind::Ic0), n_(pattern.rows), nnz_(std::size_t(pattern.nnz())),
-        A_nnz_(std::size_t(A_nnz)), diag_host_(diagonal.begin(), diagonal.end()), sms_(td::multiprocessors()) {
+        A_nnz_(std::size_t(A_nnz)), diag_host_(diagonal.begin(), diagonal.end()), sms_(cuda::multiprocessors()) {
     row_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern.row_ptr));
     col_idx_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern.col_idx));
     diag_ = cuda::DeviceBuffer<index_t>(diagonal);
@@ -311,7 +311,7 @@ class GpuIncomplete final : public Backend<T> {
       l = e;
     }
     const Pattern m{row_ptr_.data(), col_idx_.data(), diag_.data(), rows_.data(), level_ptr_.data()};
-    exec_ = td::capture_graph([&](cudaStream_t stream) {
+    exec_ = cuda::capture_graph([&](cudaStream_t stream) {
       for (const Launch& L : launches_) {
         td::with_lanes(lanes_, [&](auto lanes_c) {
           constexpr int LANES = decltype(lanes_c)::value;
@@ -338,7 +338,7 @@ class GpuIncomplete final : public Backend<T> {
   cuda::DeviceBuffer<index_t> row_ptr_, col_idx_, diag_, rows_, level_ptr_, A_row_ptr_;
   cuda::DeviceBuffer<T> a_, work_, values_;
   cuda::DeviceBuffer<int> flags_;
-  td::GraphExec exec_;  // destroyed before the buffers it refers to
+  cuda::GraphExec exec_;  // destroyed before the buffers it refers to
 };
 
 }  // namespace

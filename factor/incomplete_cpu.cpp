@@ -16,11 +16,10 @@
 #include <string>
 
 #include "balsa/factor.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
-
-const char* to_string(IncompleteKind k) { return k == IncompleteKind::Ilu0 ? "ILU(0)" : "IC(0)"; }
 
 namespace {
 
@@ -134,7 +133,7 @@ bool ic0_row(const Csr<T>& m, std::span<const index_t> diag, std::span<T> v, ind
 
 template <class T>
 index_t incomplete_factor_reference(IncompleteKind kind, const Csr<T>& pattern, std::span<const index_t> diagonal,
-                                    std::span<T> values, double pivot_tolerance) {
+                                    std::span<T> values, double pivot_tolerance) try {
   check_reference_input(kind, pattern, diagonal, values);
   // Rows in increasing order: every row k < i that row i reads is final.
   for (index_t i = 0; i < pattern.rows; ++i) {
@@ -143,6 +142,8 @@ index_t incomplete_factor_reference(IncompleteKind kind, const Csr<T>& pattern, 
     if (!ok) return i;
   }
   return -1;
+} catch (...) {
+  rethrow_as_balsa_error("incomplete_factor_reference");
 }
 
 #define BALSA_INSTANTIATE(T)                                                                            \

@@ -22,18 +22,17 @@
 #include "balsa/graph.hpp"
 #include "cuda/setup_lock.hpp"
 #include "factor/gpu_factor.hpp"
-#include "sparse/instantiate.hpp"
-#include "sparse/live_impl.hpp"
-#include "sparse/parallel.hpp"
-#include "sparse/setup_trace.hpp"
+#include "core/instantiate.hpp"
+#include "core/pimpl.hpp"
+#include "core/parallel.hpp"
+#include "core/setup_trace.hpp"
 #include "sparse/triangle_pattern.hpp"
+#include "core/clock.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string number(double v) {
   char buf[32];
@@ -42,7 +41,7 @@ std::string number(double v) {
 }
 
 void check_options(const IncompleteOptions& o) {
-  const std::string who = std::string(to_string(o.kind)) + ": ";
+  const std::string who = std::string(factor_name(o.kind)) + ": ";
   if (!(o.pivot_tolerance >= 0.0) || !std::isfinite(o.pivot_tolerance))
     throw Error(who + "pivot_tolerance must be finite and >= 0, got " + number(o.pivot_tolerance));
   if (!(o.first_shift > 0.0) || !std::isfinite(o.first_shift))
@@ -66,7 +65,7 @@ std::vector<index_t> diagonal_positions(const Csr<T>& A, IncompleteKind kind) {
       diag[std::size_t(i)] = index_t(it - A.col_idx.begin());
   }
   if (missing < A.rows)
-    throw MatrixError(std::string(to_string(kind)) + ": missing diagonal entry at (row " + std::to_string(missing) +
+    throw MatrixError(std::string(factor_name(kind)) + ": missing diagonal entry at (row " + std::to_string(missing) +
                       ", column " + std::to_string(missing) + "): an incomplete factorisation needs every a_ii stored");
   return diag;
 }
@@ -123,14 +122,14 @@ struct IncompleteFactorization<T>::Impl {
   std::size_t A_nnz() const { return std::size_t(a_row_ptr().back()); }
   void check_length(std::size_t got) const {
     if (got != A_nnz())
-      throw DimensionError(std::string(to_string(options.kind)) + " refactor: " + std::to_string(got) +
+      throw DimensionError(std::string(factor_name(options.kind)) + " refactor: " + std::to_string(got) +
                            " values for a matrix of " + std::to_string(A_nnz()) + " entries");
   }
   void check_values(std::span<const T> values) const {
     check_length(values.size());
     for (std::size_t p = 0; p < values.size(); ++p)
       if (!std::isfinite(values[p]))
-        throw MatrixError(std::string(to_string(options.kind)) + " refactor: " +
+        throw MatrixError(std::string(factor_name(options.kind)) + " refactor: " +
                           (std::isnan(values[p]) ? "NaN" : "Inf") + " value at " + where(p));
   }
   // A's values (A's order) -> the pattern's order (Ic0: the start of each
@@ -158,7 +157,7 @@ struct IncompleteFactorization<T>::Impl {
   // diag(A); commit() keeps a successful attempt. Stats change only on success.
   template <class Attempt, class Commit>
   void run(Attempt&& attempt, Commit&& commit, Clock::time_point t0) {
-    const std::string who = to_string(options.kind);
+    const std::string who = factor_name(options.kind);
     double alpha = 0.0;
     factor_gpu::Breakdown first;
     for (int attempts = 1;; ++attempts) {
@@ -168,7 +167,7 @@ struct IncompleteFactorization<T>::Impl {
         stats.shift = alpha;
         stats.attempts = attempts;
         stats.breakdown_row = first.row;
-        stats.factor_seconds = since(t0);
+        stats.factor_seconds = seconds_since(t0);
         ++stats.factorizations;
         has_factors = true;
         return;
@@ -212,7 +211,7 @@ struct IncompleteFactorization<T>::Impl {
   }
   void require_factors() const {
     if (!has_factors)
-      throw Error(std::string(to_string(options.kind)) +
+      throw Error(std::string(factor_name(options.kind)) +
                   ": no factors yet (analysed without values: refactor gives the first ones)");
   }
   // The pattern with the current factors (GPU: downloaded when stale).
@@ -242,18 +241,19 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
 
 template <class T>
 IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked,
-                                                    bool values_later)
-    : impl_(new Impl) {
+                                                    bool values_later) try
+    : impl_(std::make_unique<Impl>()) {
   try {
     const auto t0 = Clock::now();
     Impl& s = *impl_;
     s.options = options;
+    s.options.device = resolve_device(options.device);
     const IncompleteKind kind = options.kind;
     check_options(options);
     trace::Span checks("factor: checks");
     if (!checked) {
       validate(A, /*require_sorted=*/true);  // canonical: one entry per position
-      require_square(A, to_string(kind));
+      require_square(A, factor_name(kind));
     }
     std::vector<index_t> A_diag = diagonal_positions(A, kind);
     if (!checked) require_finite(A);
@@ -282,13 +282,13 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
     level_span.end();
     IncompleteStats& st = s.stats;
     st.kind = kind;
-    st.device = options.device;
+    st.device = s.options.device;
     st.rows = A.rows;
     st.nnz = s.pattern.nnz();
     st.levels = levels.count();
-    if (options.device == Device::Cuda) {
+    if (s.options.device == Device::Cuda) {
       if (!cuda::available())
-        throw CudaError(std::string(to_string(kind)) +
+        throw CudaError(std::string(factor_name(kind)) +
                         (cuda::built_with_cuda() ? " on Device::Cuda: no CUDA GPU found"
                                                  : " on Device::Cuda: balsa was built without CUDA"));
       // The device part of the set-up, locked (cuda/setup_lock.hpp): the
@@ -298,49 +298,44 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
       s.gpu = factor_gpu::make_backend<T>(kind, s.pattern, s.diag, levels, s.A_row_ptr, A.nnz(), options.pivot_tolerance);
       if (!values_later) s.gpu->set_values(s.pattern.values);
       backend.end();
-      st.analysis_seconds = since(t0);
+      st.analysis_seconds = seconds_since(t0);
       if (values_later) return;
       const trace::Span numeric("factor: numeric factorisation (GPU)");
       s.factor_device(Clock::now());  // the factors stay on the device until pattern() or factors()
     } else {
-      st.analysis_seconds = since(t0);
+      st.analysis_seconds = seconds_since(t0);
       if (!values_later) s.factor_host(s.pattern.values);
     }
   } catch (...) {
     const cuda::SetupLock lock;  // its device memory is freed beside other set-ups (cuda/setup_lock.hpp)
-    delete impl_;
+    impl_.reset();
     throw;
   }
+} catch (...) {
+  rethrow_as_balsa_error("IncompleteFactorization::IncompleteFactorization");
 }
 
 template <class T>
-IncompleteFactorization<T>::~IncompleteFactorization() {
-  delete impl_;
-}
+IncompleteFactorization<T>::~IncompleteFactorization() = default;
 template <class T>
-IncompleteFactorization<T>::IncompleteFactorization(IncompleteFactorization&& o) noexcept
-    : impl_(std::exchange(o.impl_, nullptr)) {}
+IncompleteFactorization<T>::IncompleteFactorization(IncompleteFactorization&&) noexcept = default;
 template <class T>
-IncompleteFactorization<T>& IncompleteFactorization<T>::operator=(IncompleteFactorization&& o) noexcept {
-  if (this != &o) {
-    delete impl_;
-    impl_ = std::exchange(o.impl_, nullptr);
-  }
-  return *this;
-}
+IncompleteFactorization<T>& IncompleteFactorization<T>::operator=(IncompleteFactorization&&) noexcept = default;
 
 template <class T>
-void IncompleteFactorization<T>::refactor(std::span<const T> values) {
+void IncompleteFactorization<T>::refactor(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
   s.check_values(values);
   s.factor_host(s.gather(values));
+} catch (...) {
+  rethrow_as_balsa_error("IncompleteFactorization::refactor");
 }
 
 template <class T>
-void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) {
+void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) try {
   Impl& s = live_impl(impl_);
   if (!s.gpu)
-    throw Error(std::string(to_string(s.options.kind)) +
+    throw Error(std::string(factor_name(s.options.kind)) +
                 " refactor: device values need Device::Cuda (this factorisation runs on the CPU)");
   s.check_length(values.size());
   const auto t0 = Clock::now();
@@ -348,40 +343,52 @@ void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) {
   if (bad >= 0) {
     T v{};
     cuda::detail::copy_to_host(&v, values.data() + bad, sizeof(T));
-    throw MatrixError(std::string(to_string(s.options.kind)) + " refactor: " + (std::isnan(v) ? "NaN" : "Inf") +
+    throw MatrixError(std::string(factor_name(s.options.kind)) + " refactor: " + (std::isnan(v) ? "NaN" : "Inf") +
                       " value at " + s.where(std::size_t(bad)));
   }
   s.factor_device(t0);
+} catch (...) {
+  rethrow_as_balsa_error("IncompleteFactorization::refactor");
 }
 
 template <class T>
-const Csr<T>& IncompleteFactorization<T>::pattern() const {
+const Csr<T>& IncompleteFactorization<T>::pattern() const try {
   return live_impl(impl_).host_factors();
+} catch (...) {
+  rethrow_as_balsa_error("IncompleteFactorization::pattern");
 }
 
 template <class T>
-Csr<T> IncompleteFactorization<T>::factors() const {
+Csr<T> IncompleteFactorization<T>::factors() const try {
   return live_impl(impl_).host_factors();
+} catch (...) {
+  rethrow_as_balsa_error("IncompleteFactorization::factors");
 }
 
 template <class T>
-const cuda::DeviceBuffer<T>& IncompleteFactorization<T>::device_values() const {
+const cuda::DeviceBuffer<T>& IncompleteFactorization<T>::device_values() const try {
   const Impl& s = live_impl(impl_);
   if (!s.gpu)
-    throw Error(std::string(to_string(s.options.kind)) +
+    throw Error(std::string(factor_name(s.options.kind)) +
                 ": device_values() needs Device::Cuda (this factorisation runs on the CPU)");
   s.require_factors();
   return s.gpu->values();
+} catch (...) {
+  rethrow_as_balsa_error("IncompleteFactorization::device_values");
 }
 
 template <class T>
-const IncompleteStats& IncompleteFactorization<T>::stats() const {
+const IncompleteStats& IncompleteFactorization<T>::stats() const try {
   return live_impl(impl_).stats;
+} catch (...) {
+  rethrow_as_balsa_error("IncompleteFactorization::stats");
 }
 
 template <class T>
-index_t IncompleteFactorization<T>::rows() const {
+index_t IncompleteFactorization<T>::rows() const try {
   return live_impl(impl_).pattern.rows;
+} catch (...) {
+  rethrow_as_balsa_error("IncompleteFactorization::rows");
 }
 
 #define BALSA_INSTANTIATE(T) template class IncompleteFactorization<T>;

@@ -4,14 +4,14 @@
 #include <string>
 
 #include "factor/gpu_factor.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::factor_gpu {
 
 template <class T>
 std::unique_ptr<Backend<T>> make_backend(IncompleteKind kind, const Csr<T>&, std::span<const index_t>,
                                          const LevelSets&, std::span<const index_t>, index_t, double) {
-  throw CudaError(std::string(to_string(kind)) + " on the GPU: balsa was built without CUDA (configure with nvcc available)");
+  throw CudaError(std::string(factor_name(kind)) + " on the GPU: balsa was built without CUDA (configure with nvcc available)");
 }
 
 #define BALSA_INSTANTIATE(T)                                                                                   \

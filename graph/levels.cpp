@@ -6,12 +6,13 @@
 #include <omp.h>
 
 #include "balsa/graph.hpp"
-#include "sparse/parallel.hpp"
+#include "core/parallel.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
 std::vector<index_t> dependency_levels(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
-                                       Triangle tri) {
+                                       Triangle tri) try {
   if (n < 0 || row_ptr.size() != std::size_t(n) + 1)
     throw DimensionError("dependency_levels: row_ptr has " + std::to_string(row_ptr.size()) + " entries for " +
                          std::to_string(n) + " rows");
@@ -36,6 +37,8 @@ std::vector<index_t> dependency_levels(index_t n, std::span<const index_t> row_p
   else
     for (index_t i = n - 1; i >= 0; --i) visit(i);
   return level;
+} catch (...) {
+  rethrow_as_balsa_error("dependency_levels");
 }
 
 // A stable counting sort of the rows by level: rows stay in increasing order
@@ -43,7 +46,7 @@ std::vector<index_t> dependency_levels(index_t n, std::span<const index_t> row_p
 // the levels of its block of rows, a scan over (level, block) gives every
 // block its slots in every level, and each block scatters its rows in order;
 // serial where the per-block counts would outweigh the rows.
-LevelSets level_sets(std::span<const index_t> level) {
+LevelSets level_sets(std::span<const index_t> level) try {
   const index_t n = index_t(level.size());
   if (const index_t bad = parallel::first_where(n, [&](index_t i) { return level[i] < 0; }); bad < n)
     throw Error("level_sets: negative level " + std::to_string(level[bad]));
@@ -83,6 +86,8 @@ LevelSets level_sets(std::span<const index_t> level) {
     for (index_t i = lo; i < hi; ++i) s.rows[mine[level[i]]++] = i;
   }
   return s;
+} catch (...) {
+  rethrow_as_balsa_error("level_sets");
 }
 
 }  // namespace balsa

@@ -18,7 +18,7 @@
 // i+1's loop): per vector the same operations, in the same order, as the
 // paper's left-looking loop, so the same rounding, and the GPU does the same.
 #include "krylov/cpu.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::krylov::cpu {
 

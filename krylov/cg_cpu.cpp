@@ -9,7 +9,7 @@
 // fewer per iteration. The stopping test is the thesis' (line 5) or the
 // 2-norm one, per KrylovOptions::norm.
 #include "krylov/cpu.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::krylov::cpu {
 

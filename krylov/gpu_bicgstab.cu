@@ -14,7 +14,7 @@
 // 5 kernels, 2 SpMVs and 2 M^{-1} per iteration.
 #include "krylov/gpu_bicgstab_common.cuh"
 #include "krylov/gpu_method.cuh"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::krylov::gpu {
 

@@ -23,7 +23,7 @@
 
 #include "krylov/gpu_bicgstab_common.cuh"
 #include "krylov/gpu_method.cuh"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::krylov::gpu {
 

@@ -11,7 +11,7 @@
 //   CgDirection     p = z + beta p
 // 3 kernels and one SpMV without a preconditioner; 4, one SpMV and M^{-1} with one.
 #include "krylov/gpu_method.cuh"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::krylov::gpu {
 

@@ -1,6 +1,6 @@
 // The GPU Krylov solvers in a build without CUDA: a clear error.
 #include "krylov/gpu.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::krylov::gpu {
 

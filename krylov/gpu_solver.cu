@@ -23,7 +23,8 @@
 
 #include "krylov/gpu_method.cuh"
 #include "krylov/gpu_phase_timer.cuh"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
+#include "cuda/device.hpp"
 
 namespace balsa::krylov::gpu {
 
@@ -34,13 +35,6 @@ constexpr int kLookahead = 4;   // most iterations enqueued beyond the last stat
 constexpr int kSlots = kLookahead / kCheckEvery + 2;
 static_assert(kRing > kLookahead + kCheckEvery, "the history ring must outlast the iterations in flight");
 static_assert(offsetof(State, status) == 0, "the host copies the Status from the State's address");
-
-int multiprocessors() {
-  int device = 0, sms = 0;
-  BALSA_CUDA_CHECK(cudaGetDevice(&device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
 
 // Pinned host copies of the Status, one event each.
 class StatusSlots {
@@ -88,7 +82,7 @@ class DeviceSolver final : public Solver<T> {
     c.state = cuda::DeviceBuffer<State>(1);
     c.launch.n = c.n;
     c.launch.grid = int(std::max<std::int64_t>(
-        1, std::min<std::int64_t>((std::int64_t(c.n) + kBlock - 1) / kBlock, 8 * std::int64_t(multiprocessors()))));
+        1, std::min<std::int64_t>((std::int64_t(c.n) + kBlock - 1) / kBlock, 8 * std::int64_t(cuda::multiprocessors()))));
     c.partials = cuda::DeviceBuffer<double>(std::size_t(kMaxValues) * std::size_t(c.launch.grid));
     c.launch.state = c.state.data();
     c.launch.partials = c.partials.data();
@@ -146,6 +140,7 @@ class DeviceSolver final : public Solver<T> {
     st.true_residual = fin.true_residual;
     record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
                 options_.tolerance);
+    check_attainable_accuracy(st, options_.tolerance);
     timer_.retire(fin.iterations);
     timer_.drop();
     st.phase_samples = timer_.samples();

@@ -17,16 +17,18 @@
 #include "krylov/gpu.hpp"
 #include "krylov/operator.hpp"
 #include "krylov/preconditioner.hpp"
-#include "sparse/instantiate.hpp"
-#include "sparse/live_impl.hpp"
-#include "sparse/parallel.hpp"
-#include "sparse/setup_trace.hpp"
+#include "krylov/termination.hpp"
+#include "core/instantiate.hpp"
+#include "core/options.hpp"
+#include "core/pimpl.hpp"
+#include "core/parallel.hpp"
+#include "core/setup_trace.hpp"
+#include "core/clock.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 template <class T>
 void check_options(const KrylovOptions& o) {
@@ -77,7 +79,7 @@ void require_symmetric(const Csr<T>& A) {
                                 ? mirror + " = " + std::to_string(double(A.values[std::size_t(it - A.col_idx.begin())]))
                                 : mirror + " is not stored";
   throw MatrixError("CG needs a symmetric matrix: " + at + " = " + std::to_string(double(A.values[k])) + " but " +
-                    other + " (relative tolerance 1e-12; use BiCGStab, or check_symmetry = false)");
+                    other + " (relative tolerance 1e-12; use a BiCGStab method, or turn the symmetry check off)");
 }
 
 void check_length(std::size_t got, index_t rows, const char* what) {
@@ -131,114 +133,106 @@ struct KrylovSolver<T>::Impl {
     } else {
       st.true_residual = relative_residual(A, std::span<const T>(x), b);
     }
+    krylov::check_attainable_accuracy(st, options.tolerance);
   }
 };
 
 template <class T>
-KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& options) : impl_(new Impl) {
-  try {
-    const auto t0 = Clock::now();
-    Impl& s = *impl_;
-    trace::Span checks("krylov: checks");
-    validate(A, /*require_sorted=*/true);  // canonical: sorted, no duplicates
-    require_square(A, "Krylov solver");
-    require_finite(A);
-    check_options<T>(options);
-    checks.end();
-    s.options = options;
-    // What only this solver needs runs on a thread of its own beside the
-    // preconditioner's set-up (which reads A alone, checked above): CG's
-    // symmetry check, whose error still comes first, and the copy of A that
-    // update_values checks against.
-    auto own = parallel::async_with_threads(2, [&A, &s, &options] {
-      const trace::Span span("krylov: symmetry check, copy of A's pattern");
-      if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(A);
-      s.A = Csr<T>{A.rows, A.cols, parallel::fresh_copy(A.row_ptr), parallel::fresh_copy(A.col_idx), {}};
-      if (options.device == Device::Cpu) s.A.values = parallel::fresh_copy(A.values);
-    });
-    KrylovStats& st = s.setup = labelled_stats(options);
-    if (A.rows > 0) try {
-      // On the GPU path A's upload runs on a thread of its own beside the
-      // preconditioner's analysis (whose errors still come first; an
-      // ILU(0)/IC(0) breakdown shows when the factors are computed from
-      // the upload, after it).
-      std::future<cuda::DeviceCsr<T>> device_A;
-      if (options.device == Device::Cuda)
-        device_A = parallel::async_with_threads(1, [&A, caller = cuda::CallerDevice(true)] {
-          caller.enter();
-          const cuda::SetupLock lock;  // cuda/setup_lock.hpp
-          const trace::Span span("krylov: upload A");
-          return cuda::to_device(A);
-        });
-      trace::Span preconditioner("krylov: preconditioner");
-      s.M = krylov::make_preconditioner(A, options);
-      preconditioner.end();
-      own.get();
-      std::optional<cuda::DeviceCsr<T>> dA;
-      if (device_A.valid()) dA = device_A.get();
-      // A preconditioner analysed from A's pattern (the GPU's ILU(0)/IC(0))
-      // is factored from the copy of A just uploaded.
-      if (s.M && s.M->awaits_values()) {
-        if (!dA) throw Error("internal: the preconditioner awaits A's device values, but A was not uploaded");
-        s.M->update_values_device(dA->values);
-      }
-      if (s.M) s.M->describe(st);
-      if (dA) {
-        const trace::Span span("krylov: GPU iteration set-up");
-        s.gpu = krylov::gpu::make_solver(std::move(*dA), s.M.get(), options, st);
-      }
-    } catch (...) {
-      if (own.valid()) own.get();  // its error (an asymmetric A) wins over the set-up's
-      throw;
+KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given) try : impl_(std::make_unique<Impl>()) {
+  const KrylovOptions options = with_device_resolved(given);
+  const auto t0 = Clock::now();
+  Impl& s = *impl_;
+  trace::Span checks("krylov: checks");
+  validate(A, /*require_sorted=*/true);  // canonical: sorted, no duplicates
+  require_square(A, "Krylov solver");
+  require_finite(A);
+  check_options<T>(options);
+  checks.end();
+  s.options = options;
+  // What only this solver needs runs on a thread of its own beside the
+  // preconditioner's set-up (which reads A alone, checked above): CG's
+  // symmetry check, whose error still comes first, and the copy of A that
+  // update_values checks against.
+  auto own = parallel::async_with_threads(2, [&A, &s, &options] {
+    const trace::Span span("krylov: symmetry check, copy of A's pattern");
+    if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(A);
+    s.A = Csr<T>{A.rows, A.cols, parallel::fresh_copy(A.row_ptr), parallel::fresh_copy(A.col_idx), {}};
+    if (options.device == Device::Cpu) s.A.values = parallel::fresh_copy(A.values);
+  });
+  KrylovStats& st = s.setup = labelled_stats(options);
+  if (A.rows > 0) try {
+    // On the GPU path A's upload runs on a thread of its own beside the
+    // preconditioner's analysis (whose errors still come first; an
+    // ILU(0)/IC(0) breakdown shows when the factors are computed from
+    // the upload, after it).
+    std::future<cuda::DeviceCsr<T>> device_A;
+    if (options.device == Device::Cuda)
+      device_A = parallel::async_with_threads(1, [&A, caller = cuda::CallerDevice(true)] {
+        caller.enter();
+        const cuda::SetupLock lock;  // cuda/setup_lock.hpp
+        const trace::Span span("krylov: upload A");
+        return cuda::to_device(A);
+      });
+    trace::Span preconditioner("krylov: preconditioner");
+    s.M = krylov::make_preconditioner(A, options);
+    preconditioner.end();
+    own.get();
+    std::optional<cuda::DeviceCsr<T>> dA;
+    if (device_A.valid()) dA = device_A.get();
+    // A preconditioner analysed from A's pattern (the GPU's ILU(0)/IC(0))
+    // is factored from the copy of A just uploaded.
+    if (s.M && s.M->awaits_values()) {
+      if (!dA) throw Error("internal: the preconditioner awaits A's device values, but A was not uploaded");
+      s.M->update_values_device(dA->values);
     }
-    if (own.valid()) own.get();
-    st.setup_seconds = since(t0);
-    s.stats = st;
+    if (s.M) s.M->describe(st);
+    if (dA) {
+      const trace::Span span("krylov: GPU iteration set-up");
+      s.gpu = krylov::gpu::make_solver(std::move(*dA), s.M.get(), options, st);
+    }
   } catch (...) {
-    delete impl_;
+    if (own.valid()) own.get();  // its error (an asymmetric A) wins over the set-up's
     throw;
   }
+  if (own.valid()) own.get();
+  st.setup_seconds = seconds_since(t0);
+  s.stats = st;
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
 }
 
 template <class T>
 KrylovSolver<T>::KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::unique_ptr<krylov::Preconditioner<T>> M,
-                              const KrylovOptions& options)
-    : impl_(new Impl) {
-  try {
-    const auto t0 = Clock::now();
-    Impl& s = *impl_;
-    if (!A) throw Error("Krylov solver: no operator");
-    check_options<T>(options);
-    s.options = options;
-    s.A.rows = s.A.cols = A->rows();
-    s.op = std::move(A);
-    s.M = std::move(M);
-    KrylovStats& st = s.setup = labelled_stats(options);
-    if (s.M) s.M->describe(st);
-    if (options.device == Device::Cuda && s.A.rows > 0) s.gpu = krylov::gpu::make_solver(s.op.get(), s.M.get(), options, st);
-    if (options.device == Device::Cpu) st.spmv = s.op->name();
-    st.setup_seconds = since(t0);
-    s.stats = st;
-  } catch (...) {
-    delete impl_;
-    throw;
-  }
+                              const KrylovOptions& given) try
+    : impl_(std::make_unique<Impl>()) {
+  const KrylovOptions options = with_device_resolved(given);
+  const auto t0 = Clock::now();
+  Impl& s = *impl_;
+  if (!A) throw Error("Krylov solver: no operator");
+  check_options<T>(options);
+  s.options = options;
+  s.A.rows = s.A.cols = A->rows();
+  s.op = std::move(A);
+  s.M = std::move(M);
+  KrylovStats& st = s.setup = labelled_stats(options);
+  if (s.M) s.M->describe(st);
+  if (options.device == Device::Cuda && s.A.rows > 0) s.gpu = krylov::gpu::make_solver(s.op.get(), s.M.get(), options, st);
+  if (options.device == Device::Cpu) st.spmv = s.op->name();
+  st.setup_seconds = seconds_since(t0);
+  s.stats = st;
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
 }
 
 template <class T>
-KrylovSolver<T>::~KrylovSolver() {
-  delete impl_;
-}
+KrylovSolver<T>::~KrylovSolver() = default;
 template <class T>
-KrylovSolver<T>::KrylovSolver(KrylovSolver&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+KrylovSolver<T>::KrylovSolver(KrylovSolver&&) noexcept = default;
 template <class T>
-KrylovSolver<T>& KrylovSolver<T>::operator=(KrylovSolver&& o) noexcept {
-  std::swap(impl_, o.impl_);
-  return *this;
-}
+KrylovSolver<T>& KrylovSolver<T>::operator=(KrylovSolver&&) noexcept = default;
 
 template <class T>
-KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) {
+KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& s = live_impl(impl_);
   check_length(b.size(), s.A.rows, "b");
   check_length(x.size(), s.A.rows, "x");
@@ -261,13 +255,15 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) {
   } else {
     s.solve_cpu(b, x, st);
   }
-  st.solve_seconds = since(t0);
+  st.solve_seconds = seconds_since(t0);
   s.stats = st;
   return st;
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::solve");
 }
 
 template <class T>
-KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) {
+KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) try {
   Impl& s = live_impl(impl_);
   if (s.options.device != Device::Cuda)
     throw Error("Krylov solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
@@ -279,13 +275,15 @@ KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceB
     zero_solution(st, s.options.tolerance);
   else
     s.gpu->solve(b, x, st);  // checks b and x, handles b == 0
-  st.solve_seconds = since(t0);
+  st.solve_seconds = seconds_since(t0);
   s.stats = st;
   return st;
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::solve");
 }
 
 template <class T>
-void KrylovSolver<T>::update_values(std::span<const T> values) {
+void KrylovSolver<T>::update_values(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
   if (s.op) throw Error("Krylov solver update_values: this solver's A is an operator (update its owner instead)");
   if (values.size() != std::size_t(s.A.nnz()))
@@ -303,16 +301,22 @@ void KrylovSolver<T>::update_values(std::span<const T> values) {
   else
     s.A.values = std::move(B.values);
   s.stats = s.setup;
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::update_values");
 }
 
 template <class T>
-const KrylovStats& KrylovSolver<T>::stats() const {
+const KrylovStats& KrylovSolver<T>::stats() const try {
   return live_impl(impl_).stats;
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::stats");
 }
 
 template <class T>
-index_t KrylovSolver<T>::rows() const {
+index_t KrylovSolver<T>::rows() const try {
   return live_impl(impl_).A.rows;
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::rows");
 }
 
 template class KrylovSolver<float>;

@@ -6,37 +6,6 @@
 
 namespace balsa {
 
-const char* to_string(KrylovMethod m) {
-  switch (m) {
-    case KrylovMethod::Cg: return "cg";
-    case KrylovMethod::BiCgStab: return "bicgstab";
-    case KrylovMethod::BiCgStabL: return "bicgstab(l)";
-  }
-  return "?";
-}
-
-const char* to_string(PreconditionerKind p) {
-  switch (p) {
-    case PreconditionerKind::None: return "none";
-    case PreconditionerKind::Jacobi: return "jacobi";
-    case PreconditionerKind::Ilu0: return "ilu0";
-    case PreconditionerKind::Ic0: return "ic0";
-    case PreconditionerKind::SapD: return "sap-d";
-    case PreconditionerKind::SapC: return "sap-c";
-  }
-  return "?";
-}
-
-const char* to_string(KrylovOutcome o) {
-  switch (o) {
-    case KrylovOutcome::Converged: return "converged";
-    case KrylovOutcome::MaxIterations: return "max-iterations";
-    case KrylovOutcome::Breakdown: return "breakdown";
-    case KrylovOutcome::NonFinite: return "non-finite";
-  }
-  return "?";
-}
-
 namespace krylov {
 
 namespace {
@@ -93,6 +62,17 @@ void record_stop(KrylovStats& st, int stop, int quantity, double value, int iter
                    "relative residual " + number(st.residual) + " > tolerance " + number(tolerance);
       break;
   }
+}
+
+void check_attainable_accuracy(KrylovStats& st, double tolerance) {
+  if (st.outcome != KrylovOutcome::Breakdown && st.outcome != KrylovOutcome::MaxIterations) return;
+  if (!(st.residual < kDetached * st.true_residual)) return;  // NaN: not this case
+  st.message = "the recursive residual fell to " + number(st.residual) + ", far below the true residual " +
+               number(st.true_residual) + " (||b - A x|| / ||b||, recomputed): the attainable accuracy is reached, " +
+               "and the tolerance " + number(tolerance) + " asks for more than the arithmetic can give " +
+               "for this system; ask for a tolerance above the true residual (stopped after " +
+               std::to_string(st.iterations) + " iterations)";
+  st.outcome = KrylovOutcome::Stagnation;
 }
 
 }  // namespace krylov

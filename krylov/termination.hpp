@@ -33,4 +33,13 @@ enum Quantity : int {
 // MaxIterations read stats.iterations and stats.residual.
 void record_stop(KrylovStats& stats, int stop, int quantity, double value, int iteration, double tolerance);
 
+// After the true residual is known: a solve that broke down or ran out of
+// iterations while its recursive residual had fallen far below the true
+// one (kDetached times) lost attainable accuracy; the tolerance asks for
+// more than the arithmetic gives. Its outcome becomes Stagnation and the
+// message says so (a quantity that underflowed to 0 is not a breakdown of
+// the method or a sign of an indefinite matrix). Both paths call it.
+inline constexpr double kDetached = 1e-3;
+void check_attainable_accuracy(KrylovStats& stats, double tolerance);
+
 }  // namespace balsa::krylov

@@ -15,20 +15,7 @@
 #include <numeric>
 #include <string>
 
-extern "C" {
-void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
-             int* info);
-double dnrm2_(const int* n, const double* x, const int* incx);
-void dlarfg_(const int* n, double* alpha, double* x, const int* incx, double* tau);
-void dlarf_(const char* side, const int* m, const int* n, const double* v, const int* incv, const double* tau, double* c,
-            const int* ldc, double* work);
-int openblas_get_num_threads(void);
-void openblas_set_num_threads(int threads);
-void dorm2r_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
-             const int* lda, const double* tau, double* c, const int* ldc, double* work, int* info);
-void dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
-             const int* lda, const double* tau, double* c, const int* ldc, double* work, const int* lwork, int* info);
-}
+#include "core/lapack.hpp"
 
 namespace balsa::qr {
 
@@ -71,10 +58,10 @@ class BlasThreads {
 void geqrf(int m, int n, double* a, int lda, double* tau) {
   int info = 0, lwork = -1;
   double query = 0;
-  dgeqrf_(&m, &n, a, &lda, tau, &query, &lwork, &info);
+  LAPACK_dgeqrf(&m, &n, a, &lda, tau, &query, &lwork, &info);
   lwork = std::max(1, int(query));
   std::vector<double> work(static_cast<std::size_t>(lwork));
-  dgeqrf_(&m, &n, a, &lda, tau, work.data(), &lwork, &info);
+  LAPACK_dgeqrf(&m, &n, a, &lda, tau, work.data(), &lwork, &info);
   if (info != 0) throw Error("QR: LAPACK dgeqrf failed (info " + std::to_string(info) + ")");
 }
 
@@ -84,17 +71,25 @@ void geqrf(int m, int n, double* a, int lda, double* tau) {
 // products themselves for one column.
 void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, const double* tau, double* c, int ldc) {
   int info = 0, lwork = -1;
-  if (n <= 8) {
+  if (n <= 8) {  // dorm2r's loop (lapack.h does not declare that auxiliary routine)
+    const bool forward = trans[0] == 'T';  // Q^T = H(k) ... H(1): H(1) first
+    const int one = 1;
     double work[8];
-    dorm2r_("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &info);
-    if (info != 0) throw Error("QR: LAPACK dorm2r failed (info " + std::to_string(info) + ")");
+    std::vector<double> v(static_cast<std::size_t>(std::max(m, 1)));
+    for (int t = 0; t < k; ++t) {
+      const int i = forward ? t : k - 1 - t, len = m - i;
+      const double* column = a + std::size_t(i) * std::size_t(lda);
+      v[0] = 1.0;  // the reflector's implicit unit head
+      std::copy(column + i + 1, column + m, v.begin() + 1);
+      LAPACK_dlarf("L", &len, &n, v.data(), &one, tau + i, c + i, &ldc, work);
+    }
     return;
   }
   double query = 0;
-  dormqr_("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, &query, &lwork, &info);
+  LAPACK_dormqr("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, &query, &lwork, &info);
   lwork = std::max(1, int(query));
   std::vector<double> work(static_cast<std::size_t>(lwork));
-  dormqr_("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lwork, &info);
+  LAPACK_dormqr("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lwork, &info);
   if (info != 0) throw Error("QR: LAPACK dormqr failed (info " + std::to_string(info) + ")");
 }
 
@@ -108,12 +103,12 @@ void staircase_panel(double* F, index_t m, const Panel& p, const std::vector<ind
   for (index_t j = p.row; j < p.row + p.k; ++j) {
     double* x = F + std::size_t(m) * std::size_t(j);
     int len = int(reflector_end(stair, m, j) - j), one = 1;
-    dlarfg_(&len, x + j, x + j + 1, &one, tau + j);
+    LAPACK_dlarfg(&len, x + j, x + j + 1, &one, tau + j);
     if (j + 1 < right) {
       const double d = x[j];
       x[j] = 1.0;
       int cols = int(right - j - 1), ld = int(m);
-      dlarf_("L", &len, &cols, x + j, &one, tau + j, x + std::size_t(m) + j, &ld, work.data());
+      LAPACK_dlarf("L", &len, &cols, x + j, &one, tau + j, x + std::size_t(m) + j, &ld, work.data());
       x[j] = d;
     }
   }
@@ -163,20 +158,20 @@ void heath_qr(const Front& Fr, FrontFactor& ff, std::vector<double>& F, index_t 
     double* x = F.data() + std::size_t(m) * j;
     int len = int(m - row), one = 1;
     if (j < Fr.pivots) {
-      if (const double norm = dnrm2_(&len, x + row, &one); !(norm > tolerance)) {
+      if (const double norm = cblas_dnrm2(len, x + row, one); !(norm > tolerance)) {
         std::fill(x + row, x + m, 0.0);  // dead: dropped (SPQR's E)
         ff.dropped2 += norm * norm;
         continue;
       }
     }
     double t = 0;
-    dlarfg_(&len, x + row, x + row + 1, &one, &t);
+    LAPACK_dlarfg(&len, x + row, x + row + 1, &one, &t);
     if (j + 1 < n && len > 0) {  // apply H = I - t v v^T to the columns right of j
       const double d = x[row];
       x[row] = 1.0;
       int cols_right = int(n - j - 1), ld = int(m);
       std::vector<double> work(static_cast<std::size_t>(cols_right));
-      dlarf_("L", &len, &cols_right, x + row, &one, &t, x + std::size_t(m) + row, &ld, work.data());
+      LAPACK_dlarf("L", &len, &cols_right, x + row, &one, &t, x + std::size_t(m) + row, &ld, work.data());
       x[row] = d;
     }
     cols.push_back(j);

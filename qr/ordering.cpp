@@ -8,12 +8,6 @@
 #include <numeric>
 #include <string>
 
-namespace balsa {
-const char* to_string(QrOrdering o) {
-  return o == QrOrdering::Colamd ? "colamd" : o == QrOrdering::Metis ? "metis" : "natural";
-}
-}  // namespace balsa
-
 namespace balsa::qr {
 
 namespace {

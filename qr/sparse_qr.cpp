@@ -18,19 +18,15 @@
 #include "qr/r_factor.hpp"
 #include "qr/singletons.hpp"
 #include "qr/symbolic.hpp"
-#include "sparse/live_impl.hpp"
+#include "core/pimpl.hpp"
+#include "core/clock.hpp"
+#include "core/memory.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 std::string s(std::int64_t v) { return std::to_string(v); }
-
-std::size_t physical_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && size > 0 ? std::size_t(pages) * std::size_t(size) : std::size_t(1) << 34;
-}
 }  // namespace
 
 struct SparseQR::Impl {
@@ -76,10 +72,10 @@ struct SparseQR::Impl {
     auto t0 = Clock::now();
     std::vector<index_t> q = qr::column_ordering(A22, options.ordering);
     QrStats& st = a.stats;
-    st.t_order = since(t0);
+    st.t_order = seconds_since(t0);
     t0 = Clock::now();
     a.symbolic = qr::analyse(A22, std::move(q));
-    st.t_analyse = since(t0);
+    st.t_analyse = seconds_since(t0);
     const qr::Symbolic& sym = a.symbolic;
     st.singletons = a.single.live();
     st.fronts = index_t(sym.fronts.size());
@@ -134,7 +130,7 @@ struct SparseQR::Impl {
     std::optional<qr::Singletons> found;
     if (!known) found = qr::find_singletons(F, tol);
     const qr::Singletons& now = known ? *known : *found;
-    const double t_find = since(t0);
+    const double t_find = seconds_since(t0);
     std::optional<Analysis> redo;  // (its time is the analysis')
     if (!(now == single)) redo = analysis_of(F, now);
     const qr::Singletons& sg = redo ? redo->single : single;
@@ -159,7 +155,7 @@ struct SparseQR::Impl {
                        4 * (std::size_t(r.R.rows) + 1 + r.column.size() + r.singleton_rows.size() + r.front_row.size());
     for (const qr::FrontFactor& ff : numeric.fronts) kept += ff.bytes();
     stats.factor_bytes = kept;
-    stats.t_factorise = t_find + since(t0);
+    stats.t_factorise = t_find + seconds_since(t0);
   }
 };
 
@@ -167,45 +163,39 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options) : SparseQR(A,
 
 SparseQR SparseQR::analyse(const Csr<double>& A, const QrOptions& options) { return SparseQR(A, options, false); }
 
-SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factorise_now) : impl_(new Impl) {
-  try {
-    validate(A);
-    if (!is_canonical(A)) throw MatrixError("SparseQR: A has unsorted or duplicate entries in a row (sum them first: "
-                                            "to_csr(to_coo(A)))");
-    if (A.rows == 0 || A.cols == 0)
-      throw DimensionError("SparseQR: A is empty (" + s(A.rows) + " x " + s(A.cols) + ")");
-    Impl& m = *impl_;
-    m.options = options;
-    m.row_ptr = A.row_ptr;
-    m.col_idx = A.col_idx;
-    m.transposed = A.rows < A.cols;
-    const Csr<double> At = m.transposed ? transpose(A) : Csr<double>{};
-    const Csr<double>& F = m.transposed ? At : A;  // the matrix factored
-    QrStats& st = m.stats;
-    st.rows = A.rows;
-    st.cols = A.cols;
-    st.nnz = A.nnz();
-    st.ordering = options.ordering;
-    // Singletons by value when the values come now (SPQR's), else by the
-    // pattern (factorise checks them).
-    if (factorise_now) require_finite(F);
-    const qr::Singletons found = qr::find_singletons(F, factorise_now ? m.tolerance(F) : -1.0);
-    m.commit(m.analysis_of(F, found));
-    if (factorise_now) m.factorise(F, &found);
-  } catch (...) {
-    delete impl_;
-    throw;
-  }
+SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factorise_now) try : impl_(std::make_unique<Impl>()) {
+  validate(A);
+  if (!is_canonical(A)) throw MatrixError("SparseQR: A has unsorted or duplicate entries in a row (sum them first: "
+                                          "to_csr(to_coo(A)))");
+  if (A.rows == 0 || A.cols == 0)
+    throw DimensionError("SparseQR: A is empty (" + s(A.rows) + " x " + s(A.cols) + ")");
+  Impl& m = *impl_;
+  m.options = options;
+  m.row_ptr = A.row_ptr;
+  m.col_idx = A.col_idx;
+  m.transposed = A.rows < A.cols;
+  const Csr<double> At = m.transposed ? transpose(A) : Csr<double>{};
+  const Csr<double>& F = m.transposed ? At : A;  // the matrix factored
+  QrStats& st = m.stats;
+  st.rows = A.rows;
+  st.cols = A.cols;
+  st.nnz = A.nnz();
+  st.ordering = options.ordering;
+  // Singletons by value when the values come now (SPQR's), else by the
+  // pattern (factorise checks them).
+  if (factorise_now) require_finite(F);
+  const qr::Singletons found = qr::find_singletons(F, factorise_now ? m.tolerance(F) : -1.0);
+  m.commit(m.analysis_of(F, found));
+  if (factorise_now) m.factorise(F, &found);
+} catch (...) {
+  rethrow_as_balsa_error("SparseQR::SparseQR");
 }
 
-SparseQR::~SparseQR() { delete impl_; }
-SparseQR::SparseQR(SparseQR&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
-SparseQR& SparseQR::operator=(SparseQR&& o) noexcept {
-  std::swap(impl_, o.impl_);
-  return *this;
-}
+SparseQR::~SparseQR() = default;
+SparseQR::SparseQR(SparseQR&&) noexcept = default;
+SparseQR& SparseQR::operator=(SparseQR&&) noexcept = default;
 
-void SparseQR::factorise(const Csr<double>& A) {
+void SparseQR::factorise(const Csr<double>& A) try {
   Impl& m = live_impl(impl_);
   validate(A);
   if (A.rows != m.stats.rows || A.cols != m.stats.cols || A.row_ptr != m.row_ptr || A.col_idx != m.col_idx)
@@ -217,11 +207,13 @@ void SparseQR::factorise(const Csr<double>& A) {
   } else {
     m.factorise(A);
   }
+} catch (...) {
+  rethrow_as_balsa_error("SparseQR::factorise");
 }
 
 std::vector<double> SparseQR::solve(std::span<const double> b) { return solve(b, 1); }
 
-std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
+std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try {
   Impl& m = live_impl(impl_);
   if (!m.factorised) throw Error("SparseQR::solve: A is analysed but not factorised (call factorise(A) first)");
   if (nrhs < 1 || B.size() != std::size_t(m.stats.rows) * std::size_t(nrhs))
@@ -241,6 +233,7 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
     if (rank == 0) return;
     if (!m.r_solver) {
       TrsvOptions o = m.options.r_solve;
+      if (o.device == Device::Auto) o.device = Device::Cpu;  // host data (qr.hpp)
       o.triangle = Triangle::Upper;
       o.operation = m.transposed ? Operation::Transpose : Operation::NonTranspose;
       m.r_solver = std::make_unique<TriangularSolver<double>>(std::move(m.r.R), o);  // R moves into the solver
@@ -289,8 +282,10 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) {
         X[std::size_t(sg.rest_rows[std::size_t(i)]) + std::size_t(Mf) * c] = X2[std::size_t(i) + std::size_t(M) * c];
     }
   }
-  m.stats.t_solve = since(t0);
+  m.stats.t_solve = seconds_since(t0);
   return X;
+} catch (...) {
+  rethrow_as_balsa_error("SparseQR::solve");
 }
 
 const QrStats& SparseQR::stats() const { return live_impl(impl_).stats; }

@@ -12,16 +12,15 @@
 #include "sap/gpu.hpp"
 #include "sap/preconditioner.hpp"
 #include "sparse/banded_check.hpp"
-#include "sparse/instantiate.hpp"
-#include "sparse/live_impl.hpp"
+#include "core/instantiate.hpp"
+#include "core/options.hpp"
+#include "core/pimpl.hpp"
+#include "core/clock.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
-const char* to_string(SapVariant v) { return v == SapVariant::Coupled ? "sap-c" : "sap-d"; }
-
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 std::string s(std::int64_t v) { return std::to_string(v); }
 
 // max|a_ij|, the boosting rule's scale; a zero matrix is singular.
@@ -94,7 +93,7 @@ struct BandedSolver<T>::Impl {
       stats.device_bytes = need;
       auto [band, amax] = upload_checked(A);
       plan.boost.amax = amax;
-      stats.t_upload = since(t0);
+      stats.t_upload = seconds_since(t0);
       if (o.float_preconditioner) {
         if constexpr (std::is_same_v<T, double>) pre = sap::make_device_preconditioner<T, float>(band, plan);
       } else {
@@ -151,65 +150,58 @@ struct BandedSolver<T>::Impl {
 };
 
 template <class T>
-BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& options) : impl_(new Impl) {
-  try {
-    const auto t0 = Clock::now();
-    Impl& m = *impl_;
-    check_options<T>(options);
-    if (A.n < 0 || A.k < 0 || (A.n > 0 && A.k >= A.n))
-      throw DimensionError("SaP banded solver: half-bandwidth k = " + s(A.k) + " must be in 0.." +
-                           s(std::max<index_t>(A.n - 1, 0)) + " for n = " + s(A.n));
-    if (A.data.size() != std::size_t(A.n) * std::size_t(A.ld()))
-      throw DimensionError("SaP banded solver: the band has " + s(std::int64_t(A.data.size())) + " values, n (2k + 1) = " +
-                           s(std::int64_t(A.n) * A.ld()) + " expected");
-    const bool gpu = options.device == Device::Cuda;
-    if (!gpu) require_finite(A);  // the GPU path checks A on the device (Impl::upload_checked)
-    m.options = options;
-    const int units = gpu ? 2 * cuda::device_info().sm_count : 4 * omp_get_max_threads();
-    m.plan.variant = options.variant;
-    m.plan.n = A.n;
-    m.plan.k = A.k;
-    m.plan.blocks = sap::split(A.n, A.k, options.partitions, options.variant, units);
-    // The GPU path's scale comes with its upload (Impl::build).
-    m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon,
-                    gpu ? 0.0 : nonzero_scale(A.n, max_abs(A))};
-    BandedStats& st = m.stats;
-    st.variant = options.variant;
-    st.device = options.device;
-    st.n = A.n;
-    st.k = A.k;
-    st.partitions = m.plan.blocks.count();
-    st.float_preconditioner = options.float_preconditioner;
-    st.min_block = st.max_block = A.n > 0 ? m.plan.blocks.size(0) : 0;
-    for (index_t i = 0; i < m.plan.blocks.count(); ++i) {
-      st.min_block = std::min(st.min_block, m.plan.blocks.size(i));
-      st.max_block = std::max(st.max_block, m.plan.blocks.size(i));
-    }
-    m.build(A);
-    st.t_setup = since(t0);
-  } catch (...) {
-    delete impl_;
-    throw;
+BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& given) try : impl_(std::make_unique<Impl>()) {
+  const BandedOptions options = with_device_resolved(given);
+  const auto t0 = Clock::now();
+  Impl& m = *impl_;
+  check_options<T>(options);
+  if (A.n < 0 || A.k < 0 || (A.n > 0 && A.k >= A.n))
+    throw DimensionError("SaP banded solver: half-bandwidth k = " + s(A.k) + " must be in 0.." +
+                         s(std::max<index_t>(A.n - 1, 0)) + " for n = " + s(A.n));
+  if (A.data.size() != std::size_t(A.n) * std::size_t(A.ld()))
+    throw DimensionError("SaP banded solver: the band has " + s(std::int64_t(A.data.size())) + " values, n (2k + 1) = " +
+                         s(std::int64_t(A.n) * A.ld()) + " expected");
+  const bool gpu = options.device == Device::Cuda;
+  if (!gpu) require_finite(A);  // the GPU path checks A on the device (Impl::upload_checked)
+  m.options = options;
+  const int units = gpu ? 2 * cuda::device_info().sm_count : 4 * omp_get_max_threads();
+  m.plan.variant = options.variant;
+  m.plan.n = A.n;
+  m.plan.k = A.k;
+  m.plan.blocks = sap::split(A.n, A.k, options.partitions, options.variant, units);
+  // The GPU path's scale comes with its upload (Impl::build).
+  m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon,
+                  gpu ? 0.0 : nonzero_scale(A.n, max_abs(A))};
+  BandedStats& st = m.stats;
+  st.variant = options.variant;
+  st.device = options.device;
+  st.n = A.n;
+  st.k = A.k;
+  st.partitions = m.plan.blocks.count();
+  st.float_preconditioner = options.float_preconditioner;
+  st.min_block = st.max_block = A.n > 0 ? m.plan.blocks.size(0) : 0;
+  for (index_t i = 0; i < m.plan.blocks.count(); ++i) {
+    st.min_block = std::min(st.min_block, m.plan.blocks.size(i));
+    st.max_block = std::max(st.max_block, m.plan.blocks.size(i));
   }
+  m.build(A);
+  st.t_setup = seconds_since(t0);
+} catch (...) {
+  rethrow_as_balsa_error("BandedSolver::BandedSolver");
 }
 
 template <class T>
 BandedSolver<T>::BandedSolver(const Csr<T>& A, const BandedOptions& options) : BandedSolver(to_banded(A), options) {}
 
 template <class T>
-BandedSolver<T>::~BandedSolver() {
-  delete impl_;
-}
+BandedSolver<T>::~BandedSolver() = default;
 template <class T>
-BandedSolver<T>::BandedSolver(BandedSolver&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+BandedSolver<T>::BandedSolver(BandedSolver&&) noexcept = default;
 template <class T>
-BandedSolver<T>& BandedSolver<T>::operator=(BandedSolver&& o) noexcept {
-  std::swap(impl_, o.impl_);
-  return *this;
-}
+BandedSolver<T>& BandedSolver<T>::operator=(BandedSolver&&) noexcept = default;
 
 template <class T>
-KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) {
+KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& m = live_impl(impl_);
   KrylovStats st = m.krylov->solve(b, x);
   int restarts = 0;
@@ -231,10 +223,12 @@ KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) {
   m.stats.t_kry = st.solve_seconds;
   m.stats.krylov = st;
   return st;
+} catch (...) {
+  rethrow_as_balsa_error("BandedSolver::solve");
 }
 
 template <class T>
-void BandedSolver<T>::update_values(const Banded<T>& A) {
+void BandedSolver<T>::update_values(const Banded<T>& A) try {
   Impl& m = live_impl(impl_);
   if (A.n != m.plan.n || A.k != m.plan.k || A.data.size() != std::size_t(A.n) * std::size_t(A.ld()))
     throw DimensionError("SaP update_values: the new band is n = " + s(A.n) + ", k = " + s(A.k) + " (" +
@@ -255,12 +249,16 @@ void BandedSolver<T>::update_values(const Banded<T>& A) {
     m.host_A->band() = A;
   }
   m.record_setup();
-  m.stats.t_setup = since(t0);
+  m.stats.t_setup = seconds_since(t0);
+} catch (...) {
+  rethrow_as_balsa_error("BandedSolver::update_values");
 }
 
 template <class T>
-const BandedStats& BandedSolver<T>::stats() const {
+const BandedStats& BandedSolver<T>::stats() const try {
   return live_impl(impl_).stats;
+} catch (...) {
+  rethrow_as_balsa_error("BandedSolver::stats");
 }
 
 template class BandedSolver<float>;

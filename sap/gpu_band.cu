@@ -11,7 +11,7 @@
 #include "cuda/check.hpp"
 #include "sap/gpu.hpp"
 #include "sap/gpu_band.cuh"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::sap::gpu {
 
@@ -123,16 +123,6 @@ __global__ void __launch_bounds__(kThreads) check_kernel(const T* band, std::int
 }
 
 }  // namespace
-
-std::size_t optin_shared_bytes() {
-  static const std::size_t bytes = [] {
-    int device = 0, optin = 0;
-    BALSA_CUDA_CHECK(cudaGetDevice(&device));
-    BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    return std::size_t(optin);
-  }();
-  return bytes;
-}
 
 DeviceBlocks upload(const Blocks& blocks, index_t k) {
   DeviceBlocks d;

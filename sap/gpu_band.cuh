@@ -11,9 +11,6 @@ namespace balsa::sap::gpu {
 __host__ __device__ __forceinline__ index_t imin(index_t a, index_t b) { return a < b ? a : b; }
 __host__ __device__ __forceinline__ index_t imax(index_t a, index_t b) { return a > b ? a : b; }
 
-// The GPU's opt-in shared memory per thread block (bytes; read once).
-std::size_t optin_shared_bytes();
-
 // (i, j) of a band with half-bandwidth k: k + i + 2k j (sparse.hpp, Banded).
 __host__ __device__ __forceinline__ std::int64_t at(index_t i, index_t j, index_t k) {
   return std::int64_t(j) * (2 * std::int64_t(k) + 1) + k + i - j;

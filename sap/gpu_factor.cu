@@ -11,9 +11,10 @@
 #include <vector>
 
 #include "cuda/check.hpp"
+#include "cuda/device.hpp"
 #include "sap/gpu.hpp"
 #include "sap/gpu_band.cuh"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::sap::gpu {
 
@@ -343,7 +344,7 @@ std::size_t window_bytes(index_t k) {
 
 template <class P>
 bool window_fits(index_t k) {
-  return window_bytes<P>(k) + 1024 <= optin_shared_bytes();
+  return window_bytes<P>(k) + 1024 <= cuda::optin_shared_bytes();
 }
 
 namespace {
@@ -355,12 +356,8 @@ template <class P>
 int wide_group_size(index_t groups, index_t max_bandwidth) {
   int per_sm = 0;
   BALSA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, factor_wide_kernel<P>, kWideThreads, 0));
-  int device = 0, sms = 0, cooperative = 0;
-  BALSA_CUDA_CHECK(cudaGetDevice(&device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-  if (!cooperative) return 1;  // no guarantee that waiting thread blocks are resident
-  const std::int64_t resident = std::int64_t(per_sm) * sms;
+  if (!cuda::cooperative_launch()) return 1;  // no guarantee that waiting thread blocks are resident
+  const std::int64_t resident = std::int64_t(per_sm) * cuda::multiprocessors();
   const std::int64_t useful = std::max<std::int64_t>(1, (max_bandwidth + kNb - 1) / kNb / 2);
   return int(std::clamp<std::int64_t>(resident / std::max<index_t>(groups, 1), 1, useful));
 }

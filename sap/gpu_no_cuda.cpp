@@ -1,7 +1,7 @@
 // SaP's GPU path in a build without CUDA: a clear error from every entry.
 #include "sap/gpu.hpp"
 #include "sap/preconditioner.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::sap {
 

@@ -11,12 +11,11 @@
 #include "cuda/check.hpp"
 #include "sap/gpu.hpp"
 #include "sap/preconditioner.hpp"
+#include "core/clock.hpp"
 
 namespace balsa::sap {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 template <class P>
 struct DeviceFactors {
@@ -90,22 +89,22 @@ class DeviceSap final : public SapPreconditioner<T> {
       for (auto* b : {&f.B, &f.C, &f.V, &f.W, &f.R}) *b = cuda::DeviceBuffer<P>(kk);
       gpu::coupling_blocks(f.lu.data(), plan_.k, blocks, f.B.data(), f.C.data());
       cuda::detail::synchronize();
-      rep.t_bc = since(t0);
+      rep.t_bc = seconds_since(t0);
       t0 = Clock::now();
       f.ul = cuda::DeviceBuffer<P>(band);
       gpu::reverse_blocks(f.lu.data(), f.ul.data(), plan_.k, blocks, max_block_);
     }
     rep.boosted_pivots = coupled() ? gpu::factor_lu_and_ul(f.lu.data(), f.ul.data(), plan_.k, blocks, plan_.boost)
                                    : gpu::factor_blocks(f.lu.data(), plan_.k, blocks, plan_.boost, false);
-    rep.t_lu = since(t0);
+    rep.t_lu = seconds_since(t0);
     if (coupled()) {
       t0 = Clock::now();
       gpu::truncated_spikes(f.lu.data(), f.ul.data(), plan_.k, blocks, f.B.data(), f.C.data(), f.V.data(), f.W.data());
       f.ul = {};  // only its bottom blocks were needed
-      rep.t_spk = since(t0);
+      rep.t_spk = seconds_since(t0);
       t0 = Clock::now();
       gpu::reduced_systems(f.V.data(), f.W.data(), plan_.k, plan_.blocks.count() - 1, f.R.data());
-      rep.t_lu_rdcd = since(t0);
+      rep.t_lu_rdcd = seconds_since(t0);
     }
     f_ = std::move(f);
     this->report_ = rep;

@@ -21,9 +21,10 @@
 #include <string>
 
 #include "cuda/check.hpp"
+#include "cuda/device.hpp"
 #include "sap/gpu.hpp"
 #include "sap/gpu_band.cuh"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::sap::gpu {
 
@@ -162,10 +163,10 @@ template <class P>
 void solve_blocks(const P* band, index_t n, index_t k, const DeviceBlocks& blocks, P* x, const int* stopped) {
   if (blocks.count == 0) return;
   // Per call, as the factorisations do: the attribute belongs to the current device.
-  BALSA_CUDA_CHECK(cudaFuncSetAttribute(solve_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(optin_shared_bytes())));
+  BALSA_CUDA_CHECK(cudaFuncSetAttribute(solve_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(cuda::optin_shared_bytes())));
   const index_t kmax = blocks.max_bandwidth;  // the geometry fits the widest block
   const int threads = threads_for(kmax);
-  const Geometry g = geometry<P>(kmax, threads, optin_shared_bytes());
+  const Geometry g = geometry<P>(kmax, threads, cuda::optin_shared_bytes());
   solve_kernel<P><<<blocks.count, threads, smem_bytes(kmax, g, threads, sizeof(P))>>>(
       band, n, k, blocks.starts.data(), blocks.bandwidths.data(), g, x, stopped);
   BALSA_CHECK_LAUNCH();

@@ -12,15 +12,7 @@
 
 #include "cuda/check.hpp"
 #include "sap/gpu.hpp"
-#include "sparse/instantiate.hpp"
-
-#define BALSA_CUBLAS_CHECK(call)                                                                            \
-  do {                                                                                                      \
-    const cublasStatus_t balsa_status_ = (call);                                                            \
-    if (balsa_status_ != CUBLAS_STATUS_SUCCESS)                                                             \
-      throw ::balsa::CudaError(std::string(#call) + " failed: cuBLAS status " + std::to_string(int(balsa_status_)) + \
-                               " (" __FILE__ ":" + std::to_string(__LINE__) + ")");                          \
-  } while (0)
+#include "core/instantiate.hpp"
 
 namespace balsa::sap::gpu {
 

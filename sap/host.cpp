@@ -1,7 +1,7 @@
 // The CPU reference of SaP's steps (sap/host.hpp): the blocks' LU without
 // pivoting, their solves, the coupling blocks, the truncated spikes and the
 // reduced systems (report sec. 2.1 and 3.1), in plain loops over the band;
-// the k x k dense algebra goes to BLAS/LAPACK (sap/blas.hpp).
+// the k x k dense algebra goes to BLAS/LAPACK (core/lapack.hpp).
 #include "sap/host.hpp"
 
 #include <algorithm>
@@ -10,8 +10,8 @@
 #include <exception>
 #include <string>
 
-#include "sap/blas.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/lapack.hpp"
+#include "core/instantiate.hpp"
 
 namespace balsa::sap {
 
@@ -150,8 +150,8 @@ void truncated_spikes(const Banded<P>& lu, const Banded<P>& ul, const Blocks& bl
       for (index_t r = 0; r < k; ++r) X[std::size_t(col) * k + r] = lu(t - k + r, t - k + col);
     P* V = Interfaces<P>::at(c.V, i, k);
     std::copy_n(Interfaces<P>::at(c.B, i, k), std::size_t(k) * k, V);
-    blas::trsm_left('L', 'U', k, k, X.data(), k, V, k);
-    blas::trsm_left('U', 'N', k, k, X.data(), k, V, k);
+    lapack::trsm_left('L', 'U', k, k, X.data(), k, V, k);
+    lapack::trsm_left('U', 'N', k, k, X.data(), k, V, k);
     // W_{i+1}^(t): bottom blocks of block i+1's reversed LU (rows/columns e-k .. e-1).
     for (index_t col = 0; col < k; ++col)
       for (index_t r = 0; r < k; ++r) X[std::size_t(col) * k + r] = ul(e - k + r, e - k + col);
@@ -159,8 +159,8 @@ void truncated_spikes(const Banded<P>& lu, const Banded<P>& ul, const Blocks& bl
     const P* C = Interfaces<P>::at(c.C, i, k);
     for (index_t col = 0; col < k; ++col)
       for (index_t r = 0; r < k; ++r) Y[std::size_t(col) * k + r] = C[std::size_t(col) * k + (k - 1 - r)];
-    blas::trsm_left('L', 'U', k, k, X.data(), k, Y.data(), k);
-    blas::trsm_left('U', 'N', k, k, X.data(), k, Y.data(), k);
+    lapack::trsm_left('L', 'U', k, k, X.data(), k, Y.data(), k);
+    lapack::trsm_left('U', 'N', k, k, X.data(), k, Y.data(), k);
     P* W = Interfaces<P>::at(c.W, i, k);
     for (index_t col = 0; col < k; ++col)
       for (index_t r = 0; r < k; ++r) W[std::size_t(col) * k + r] = Y[std::size_t(col) * k + (k - 1 - r)];
@@ -177,11 +177,11 @@ void reduced_systems(Interfaces<P>& c) {
     P* R = Interfaces<P>::at(c.R, i, k);
     std::fill_n(R, std::size_t(k) * k, P(0));
     for (index_t d = 0; d < k; ++d) R[std::size_t(d) * k + d] = P(1);
-    blas::gemm(k, k, k, P(-1), Interfaces<P>::at(c.W, i, k), k, Interfaces<P>::at(c.V, i, k), k, P(1), R, k);
+    lapack::gemm(k, k, k, P(-1), Interfaces<P>::at(c.W, i, k), k, Interfaces<P>::at(c.V, i, k), k, P(1), R, k);
     std::vector<int> ipiv(static_cast<std::size_t>(k));
     int info = 0;
-    blas::getrf(k, R, ipiv.data(), &info);
-    if (info == 0) blas::getri(k, R, ipiv.data(), &info);
+    lapack::getrf(k, R, ipiv.data(), &info);
+    if (info == 0) lapack::getri(k, R, ipiv.data(), &info);
     if (info != 0) {
 #pragma omp critical(balsa_sap_singular)
       if (i < singular) {

@@ -4,13 +4,12 @@
 #include <chrono>
 
 #include "sap/host.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
+#include "core/clock.hpp"
 
 namespace balsa::sap {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 template <class T, class P>
 class HostSap final : public SapPreconditioner<T> {
@@ -59,21 +58,21 @@ class HostSap final : public SapPreconditioner<T> {
     const bool coupled = plan_.variant == SapVariant::Coupled && blocks.count() > 1;
     if (coupled) {
       coupling_blocks(lu, blocks, c);
-      rep.t_bc = since(t0);
+      rep.t_bc = seconds_since(t0);
       t0 = Clock::now();
       ul = lu;
       reverse_blocks(ul, blocks);
     }
     rep.boosted_pivots = factor_blocks(lu, blocks, plan_.boost, false);
     if (coupled) rep.boosted_pivots += factor_blocks(ul, blocks, plan_.boost, true);
-    rep.t_lu = since(t0);
+    rep.t_lu = seconds_since(t0);
     if (coupled) {
       t0 = Clock::now();
       truncated_spikes(lu, ul, blocks, c);
-      rep.t_spk = since(t0);
+      rep.t_spk = seconds_since(t0);
       t0 = Clock::now();
       reduced_systems(c);
-      rep.t_lu_rdcd = since(t0);
+      rep.t_lu_rdcd = seconds_since(t0);
     }
     lu_ = std::move(lu);  // only now: a failed refactor keeps the old factors
     c_ = std::move(c);

@@ -6,6 +6,11 @@
 #   scripts/gpu-host.sh bench   build, balsa bench trsv (default suite) [extra args]
 #   scripts/gpu-host.sh all     both
 #   scripts/gpu-host.sh quick   build, ctest -L gpu, then the bench [extra args] (no sanitizers)
+#   scripts/gpu-host.sh compare OLD  spot check against another source tree OLD
+#                               (e.g. a git worktree of an earlier commit): its
+#                               balsa built beside this one, then balsa run and
+#                               balsa bench trsv --only lap3d, each twice, the
+#                               two binaries alternating on the same GPU
 #   scripts/gpu-host.sh kernel NAMES [bench args]
 #                               build, ctest -L gpu, memcheck and racecheck of
 #                               gpu_trsv_algorithms_test restricted to the
@@ -24,6 +29,11 @@ source .gpu-deps/env.sh
 build=build-gpu
 step() { echo; echo "=== $*"; }
 step "device"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nvcc --version | tail -1
+if [ "$stage" = compare ]; then  # the other tree builds beside this one
+  old="$1"
+  (cmake -S "$old" -B "$old/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real" \
+     -DBALSA_BUILD_TESTS=OFF >/dev/null && cmake --build "$old/build-gpu" -j 8 --target balsa_cli >"$outdir/old-build.log" 2>&1) &
+fi
 step "configure and build (sm_90)"
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >/dev/null &&
   cmake --build $build -j 16 2>&1 | grep -E "error|warning|Linking CXX executable balsa$" || true
@@ -97,7 +107,30 @@ run_kernel_sanitizers() {
   unset BALSA_TEST_ALGORITHMS
 }
 
+# Same GPU, same session: the binaries alternate so drift hits both.
+run_compare() {
+  local old="$1/build-gpu/balsa" new="$build/balsa"
+  wait
+  [ -x "$old" ] || { echo "OLD BUILD FAILED"; tail -20 "$outdir/old-build.log"; return 1; }
+  for i in 1 2 3; do
+    for who in old new; do
+      local b=$old; [ $who = new ] && b=$new
+      step "$who: balsa run ($i)"; $b run 2>&1 | grep -E "setup|solve|converged|GPU:"
+    done
+  done
+  for i in 1 2; do
+    for who in old new; do
+      local b=$old; [ $who = new ] && b=$new
+      step "$who: balsa bench trsv --only lap3d --precision double ($i)"
+      $b bench trsv --only lap3d --precision double --data-dir tests/data --markdown "$outdir/lap3d-$who-$i.md" \
+        >"$outdir/lap3d-$who-$i.txt" 2>&1
+      echo "exit $?"; grep -E "^\| lap3d" "$outdir/lap3d-$who-$i.md" | head -30
+    done
+  done
+}
+
 case "$stage" in
+  compare) run_compare "$1" ;;
   tests) run_tests ;;
   racecheck) run_racecheck ;;
   bench) run_bench "$@" ;;

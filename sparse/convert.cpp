@@ -8,14 +8,15 @@
 #include <string>
 
 #include "balsa/sparse.hpp"
-#include "sparse/instantiate.hpp"
-#include "sparse/parallel.hpp"
+#include "core/instantiate.hpp"
+#include "core/parallel.hpp"
 #include "sparse/transpose.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
 template <class T>
-Csr<T> to_csr(const Coo<T>& A) {
+Csr<T> to_csr(const Coo<T>& A) try {
   validate(A);
   const index_t nnz_in = checked_index(A.nnz(), "number of COO entries");
   // Counting sort by row, then sort each row by column and sum duplicates.
@@ -55,6 +56,8 @@ Csr<T> to_csr(const Coo<T>& A) {
     B.row_ptr[r + 1] = static_cast<index_t>(B.col_idx.size());
   }
   return B;
+} catch (...) {
+  rethrow_as_balsa_error("to_csr");
 }
 
 namespace {
@@ -105,7 +108,7 @@ RowBlocks row_blocks(index_t rows, index_t cols, std::span<const index_t> ptr, s
 // ...; each block then scatters its rows in order, so rows come out sorted
 // in every column whatever the number of blocks.
 TransposedPattern transpose_pattern(index_t rows, index_t cols, std::span<const index_t> ptr,
-                                    std::span<const index_t> idx, std::optional<Triangle> part) {
+                                    std::span<const index_t> idx, std::optional<Triangle> part) try {
   const auto keep = [part](index_t r, index_t c) { return !part || (*part == Triangle::Lower ? c <= r : c >= r); };
   const RowBlocks b = row_blocks(rows, cols, ptr, idx);
   const std::size_t blocks = b.count();
@@ -158,34 +161,42 @@ TransposedPattern transpose_pattern(index_t rows, index_t cols, std::span<const 
       }
   }
   return out;
+} catch (...) {
+  rethrow_as_balsa_error("transpose_pattern");
 }
 
 // The pattern's transpose, then the values gathered through its source map.
 template <class T>
-Csr<T> transpose(const Csr<T>& A) {
+Csr<T> transpose(const Csr<T>& A) try {
   validate(A);
   TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx);
   Csr<T> B{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), parallel::fresh_vector<T>(t.source.size())};
   parallel::gather(std::span<const index_t>(t.source), std::span<const T>(A.values), std::span<T>(B.values));
   return B;
+} catch (...) {
+  rethrow_as_balsa_error("transpose");
 }
 
 // The CSC arrays of A are the CSR arrays of A^T, and the other way round.
 template <class T>
-Csc<T> to_csc(const Csr<T>& A) {
+Csc<T> to_csc(const Csr<T>& A) try {
   Csr<T> t = transpose(A);
   return {A.rows, A.cols, std::move(t.row_ptr), std::move(t.col_idx), std::move(t.values)};
+} catch (...) {
+  rethrow_as_balsa_error("to_csc");
 }
 
 template <class T>
-Csr<T> to_csr(const Csc<T>& A) {
+Csr<T> to_csr(const Csc<T>& A) try {
   validate(A);
   Csr<T> t{A.cols, A.rows, A.col_ptr, A.row_idx, A.values};  // A^T in CSR
   return transpose(t);
+} catch (...) {
+  rethrow_as_balsa_error("to_csr");
 }
 
 template <class T>
-Coo<T> to_coo(const Csr<T>& A) {
+Coo<T> to_coo(const Csr<T>& A) try {
   validate(A);
   Coo<T> B;
   B.rows = A.rows;
@@ -196,29 +207,35 @@ Coo<T> to_coo(const Csr<T>& A) {
   B.col_idx = A.col_idx;
   B.values = A.values;
   return B;
+} catch (...) {
+  rethrow_as_balsa_error("to_coo");
 }
 
 template <class T>
-DenseMatrix<T>::DenseMatrix(index_t r, index_t c, T fill) : rows(r), cols(c) {
+DenseMatrix<T>::DenseMatrix(index_t r, index_t c, T fill) try : rows(r), cols(c) {
   checked_index(r, "dense matrix rows");
   checked_index(c, "dense matrix columns");
   // Dense storage is indexed by size_t, but balsa keeps every count 32-bit:
   // a dense matrix of more than 2^31-1 entries is an error, not a huge allocation.
   checked_index(std::int64_t(r) * std::int64_t(c), "dense matrix entries (rows * columns)");
   values.assign(static_cast<std::size_t>(r) * static_cast<std::size_t>(c), fill);
+} catch (...) {
+  rethrow_as_balsa_error("DenseMatrix::DenseMatrix");
 }
 
 template <class T>
-DenseMatrix<T> to_dense(const Csr<T>& A) {
+DenseMatrix<T> to_dense(const Csr<T>& A) try {
   validate(A);
   DenseMatrix<T> D(A.rows, A.cols);
   for (index_t r = 0; r < A.rows; ++r)
     for (index_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) D(r, A.col_idx[k]) += A.values[k];
   return D;
+} catch (...) {
+  rethrow_as_balsa_error("to_dense");
 }
 
 template <class T>
-Csr<T> to_csr(const DenseMatrix<T>& A) {
+Csr<T> to_csr(const DenseMatrix<T>& A) try {
   if (A.values.size() != static_cast<std::size_t>(A.rows) * static_cast<std::size_t>(A.cols))
     throw DimensionError("dense matrix: " + std::to_string(A.values.size()) + " values for " +
                          std::to_string(A.rows) + " x " + std::to_string(A.cols));
@@ -237,10 +254,12 @@ Csr<T> to_csr(const DenseMatrix<T>& A) {
     B.row_ptr[r + 1] = checked_index(nnz, "number of nonzeros");
   }
   return B;
+} catch (...) {
+  rethrow_as_balsa_error("to_csr");
 }
 
 template <class To, class From>
-Csr<To> convert_values(const Csr<From>& A) {
+Csr<To> convert_values(const Csr<From>& A) try {
   Csr<To> B;
   B.rows = A.rows;
   B.cols = A.cols;
@@ -248,6 +267,8 @@ Csr<To> convert_values(const Csr<From>& A) {
   B.col_idx = A.col_idx;
   B.values.assign(A.values.begin(), A.values.end());
   return B;
+} catch (...) {
+  rethrow_as_balsa_error("convert_values");
 }
 
 #define BALSA_INSTANTIATE(T)                              \

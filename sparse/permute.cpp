@@ -4,8 +4,9 @@
 #include <string>
 
 #include "balsa/sparse.hpp"
-#include "sparse/instantiate.hpp"
-#include "sparse/parallel.hpp"
+#include "core/instantiate.hpp"
+#include "core/parallel.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
@@ -45,12 +46,14 @@ std::vector<index_t> checked_inverse(std::span<const index_t> perm, index_t n) {
 
 void check_permutation(std::span<const index_t> perm, index_t n) { checked_inverse(perm, n); }
 
-std::vector<index_t> inverse_permutation(std::span<const index_t> perm) {
+std::vector<index_t> inverse_permutation(std::span<const index_t> perm) try {
   return checked_inverse(perm, checked_index(std::int64_t(perm.size()), "permutation length"));
+} catch (...) {
+  rethrow_as_balsa_error("inverse_permutation");
 }
 
 template <class T>
-Csr<T> permute(const Csr<T>& A, std::span<const index_t> row_perm, std::span<const index_t> col_perm) {
+Csr<T> permute(const Csr<T>& A, std::span<const index_t> row_perm, std::span<const index_t> col_perm) try {
   validate(A);
   check_permutation(row_perm, A.rows);
   const std::vector<index_t> col_new = inverse_permutation(col_perm);  // old column -> new column
@@ -78,20 +81,26 @@ Csr<T> permute(const Csr<T>& A, std::span<const index_t> row_perm, std::span<con
     }
   }
   return B;
+} catch (...) {
+  rethrow_as_balsa_error("permute");
 }
 
 template <class T>
-Csr<T> permute_symmetric(const Csr<T>& A, std::span<const index_t> perm) {
+Csr<T> permute_symmetric(const Csr<T>& A, std::span<const index_t> perm) try {
   require_square(A, "symmetric permutation");
   return permute(A, perm, perm);
+} catch (...) {
+  rethrow_as_balsa_error("permute_symmetric");
 }
 
 template <class T>
-std::vector<T> permute_vector(std::span<const T> x, std::span<const index_t> perm) {
+std::vector<T> permute_vector(std::span<const T> x, std::span<const index_t> perm) try {
   check_permutation(perm, checked_index(std::int64_t(x.size()), "vector length"));
   std::vector<T> y(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[perm[i]];
   return y;
+} catch (...) {
+  rethrow_as_balsa_error("permute_vector");
 }
 
 #define BALSA_INSTANTIATE(T)                                                                      \

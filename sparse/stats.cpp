@@ -5,7 +5,8 @@
 #include <cmath>
 
 #include "balsa/graph.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
@@ -37,7 +38,7 @@ void symmetry(const Csr<T>& A, bool& pattern, bool& values) {
 }  // namespace
 
 template <class T>
-StructureStats structure_stats(const Csr<T>& A) {
+StructureStats structure_stats(const Csr<T>& A) try {
   validate(A, /*require_sorted=*/true);
   StructureStats s;
   s.rows = A.rows;
@@ -77,6 +78,8 @@ StructureStats structure_stats(const Csr<T>& A) {
     s.upper_levels = summarize(level_sets(A, Triangle::Upper), A.rows);
   }
   return s;
+} catch (...) {
+  rethrow_as_balsa_error("structure_stats");
 }
 
 template StructureStats structure_stats(const Csr<float>&);

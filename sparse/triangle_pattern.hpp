@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "balsa/sparse.hpp"
-#include "sparse/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace balsa {
 

@@ -3,8 +3,9 @@
 #include <string>
 
 #include "balsa/sparse.hpp"
-#include "sparse/instantiate.hpp"
-#include "sparse/parallel.hpp"
+#include "core/instantiate.hpp"
+#include "core/parallel.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
@@ -50,17 +51,21 @@ void validate_compressed(const char* kind, const char* outer_name, const char* i
 }  // namespace
 
 template <class T>
-void validate(const Csr<T>& A, bool require_sorted) {
+void validate(const Csr<T>& A, bool require_sorted) try {
   validate_compressed("CSR", "row", "column", A.rows, A.cols, A.row_ptr, A.col_idx, A.values, require_sorted);
+} catch (...) {
+  rethrow_as_balsa_error("validate");
 }
 
 template <class T>
-void validate(const Csc<T>& A, bool require_sorted) {
+void validate(const Csc<T>& A, bool require_sorted) try {
   validate_compressed("CSC", "column", "row", A.cols, A.rows, A.col_ptr, A.row_idx, A.values, require_sorted);
+} catch (...) {
+  rethrow_as_balsa_error("validate");
 }
 
 template <class T>
-void validate(const Coo<T>& A) {
+void validate(const Coo<T>& A) try {
   if (A.rows < 0 || A.cols < 0) throw MatrixError("COO: negative dimensions");
   if (A.row_idx.size() != A.values.size() || A.col_idx.size() != A.values.size())
     throw MatrixError("COO: " + s(std::int64_t(A.row_idx.size())) + " row indices, " +
@@ -70,16 +75,20 @@ void validate(const Coo<T>& A) {
     if (A.row_idx[k] < 0 || A.row_idx[k] >= A.rows || A.col_idx[k] < 0 || A.col_idx[k] >= A.cols)
       throw MatrixError("COO: entry " + s(std::int64_t(k)) + " at (" + s(A.row_idx[k]) + ", " + s(A.col_idx[k]) +
                         ") is outside the " + s(A.rows) + " x " + s(A.cols) + " matrix");
+} catch (...) {
+  rethrow_as_balsa_error("validate");
 }
 
 template <class T>
-bool is_canonical(const Csr<T>& A) {
+bool is_canonical(const Csr<T>& A) try {
   try {
     validate(A, true);
     return true;
   } catch (const MatrixError&) {
     return false;
   }
+} catch (...) {
+  rethrow_as_balsa_error("is_canonical");
 }
 
 #define BALSA_INSTANTIATE(T)                          \

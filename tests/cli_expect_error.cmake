@@ -1,5 +1,6 @@
 # Runs EXE with the ;-separated ARGS and checks that it fails (nonzero exit)
-# with stderr matching the regular expression EXPECT.
+# with stderr matching the regular expression EXPECT (and, when REJECT is
+# given, not matching that one).
 execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 0)
   message(FATAL_ERROR "expected a nonzero exit code, got 0; stdout: ${out}")
@@ -9,5 +10,8 @@ if(DEFINED EXIT AND NOT EXIT STREQUAL "" AND NOT rc EQUAL EXIT)
 endif()
 if(NOT err MATCHES "${EXPECT}")
   message(FATAL_ERROR "stderr does not match '${EXPECT}':\n${err}")
+endif()
+if(DEFINED REJECT AND NOT REJECT STREQUAL "" AND err MATCHES "${REJECT}")
+  message(FATAL_ERROR "stderr matches '${REJECT}', which it must not:\n${err}")
 endif()
 message(STATUS "ok (exit ${rc}): ${err}")

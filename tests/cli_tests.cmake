@@ -4,14 +4,15 @@ set(DATA ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set(OUT ${CMAKE_CURRENT_BINARY_DIR}/cli-out)
 file(MAKE_DIRECTORY ${OUT})
 
-# balsa_cli_test(NAME ARGS ... [PASS regex]): must succeed, stdout+stderr matching PASS.
-# balsa_cli_test(NAME ARGS ... ERROR regex [EXIT code]): must fail (with that
-# exit code, if given), stderr matching ERROR.
+# balsa_cli_test(NAME ARGS ... [PASS regex] [NOT regex]): must succeed, stdout+stderr matching PASS
+# (and not NOT).
+# balsa_cli_test(NAME ARGS ... ERROR regex [EXIT code] [NOT regex]): must fail (with that
+# exit code, if given), stderr matching ERROR (and not NOT).
 function(balsa_cli_test name)
-  cmake_parse_arguments(T "" "PASS;ERROR;EXIT" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "PASS;ERROR;EXIT;NOT" "ARGS" ${ARGN})
   if(DEFINED T_ERROR)
     add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} -DEXE=${BALSA_EXE} "-DARGS=${T_ARGS}" "-DEXPECT=${T_ERROR}"
-             "-DEXIT=${T_EXIT}"
+             "-DEXIT=${T_EXIT}" "-DREJECT=${T_NOT}"
              -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_expect_error.cmake WORKING_DIRECTORY ${OUT})
   else()
     add_test(NAME cli.${name} COMMAND ${BALSA_EXE} ${T_ARGS} WORKING_DIRECTORY ${OUT})
@@ -19,6 +20,9 @@ function(balsa_cli_test name)
   set_tests_properties(cli.${name} PROPERTIES LABELS "cpu;cli" TIMEOUT 120)
   if(T_PASS)
     set_tests_properties(cli.${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS}")
+  endif()
+  if(T_NOT AND NOT DEFINED T_ERROR)
+    set_tests_properties(cli.${name} PROPERTIES FAIL_REGULAR_EXPRESSION "${T_NOT}")
   endif()
 endfunction()
 
@@ -65,7 +69,7 @@ balsa_cli_test(solve_not_converged ARGS solve ${DATA}/bcsstk13.mtx --device cpu 
 balsa_cli_test(solve_not_square ARGS solve ${DATA}/lp_e226.mtx --device cpu ERROR "square")
 balsa_cli_test(solve_cg_nonsymmetric ARGS solve ${DATA}/west0479.mtx --method pcg-jacobi --device cpu ERROR "symmetric")
 balsa_cli_test(solve_rhs_wrong_length ARGS solve ${DATA}/bcsstk13.mtx --rhs ${DATA}/temp.mtx --device cpu
-               ERROR "right-hand side is 180 x 180")
+               ERROR "temp.mtx: the right-hand side has 180 rows, the matrix 2003")
 balsa_cli_test(solve_bad_method ARGS solve ${DATA}/bcsstk13.mtx --method gmres ERROR "--method")
 # SaP on A's band (olm1000: half-bandwidth 3).
 balsa_cli_test(solve_sap_c ARGS solve ${DATA}/olm1000.mtx --method sap-c --partitions 4 --device cpu
@@ -79,7 +83,7 @@ balsa_cli_test(lsq_tall ARGS lsq ${DATA}/Franz6_id1959_aug.mtx -o ${OUT}/franz6_
   PASS "rank 3016 of 3016.*A\\^T \\(b - A x\\)\\|\\| = [0-9.]+e-1[0-9].*x written")
 balsa_cli_test(lsq_wide_min_norm ARGS lsq ${DATA}/lp_e226.mtx --ordering metis PASS "rank 223 of 223.*b - A x\\|\\| = [0-9.]+e-1[0-9]")
 balsa_cli_test(qr_stats ARGS qr ${DATA}/bayer10.mtx --stats PASS "1190 column singletons.*fronts.*flops \\(staircase.*rank 13291 of 13436")
-balsa_cli_test(lsq_wrong_b ARGS lsq ${DATA}/lp_e226.mtx ${DATA}/olm1000.mtx ERROR "right-hand side is 1000 x 1000, expected 223 x 1")
+balsa_cli_test(lsq_wrong_b ARGS lsq ${DATA}/lp_e226.mtx ${DATA}/olm1000.mtx ERROR "olm1000.mtx: the right-hand side has 1000 rows, the matrix 223")
 balsa_cli_test(bench_qr ARGS bench qr --data-dir ${DATA} --no-generated --repeat 1 PASS "Franz6.*\\| 3016 / 3016 \\|")
 
 balsa_cli_test(info_not_mtx ARGS info ${DATA}/SOURCES.md ERROR "balsa: error: .*SOURCES.md:1: ")
@@ -99,4 +103,57 @@ balsa_cli_test(trsv_explain_upper_float ARGS trsv ${DATA}/bcsstk13.mtx --triangl
                PASS "upper triangle, float.*levels \\(n_levels; TASSL: sub-graph levels\\) +577 .*level-set \\(3.6\\)")
 balsa_cli_test(trsv_missing_file ARGS trsv ${OUT}/no-such-file.mtx --explain ERROR "balsa: error: cannot open .*no-such-file.mtx")
 balsa_cli_test(trsv_not_square ARGS trsv ${DATA}/lp_e226.mtx --explain ERROR "balsa: error: .*223 x 472, not square")
-balsa_cli_test(trsv_no_action ARGS trsv ${DATA}/west0479.mtx ERROR "balsa: error: trsv: nothing to do; give --explain")
+balsa_cli_test(trsv_not_triangular ARGS trsv ${DATA}/west0479.mtx --device cpu
+               ERROR "balsa: error: matrix is not lower triangular: entry at \\(row 0, column [0-9]+\\).*count from 0; a Matrix Market file counts from 1")
+
+# ---- issue 22: inputs and messages found by outside testing ------------------------------
+# Files made here: sizes a file declares but cannot hold, NaN values, values
+# whose products overflow, a nonsymmetric matrix for CG.
+file(WRITE ${OUT}/huge_array.mtx "%%MatrixMarket matrix array real general\n46340 46340\n1.0\n")
+file(WRITE ${OUT}/nan.mtx "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n2 2 nan\n")
+file(WRITE ${OUT}/tall_huge.mtx "%%MatrixMarket matrix coordinate real general\n2 1 2\n1 1 1e200\n2 1 1e200\n")
+file(WRITE ${OUT}/b_huge.mtx "%%MatrixMarket matrix array real general\n2 1\n1e200\n-1e200\n")
+file(WRITE ${OUT}/overflow.mtx "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1e300\n2 1 1e300\n2 2 1e300\n")
+balsa_cli_test(huge_array ARGS info ${OUT}/huge_array.mtx ERROR "huge_array.mtx:2: .*2147395600" NOT "bad_alloc|out of host memory")
+balsa_cli_test(nan_value ARGS info ${OUT}/nan.mtx ERROR "nan.mtx:4: .*not finite" NOT "allow_non_finite")
+balsa_cli_test(cg_nonsymmetric_words ARGS solve ${DATA}/west0479.mtx --method cg --device cpu ERROR "symmetric"
+               NOT "check_symmetry|allow_non_finite")
+balsa_cli_test(tol_zero ARGS solve ${DATA}/bcsstk13.mtx --tol 0 ERROR "--tol: must be a positive number, got '0'" EXIT 2
+               NOT "[0-9]{40}")
+balsa_cli_test(run_tol_zero ARGS run --tol 0 ERROR "--tol: must be a positive number" EXIT 2)
+balsa_cli_test(stagnation ARGS run --grid 10 --tol 1e-300 --device cpu ERROR "stagnation.*attainable accuracy" EXIT 3
+               NOT "preconditioner is not positive definite")
+balsa_cli_test(lsq_residual_overflow ARGS lsq ${OUT}/tall_huge.mtx --rhs ${OUT}/b_huge.mtx
+               ERROR "true residual of the solution x is inf" EXIT 1)
+balsa_cli_test(solve_overflow ARGS solve ${OUT}/overflow.mtx --method cg --device cpu ERROR "non-finite|not finite|NaN or Inf")
+# ---- issue 22: one command line -----------------------------------------------------------
+balsa_cli_test(usage_unknown_option ARGS solve ${DATA}/bcsstk13.mtx --frobnicate ERROR "frobnicate" EXIT 2)
+balsa_cli_test(usage_bad_enum ARGS solve ${DATA}/bcsstk13.mtx --trsv levelset
+               ERROR "--trsv: unknown value 'levelset' \\(one of: auto, reference, level-set" EXIT 2)
+balsa_cli_test(usage_bad_method_exit ARGS solve ${DATA}/bcsstk13.mtx --method gmres ERROR "--method" EXIT 2)
+balsa_cli_test(help_plain ARGS solve --help PASS "--device NAME.*auto, cpu, cuda; default: auto" NOT "TEXT:|INT:|FLOAT:|REQUIRED|[0-9]{40}")
+balsa_cli_test(bench_help_plain ARGS bench banded --help PASS "--n N" NOT "TEXT:|INT:|FLOAT:|REQUIRED|[0-9]{40}")
+balsa_cli_test(run_json ARGS run --grid 8 --device cpu --json PASS "\"outcome\": \"converged\"")
+balsa_cli_test(solve_x_to_stdout ARGS solve ${DATA}/bcsstk13.mtx --device cpu --maxit 5000 -o -
+               PASS "%%MatrixMarket matrix array real general")
+balsa_cli_test(solve_json_and_stdout ARGS solve ${DATA}/bcsstk13.mtx --device cpu --json -o - ERROR "standard output" EXIT 2)
+string(REPEAT "1\n" 6009 ones_2003x3)
+file(WRITE ${OUT}/ones_2003x3.mtx "%%MatrixMarket matrix array real general\n2003 3\n${ones_2003x3}")
+balsa_cli_test(solve_many_rhs ARGS solve ${DATA}/bcsstk13.mtx --rhs ${OUT}/ones_2003x3.mtx --device cpu --maxit 5000
+               -o ${OUT}/x_many.mtx PASS "column 3: converged")
+balsa_cli_test(gen_triangle ARGS gen laplace2d --nx 20 --triangle lower -o ${OUT}/lap20_lower.mtx PASS "wrote 400 x 400")
+balsa_cli_test(trsv_solve ARGS trsv ${OUT}/lap20_lower.mtx --device cpu PASS "residual \\|\\|b - L x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e-1[5-9], error")
+balsa_cli_test(trsv_solve_upper_transpose ARGS trsv ${OUT}/lap20_lower.mtx --upper --transpose --device cpu
+               ERROR "not upper triangular")
+balsa_cli_test(trsv_solve_transpose_json ARGS trsv ${OUT}/lap20_lower.mtx --transpose --algorithm level-set --device cpu --json
+               PASS "\"operation\": \"transpose\"")
+balsa_cli_test(trsv_solve_rhs ARGS trsv ${OUT}/lap20_lower.mtx --rhs ${OUT}/lap20_lower.mtx -o ${OUT}/trsv_x.mtx --device cpu
+               PASS "column 400: residual")
+balsa_cli_test(trsv_solve_stdout ARGS trsv ${OUT}/lap20_lower.mtx --device cpu -o - PASS "%%MatrixMarket matrix array")
+balsa_cli_test(lsq_rhs_option ARGS lsq ${DATA}/lp_e226.mtx --rhs ${DATA}/lp_e226.mtx --json PASS "\"columns\"")
+balsa_cli_test(lsq_both_rhs ARGS lsq ${DATA}/lp_e226.mtx ${DATA}/lp_e226.mtx --rhs ${DATA}/lp_e226.mtx ERROR "give b once" EXIT 2)
+balsa_cli_test(qr_json ARGS qr ${DATA}/bayer10.mtx --json PASS "\"rank\": 13291")
+balsa_cli_test(info_gz ARGS info ${DATA}/west0479.mtx.gz PASS "479 x 479, 1910 nonzeros")
+balsa_cli_test(convert_gz ARGS convert ${DATA}/west0479.mtx.gz ${OUT}/west_from_gz.mtx PASS "wrote 479 x 479, 1910 nonzeros")
+balsa_cli_test(bench_banded_sweep_limits ARGS bench banded --device cpu --suite sweep --n 3000 --k 12 --d 1 --repeat 1
+               --json - PASS "\"suite\": \"sweep\"" NOT "\"N\": 200000")

@@ -258,6 +258,24 @@ TYPED_TEST(KrylovGpu, StopsOtherThanConvergenceMatchTheCpu) {
     }
 }
 
+// The GPU path says "stagnation" where the CPU path does (the shared check
+// after the true residual): a tolerance below attainable accuracy.
+TEST(KrylovGpuAccuracy, ToleranceBelowAttainableAccuracyIsStagnation) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = laplacian_3d<double>(10, 10, 10);
+  const std::vector<double> b = multiply(A, std::span<const double>(random_vector<double>(A.rows, 3)));
+  for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStabL}) {
+    const PreconditionerKind m = method == KrylovMethod::Cg ? PreconditionerKind::Ic0 : PreconditionerKind::Ilu0;
+    std::vector<double> x(b.size(), 0.0);
+    KrylovSolver<double> s(A, {.method = method, .preconditioner = m, .device = Device::Cuda, .tolerance = 1e-300,
+                               .max_iterations = 20000});
+    const KrylovStats st = s.solve(std::span<const double>(b), std::span<double>(x));
+    EXPECT_EQ(st.outcome, KrylovOutcome::Stagnation) << st.message;
+    EXPECT_NE(st.message.find("attainable accuracy"), std::string::npos) << st.message;
+    EXPECT_LT(st.true_residual, 1e-12);
+  }
+}
+
 TYPED_TEST(KrylovGpu, DeviceVectorsProgressAndUpdates) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();

@@ -300,6 +300,39 @@ TYPED_TEST(KrylovCpu, MaxIterations) {
     }
 }
 
+// A tolerance below what double precision attains: the recursive residual
+// keeps shrinking (to 1e-160 and below) while the true residual stays near
+// 1e-16, until a quantity underflows to 0. That is stagnation, not a
+// breakdown of CG nor an indefinite preconditioner, and the message says so.
+TEST(KrylovCpuAccuracy, ToleranceBelowAttainableAccuracyIsStagnation) {
+  const Csr<double> A = laplacian_3d<double>(10, 10, 10);
+  const std::vector<double> b = multiply(A, std::span<const double>(random_vector<double>(A.rows, 3)));
+  for (const auto& [method, preconditioner] : {std::pair{KrylovMethod::Cg, PreconditionerKind::Ic0},
+                                               std::pair{KrylovMethod::Cg, PreconditionerKind::None},
+                                               std::pair{KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0}}) {
+    std::vector<double> x(b.size(), 0.0);
+    KrylovSolver<double> s(A, {.method = method, .preconditioner = preconditioner, .device = Device::Cpu,
+                               .tolerance = 1e-300, .max_iterations = 20000});
+    const KrylovStats st = s.solve(std::span<const double>(b), std::span<double>(x));
+    SCOPED_TRACE(std::string(to_string(method)) + " " + to_string(preconditioner) + ": " + st.message);
+    EXPECT_EQ(st.outcome, KrylovOutcome::Stagnation);
+    EXPECT_NE(st.message.find("attainable accuracy"), std::string::npos);
+    EXPECT_EQ(st.message.find("the preconditioner is not positive definite"), std::string::npos);
+    EXPECT_LT(st.residual, 1e-3 * st.true_residual);
+    EXPECT_LT(st.true_residual, 1e-12);  // x itself is as good as double gets
+  }
+  // A genuine breakdown at the first iteration stays a breakdown (recursive = true residual).
+  Csr<double> D;
+  D.rows = D.cols = 2;
+  D.row_ptr = {0, 1, 2};
+  D.col_idx = {0, 1};
+  D.values = {1.0, -2.0};
+  std::vector<double> x(2, 0.0);
+  const std::vector<double> ones = {1.0, 1.0};
+  KrylovSolver<double> cg(D, {.preconditioner = PreconditionerKind::None, .device = Device::Cpu, .tolerance = 1e-300});
+  EXPECT_EQ(cg.solve(std::span<const double>(ones), std::span<double>(x)).outcome, KrylovOutcome::Breakdown);
+}
+
 // ---- bad input ----------------------------------------------------------------------------
 
 TYPED_TEST(KrylovCpu, BadInput) {
@@ -376,6 +409,7 @@ TEST(KrylovNames, ToString) {
   EXPECT_STREQ(to_string(KrylovMethod::BiCgStabL), "bicgstab(l)");
   EXPECT_STREQ(to_string(PreconditionerKind::Ic0), "ic0");
   EXPECT_STREQ(to_string(KrylovOutcome::NonFinite), "non-finite");
+  EXPECT_STREQ(to_string(KrylovOutcome::Stagnation), "stagnation");
 }
 
 }  // namespace

@@ -5,10 +5,16 @@
 // round trips that must give back the very same bits.
 #include "balsa/matrix_market.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+#include <zlib.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +25,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/memory.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {
@@ -46,6 +53,12 @@ std::string read_text(const fs::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+// A stream that cannot seek (as a pipe): its size is unknown to the reader.
+struct PipeBuf : std::streambuf {
+  std::string data;
+  explicit PipeBuf(std::string text) : data(std::move(text)) { setg(data.data(), data.data(), data.data() + data.size()); }
+};
 
 template <class T>
 using Triplet = std::tuple<index_t, index_t, T>;
@@ -515,8 +528,11 @@ TYPED_TEST(MatrixMarketTyped, DenseFromCoordinate) {
                        write_text("%%MatrixMarket matrix coordinate real general\n100000 100000 1\n1 1 1\n")),
                    ParseError, "too large to read as a dense matrix");
   // the dense reader reports malformed files like the others
-  EXPECT_THROW_MSG(read_matrix_market_dense<T>(write_text("%%MatrixMarket matrix array real general\n2 2\n1\n2\n")),
+  EXPECT_THROW_MSG(read_matrix_market_dense<T>(write_text("%%MatrixMarket matrix array real general\n2 2\n1.0\n2.0\n")),
                    ParseError, "bad.mtx:5: unexpected end of file: expected 4 entries, found 2");
+  EXPECT_THROW_MSG(read_matrix_market_dense<T>(write_text("%%MatrixMarket matrix array real general\n2 2\n1\n2\n")),
+                   ParseError,
+                   "bad.mtx:2: the size line declares 2 x 2 = 4 values, but the file's 49 bytes can hold at most 2");
 }
 
 // ---- values: finiteness, range ----------------------------------------------------
@@ -530,7 +546,8 @@ TYPED_TEST(MatrixMarketTyped, NonFiniteValues) {
       "1 2 inf\n"
       "1 3 -Infinity\n"
       "1 4 1\n";
-  EXPECT_THROW_MSG(read_matrix_market<T>(write_text(text)), ParseError, "bad.mtx:3: value 'nan' is not finite");
+  EXPECT_THROW_MSG(read_matrix_market<T>(write_text(text)), ParseError,
+                   "bad.mtx:3: value 'nan' is not finite: NaN and Inf values are refused");
   MtxReadOptions allow;
   allow.allow_non_finite = true;
   const Coo<T> A = read_matrix_market<T>(write_text(text), allow);
@@ -540,7 +557,7 @@ TYPED_TEST(MatrixMarketTyped, NonFiniteValues) {
   EXPECT_EQ(A.values[2], -std::numeric_limits<T>::infinity());
   EXPECT_THROW_MSG(read_matrix_market<T>(write_text(
                        "%%MatrixMarket matrix array real general\n2 1\n1\n-inf\n")),
-                   ParseError, "bad.mtx:4: value '-inf' is not finite");
+                   ParseError, "bad.mtx:4: value '-inf' (row 2, column 1) is not finite: NaN and Inf values are refused");
 }
 
 TEST(MatrixMarket, ValueRangeDependsOnType) {
@@ -643,7 +660,7 @@ std::vector<BadCase> bad_cases() {
       {"array too large", "%%MatrixMarket matrix array real general\n50000 50000\n1\n",
        "bad.mtx:2: an array of 50000 x 50000 = 2500000000 values does not fit balsa's 32-bit index"},
       // entry lines
-      {"too few tokens", kCoord + "3 3 2\n1 1 1\n2 2\n", "bad.mtx:4: too few numbers on an entry line"},
+      {"too few tokens", kCoord + "3 3 2\n1 1 1.000\n2 2\n", "bad.mtx:4: too few numbers on an entry line"},
       {"too many tokens", kCoord + "3 3 2\n1 1 1\n2 2 1 7\n",
        "bad.mtx:4: too many numbers on an entry line: expected 'row column value', found 4 (unexpected '7')"},
       {"pattern with value", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 1 1\n",
@@ -655,11 +672,12 @@ std::vector<BadCase> bad_cases() {
       {"value sign only", kCoord + "3 3 1\n1 1 -\n", "bad.mtx:3: value '-' is not a number"},
       {"value fortran exponent", kCoord + "3 3 1\n1 1 1.0D+00\n", "bad.mtx:3: value '1.0D+00' is not a number"},
       {"value hex", kCoord + "3 3 1\n1 1 0x10\n", "bad.mtx:3: value '0x10' is not a number"},
-      {"array value junk", "%%MatrixMarket matrix array real general\n2 1\n1\n2,\n", "bad.mtx:4: value '2,' is not a number"},
+      {"array value junk", "%%MatrixMarket matrix array real general\n2 1\n1\n2,\n",
+       "bad.mtx:4: value '2,' (row 2, column 1) is not a number"},
       {"integer field decimal", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 1.5\n",
        "bad.mtx:3: value '1.5' is not an integer"},
       {"integer field exponent", "%%MatrixMarket matrix array integer general\n1 1\n1e3\n",
-       "bad.mtx:3: value '1e3' is not an integer"},
+       "bad.mtx:3: value '1e3' (row 1, column 1) is not an integer"},
       {"row not integer", kCoord + "3 3 1\na 1 1\n", "bad.mtx:3: row index 'a' is not an integer"},
       {"row decimal", kCoord + "3 3 1\n1.5 1 1\n", "bad.mtx:3: row index '1.5' is not an integer"},
       {"column not integer", kCoord + "3 3 1\n1 x2 1\n", "bad.mtx:3: column index 'x2' is not an integer"},
@@ -687,14 +705,29 @@ std::vector<BadCase> bad_cases() {
        "bad.mtx:4: entry (2, 1) is below the diagonal"},
       {"pattern symmetric mixed", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n3 1\n3 3\n1 3\n",
        "bad.mtx:5: entry (1, 3) is above the diagonal"},
-      // entry count
-      {"truncated", kCoord + "% c\n3 3 3\n1 1 1\n2 2 2\n", "bad.mtx:6: unexpected end of file: expected 3 entries, found 2"},
-      {"truncated, no newline", kCoord + "3 3 3\n1 1 1\n2 2 2", "bad.mtx:5: unexpected end of file: expected 3 entries, found 2"},
-      {"truncated, blank lines after", kCoord + "3 3 3\n1 1 1\n\n\n",
+      // entry count: files whose bytes could hold the declared entries end early ...
+      {"truncated", kCoord + "% c\n3 3 3\n1 1 1.25\n2 2 2.25\n",
+       "bad.mtx:6: unexpected end of file: expected 3 entries, found 2"},
+      {"truncated, no newline", kCoord + "3 3 3\n1 1 1.25\n2 2 2.25",
+       "bad.mtx:5: unexpected end of file: expected 3 entries, found 2"},
+      {"truncated, blank lines after", kCoord + "3 3 3\n1 1 1\n% a comment line\n\n",
        "bad.mtx:6: unexpected end of file: expected 3 entries, found 1"},
-      {"no entries", kCoord + "3 3 3\n", "bad.mtx:3: unexpected end of file: expected 3 entries, found 0"},
-      {"array truncated", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n",
+      {"no entries", kCoord + "3 3 3\n% no entries, only comments\n",
+       "bad.mtx:4: unexpected end of file: expected 3 entries, found 0"},
+      {"array truncated", "%%MatrixMarket matrix array real symmetric\n3 3\n1.5\n2\n3\n4\n5\n",
        "bad.mtx:8: unexpected end of file: expected 6 entries, found 5"},
+      // ... files too short for them fail at the size line (6 bytes an entry
+      // "i j v\n", 4 for pattern "i j\n", 2 an array value "v\n")
+      {"more entries than bytes", kCoord + "% c\n3 3 3\n1 1 1\n2 2 2\n",
+       "bad.mtx:3: the size line declares 3 entries, but the file's 68 bytes can hold at most 2 (the file is "
+       "truncated, or its size line is wrong)"},
+      {"entries but no bytes", kCoord + "3 3 3\n",
+       "bad.mtx:2: the size line declares 3 entries, but the file's 52 bytes can hold at most 0"},
+      {"more pattern entries than bytes", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 1\n",
+       "bad.mtx:2: the size line declares 2 entries, but the file's 59 bytes can hold at most 1"},
+      {"more array values than bytes", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n",
+       "bad.mtx:2: the size line declares a symmetric 3 x 3 array of 6 stored values, but the file's 57 bytes can "
+       "hold at most 5"},
       {"extra entry", kCoord + "3 3 1\n1 1 1\n\n2 2 2\n", "bad.mtx:5: extra data '2' after the 1 entries"},
       {"extra array value", "%%MatrixMarket matrix array real skew-symmetric\n2 2\n1\n2\n",
        "bad.mtx:4: extra data '2' after the 1 entries"},
@@ -745,17 +778,39 @@ TEST(MatrixMarket, UnreadableFiles) {
   EXPECT_THROW_MSG(read_matrix_market<double>(closed, "closed.mtx"), Error, "closed.mtx");
 }
 
-// A header that lies about the size must not make the reader allocate for it.
+// A header that lies about the size must not make the reader allocate for
+// it: a file (or seekable stream) too short for it fails at the size line,
+// an input of unknown size at its end.
 TEST(MatrixMarket, LyingHeaderDoesNotAllocate) {
-  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(kCoord + "2000000000 2000000000 2000000000\n1 1 1\n")),
-                   ParseError, "bad.mtx:4: unexpected end of file: expected 2000000000 entries, found 1");
-  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(
-                       "%%MatrixMarket matrix coordinate real symmetric\n2000000000 2000000000 2000000000\n1 1 1\n")),
-                   ParseError, "bad.mtx:4: unexpected end of file");
+  MtxReadOptions no_memory_check;  // (2000000000 rows' row pointers: 16 GB)
+  no_memory_check.memory_limit = SIZE_MAX;
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(kCoord + "2000000000 2000000000 2000000000\n1 1 1\n"),
+                                              no_memory_check),
+                   ParseError,
+                   "bad.mtx:2: the size line declares 2000000000 entries, but the file's 85 bytes can hold at most 1");
+  EXPECT_THROW_MSG(read_matrix_market<double>(
+                       write_text(
+                           "%%MatrixMarket matrix coordinate real symmetric\n2000000000 2000000000 2000000000\n1 1 1\n"),
+                       no_memory_check),
+                   ParseError,
+                   "bad.mtx:2: the size line declares 2000000000 entries, but the file's 87 bytes can hold at most 1");
   EXPECT_THROW_MSG(read_matrix_market_dense<double>(write_text("%%MatrixMarket matrix array real general\n46340 46340\n1\n")),
-                   ParseError, "bad.mtx:4: unexpected end of file: expected 2147395600 entries, found 1");
+                   ParseError,
+                   "bad.mtx:2: the size line declares 46340 x 46340 = 2147395600 values, but the file's 55 bytes can "
+                   "hold at most 1");
   std::istringstream in(kCoord + "2000000000 2000000000 2000000000\n1 1 1\n");
-  EXPECT_THROW_MSG(read_matrix_market<float>(in, "s.mtx"), ParseError, "s.mtx:4: unexpected end of file");
+  EXPECT_THROW_MSG(read_matrix_market<float>(in, "s.mtx", no_memory_check), ParseError,
+                   "s.mtx:2: the size line declares 2000000000 entries, but the file's 85 bytes can hold at most 1");
+  // a pipe: its size is unknown, the reader reserves only for what it has
+  // read and the missing entries are found at the end
+  PipeBuf pipe(kCoord + "2000000000 2000000000 2000000000\n1 1 1\n");
+  std::istream pin(&pipe);
+  EXPECT_THROW_MSG(read_matrix_market<float>(pin, "p.mtx", no_memory_check), ParseError,
+                   "p.mtx:4: unexpected end of file: expected 2000000000 entries, found 1");
+  PipeBuf array_pipe("%%MatrixMarket matrix array real general\n46340 46340\n1\n");
+  std::istream apin(&array_pipe);
+  EXPECT_THROW_MSG(read_matrix_market<double>(apin, "p.mtx", no_memory_check), ParseError,
+                   "p.mtx:4: unexpected end of file: expected 2147395600 entries, found 1");
 }
 
 // ---- header-only ---------------------------------------------------------------
@@ -1167,32 +1222,32 @@ TYPED_TEST(MatrixMarketTyped, WriteSymmetricRejectsAsymmetricMatrices) {
   A.col_idx = {0, 0, 2, 1};
   A.values = {T(1), T(2), T(3), T(4)};  // A(2,0) = 2 but A(0,2) = 3
   const Csr<T> C = to_csr(A);
-  EXPECT_THROW_MSG(write_matrix_market(p, C, sym), MatrixError, "A(2, 0) = 2 but its mirror A(0, 2) = 3");
+  EXPECT_THROW_MSG(write_matrix_market(p, C, sym), MatrixError, "A(2, 0) = 2 but its mirror A(0, 2) = 3 (0-based row, column)");
   EXPECT_FALSE(fs::exists(p));  // checked before the file is created
   std::ostringstream out;
   EXPECT_THROW_MSG(write_matrix_market(out, C, sym), MatrixError, "not symmetric");
   EXPECT_TRUE(out.str().empty());
-  EXPECT_THROW_MSG(write_matrix_market(p, to_dense(C), sym), MatrixError, "A(2, 0) = 2 but its mirror A(0, 2) = 3");
+  EXPECT_THROW_MSG(write_matrix_market(p, to_dense(C), sym), MatrixError, "A(2, 0) = 2 but its mirror A(0, 2) = 3 (0-based row, column)");
 
   A.row_idx = {1};  // only a lower entry: its mirror is missing
   A.col_idx = {0};
   A.values = {T(5)};
-  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), sym), MatrixError, "A(1, 0) = 5 but its mirror A(0, 1) is not stored");
+  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), sym), MatrixError, "A(1, 0) = 5 but its mirror A(0, 1) is not stored (0-based row, column)");
   MtxWriteOptions pat = sym;
   pat.field = MtxField::Pattern;
-  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), pat), MatrixError, "A(1, 0) is stored but its mirror A(0, 1) is not stored");
+  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), pat), MatrixError, "A(1, 0) is stored but its mirror A(0, 1) is not stored (0-based row, column)");
 
   A.row_idx = {1, 0};  // symmetric, not skew
   A.col_idx = {0, 1};
   A.values = {T(5), T(5)};
   EXPECT_NO_THROW(write_matrix_market(p, to_csr(A), sym));
-  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), skew), MatrixError, "not skew-symmetric: A(1, 0) = 5 but its mirror A(0, 1) = 5");
+  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), skew), MatrixError, "not skew-symmetric: A(1, 0) = 5 but its mirror A(0, 1) = 5 (0-based row, column)");
 
   A.row_idx = {1, 0, 2};  // skew with a nonzero diagonal
   A.col_idx = {0, 1, 2};
   A.values = {T(5), T(-5), T(1)};
-  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), skew), MatrixError, "zero diagonal, but A(2, 2) = 1");
-  EXPECT_THROW_MSG(write_matrix_market(p, to_dense(to_csr(A)), skew), MatrixError, "zero diagonal, but A(2, 2) = 1");
+  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), skew), MatrixError, "zero diagonal, but A(2, 2) = 1 (0-based row, column)");
+  EXPECT_THROW_MSG(write_matrix_market(p, to_dense(to_csr(A)), skew), MatrixError, "zero diagonal, but A(2, 2) = 1 (0-based row, column)");
 
   Csr<T> D;  // not canonical: duplicates are summed before the comparison
   D.rows = D.cols = 3;
@@ -1201,9 +1256,9 @@ TYPED_TEST(MatrixMarketTyped, WriteSymmetricRejectsAsymmetricMatrices) {
   D.values = {T(5), T(2), T(3), T(1), T(-1)};
   EXPECT_NO_THROW(write_matrix_market(p, D, sym));
   EXPECT_EQ(read_matrix_market_header(p).stored_entries, 4);
-  EXPECT_THROW_MSG(write_matrix_market(p, D, skew), MatrixError, "not skew-symmetric: A(1, 0) = 5 but its mirror A(0, 1) = 5");
+  EXPECT_THROW_MSG(write_matrix_market(p, D, skew), MatrixError, "not skew-symmetric: A(1, 0) = 5 but its mirror A(0, 1) = 5 (0-based row, column)");
   D.values[0] = T(6);
-  EXPECT_THROW_MSG(write_matrix_market(p, D, sym), MatrixError, "A(1, 0) = 5 but its mirror A(0, 1) = 6");
+  EXPECT_THROW_MSG(write_matrix_market(p, D, sym), MatrixError, "A(1, 0) = 5 but its mirror A(0, 1) = 6 (0-based row, column)");
 
   Coo<T> R;  // not square
   R.rows = 2;
@@ -1234,10 +1289,10 @@ TYPED_TEST(MatrixMarketTyped, WriteIntegerAndPatternFields) {
   write_matrix_market(p, to_csr(A), o);
   expect_same_csr(to_csr(A), read_matrix_market_csr<T>(p));
   A.values[2] = T(0.5);
-  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), o), MatrixError, "integral values, but A(1, 1) = 0.5");
+  EXPECT_THROW_MSG(write_matrix_market(p, to_csr(A), o), MatrixError, "integral values, but A(1, 1) = 0.5 (0-based row, column)");
   DenseMatrix<T> D(1, 2);
   D.values = {T(1), T(2.5)};
-  EXPECT_THROW_MSG(write_matrix_market(p, D, o), MatrixError, "integral values, but A(0, 1) = 2.5");
+  EXPECT_THROW_MSG(write_matrix_market(p, D, o), MatrixError, "integral values, but A(0, 1) = 2.5 (0-based row, column)");
   D.values = {T(1), T(-2)};
   std::ostringstream outd;
   write_matrix_market(outd, D, o);
@@ -1295,6 +1350,395 @@ TEST(MatrixMarket, RealFilesRoundTrip) {
     EXPECT_EQ(h.stored_entries, f.stored);
     expect_same_csr(A, read_matrix_market_csr<double>(p));
   }
+}
+
+// ---- gzip -------------------------------------------------------------------------------
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+  out.close();
+  ASSERT_TRUE(out.good()) << "cannot write " << p;
+}
+
+// Compresses `from` into `to` with zlib's gzip writer; `members` > 1 splits
+// the text into that many gzip members, as `cat a.gz b.gz > c.gz` makes.
+void gzip_file(const fs::path& from, const fs::path& to, int members = 1) {
+  const std::string text = read_text(from);
+  std::string out;
+  for (int m = 0; m < members; ++m) {
+    const std::size_t b = text.size() * std::size_t(m) / std::size_t(members);
+    const std::size_t e = text.size() * std::size_t(m + 1) / std::size_t(members);
+    const fs::path part = temp_dir() / "member.gz";
+    gzFile gz = gzopen(part.c_str(), "wb9");
+    ASSERT_NE(gz, nullptr);
+    if (e > b) {
+      ASSERT_EQ(gzwrite(gz, text.data() + b, unsigned(e - b)), int(e - b));
+    }
+    ASSERT_EQ(gzclose(gz), Z_OK);
+    out += read_text(part);
+  }
+  write_bytes(to, out);
+}
+
+template <class T>
+void expect_same_coo(const Coo<T>& A, const Coo<T>& B) {
+  ASSERT_EQ(A.rows, B.rows);
+  ASSERT_EQ(A.cols, B.cols);
+  ASSERT_EQ(A.row_idx, B.row_idx);
+  ASSERT_EQ(A.col_idx, B.col_idx);
+  ASSERT_EQ(A.values.size(), B.values.size());
+  for (std::size_t k = 0; k < A.values.size(); ++k) ASSERT_TRUE(same_bits(A.values[k], B.values[k])) << k;
+}
+
+void expect_same_header(const MtxHeader& a, const MtxHeader& b) {
+  EXPECT_EQ(a.format, b.format);
+  EXPECT_EQ(a.field, b.field);
+  EXPECT_EQ(a.symmetry, b.symmetry);
+  EXPECT_EQ(a.rows, b.rows);
+  EXPECT_EQ(a.cols, b.cols);
+  EXPECT_EQ(a.stored_entries, b.stored_entries);
+  EXPECT_EQ(a.header_lines, b.header_lines);
+}
+
+TYPED_TEST(MatrixMarketTyped, GzipRoundTrip) {
+  using T = TypeParam;
+  std::uint64_t st = 11;
+  Csr<T> A = test::random_sparse<T>(300, 200, 0.05, 7);
+  for (T& v : A.values) v = awkward_value<T>(st);
+  const fs::path plain = temp_dir() / "rt.mtx";
+  write_matrix_market(plain, A);
+  const fs::path gz = temp_dir() / "rt.mtx.gz";
+  gzip_file(plain, gz);
+  ASSERT_EQ(read_text(gz).substr(0, 2), "\x1f\x8b");
+  expect_same_csr(A, read_matrix_market_csr<T>(gz));
+  MtxHeader hp, hg;
+  const Coo<T> P = read_matrix_market<T>(plain, {}, &hp);
+  expect_same_coo(P, read_matrix_market<T>(gz, {}, &hg));
+  expect_same_header(hp, hg);
+  expect_same_header(hp, read_matrix_market_header(gz));
+  // several gzip members (concatenated .gz files) read as one
+  const fs::path gz3 = temp_dir() / "rt3.mtx.gz";
+  gzip_file(plain, gz3, 3);
+  expect_same_csr(A, read_matrix_market_csr<T>(gz3));
+  // a symmetric coordinate file (B + B^T) and a dense (array) file
+  const Coo<T> B = to_coo(test::random_sparse<T>(200, 200, 0.05, 9));
+  Coo<T> sym;
+  sym.rows = sym.cols = 200;
+  for (std::size_t k = 0; k < B.values.size(); ++k) {
+    sym.row_idx.insert(sym.row_idx.end(), {B.row_idx[k], B.col_idx[k]});
+    sym.col_idx.insert(sym.col_idx.end(), {B.col_idx[k], B.row_idx[k]});
+    sym.values.insert(sym.values.end(), {B.values[k], B.values[k]});
+  }
+  const Csr<T> Sym = to_csr(sym);
+  MtxWriteOptions so;
+  so.symmetry = MtxSymmetry::Symmetric;
+  const fs::path sp = temp_dir() / "sym.mtx", sgz = temp_dir() / "sym.mtx.gz";
+  write_matrix_market(sp, Sym, so);
+  gzip_file(sp, sgz);
+  expect_same_csr(Sym, read_matrix_market_csr<T>(sp));
+  expect_same_csr(Sym, read_matrix_market_csr<T>(sgz));
+  const DenseMatrix<T> D = to_dense(A);
+  const fs::path dp = temp_dir() / "dense.mtx", dgz = temp_dir() / "dense.mtx.gz";
+  write_matrix_market(dp, D);
+  gzip_file(dp, dgz);
+  const DenseMatrix<T> Dg = read_matrix_market_dense<T>(dgz);
+  ASSERT_EQ(Dg.rows, D.rows);
+  ASSERT_EQ(Dg.cols, D.cols);
+  for (std::size_t k = 0; k < D.values.size(); ++k) ASSERT_TRUE(same_bits(D.values[k], Dg.values[k])) << k;
+}
+
+// The gzip magic bytes decide, not the name.
+TEST(MatrixMarket, GzipWithoutSuffix) {
+  const fs::path plain = data_file("bcsstk13.mtx");
+  const fs::path gz = temp_dir() / "compressed_but_named.mtx";
+  gzip_file(plain, gz);
+  MtxHeader hp, hg;
+  expect_same_coo(read_matrix_market<double>(plain, {}, &hp), read_matrix_market<double>(gz, {}, &hg));
+  expect_same_header(hp, hg);
+  expect_same_header(read_matrix_market_header(plain), read_matrix_market_header(gz));
+  expect_same_csr(read_matrix_market_csr<float>(plain), read_matrix_market_csr<float>(gz));
+  // and a .gz name on a plain file reads it as text
+  const fs::path named = temp_dir() / "plain_text.mtx.gz";
+  write_bytes(named, read_text(plain));
+  expect_same_csr(read_matrix_market_csr<double>(plain), read_matrix_market_csr<double>(named));
+}
+
+TEST(MatrixMarket, GzipTestDataMatchesPlain) {
+  const fs::path gz = data_file("west0479.mtx.gz");
+  ASSERT_EQ(read_text(gz).substr(0, 2), "\x1f\x8b");
+  MtxHeader hp, hg;
+  expect_same_coo(read_matrix_market<double>(data_file("west0479.mtx"), {}, &hp), read_matrix_market<double>(gz, {}, &hg));
+  expect_same_header(hp, hg);
+  const MtxHeader h = read_matrix_market_header(gz);
+  EXPECT_EQ(h.rows, 479);
+  EXPECT_EQ(h.stored_entries, 1910);
+  EXPECT_EQ(h.header_lines, 14);
+  const Csr<float> W = read_matrix_market_csr<float>(gz);
+  EXPECT_EQ(entry(W, 30, 0), -.03764813f);  // "31 1 -.03764813"
+}
+
+// Corrupt and truncated compressed data: a ParseError naming the file and the
+// line reached, from every entry point.
+TEST(MatrixMarket, GzipCorruptOrTruncated) {
+  const fs::path plain = data_file("bcsstk13.mtx");
+  const fs::path gz = temp_dir() / "whole.mtx.gz";
+  gzip_file(plain, gz);
+  const std::string bytes = read_text(gz);
+
+  const fs::path cut = temp_dir() / "cut.mtx.gz";
+  write_bytes(cut, bytes.substr(0, bytes.size() / 2));
+  try {
+    read_matrix_market<double>(cut);
+    ADD_FAILURE() << "expected a ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), cut.string());
+    EXPECT_GT(e.line(), 1000);  // about half of the 42,957 lines came out
+    EXPECT_NE(std::string(e.what()).find(cut.string() + ":" + std::to_string(e.line()) +
+                                         ": the gzip data ends early, after "),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("decompressed bytes: the compressed file is truncated"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW_MSG(read_matrix_market_csr<float>(cut), ParseError, "the gzip data ends early");
+  EXPECT_THROW_MSG(read_matrix_market_dense<float>(cut), ParseError, "the gzip data ends early");
+
+  // cut inside the gzip header: nothing comes out
+  const fs::path stub = temp_dir() / "stub.mtx.gz";
+  write_bytes(stub, bytes.substr(0, 2));
+  EXPECT_THROW_MSG(read_matrix_market_header(stub), ParseError,
+                   stub.string() + ":1: the gzip data ends early, after 0 decompressed bytes");
+  EXPECT_THROW_MSG(read_matrix_market<double>(stub), ParseError, stub.string() + ":1: the gzip data ends early");
+
+  // a wrong CRC-32 in the trailer: every line came out, the check fails at the end
+  std::string bad_crc = bytes;
+  bad_crc[bad_crc.size() - 8] = char(bad_crc[bad_crc.size() - 8] ^ 0x55);
+  const fs::path crc = temp_dir() / "crc.mtx.gz";
+  write_bytes(crc, bad_crc);
+  EXPECT_THROW_MSG(read_matrix_market<double>(crc), ParseError, ": the gzip data is corrupt (zlib: incorrect data check)");
+  // a damaged compression method byte
+  std::string bad_method = bytes;
+  bad_method[2] = 7;
+  const fs::path method = temp_dir() / "method.mtx.gz";
+  write_bytes(method, bad_method);
+  EXPECT_THROW_MSG(read_matrix_market_header(method), ParseError,
+                   method.string() + ":1: the gzip data is corrupt (zlib: unknown compression method)");
+  // damaged data in the middle: a balsa error naming the file, whatever it
+  // decompresses to (a zlib error, or text the parser rejects)
+  for (std::size_t at : {bytes.size() / 3, bytes.size() / 2, 2 * bytes.size() / 3}) {
+    std::string damaged = bytes;
+    for (std::size_t k = at; k < at + 16; ++k) damaged[k] = char(damaged[k] ^ 0xA5);
+    const fs::path dp = temp_dir() / "damaged.mtx.gz";
+    write_bytes(dp, damaged);
+    EXPECT_THROW_MSG(read_matrix_market<double>(dp), ParseError, dp.string() + ":");
+  }
+}
+
+// Gzip data through a stream is refused with a message that says why.
+TEST(MatrixMarket, GzipStreamIsExplained) {
+  const fs::path gz = data_file("west0479.mtx.gz");
+  std::ifstream in(gz, std::ios::binary);
+  EXPECT_THROW_MSG(read_matrix_market<double>(in, "w.mtx.gz"), ParseError,
+                   "w.mtx.gz:1: the input is gzip-compressed: balsa reads compressed Matrix Market files by their "
+                   "path");
+}
+
+// ---- sizes and memory --------------------------------------------------------------------
+
+// `balsa info` on this file died with std::bad_alloc (2^31 row pointers).
+TEST(MatrixMarket, HugeDeclaredRowsNeedMemory) {
+  const std::string text = kCoord + "2147483647 2147483647 1\n1 1 1\n";
+  const fs::path p = write_text(text);
+  MtxReadOptions o;
+  o.memory_limit = 1000000000;  // 1 GB
+  const std::string want = p.string() +
+                           ":2: a 2147483647 x 2147483647 matrix needs 17.2 GB for its row pointers (2 arrays of "
+                           "2147483648 indices when converted to CSR); the memory limit is 1.0 GB";
+  EXPECT_THROW_MSG(read_matrix_market_csr<double>(p, o), HostOutOfMemory, want);
+  EXPECT_THROW_MSG(read_matrix_market<double>(p, o), HostOutOfMemory, want);
+  std::istringstream in(text);
+  EXPECT_THROW_MSG(read_matrix_market<float>(in, "s.mtx", o), HostOutOfMemory,
+                   "s.mtx:2: a 2147483647 x 2147483647 matrix needs 17.2 GB");
+  const fs::path gz = temp_dir() / "huge.mtx.gz";
+  gzip_file(p, gz);
+  EXPECT_THROW_MSG(read_matrix_market_csr<double>(gz, o), HostOutOfMemory,
+                   gz.string() + ":2: a 2147483647 x 2147483647 matrix needs 17.2 GB");
+  // a dense result: its values
+  EXPECT_THROW_MSG(read_matrix_market_dense<double>(write_text(kCoord + "40000 40000 1\n1 1 1\n"), o), HostOutOfMemory,
+                   ":2: a 40000 x 40000 matrix needs 12.8 GB for its dense values; the memory limit is 1.0 GB");
+  // an array file of unknown size (gzip): its values as triplets
+  const fs::path arr = write_text("%%MatrixMarket matrix array real general\n30000 30000\n1\n", "arr.mtx");
+  const fs::path agz = temp_dir() / "arr.mtx.gz";
+  gzip_file(arr, agz);
+  EXPECT_THROW_MSG(read_matrix_market<double>(agz, o), HostOutOfMemory,
+                   agz.string() + ":2: a 30000 x 30000 matrix needs 14.4 GB for its 900000000 values as triplets");
+  // without the check, the one entry reads
+  o.memory_limit = SIZE_MAX;
+  const Coo<double> A = read_matrix_market<double>(p, o);
+  EXPECT_EQ(A.rows, 2147483647);
+  EXPECT_EQ(A.nnz(), 1);
+}
+
+// An array file declaring 46340 x 46340 values holds one: a ParseError at the
+// size line (it tried to allocate 17 GB on some paths).
+TEST(MatrixMarket, HugeDeclaredArrayIsParseError) {
+  const fs::path p = write_text("%%MatrixMarket matrix array real general\n46340 46340\n1\n");
+  const std::string want = p.string() +
+                           ":2: the size line declares 46340 x 46340 = 2147395600 values, but the file's 55 bytes can "
+                           "hold at most 1 (the file is truncated, or its size line is wrong)";
+  try {
+    read_matrix_market_dense<double>(p);
+    ADD_FAILURE() << "expected a ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), want);
+    EXPECT_EQ(e.line(), 2);
+  }
+  EXPECT_THROW_MSG(read_matrix_market<double>(p), ParseError, want);
+  EXPECT_THROW_MSG(read_matrix_market_csr<float>(p), ParseError, want);
+  EXPECT_THROW_MSG(read_matrix_market_dense<float>(p), ParseError, want);
+  // gzip: the size is unknown, the missing values are found at the end
+  const fs::path gz = temp_dir() / "big_array.mtx.gz";
+  gzip_file(p, gz);
+  MtxReadOptions o;
+  o.memory_limit = SIZE_MAX;
+  EXPECT_THROW_MSG(read_matrix_market_dense<float>(gz, o), ParseError,
+                   gz.string() + ":4: unexpected end of file: expected 2147395600 entries, found 1");
+}
+
+TEST(MatrixMarket, DeclaredCountAgainstFileBytes) {
+  // more entries than the bytes can hold
+  const fs::path p = write_text(kCoord + "% a comment\n10 10 5\n1 1 1\n2 2 2\n3 3 3\n");
+  try {
+    read_matrix_market<double>(p);
+    ADD_FAILURE() << "expected a ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(std::string(e.what()), p.string() +
+                                         ":3: the size line declares 5 entries, but the file's 84 bytes can hold at "
+                                         "most 3 (the file is truncated, or its size line is wrong)");
+  }
+  // exactly enough bytes (the last '\n' optional) is not an error
+  EXPECT_EQ(read_matrix_market<double>(write_text(kCoord + "2 2 2\n1 1 1\n2 2 2")).nnz(), 2);
+  EXPECT_EQ(read_matrix_market<double>(write_text("%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n2 2"))
+                .nnz(),
+            2);
+  EXPECT_EQ(read_matrix_market<double>(write_text("%%MatrixMarket matrix array real general\n2 1\n1\n2")).nnz(), 2);
+  EXPECT_EQ(read_matrix_market_dense<double>(write_text("%%MatrixMarket matrix array real general\n2 1\n1\n2\n")).values,
+            (std::vector<double>{1, 2}));
+}
+
+// A std::bad_alloc inside the reader comes out as a HostOutOfMemory naming
+// the file: here a gzip file of one 320 MB line (no '\n') under an address
+// space limit of 256 MB more than the process has.
+TEST(MatrixMarketDeathTest, BadAllocBecomesHostOutOfMemory) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const fs::path p = temp_dir() / "one_long_line.mtx.gz";
+  {
+    gzFile gz = gzopen(p.c_str(), "wb1");
+    ASSERT_NE(gz, nullptr);
+    const std::string chunk(std::size_t(1) << 20, 'x');
+    for (int k = 0; k < 320; ++k) ASSERT_EQ(gzwrite(gz, chunk.data(), unsigned(chunk.size())), int(chunk.size()));
+    ASSERT_EQ(gzclose(gz), Z_OK);
+  }
+  auto read_under_limit = [&] {
+    long pages = 0;
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    if (!f || std::fscanf(f, "%ld", &pages) != 1) std::exit(3);
+    std::fclose(f);
+    rlimit lim{};
+    lim.rlim_cur = lim.rlim_max = rlim_t(pages) * rlim_t(sysconf(_SC_PAGE_SIZE)) + (rlim_t(256) << 20);
+    if (setrlimit(RLIMIT_AS, &lim) != 0) std::exit(4);
+    try {
+      read_matrix_market<double>(p);
+      std::fprintf(stderr, "no error\n");
+      std::exit(1);
+    } catch (const HostOutOfMemory& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::exit(0);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "other error: %s\n", e.what());
+      std::exit(2);
+    }
+  };
+  EXPECT_EXIT(read_under_limit(), ::testing::ExitedWithCode(0),
+              "one_long_line\\.mtx\\.gz: out of memory while reading the header");
+}
+
+TEST(MatrixMarket, MemoryHelpers) {
+  EXPECT_GT(physical_memory(), std::size_t(0));
+  const std::size_t avail = available_memory();
+  EXPECT_GT(avail, std::size_t(0));
+  EXPECT_LE(avail, physical_memory());
+  EXPECT_EQ(format_bytes(999), "999 B");
+  EXPECT_EQ(format_bytes(1000), "1.0 kB");
+  EXPECT_EQ(format_bytes(std::size_t(8589934592)), "8.6 GB");
+  EXPECT_EQ(format_bytes(std::size_t(17179869192ull)), "17.2 GB");
+  EXPECT_EQ(format_bytes(999999999), "1.0 GB");
+  EXPECT_NO_THROW(require_host_memory(1000, "x", 2000));
+  EXPECT_THROW_MSG(require_host_memory(3000, "f.mtx:2: a 1 x 1 matrix", 2000, "its values"), HostOutOfMemory,
+                   "f.mtx:2: a 1 x 1 matrix needs 3.0 kB for its values; the memory limit is 2.0 kB");
+  EXPECT_THROW_MSG(require_host_memory(SIZE_MAX, "everything"), HostOutOfMemory, " of memory is available");
+}
+
+// ---- messages: the file's numbering, no C++ option names ---------------------------------
+
+TEST(MatrixMarket, EntryMessagesUseFileNumbering) {
+  // coordinate entries: the indices as written
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(kCoord + "3 4 2\n1 1 1\n2 5 1\n")), ParseError,
+                   "bad.mtx:4: column index '5' is out of range 1..4");
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(kCoord + "3 4 2\n1 1 1\n4 4 1\n")), ParseError,
+                   "bad.mtx:4: row index '4' is out of range 1..3");
+  // array values: their 1-based position, column by column
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(
+                       "%%MatrixMarket matrix array real general\n2 2\n1\n2\nnan\n4\n")),
+                   ParseError, "bad.mtx:5: value 'nan' (row 1, column 2) is not finite: NaN and Inf values are refused");
+  EXPECT_THROW_MSG(read_matrix_market_dense<float>(write_text(
+                       "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\nx\n6\n")),
+                   ParseError, "bad.mtx:7: value 'x' (row 3, column 2) is not a number");
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(
+                       "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\ninf\n3\n")),
+                   ParseError, "bad.mtx:4: value 'inf' (row 3, column 1) is not finite");
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(
+                       "%%MatrixMarket matrix array integer general\n1 3\n1\n2\n3.5\n")),
+                   ParseError, "bad.mtx:5: value '3.5' (row 1, column 3) is not an integer");
+  // a NaN in a coordinate file (its line names the entry)
+  EXPECT_THROW_MSG(read_matrix_market<double>(write_text(kCoord + "3 3 2\n1 1 1\n3 2 NaN\n")), ParseError,
+                   "bad.mtx:4: value 'NaN' is not finite: NaN and Inf values are refused");
+}
+
+// The CLI prints these messages to users: no C++ option names in them.
+TEST(MatrixMarket, MessagesNameNoOptions) {
+  std::vector<std::string> texts;
+  for (const BadCase& c : bad_cases()) texts.push_back(c.text);
+  texts.push_back(kCoord + "1 2 2\n1 1 nan\n1 2 inf\n");
+  texts.push_back("%%MatrixMarket matrix array real general\n2 1\n-inf\n1\n");
+  texts.push_back("%%MatrixMarket matrix array real general\n46340 46340\n1\n");
+  texts.push_back(kCoord + "2147483647 2147483647 1\n1 1 1\n");  // (last: read with a limit only)
+  MtxReadOptions small;
+  small.memory_limit = 1000;
+  int messages = 0;
+  for (const std::string& text : texts) {
+    const fs::path p = write_text(text);
+    const bool huge = &text == &texts.back();  // to_csr of 2^31 rows could take 17 GB
+    for (const MtxReadOptions& o : {MtxReadOptions{}, small}) {
+      if (huge && o.memory_limit == 0) continue;
+      auto check = [&](auto&& read) {
+        try {
+          read();
+        } catch (const Error& e) {
+          ++messages;
+          const std::string m = e.what();
+          for (const char* name : {"allow_non_finite", "expand_symmetry", "memory_limit", "MtxReadOptions"})
+            EXPECT_EQ(m.find(name), std::string::npos) << m;
+        }
+      };
+      check([&] { read_matrix_market<double>(p, o); });
+      check([&] { read_matrix_market_csr<float>(p, o); });
+      check([&] { read_matrix_market_dense<double>(p, o); });
+    }
+  }
+  EXPECT_GT(messages, 400);
 }
 
 }  // namespace

@@ -17,13 +17,13 @@
 
 #include "balsa/balsa.hpp"
 #include "krylov/preconditioner.hpp"
-#include "sparse/parallel.hpp"
+#include "core/parallel.hpp"
 #include "sparse/transpose.hpp"
 #include "sparse/triangle_pattern.hpp"
 #include "support/test_support.hpp"
 #include "trsv/off_diagonal.hpp"
-#include "trsv/sync_free_blocks_layout.hpp"
-#include "trsv/sync_free_blocks_plan.hpp"
+#include "trsv/sync_free_blocks/sync_free_blocks_layout.hpp"
+#include "trsv/sync_free_blocks/sync_free_blocks_plan.hpp"
 
 namespace balsa {
 namespace {

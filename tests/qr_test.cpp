@@ -8,12 +8,9 @@
 #include <random>
 #include <thread>
 
-extern "C" {
-int openblas_get_num_threads(void);
-void openblas_set_num_threads(int threads);
-}
 
 #include "balsa/cuda.hpp"
+#include "core/lapack.hpp"
 #include "balsa/qr.hpp"
 #include "bench/spqr_baseline.hpp"
 #include "qr/ordering.hpp"

@@ -11,8 +11,8 @@
 #include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
-#include "trsv/sync_free_blocks_batches.hpp"
-#include "trsv/sync_free_blocks_layout.hpp"
+#include "trsv/sync_free_blocks/sync_free_blocks_batches.hpp"
+#include "trsv/sync_free_blocks/sync_free_blocks_layout.hpp"
 
 namespace balsa {
 namespace {

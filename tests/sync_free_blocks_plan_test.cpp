@@ -6,7 +6,7 @@
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
 #include "support/test_support.hpp"
-#include "trsv/sync_free_blocks_plan.hpp"
+#include "trsv/sync_free_blocks/sync_free_blocks_plan.hpp"
 
 namespace balsa {
 namespace {

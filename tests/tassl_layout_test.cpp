@@ -19,7 +19,7 @@
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
 #include "trsv/off_diagonal.hpp"
-#include "trsv/tassl_layout.hpp"
+#include "trsv/tassl/tassl_layout.hpp"
 
 namespace balsa {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "balsa/graph.hpp"
 #include "support/test_support.hpp"
-#include "trsv/tassl_metrics.hpp"
+#include "trsv/tassl/tassl_metrics.hpp"
 
 namespace balsa {
 namespace {

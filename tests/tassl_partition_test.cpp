@@ -11,9 +11,10 @@
 
 #include "balsa/generators.hpp"
 #include "balsa/sparse.hpp"
+#include "graph/components.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
-#include "trsv/tassl_partition.hpp"
+#include "trsv/tassl/tassl_partition.hpp"
 
 namespace balsa {
 namespace {
@@ -124,10 +125,10 @@ TEST(TasslPartition, SameForAnyThreadCount) {
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
   const tassl::Partition one = tassl::partition(L, Triangle::Lower, 500);
-  const tassl::ComponentSizes c1 = tassl::component_sizes(L.rows, L.row_ptr, L.col_idx, Triangle::Lower);
+  const graph::ComponentSizes c1 = graph::component_sizes(L.rows, L.row_ptr, L.col_idx, Triangle::Lower);
   omp_set_num_threads(8);
   const tassl::Partition eight = tassl::partition(L, Triangle::Lower, 500);
-  const tassl::ComponentSizes c8 = tassl::component_sizes(L.rows, L.row_ptr, L.col_idx, Triangle::Lower);
+  const graph::ComponentSizes c8 = graph::component_sizes(L.rows, L.row_ptr, L.col_idx, Triangle::Lower);
   omp_set_num_threads(threads);
   EXPECT_EQ(one.vertices, eight.vertices);
   EXPECT_EQ(one.subgraph_ptr, eight.subgraph_ptr);

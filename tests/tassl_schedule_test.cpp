@@ -15,8 +15,8 @@
 #include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
-#include "trsv/tassl_cpu.hpp"
-#include "trsv/tassl_schedule.hpp"
+#include "trsv/tassl/tassl_cpu.hpp"
+#include "trsv/tassl/tassl_schedule.hpp"
 
 namespace balsa {
 namespace {

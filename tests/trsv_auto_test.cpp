@@ -4,8 +4,9 @@
 
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
+#include "graph/components.hpp"
 #include "trsv/auto_choice.hpp"
-#include "trsv/tassl_partition.hpp"
+#include "trsv/tassl/tassl_partition.hpp"
 
 namespace balsa {
 namespace {
@@ -52,15 +53,15 @@ TEST(TrsvAuto, GpuRule) {
 
 TEST(TrsvAuto, ComponentSizes) {
   const Csr<double> B = random_block_diagonal_lower<double>(12, 300, 0.05, 2);
-  const tassl::ComponentSizes c = tassl::component_sizes(B.rows, B.row_ptr, B.col_idx, Triangle::Lower);
+  const graph::ComponentSizes c = graph::component_sizes(B.rows, B.row_ptr, B.col_idx, Triangle::Lower);
   EXPECT_EQ(c.count, 12);
   EXPECT_EQ(c.largest, 300);
   const Csr<double> chain = chain_lower<double>(50);
-  const tassl::ComponentSizes one = tassl::component_sizes(chain.rows, chain.row_ptr, chain.col_idx, Triangle::Lower);
+  const graph::ComponentSizes one = graph::component_sizes(chain.rows, chain.row_ptr, chain.col_idx, Triangle::Lower);
   EXPECT_EQ(one.count, 1);
   EXPECT_EQ(one.largest, 50);
   // The upper triangle of a lower matrix holds no edge.
-  EXPECT_EQ(tassl::component_sizes(chain.rows, chain.row_ptr, chain.col_idx, Triangle::Upper).count, 0);
+  EXPECT_EQ(graph::component_sizes(chain.rows, chain.row_ptr, chain.col_idx, Triangle::Upper).count, 0);
 }
 
 // The bound TriangularSolver's Auto uses to skip the component search: the
@@ -75,7 +76,7 @@ TEST(TrsvAuto, LevelZeroBoundsTheComponents) {
     for (const Triangle tri : {Triangle::Lower, Triangle::Upper}) {
       const Csr<double> L = extract_triangle(A, Triangle::Lower);
       const Csr<double> M = tri == Triangle::Lower ? L : transpose(L);
-      const index_t count = tassl::component_sizes(M.rows, M.row_ptr, M.col_idx, tri).count;
+      const index_t count = graph::component_sizes(M.rows, M.row_ptr, M.col_idx, tri).count;
       const LevelSets levels = level_sets(M, tri);
       EXPECT_GE(count, 1);
       EXPECT_LE(count, levels.width(0));

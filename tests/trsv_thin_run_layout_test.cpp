@@ -19,7 +19,7 @@
 #include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
-#include "trsv/thin_run_layout.hpp"
+#include "trsv/level_set/thin_run_layout.hpp"
 
 namespace balsa {
 namespace {

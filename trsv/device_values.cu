@@ -4,7 +4,7 @@
 #include <cuda/std/limits>
 
 #include "cuda/check.hpp"
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 #include "trsv/gpu_algorithm.hpp"
 
 namespace balsa::trsv_gpu {

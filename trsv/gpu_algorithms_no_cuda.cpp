@@ -1,5 +1,5 @@
 // The GPU triangular solvers in a build without CUDA: a clear error.
-#include "sparse/instantiate.hpp"
+#include "core/instantiate.hpp"
 #include "trsv/gpu_algorithm.hpp"
 
 namespace balsa::trsv_gpu {

@@ -1,7 +1,7 @@
 // Internal: pieces shared by the GPU triangular solvers (trsv/*.cu).
 //
-// Host side (with trsv/off_diagonal.hpp): the choice of lanes per row; RAII
-// owners of CUDA streams and graphs.
+// Host side (with trsv/off_diagonal.hpp): the choice of lanes per row (the
+// generic CUDA pieces, graphs and device properties, are in cuda/).
 // Device side: the global-timer watchdog and the acquire/release helpers of
 // the synchronization-free solvers (trsv/sync_free_csr.cu, sync_free_csc.cu).
 #pragma once
@@ -18,6 +18,8 @@
 
 #include "balsa/trsv.hpp"
 #include "cuda/check.hpp"
+#include "cuda/device.hpp"
+#include "cuda/graph.hpp"
 #include "cuda/setup_lock.hpp"
 #include "trsv/off_diagonal.hpp"
 
@@ -45,21 +47,6 @@ void with_lanes(int lanes, F&& f) {
   }
 }
 
-inline int multiprocessors() {
-  int device = 0, sms = 0;
-  BALSA_CUDA_CHECK(cudaGetDevice(&device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
-// Shared memory one block may opt in to (bytes).
-inline std::size_t optin_shared_bytes() {
-  int device = 0, optin = 0;
-  BALSA_CUDA_CHECK(cudaGetDevice(&device));
-  BALSA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return std::size_t(optin);
-}
-
 // What a captured CUDA graph reads b and x from: solve() rewrites this device
 // struct (stream-ordered) before each replay, so the graph never changes.
 // Many right-hand sides (solvers that take them in one replay): `columns`
@@ -71,78 +58,6 @@ struct RhsAndX {
   index_t columns = 1;
   std::int64_t ld = 0;
 };
-
-// ---- host: RAII owners of CUDA handles ---------------------------------------
-
-template <class H, cudaError_t (*Destroy)(H)>
-class Owned {
- public:
-  Owned() = default;
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  Owned(Owned&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-  Owned& operator=(Owned&& o) noexcept {
-    if (this != &o) {
-      reset();
-      h_ = std::exchange(o.h_, nullptr);
-    }
-    return *this;
-  }
-  ~Owned() { reset(); }
-  H get() const noexcept { return h_; }
-  H* out() noexcept {  // for the cudaXxxCreate(&h) calls
-    reset();
-    return &h_;
-  }
-  void reset() noexcept {
-    if (h_) (void)Destroy(h_);
-    h_ = nullptr;
-  }
-
- private:
-  H h_ = nullptr;
-};
-using Stream = Owned<cudaStream_t, cudaStreamDestroy>;
-using Graph = Owned<cudaGraph_t, cudaGraphDestroy>;
-using GraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
-
-// The launches that enqueue(stream) makes on `stream`, captured into a graph
-// and instantiated. enqueue returns the first launch error (cudaGetLastError
-// after a launch: no device synchronisation is allowed while capturing); the
-// capture is ended before any error is thrown.
-template <class Enqueue>
-GraphExec capture_graph(cudaStream_t stream, Enqueue&& enqueue) {
-  BALSA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  const cudaError_t launched = enqueue(stream);
-  Graph graph;
-  const cudaError_t ended = cudaStreamEndCapture(stream, graph.out());
-  BALSA_CUDA_CHECK(launched);
-  BALSA_CUDA_CHECK(ended);
-  GraphExec exec;
-  BALSA_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
-  return exec;
-}
-
-// The same on a fresh non-blocking stream, so that the capture cannot collide
-// with work on the legacy default stream (where the solvers replay graphs).
-template <class Enqueue>
-GraphExec capture_graph(Enqueue&& enqueue) {
-  Stream cap;
-  BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(cap.out(), cudaStreamNonBlocking));
-  return capture_graph(cap.get(), std::forward<Enqueue>(enqueue));
-}
-
-// Shared memory beyond the 48 KB default needs an opt-in per kernel, one
-// setting for the whole process: solvers built one after the other, or on
-// several threads (cuda/setup_lock.hpp), that launch the same kernel with
-// different sizes must not lower each other's. So the setting only grows.
-// Call it under cuda::SetupLock.
-inline void raise_dynamic_shared_memory(const void* kernel, std::size_t bytes) {
-  cudaFuncAttributes a{};
-  BALSA_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
-  if (std::size_t(a.maxDynamicSharedSizeBytes) < bytes)
-    BALSA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-}
 
 // ---- device: waiting with a watchdog -------------------------------------------
 //

@@ -15,7 +15,7 @@
 #include "balsa/graph.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/trsv.hpp"
-#include "sparse/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace balsa::trsv_gpu::detail {
 

@@ -7,27 +7,28 @@
 #include <string>
 
 #include "balsa/graph.hpp"
+#include "graph/components.hpp"
 #include "balsa/trsv.hpp"
 #include "cuda/setup_lock.hpp"
-#include "sparse/instantiate.hpp"
-#include "sparse/live_impl.hpp"
-#include "sparse/parallel.hpp"
-#include "sparse/setup_trace.hpp"
+#include "core/instantiate.hpp"
+#include "core/pimpl.hpp"
+#include "core/parallel.hpp"
+#include "core/setup_trace.hpp"
 #include "sparse/transpose.hpp"
 #include "trsv/auto_choice.hpp"
 #include "trsv/gpu_algorithm.hpp"
-#include "trsv/level_set_cpu.hpp"
+#include "trsv/level_set/level_set_cpu.hpp"
 #include "trsv/off_diagonal.hpp"
 #include "trsv/substitution.hpp"
-#include "trsv/tassl_cpu.hpp"
-#include "trsv/tassl_layout.hpp"
-#include "trsv/tassl_stats.hpp"
+#include "trsv/tassl/tassl_cpu.hpp"
+#include "trsv/tassl/tassl_layout.hpp"
+#include "trsv/tassl/tassl_stats.hpp"
+#include "core/clock.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 Triangle other(Triangle t) { return t == Triangle::Lower ? Triangle::Upper : Triangle::Lower; }
 // TASSL's n_max: the GPU's (its shared memory), or on the CPU an H200's.
 template <class T>
@@ -36,22 +37,6 @@ index_t default_tassl_n_max(Device device) {
   return tassl::default_n_max(tassl::kDefaultSharedBytes, sizeof(T));
 }
 }  // namespace
-
-const char* to_string(TrsvAlgorithm a) {
-  switch (a) {
-    case TrsvAlgorithm::Auto: return "auto";
-    case TrsvAlgorithm::Reference: return "reference";
-    case TrsvAlgorithm::LevelSet: return "level-set";
-    case TrsvAlgorithm::SyncFree: return "sync-free";
-    case TrsvAlgorithm::SyncFreeCsc: return "sync-free-csc";
-    case TrsvAlgorithm::Cusparse: return "cusparse";
-    case TrsvAlgorithm::Tassl: return "tassl";
-    case TrsvAlgorithm::SyncFreeBlocks: return "sync-free-blocks";
-  }
-  return "?";
-}
-
-const char* to_string(Device d) { return d == Device::Cpu ? "cpu" : "cuda"; }
 
 template <class T>
 struct TriangularSolver<T>::Impl {
@@ -142,9 +127,11 @@ struct TriangularSolver<T>::Impl {
 // solved, level sets), the algorithm, its set-up on the device. `owned`,
 // when given, is A itself, whose arrays M may take instead of copying them.
 template <class T>
-void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned, bool checked) {
+void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& given, Csr<T>* owned, bool checked) try {
   const auto t0 = Clock::now();
-  options = o;
+  options = given;
+  options.device = resolve_device(given.device);
+  const TrsvOptions& o = options;
   if (!checked) {
     const trace::Span checks("trsv: checks");
     check_triangular_system(A, o.triangle, o.diagonal);
@@ -168,7 +155,7 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& o, C
   for (index_t k = 0; k < levels.count(); ++k) st.widest_level = std::max(st.widest_level, levels.width(k));
   st.mean_level_width = st.levels ? double(st.rows) / st.levels : 0.0;
   st.device = o.device;
-  st.front_end_seconds = since(t0);
+  st.front_end_seconds = seconds_since(t0);
   trace::Span choice("trsv: algorithm choice");
   if (o.algorithm == TrsvAlgorithm::Auto) {
     const index_t n_max = o.tassl_n_max > 0 ? o.tassl_n_max : default_tassl_n_max<T>(o.device);
@@ -177,7 +164,7 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& o, C
       // dependency order), so level 0's width bounds their count: below
       // the minimum, they need not be found (3D Laplacians: 1 row).
       if (levels.width(0) < trsv_auto::kTasslMinComponents) return trsv_auto::Components{levels.width(0), M.rows};
-      const tassl::ComponentSizes c = tassl::component_sizes(M.rows, M.row_ptr, M.col_idx, tri);
+      const graph::ComponentSizes c = graph::component_sizes(M.rows, M.row_ptr, M.col_idx, tri);
       return trsv_auto::Components{c.count, c.largest};
     });
   } else {
@@ -194,12 +181,14 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& o, C
     set_up_gpu(levels);
     if (values_pending) prepare_device_updates();  // the pending values will come from the device
   }
-  st.analysis_seconds = since(t0);
+  st.analysis_seconds = seconds_since(t0);
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::Impl::analyse");
 }
 
 // The CPU algorithms' schedules.
 template <class T>
-void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) {
+void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) try {
   TrsvStats& st = stats;
   if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet &&
       st.algorithm != TrsvAlgorithm::Tassl)
@@ -211,18 +200,20 @@ void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) {
     const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(Device::Cpu);
     auto t1 = Clock::now();
     tassl_partition = std::make_unique<tassl::Partition>(tassl::partition(M, tri, n_max));
-    const double t_partition = since(t1);
+    const double t_partition = seconds_since(t1);
     t1 = Clock::now();
     tassl_schedule = std::make_unique<tassl::Schedule>(tassl::schedule(M, tri, *tassl_partition));
     st.tassl = tassl::summarize(*tassl_partition, *tassl_schedule);
     st.tassl.partition_seconds = t_partition;
-    st.tassl.schedule_seconds = since(t1);
+    st.tassl.schedule_seconds = seconds_since(t1);
   }
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::Impl::set_up_cpu");
 }
 
 // The GPU algorithm's analysis and uploads.
 template <class T>
-void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) {
+void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) try {
   if (!cuda::available())
     throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
                                             : "triangular solve on Device::Cuda: balsa was built without CUDA");
@@ -243,6 +234,8 @@ void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) {
   const cuda::SetupLock lock;  // a device synchronisation (cuda/setup_lock.hpp)
   cuda::detail::synchronize();
   gpu->describe(stats);
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::Impl::set_up_gpu");
 }
 
 // M from A: A itself (moved when owned), or for A^T x = b the other
@@ -250,7 +243,7 @@ void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) {
 // gives A^T's pattern and the map from its entries back to A's; the values
 // are then one gather.
 template <class T>
-void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) {
+void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) try {
   if (options.operation == Operation::Transpose) {
     TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx);
     source = std::move(t.source);
@@ -264,19 +257,21 @@ void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) {
       M = A;
     tri = options.triangle;
   }
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::Impl::take_matrix");
 }
 
 namespace {
 // A new Impl analysed by analyse(impl); on an error, its device memory is
 // freed beside other set-ups (cuda/setup_lock.hpp) and the error goes on.
 template <class Impl, class Analyse>
-Impl* analysed(Analyse&& analyse) {
-  Impl* impl = new Impl;
+std::unique_ptr<Impl> analysed(Analyse&& analyse) {
+  auto impl = std::make_unique<Impl>();
   try {
     analyse(*impl);
   } catch (...) {
     const cuda::SetupLock lock;
-    delete impl;
+    impl.reset();
     throw;
   }
   return impl;
@@ -296,19 +291,14 @@ TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options, de
     : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A, /*checked=*/true); })) {}
 
 template <class T>
-TriangularSolver<T>::~TriangularSolver() {
-  delete impl_;
-}
+TriangularSolver<T>::~TriangularSolver() = default;
 template <class T>
-TriangularSolver<T>::TriangularSolver(TriangularSolver&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+TriangularSolver<T>::TriangularSolver(TriangularSolver&&) noexcept = default;
 template <class T>
-TriangularSolver<T>& TriangularSolver<T>::operator=(TriangularSolver&& o) noexcept {
-  std::swap(impl_, o.impl_);
-  return *this;
-}
+TriangularSolver<T>& TriangularSolver<T>::operator=(TriangularSolver&&) noexcept = default;
 
 template <class T>
-void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
+void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& s = live_impl(impl_);
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
@@ -319,12 +309,14 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) {
     s.solve_staged(b, x, 1);
   else
     s.solve_cpu(b, x);
-  s.stats.last_solve_seconds = since(t0);
+  s.stats.last_solve_seconds = seconds_since(t0);
   ++s.stats.solves;
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::solve");
 }
 
 template <class T>
-void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
+void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) try {
   Impl& s = live_impl(impl_);
   s.check_length(std::size_t(B.rows), "B");
   if (B.values.size() != std::size_t(B.rows) * std::size_t(B.cols))
@@ -340,12 +332,14 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) {
 #pragma omp parallel for schedule(dynamic, 1) if (B.cols > 1)
     for (index_t j = 0; j < B.cols; ++j) s.solve_cpu(B.column(j), X.column(j));
   }
-  s.stats.last_solve_seconds = since(t0);
+  s.stats.last_solve_seconds = seconds_since(t0);
   s.stats.solves += B.cols;
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::solve");
 }
 
 template <class T>
-void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns) {
+void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns) try {
   Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
@@ -359,12 +353,14 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuff
   s.require_values();
   const auto t0 = Clock::now();
   s.gpu->solve_many(B.data(), X.data(), s.M.rows, columns);
-  s.stats.last_solve_seconds = since(t0);  // launch time only: the solve is asynchronous
+  s.stats.last_solve_seconds = seconds_since(t0);  // launch time only: the solve is asynchronous
   s.stats.solves += int(columns);
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::solve");
 }
 
 template <class T>
-void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) {
+void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) try {
   Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
@@ -374,12 +370,14 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuff
   s.require_values();
   const auto t0 = Clock::now();
   s.gpu->solve(b.data(), x.data());
-  s.stats.last_solve_seconds = since(t0);  // launch time only: the solve is asynchronous
+  s.stats.last_solve_seconds = seconds_since(t0);  // launch time only: the solve is asynchronous
   ++s.stats.solves;
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::solve");
 }
 
 template <class T>
-void TriangularSolver<T>::solve_device(const T* b, T* x) {
+void TriangularSolver<T>::solve_device(const T* b, T* x) try {
   Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
@@ -387,10 +385,12 @@ void TriangularSolver<T>::solve_device(const T* b, T* x) {
   s.require_values();
   s.gpu->solve(b, x);
   ++s.stats.solves;
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::solve_device");
 }
 
 template <class T>
-void TriangularSolver<T>::update_values(std::span<const T> values) {
+void TriangularSolver<T>::update_values(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
   if (values.size() != s.nnz())
     throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
@@ -412,10 +412,12 @@ void TriangularSolver<T>::update_values(std::span<const T> values) {
   }
   s.host_values_stale = false;
   s.values_pending = false;
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::update_values");
 }
 
 template <class T>
-void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) {
+void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) try {
   Impl& s = live_impl(impl_);
   if (!s.gpu)
     throw Error("update_values: device values need a solver on Device::Cuda (this one runs on the CPU)");
@@ -445,22 +447,30 @@ void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) {
   s.gpu->update_values_device(in_order, count);
   s.host_values_stale = true;
   s.values_pending = false;
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::update_values");
 }
 
 template <class T>
-const TrsvStats& TriangularSolver<T>::stats() const {
+const TrsvStats& TriangularSolver<T>::stats() const try {
   return live_impl(impl_).stats;
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::stats");
 }
 
 template <class T>
-void TriangularSolver<T>::check_last_solve() {
+void TriangularSolver<T>::check_last_solve() try {
   Impl& s = live_impl(impl_);
   s.check_watchdog();
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::check_last_solve");
 }
 
 template <class T>
-index_t TriangularSolver<T>::rows() const {
+index_t TriangularSolver<T>::rows() const try {
   return live_impl(impl_).M.rows;
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::rows");
 }
 
 template class TriangularSolver<float>;

@@ -1,7 +1,10 @@
-// balsa: everything in one include.
+// balsa: everything in one include (every capability's header; the
+// benchmark drivers' balsa/bench.hpp belongs to the separate balsa_bench
+// library and is not included).
 #pragma once
 
 #include "balsa/config.hpp"
+#include "balsa/core.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/error.hpp"
 #include "balsa/factor.hpp"
@@ -9,6 +12,9 @@
 #include "balsa/graph.hpp"
 #include "balsa/krylov.hpp"
 #include "balsa/matrix_market.hpp"
+#include "balsa/qr.hpp"
+#include "balsa/sap.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/stats.hpp"
 #include "balsa/trsv.hpp"
+#include "balsa/trsv_model.hpp"

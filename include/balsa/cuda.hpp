@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -34,9 +35,11 @@ struct DeviceInfo {
   std::size_t l2_bytes = 0;
   int warp_size = 32;
   int max_threads_per_block = 0;
+  bool cooperative_launch = false;        // cudaLaunchCooperativeKernel supported
   int runtime_version = 0;  // e.g. 13000
   int driver_version = 0;
 };
+// Queried once per device and kept (balsa's kernels read it through the same cache).
 DeviceInfo device_info(int device = 0);
 // Free and total device memory in bytes.
 std::pair<std::size_t, std::size_t> memory_info();
@@ -171,7 +174,7 @@ class CusparseSpmv {
 
  private:
   struct Impl;
-  Impl* impl_ = nullptr;
+  std::unique_ptr<Impl> impl_;
 };
 
 // balsa's own CSR SpMV kernel (vector-per-row), y = A x. Checked against the

@@ -36,21 +36,31 @@
 // bit for bit, and the same breakdowns.
 #pragma once
 
+#include <memory>
 #include <span>
 
+#include "balsa/core.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/sparse.hpp"
-#include "balsa/trsv.hpp"  // Device
 
 namespace balsa {
 
 enum class IncompleteKind { Ilu0, Ic0 };
+template <>
+struct EnumNames<IncompleteKind> {
+  static constexpr const char* what = "incomplete factorisation";
+  static constexpr EnumName<IncompleteKind> names[] = {{IncompleteKind::Ilu0, "ilu0"}, {IncompleteKind::Ic0, "ic0"}};
+};
 enum class PivotBreakdown { Shift, Fail };
-const char* to_string(IncompleteKind k);
+template <>
+struct EnumNames<PivotBreakdown> {
+  static constexpr const char* what = "pivot breakdown policy";
+  static constexpr EnumName<PivotBreakdown> names[] = {{PivotBreakdown::Shift, "shift"}, {PivotBreakdown::Fail, "fail"}};
+};
 
 struct IncompleteOptions {
   IncompleteKind kind = IncompleteKind::Ilu0;
-  Device device = Device::Cuda;
+  Device device = Device::Auto;  // resolve_device: the GPU when present
   PivotBreakdown on_breakdown = PivotBreakdown::Shift;
   double pivot_tolerance = 1e-12;
   double first_shift = 1e-3;
@@ -112,7 +122,7 @@ class IncompleteFactorization {
  private:
   IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked, bool values_later);
   struct Impl;
-  Impl* impl_ = nullptr;
+  std::unique_ptr<Impl> impl_;
 };
 
 // The CPU reference of one factorisation attempt, in place on `values` (in

@@ -17,7 +17,18 @@ namespace balsa {
 //            for the 27-point stencil it is only an ordering.)
 //  Random:   a random permutation of the natural order (from the seed).
 enum class GridOrdering { Natural, RedBlack, Random };
+template <>
+struct EnumNames<GridOrdering> {
+  static constexpr const char* what = "grid ordering";
+  static constexpr EnumName<GridOrdering> names[] = {
+      {GridOrdering::Natural, "natural"}, {GridOrdering::RedBlack, "red-black"}, {GridOrdering::Random, "random"}};
+};
 enum class Stencil3d { Point7, Point27 };
+template <>
+struct EnumNames<Stencil3d> {
+  static constexpr const char* what = "3D stencil";
+  static constexpr EnumName<Stencil3d> names[] = {{Stencil3d::Point7, "7-point"}, {Stencil3d::Point27, "27-point"}};
+};
 
 // 2D 5-point Laplacian on an nx x ny grid, Dirichlet boundary: 4 on the
 // diagonal, -1 per neighbour. Symmetric positive definite.

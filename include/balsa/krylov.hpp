@@ -53,24 +53,51 @@
 namespace balsa {
 
 enum class KrylovMethod { Cg, BiCgStab, BiCgStabL };
+template <>
+struct EnumNames<KrylovMethod> {
+  static constexpr const char* what = "Krylov method";
+  static constexpr EnumName<KrylovMethod> names[] = {
+      {KrylovMethod::Cg, "cg"}, {KrylovMethod::BiCgStab, "bicgstab"}, {KrylovMethod::BiCgStabL, "bicgstab(l)"}};
+};
 // SapD / SapC: the SaP banded preconditioners (include/balsa/sap.hpp); they
 // need band storage and come only through balsa::BandedSolver.
 enum class PreconditionerKind { None, Jacobi, Ilu0, Ic0, SapD, SapC };
+template <>
+struct EnumNames<PreconditionerKind> {
+  static constexpr const char* what = "preconditioner";
+  static constexpr EnumName<PreconditionerKind> names[] = {
+      {PreconditionerKind::None, "none"}, {PreconditionerKind::Jacobi, "jacobi"}, {PreconditionerKind::Ilu0, "ilu0"},
+      {PreconditionerKind::Ic0, "ic0"},   {PreconditionerKind::SapD, "sap-d"},    {PreconditionerKind::SapC, "sap-c"}};
+};
 enum class StoppingNorm { Infinity, Two };
+template <>
+struct EnumNames<StoppingNorm> {
+  static constexpr const char* what = "stopping norm";
+  static constexpr EnumName<StoppingNorm> names[] = {{StoppingNorm::Infinity, "inf"}, {StoppingNorm::Two, "2"}};
+};
 enum class KrylovOutcome {
   Converged,
   MaxIterations,  // max_iterations reached without meeting the tolerance
   Breakdown,      // a division by (near) zero in the method: message says which
   NonFinite,      // NaN or Inf appeared in the iteration
+  // The recursively updated residual fell below what the true residual can
+  // reach (attainable accuracy): the message gives both.
+  Stagnation,
 };
-const char* to_string(KrylovMethod m);
-const char* to_string(PreconditionerKind p);
-const char* to_string(KrylovOutcome o);
+template <>
+struct EnumNames<KrylovOutcome> {
+  static constexpr const char* what = "Krylov outcome";
+  static constexpr EnumName<KrylovOutcome> names[] = {{KrylovOutcome::Converged, "converged"},
+                                                      {KrylovOutcome::MaxIterations, "max-iterations"},
+                                                      {KrylovOutcome::Breakdown, "breakdown"},
+                                                      {KrylovOutcome::NonFinite, "non-finite"},
+                                                      {KrylovOutcome::Stagnation, "stagnation"}};
+};
 
 struct KrylovOptions {
   KrylovMethod method = KrylovMethod::Cg;
   PreconditionerKind preconditioner = PreconditionerKind::Ic0;
-  Device device = Device::Cuda;
+  Device device = Device::Auto;  // resolve_device: the GPU when present
   double tolerance = 1e-8;
   StoppingNorm norm = StoppingNorm::Infinity;
   int max_iterations = 10000;
@@ -94,6 +121,26 @@ struct KrylovOptions {
   // few iterations, and once at the end).
   std::function<void(int, double)> progress = nullptr;
 };
+
+// The methods as the command line and the Python module name them: a
+// Krylov method with its preconditioner ("pcg-ic0": CG preconditioned by
+// IC(0); the "bicgstab2" ones: BiCGStab(l) with l = 2).
+enum class KrylovPreset {
+  PcgIc0, PcgIlu0, PcgJacobi, Cg, BiCgStabIlu0, BiCgStab2Ilu0, BiCgStabJacobi, BiCgStab2Jacobi, BiCgStab, BiCgStab2
+};
+template <>
+struct EnumNames<KrylovPreset> {
+  static constexpr const char* what = "method";
+  static constexpr EnumName<KrylovPreset> names[] = {
+      {KrylovPreset::PcgIc0, "pcg-ic0"},           {KrylovPreset::PcgIlu0, "pcg-ilu0"},
+      {KrylovPreset::PcgJacobi, "pcg-jacobi"},     {KrylovPreset::Cg, "cg"},
+      {KrylovPreset::BiCgStabIlu0, "bicgstab-ilu0"}, {KrylovPreset::BiCgStab2Ilu0, "bicgstab2-ilu0"},
+      {KrylovPreset::BiCgStabJacobi, "bicgstab-jacobi"}, {KrylovPreset::BiCgStab2Jacobi, "bicgstab2-jacobi"},
+      {KrylovPreset::BiCgStab, "bicgstab"},        {KrylovPreset::BiCgStab2, "bicgstab2"}};
+};
+// The options of a preset: its method and preconditioner, l = 2, the rest
+// as KrylovOptions{}.
+KrylovOptions krylov_options(KrylovPreset preset);
 
 struct KrylovStats {
   KrylovMethod method = KrylovMethod::Cg;
@@ -162,7 +209,7 @@ class KrylovSolver {
 
  private:
   struct Impl;
-  Impl* impl_ = nullptr;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace balsa

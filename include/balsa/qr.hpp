@@ -52,6 +52,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,7 +63,12 @@
 namespace balsa {
 
 enum class QrOrdering { Colamd, Metis, Natural };
-const char* to_string(QrOrdering o);
+template <>
+struct EnumNames<QrOrdering> {
+  static constexpr const char* what = "QR column ordering";
+  static constexpr EnumName<QrOrdering> names[] = {
+      {QrOrdering::Colamd, "colamd"}, {QrOrdering::Metis, "metis"}, {QrOrdering::Natural, "natural"}};
+};
 
 struct QrOptions {
   QrOrdering ordering = QrOrdering::Colamd;
@@ -76,8 +82,10 @@ struct QrOptions {
   std::size_t memory_limit = 0;
   // The R solve (R x = y, or R^T z = c for m < n) by balsa's triangular
   // solver: its algorithm and device (Cuda needs a CUDA build and a GPU);
-  // triangle and operation are SparseQR's.
-  TrsvOptions r_solve{.algorithm = TrsvAlgorithm::Auto, .device = Device::Cpu};
+  // triangle and operation are SparseQR's. Device::Auto means the CPU here:
+  // R and every right-hand side are host data, and one solve per
+  // factorisation does not pay a GPU set-up (Device::Cuda asks for the GPU).
+  TrsvOptions r_solve{.algorithm = TrsvAlgorithm::Auto, .device = Device::Auto};
 };
 
 struct QrStats {
@@ -134,7 +142,7 @@ class SparseQR {
  private:
   SparseQR(const Csr<double>& A, const QrOptions& options, bool factorise_now);
   struct Impl;
-  Impl* impl_ = nullptr;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace balsa

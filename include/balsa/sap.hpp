@@ -45,6 +45,7 @@
 // diagonal-major layout (its SpMV 2.3-3.9x faster).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,11 +57,15 @@
 namespace balsa {
 
 enum class SapVariant { Decoupled, Coupled };  // SaP-D, SaP-C
-const char* to_string(SapVariant v);
+template <>
+struct EnumNames<SapVariant> {
+  static constexpr const char* what = "SaP variant";
+  static constexpr EnumName<SapVariant> names[] = {{SapVariant::Decoupled, "sap-d"}, {SapVariant::Coupled, "sap-c"}};
+};
 
 struct BandedOptions {
   SapVariant variant = SapVariant::Coupled;
-  Device device = Device::Cuda;
+  Device device = Device::Auto;  // resolve_device: the GPU when present
   index_t partitions = 0;  // P; 0 chooses it (sap/partition.hpp)
   bool pivot_boost = true;
   double boost_threshold = 1e-10;  // |pivot| < threshold * max|a_ij| is "small"
@@ -127,7 +132,7 @@ class BandedSolver {
 
  private:
   struct Impl;
-  Impl* impl_ = nullptr;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace balsa

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "balsa/error.hpp"
+#include "balsa/core.hpp"
 
 namespace balsa {
 
@@ -108,7 +108,18 @@ struct Banded {
 };
 
 enum class Triangle { Lower, Upper };
+template <>
+struct EnumNames<Triangle> {
+  static constexpr const char* what = "triangle";
+  static constexpr EnumName<Triangle> names[] = {{Triangle::Lower, "lower"}, {Triangle::Upper, "upper"}};
+};
+// Whether extract_triangle keeps the diagonal.
 enum class Diag { Include, Exclude };
+template <>
+struct EnumNames<Diag> {
+  static constexpr const char* what = "diagonal choice";
+  static constexpr EnumName<Diag> names[] = {{Diag::Include, "include"}, {Diag::Exclude, "exclude"}};
+};
 
 // ---- structure validation ---------------------------------------------------
 // Throws MatrixError (naming the row and the offending index) unless the arrays
@@ -178,6 +189,12 @@ template <class T> DiagonalReport inspect_diagonal(const Csr<T>& A);
 template <class T> void require_nonzero_diagonal(const Csr<T>& A);
 // The diagonal (zeros where missing); duplicates summed.
 template <class T> std::vector<T> diagonal(const Csr<T>& A);
+// For a canonical lower-triangular L (every column <= its row): each row
+// whose diagonal is missing or zero (every row with `all_rows`) gets the
+// diagonal sum_j |l_ij| + 1, which makes it diagonally dominant, so any
+// matrix's lower triangle becomes a well-posed test system (balsa bench
+// trsv, balsa trsv --explain). Returns the rows changed; L stays canonical.
+template <class T> index_t fix_diagonal(Csr<T>& L, bool all_rows = false);
 
 // ---- values -----------------------------------------------------------------
 // Throw MatrixError / Error naming the first NaN or Inf (row and column, or index).
@@ -199,5 +216,8 @@ template <class T> double relative_residual(const Csr<T>& A, std::span<const T> 
 // ||b - y||_2 / ||b||_2 (1 in place of a zero ||b||) in double, for y = A x
 // formed elsewhere (band storage, operators).
 template <class T> double relative_residual_of(std::span<const T> y, std::span<const T> b);
+// ||x - reference||_inf / ||reference||_inf in double (absolute when the
+// reference is 0); a NaN in x gives NaN. x and reference of equal length.
+template <class T> double relative_error(std::span<const T> x, std::span<const T> reference);
 
 }  // namespace balsa

@@ -28,25 +28,30 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
+#include "balsa/core.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/sparse.hpp"
 
 namespace balsa {
 
-enum class DiagonalKind { NonUnit, Unit };
-enum class Device { Cpu, Cuda };
-enum class Operation { NonTranspose, Transpose };
 enum class TrsvAlgorithm { Auto, Reference, LevelSet, SyncFree, SyncFreeCsc, Cusparse, Tassl, SyncFreeBlocks };
-
-const char* to_string(TrsvAlgorithm a);
-const char* to_string(Device d);
+template <>
+struct EnumNames<TrsvAlgorithm> {
+  static constexpr const char* what = "triangular-solver algorithm";
+  static constexpr EnumName<TrsvAlgorithm> names[] = {
+      {TrsvAlgorithm::Auto, "auto"},         {TrsvAlgorithm::Reference, "reference"},
+      {TrsvAlgorithm::LevelSet, "level-set"}, {TrsvAlgorithm::SyncFree, "sync-free"},
+      {TrsvAlgorithm::SyncFreeCsc, "sync-free-csc"}, {TrsvAlgorithm::Cusparse, "cusparse"},
+      {TrsvAlgorithm::Tassl, "tassl"},       {TrsvAlgorithm::SyncFreeBlocks, "sync-free-blocks"}};
+};
 
 struct TrsvOptions {
   TrsvAlgorithm algorithm = TrsvAlgorithm::Auto;
-  Device device = Device::Cuda;
+  Device device = Device::Auto;  // resolve_device: the GPU when present
   Triangle triangle = Triangle::Lower;  // which triangle A holds
   DiagonalKind diagonal = DiagonalKind::NonUnit;
   Operation operation = Operation::NonTranspose;  // solve with A or with A^T
@@ -102,21 +107,6 @@ struct TrsvStats {
   SyncFreeBlocksStats blocks;
 };
 
-namespace detail {
-// Internal (balsa's own preconditioners, krylov/preconditioner.cpp): the
-// matrix passed is one balsa has checked already, or built from one, so it
-// has every property the constructor taking this tag would check (canonical,
-// square, finite; for TriangularSolver also triangular with a nonzero
-// diagonal), and those checks are skipped. Not for user matrices.
-struct PrecheckedMatrix {
-  explicit PrecheckedMatrix() = default;
-};
-// Internal tag: analyse the pattern now, the values come later (see the
-// constructors that take it).
-struct ValuesLater {
-  explicit ValuesLater() = default;
-};
-}  // namespace detail
 
 // Solves A x = b (or A^T x = b) for a triangular canonical CSR matrix A.
 // The constructor checks A (check_triangular_system) and analyses it; every
@@ -169,7 +159,7 @@ class TriangularSolver {
 
  private:
   struct Impl;
-  Impl* impl_ = nullptr;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Serial forward (Lower) or backward (Upper) substitution on the CPU,

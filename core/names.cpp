@@ -1,0 +1,23 @@
+// The enum-name machinery's one out-of-line piece (include/balsa/core.hpp)
+// and the resolution of Device::Auto.
+#include <string>
+
+#include "balsa/core.hpp"
+#include "balsa/cuda.hpp"
+
+namespace balsa {
+
+namespace detail {
+void throw_unknown_name(const char* what, std::string_view name, const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw Error("unknown " + std::string(what) + " '" + std::string(name) + "' (one of: " + list + ")");
+}
+}  // namespace detail
+
+Device resolve_device(Device device) noexcept {
+  if (device != Device::Auto) return device;
+  return cuda::available() ? Device::Cuda : Device::Cpu;
+}
+
+}  // namespace balsa

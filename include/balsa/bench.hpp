@@ -1,0 +1,101 @@
+// balsa's benchmark drivers (the balsa_bench library, bench/; `balsa bench
+// trsv|solve|banded|qr` run them). Each measures balsa beside its named
+// baseline in the same run, prints a Markdown summary and writes JSON and
+// Markdown files when asked. Not installed with the library: the benchmarks
+// link the baselines (SuiteSparseQR, cuSPARSE, LAPACK) themselves.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "balsa/krylov.hpp"
+#include "balsa/sparse.hpp"
+#include "balsa/trsv.hpp"
+
+namespace balsa::bench {
+
+// balsa bench trsv: every triangular solver against cuSPARSE SpSV, one
+// cuSPARSE SpMV and the CPU serial solve, over a suite of generated cases
+// and Matrix Market files (their lower triangle).
+struct TrsvBenchOptions {
+  std::vector<std::string> files;       // Matrix Market files, benchmarked after the suite
+  std::string suite = "default";        // default | quick | none | tassl-paper
+  bool quick = false;                   // quick suite, CPU only
+  std::string precision = "both";       // double | float | both
+  std::vector<std::string> algorithms;  // names from trsv_bench_algorithms(); empty: all
+  std::vector<std::string> only;        // run only cases whose name contains one of these
+  int repeat = 30;
+  // Right-hand sides per timed solve: 1 (a vector), or a block of columns
+  // solved in one call (GPU: one call, cuSPARSE SpSM as the baseline; CPU:
+  // the columns in parallel; no SpMV row).
+  index_t rhs = 1;
+  index_t tassl_n_max = 0;  // TASSL (and Auto's) sub-graph capacity on the GPU; 0: from shared memory
+  int warmup = 3;
+  int cpu_repeat = -1;  // timed solves of the CPU algorithms; < 0: repeat
+  std::string json_path, markdown_path;  // "-": standard output
+  Device device = Device::Auto;
+  std::string data_dir = "tests/data";  // real matrices of the suites (skipped if not found)
+  double peak_gbs = 4300.0;             // floor model: memory bandwidth (GB/s)
+  double level_latency_us = 2.0;        // floor model: time per dependency level
+};
+// The algorithms as the benchmark names them: the library's names
+// (to_string(TrsvAlgorithm)) of the GPU runs, "reference" and
+// "level-set-cpu" for the CPU ones.
+std::vector<std::string> trsv_bench_algorithms();
+// Throws balsa::Error after writing the outputs when a result was wrong.
+void run_trsv_bench(const TrsvBenchOptions& options, const std::string& command_line);
+
+// balsa bench solve: preconditioned Krylov solvers, balsa on the GPU vs the
+// cuSPARSE + cuBLAS PCG-IC(0) baseline of Picciau's thesis sec. 5.2 and
+// balsa's CPU path.
+struct SolveBenchOptions {
+  std::string suite = "default";   // default | quick | none
+  std::vector<std::string> files;  // Matrix Market files: PCG-IC(0) if symmetric, else the BiCGStab methods
+  std::vector<std::string> only;   // cases whose name contains one of these
+  double tolerance = 1e-8;
+  int max_iterations = 20000;
+  StoppingNorm norm = StoppingNorm::Infinity;
+  Device device = Device::Auto;
+  bool cpu = true;                 // also run balsa's CPU path
+  bool baseline = true;            // also run the cuSPARSE + cuBLAS baseline (PCG cases)
+  TrsvAlgorithm trsv = TrsvAlgorithm::Auto;  // the preconditioner's triangular solver on the GPU
+  bool float_preconditioner = false;
+  std::string data_dir = "tests/data";
+  std::string json_path, markdown_path;  // "-": standard output
+};
+void run_solve_bench(const SolveBenchOptions& options, const std::string& command_line);
+
+// balsa bench banded: the SaP report's dense banded benchmark (sec. 4.1)
+// against LAPACK dgbsv: the N x K grid at d = 1 and the d sweep.
+struct BandedBenchOptions {
+  std::string suite = "all";  // grid | sweep | all
+  // N and K of every suite that runs; empty: each suite's own (the grid:
+  // the report's 1e3..1e6 x 10..500; the sweep: N = 2e5, K = 200).
+  std::vector<index_t> n, k;
+  std::vector<double> sweep_d = {0.06, 0.08, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2};
+  index_t partitions = 50;
+  double tolerance = 1e-10;
+  int repeat = 3;
+  double budget_seconds = 5.0;  // a measurement stops repeating after this long
+  Device device = Device::Auto;  // SaP's device (the CPU path without a GPU)
+  bool baseline = true;
+  std::string json_path, markdown_path;  // "-": standard output
+};
+void run_banded_bench(const BandedBenchOptions& options, const std::string& command_line);
+
+// balsa bench qr: multifrontal sparse QR against SuiteSparseQR (SPQR) on the
+// same cores.
+struct QrBenchOptions {
+  std::vector<std::string> files;  // extra Matrix Market files
+  std::string data_dir = "tests/data";
+  bool generated = true;           // the generated 2D/3D problems
+  int repeat = 3;
+  std::string json_path, markdown_path;  // "-": standard output
+};
+void run_qr_bench(const QrBenchOptions& options, const std::string& command_line);
+
+// The command line of this process (/proc/self/cmdline), arguments quoted
+// when needed: what the results record.
+std::string process_command_line();
+
+}  // namespace balsa::bench

@@ -1,0 +1,133 @@
+// balsa: what every capability shares: the error types (balsa/error.hpp),
+// the device, operation and diagonal enums, and the names of every public
+// enum.
+//
+// Names. Each public enum E has one table of names, EnumNames<E>, written
+// beside the enum in its header; to_string(e) and from_string<E>("name")
+// read it, and so do the command line, the benchmarks and the Python
+// module: one spelling of each value everywhere.
+//
+//   balsa::to_string(balsa::Device::Cuda)              // "cuda"
+//   balsa::from_string<balsa::TrsvAlgorithm>("tassl")  // TrsvAlgorithm::Tassl
+//   balsa::enum_names<balsa::Device>()                 // {"auto", "cpu", "cuda"}
+//   balsa::from_string<balsa::Device>("gpu")           // balsa::Error: unknown device 'gpu' (one of: auto, cpu, cuda)
+//
+// Devices. Every options struct takes Device::Auto by default: the GPU when
+// one is present (a CUDA build and a usable device), else the CPU
+// (resolve_device). A solver records the device it resolved to in its
+// stats(); where a capability has a reason to prefer the CPU for its data
+// (the sparse QR's R solve reads host vectors), its header says so.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "balsa/error.hpp"
+
+namespace balsa {
+
+// One value of an enum and its name.
+template <class E>
+struct EnumName {
+  E value;
+  const char* name;
+};
+
+// Specialised beside each public enum: `what` names the kind of value in
+// messages ("device"), `names` lists every value once.
+template <class E>
+struct EnumNames;
+
+template <class E>
+concept NamedEnum = requires {
+  { EnumNames<E>::what } -> std::convertible_to<const char*>;
+  EnumNames<E>::names[0].name;
+};
+
+// The name of e ("?" for a value outside the enum).
+template <NamedEnum E>
+constexpr const char* to_string(E e) noexcept {
+  for (const EnumName<E>& n : EnumNames<E>::names)
+    if (n.value == e) return n.name;
+  return "?";
+}
+
+// Every name of E, in the enum's order.
+template <NamedEnum E>
+std::vector<std::string> enum_names() {
+  std::vector<std::string> v;
+  for (const EnumName<E>& n : EnumNames<E>::names) v.emplace_back(n.name);
+  return v;
+}
+
+namespace detail {
+// The message of an unknown name: "unknown <what> '<name>' (one of: a, b, c)".
+[[noreturn]] void throw_unknown_name(const char* what, std::string_view name, const std::vector<std::string>& names);
+}  // namespace detail
+
+// The value named `name` (exact, case-sensitive); balsa::Error listing the
+// names otherwise.
+template <NamedEnum E>
+E from_string(std::string_view name) {
+  for (const EnumName<E>& n : EnumNames<E>::names)
+    if (name == n.name) return n.value;
+  detail::throw_unknown_name(EnumNames<E>::what, name, enum_names<E>());
+}
+
+// ---- internal tags of balsa's composite solvers ----------------------------------------
+
+namespace detail {
+// Internal (balsa's own preconditioners, krylov/preconditioner.cpp): the
+// matrix passed is one balsa has checked already, or built from one, so it
+// has every property the constructor taking this tag would check (canonical,
+// square, finite; for TriangularSolver also triangular with a nonzero
+// diagonal), and those checks are skipped. Not for user matrices.
+struct PrecheckedMatrix {
+  explicit PrecheckedMatrix() = default;
+};
+// Internal tag: analyse the pattern now, the values come later (see the
+// constructors that take it).
+struct ValuesLater {
+  explicit ValuesLater() = default;
+};
+}  // namespace detail
+
+// ---- devices -------------------------------------------------------------------
+
+enum class Device { Auto, Cpu, Cuda };
+template <>
+struct EnumNames<Device> {
+  static constexpr const char* what = "device";
+  static constexpr EnumName<Device> names[] = {{Device::Auto, "auto"}, {Device::Cpu, "cpu"}, {Device::Cuda, "cuda"}};
+};
+
+// Auto -> Cuda when a CUDA device can be used (balsa::cuda::available()),
+// else Cpu; Cpu and Cuda are returned as they are (a Cuda request on a
+// machine without a GPU is the solver's error to report). Never throws.
+Device resolve_device(Device device) noexcept;
+
+// ---- triangular systems ------------------------------------------------------------
+
+// Solve with A or with A^T.
+enum class Operation { NonTranspose, Transpose };
+template <>
+struct EnumNames<Operation> {
+  static constexpr const char* what = "operation";
+  static constexpr EnumName<Operation> names[] = {{Operation::NonTranspose, "non-transpose"},
+                                                  {Operation::Transpose, "transpose"}};
+};
+
+// A triangular matrix's diagonal: stored (NonUnit) or all ones, not read (Unit).
+enum class DiagonalKind { NonUnit, Unit };
+template <>
+struct EnumNames<DiagonalKind> {
+  static constexpr const char* what = "diagonal kind";
+  static constexpr EnumName<DiagonalKind> names[] = {{DiagonalKind::NonUnit, "non-unit"},
+                                                     {DiagonalKind::Unit, "unit"}};
+};
+
+}  // namespace balsa

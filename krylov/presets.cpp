@@ -1,0 +1,38 @@
+// The named Krylov methods (include/balsa/krylov.hpp, KrylovPreset).
+#include "balsa/krylov.hpp"
+#include "core/exceptions.hpp"
+
+namespace balsa {
+
+KrylovOptions krylov_options(KrylovPreset preset) try {
+  struct Row {
+    KrylovPreset preset;
+    KrylovMethod method;
+    PreconditionerKind preconditioner;
+  };
+  static constexpr Row rows[] = {
+      {KrylovPreset::PcgIc0, KrylovMethod::Cg, PreconditionerKind::Ic0},
+      {KrylovPreset::PcgIlu0, KrylovMethod::Cg, PreconditionerKind::Ilu0},
+      {KrylovPreset::PcgJacobi, KrylovMethod::Cg, PreconditionerKind::Jacobi},
+      {KrylovPreset::Cg, KrylovMethod::Cg, PreconditionerKind::None},
+      {KrylovPreset::BiCgStabIlu0, KrylovMethod::BiCgStab, PreconditionerKind::Ilu0},
+      {KrylovPreset::BiCgStab2Ilu0, KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0},
+      {KrylovPreset::BiCgStabJacobi, KrylovMethod::BiCgStab, PreconditionerKind::Jacobi},
+      {KrylovPreset::BiCgStab2Jacobi, KrylovMethod::BiCgStabL, PreconditionerKind::Jacobi},
+      {KrylovPreset::BiCgStab, KrylovMethod::BiCgStab, PreconditionerKind::None},
+      {KrylovPreset::BiCgStab2, KrylovMethod::BiCgStabL, PreconditionerKind::None},
+  };
+  for (const Row& r : rows)
+    if (r.preset == preset) {
+      KrylovOptions o;
+      o.method = r.method;
+      o.preconditioner = r.preconditioner;
+      o.l = 2;
+      return o;
+    }
+  throw Error("krylov_options: unknown preset " + std::to_string(int(preset)));
+} catch (...) {
+  rethrow_as_balsa_error("krylov_options");
+}
+
+}  // namespace balsa

@@ -1,0 +1,409 @@
+// TASSL triangular solve on the GPU (TrsvAlgorithm::Tassl; Picciau thesis
+// Alg. 3.2, analysis ch. 4).
+//
+// Analysis (CPU): partition (tassl_partition), time slots (tassl_schedule),
+// and the layout the kernel reads (tassl_layout.hpp, which describes the
+// three phases of a block). Solve: one launch per sub-graph level, one block
+// per sub-graph, x_loc in shared memory; the launches are captured once into
+// a CUDA graph that every solve replays (b and x through a device slot, as in
+// level_set.cu).
+//
+// The internal slots are latency-bound: a round is a shared-memory
+// read-modify-write and a barrier. So the entries of the next D rounds are
+// always in flight: lane t holds rounds r+1 .. r+D in registers, refilling
+// the one it has just applied; the loads are addressed by round alone. The
+// barrier is among the round lanes only (__syncwarp for one warp, a named
+// barrier for more), while the block's other threads wait for phase 3.
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <type_traits>
+
+#include <cuda_pipeline.h>
+
+#include "cuda/check.hpp"
+#include "core/instantiate.hpp"
+#include "trsv/gpu_algorithm.hpp"
+#include "trsv/gpu_common.cuh"
+#include "trsv/tassl/tassl_layout.hpp"
+#include "trsv/tassl/tassl_stats.hpp"
+#include "core/clock.hpp"
+
+namespace balsa::trsv_gpu {
+
+namespace {
+
+using detail::RhsAndX;
+
+template <class T>
+struct Arrays {
+  const index_t* order;  // position -> vertex
+  const T* diag;         // by position
+  const index_t* ext_rows;  // positions with external in-edges
+  const index_t* ext_ptr;
+  const index_t* ext_from;
+  const T* ext_val;  // scaled by the row's 1/l_ii
+  const std::uint32_t* int_key;
+  const T* int_val;  // scaled by the row's 1/l_ii
+};
+
+// Rounds each lane keeps in flight: fewer for wide blocks (registers; and
+// their many warps hide latency by themselves).
+template <int W>
+constexpr int prefetch_rounds() {
+  return W >= 512 ? 4 : W >= 256 ? 8 : 16;
+}
+// Threads of a block whose rounds have W lanes: the loads and stores of
+// phases 1 and 3 are latency-bound chains (order -> b), so they get at least
+// 512 threads; only the first W run the rounds.
+template <int W>
+constexpr int block_threads() {
+  return W < tassl::kMinBlockThreads ? tassl::kMinBlockThreads : W;
+}
+
+// Staged rounds (narrow blocks, W <= 64): the round lanes copy chunks of
+// kStageRounds rounds' entries into shared memory with cp.async, double
+// buffered, and read each batch of 8 rounds from there. Measured on an H200
+// (bench/results/2026-11-22-tassl-notes.md): with the register prefetch alone
+// a one-warp round took about 134 ns, the in-order issue of the next rounds'
+// global loads sitting on every round's path (as for the level-set thin runs).
+constexpr std::size_t kStageBytes = tassl::kStagingBytes;  // both buffers
+constexpr int kStageBatch = 8;
+// Up to two warps: measured on the H200, staging halved the small real
+// matrices' times at 64 lanes (jagmesh7 0.039 -> 0.019 ms, cryg2500 0.046 ->
+// 0.023 ms); wider blocks hide latency with their own warps.
+constexpr bool stageable(int width) { return width <= 64; }
+template <class T, int W>
+struct Stage {
+  static constexpr int kRounds =
+      int(kStageBytes / 2 / (std::size_t(W) * (sizeof(std::uint32_t) + sizeof(T)))) / kStageBatch * kStageBatch;
+  static constexpr std::size_t kKeyBytes = std::size_t(kRounds) * W * sizeof(std::uint32_t);
+  static constexpr std::size_t kChunkBytes = kKeyBytes + std::size_t(kRounds) * W * sizeof(T);
+  static_assert(kRounds >= kStageBatch && kKeyBytes % 16 == 0 && kChunkBytes % 16 == 0);
+};
+__host__ __device__ constexpr std::size_t align16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+
+// The barrier between two rounds: among the W round lanes only.
+template <int W>
+__device__ __forceinline__ void round_barrier() {
+  if constexpr (W == 32)
+    __syncwarp();
+  else if constexpr (W == block_threads<W>())
+    __syncthreads();
+  else
+    asm volatile("bar.sync 1, %0;" ::"n"(W) : "memory");
+}
+
+// One sub-graph for one right-hand side: Alg. 3.2's three phases.
+template <class T, int W, bool STAGED>
+__device__ __forceinline__ void solve_subgraph(const Arrays<T>& g, const tassl::Block& blk, const T* __restrict__ b,
+                                               T* __restrict__ x, unsigned char* smem) {
+  constexpr int D = prefetch_rounds<W>();
+  constexpr int P = block_threads<W>();
+  T* xl = reinterpret_cast<T*>(smem);
+  const int tid = int(threadIdx.x);
+  const bool round_lane = tid < W;
+  // 1. x_loc = b / l_ii, then the external slots by external row.
+#pragma unroll 4
+  for (index_t u = tid; u < blk.size; u += P) {
+    const index_t p = blk.base + u;
+    xl[u] = b[__ldg(g.order + p)] / __ldg(g.diag + p);
+  }
+  __syncthreads();
+  for (index_t r = blk.ext_row_begin + tid; r < blk.ext_row_end; r += P) {
+    const index_t p = __ldg(g.ext_rows + r);
+    const index_t end = __ldg(g.ext_ptr + p + 1);
+    T sum = T(0);
+    for (index_t e = __ldg(g.ext_ptr + p); e < end; ++e) sum += __ldg(g.ext_val + e) * x[__ldg(g.ext_from + e)];
+    xl[p - blk.base] -= sum;
+  }
+  __syncthreads();
+  // 2. The internal slots, round by round, on the first W threads.
+  auto apply = [&](std::uint32_t key, T a) {
+    if (key != tassl::kPadEntry) xl[key >> 16] -= a * xl[key & 0xFFFFu];
+  };
+  if constexpr (STAGED) {
+    using S = Stage<T, W>;
+    unsigned char* stage = smem + align16(std::size_t(blk.size) * sizeof(T));
+    const index_t chunks = (blk.rounds + S::kRounds - 1) / S::kRounds;
+    auto issue = [&](index_t c) {  // chunk c's entries into buffer c % 2 (one commit group)
+      const std::size_t first = std::size_t(c) * S::kRounds * W;
+      const std::size_t count = std::size_t(min(index_t(S::kRounds), blk.rounds - c * S::kRounds)) * W;
+      unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
+      const auto* ks = reinterpret_cast<const uint4*>(g.int_key + blk.entry_begin + first);
+      const auto* vs = reinterpret_cast<const uint4*>(g.int_val + blk.entry_begin + first);
+      for (std::size_t i = tid; i < count * sizeof(std::uint32_t) / 16; i += W)
+        __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf) + i, ks + i, 16);
+      for (std::size_t i = tid; i < count * sizeof(T) / 16; i += W)
+        __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf + S::kKeyBytes) + i, vs + i, 16);
+      __pipeline_commit();
+    };
+    if (round_lane && chunks > 0) {
+      issue(0);
+      for (index_t c = 0; c < chunks; ++c) {
+        if (c + 1 < chunks) {
+          issue(c + 1);  // its buffer's last reader, chunk c - 1, ended with a round barrier
+          __pipeline_wait_prior(1);
+        } else {
+          __pipeline_wait_prior(0);
+        }
+        round_barrier<W>();  // every lane's copies of chunk c are visible
+        const unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
+        const auto* sk = reinterpret_cast<const std::uint32_t*>(buf) + tid;
+        const auto* sv = reinterpret_cast<const T*>(buf + S::kKeyBytes) + tid;
+        const index_t rounds = min(index_t(S::kRounds), blk.rounds - c * S::kRounds);
+        for (index_t j0 = 0; j0 < rounds; j0 += kStageBatch) {
+          std::uint32_t kk[kStageBatch];
+          T aa[kStageBatch];
+#pragma unroll
+          for (int d = 0; d < kStageBatch; ++d) {
+            kk[d] = j0 + d < rounds ? sk[(j0 + d) * W] : tassl::kPadEntry;
+            aa[d] = j0 + d < rounds ? sv[(j0 + d) * W] : T(0);
+          }
+#pragma unroll
+          for (int d = 0; d < kStageBatch; ++d)
+            if (j0 + d < rounds) {
+              apply(kk[d], aa[d]);
+              round_barrier<W>();
+            }
+        }
+      }
+    }
+  } else if (round_lane) {
+    const std::uint32_t* key = g.int_key + blk.entry_begin + tid;
+    const T* val = g.int_val + blk.entry_begin + tid;
+    std::uint32_t k[D];
+    T a[D];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      k[d] = d < blk.rounds ? __ldg(key + std::size_t(d) * W) : tassl::kPadEntry;
+      a[d] = d < blk.rounds ? __ldg(val + std::size_t(d) * W) : T(0);
+    }
+    for (index_t r0 = 0; r0 < blk.rounds; r0 += D) {
+#pragma unroll
+      for (int d = 0; d < D; ++d) {
+        if (r0 + d < blk.rounds) {  // uniform over the round lanes
+          apply(k[d], a[d]);
+          round_barrier<W>();
+          const index_t r = r0 + D + d;
+          if (r < blk.rounds) {
+            k[d] = __ldg(key + std::size_t(r) * W);
+            a[d] = __ldg(val + std::size_t(r) * W);
+          }
+        }
+      }
+    }
+  }
+  __syncthreads();
+  // 3. Write back.
+#pragma unroll 4
+  for (index_t u = tid; u < blk.size; u += P) x[__ldg(g.order + blk.base + u)] = xl[u];
+}
+
+// One block per SM at most (x_loc fills the shared memory), said to ptxas:
+// without the minimum of 1, it capped the 512-thread kernels at 32 registers
+// and spilled the prefetched rounds (ptxas -v; measured 52 ms on banded 4M).
+// Block (blockIdx.x, blockIdx.y) solves sub-graph blockIdx.x for the
+// right-hand sides blockIdx.y, blockIdx.y + gridDim.y, ...: many columns in
+// one launch, the columns beyond the grid reusing the block's schedule from L2.
+template <class T, int W, bool STAGED>
+__global__ void __launch_bounds__(block_threads<W>(), 1)
+    tassl_subgraph_kernel(Arrays<T> g, const tassl::Block* __restrict__ blocks, const RhsAndX<T>* slot) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const tassl::Block blk = blocks[blockIdx.x];
+  const RhsAndX<T> io = *slot;
+  for (index_t c = index_t(blockIdx.y); c < io.columns; c += index_t(gridDim.y)) {
+    solve_subgraph<T, W, STAGED>(g, blk, io.b + c * io.ld, io.x + c * io.ld, smem);
+    __syncthreads();  // x_loc and the staging buffers are reused by the next column
+  }
+}
+
+// f(std::integral_constant<int, W>{}) for the block width W (a power of two, 32..1024).
+template <class F>
+void with_width(int w, F&& f) {
+  switch (w) {
+    case 32: f(std::integral_constant<int, 32>{}); break;
+    case 64: f(std::integral_constant<int, 64>{}); break;
+    case 128: f(std::integral_constant<int, 128>{}); break;
+    case 256: f(std::integral_constant<int, 256>{}); break;
+    case 512: f(std::integral_constant<int, 512>{}); break;
+    default: f(std::integral_constant<int, 1024>{}); break;
+  }
+}
+
+// Most right-hand sides given their own blocks in one launch; more columns
+// loop inside the blocks.
+constexpr index_t kMaxGridColumns = 32;
+
+template <class T>
+class TasslSolver final : public Algorithm<T> {
+ public:
+  TasslSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag, const TasslTuning& tuning) : n_(A.rows), nnz_(A.nnz()) {
+    const index_t n_max = tuning.n_max > 0 ? tuning.n_max : tassl_default_n_max(sizeof(T));
+    if (n_max > tassl::kMaxSubgraphVertices)
+      throw Error("TASSL: n_max " + std::to_string(n_max) + " exceeds the " +
+                  std::to_string(tassl::kMaxSubgraphVertices) + " vertices that 16-bit slot indices address");
+    stage_ = tuning.stage;
+    if (std::size_t(n_max) * sizeof(T) > optin_)
+      throw Error("TASSL: n_max " + std::to_string(n_max) + " values do not fit the " + std::to_string(optin_) +
+                  " bytes of shared memory a block may use");
+    auto t0 = Clock::now();
+    const tassl::Partition P = tassl::partition(A, tri, n_max);
+    const double t_partition = seconds_since(t0);
+    t0 = Clock::now();
+    const tassl::Schedule S = tassl::schedule(A, tri, P);
+    const double t_schedule = seconds_since(t0);
+    t0 = Clock::now();
+    layout_ = tassl::lay_out(P, S, {.max_width = tuning.max_width});
+    stats_ = tassl::summarize(P, S, layout_);
+    stats_.partition_seconds = t_partition;
+    stats_.schedule_seconds = t_schedule;
+    diag_pos_ = detail::diagonal_positions(A, diag);
+    stats_.layout_seconds = seconds_since(t0);
+    if (n_ == 0) return;
+    t0 = Clock::now();
+    const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
+    order_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.order));
+    ext_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_ptr));
+    ext_rows_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_rows));
+    ext_from_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_from));
+    int_key_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(layout_.int_key));
+    blocks_ = cuda::DeviceBuffer<tassl::Block>(std::span<const tassl::Block>(layout_.blocks));
+    slot_ = cuda::DeviceBuffer<RhsAndX<T>>(1);
+    upload_values(std::span<const T>(A.values));
+    exec_.emplace(1, capture(1));
+    BALSA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    stats_.upload_seconds = seconds_since(t0);
+  }
+
+  ~TasslSolver() override { (void)cudaStreamSynchronize(cudaStreamLegacy); }
+
+  void solve(const T* b, T* x) override { solve_many(b, x, n_, 1); }
+
+  // One replay for every column: a graph per grid height min(columns,
+  // kMaxGridColumns), captured on first use.
+  void solve_many(const T* B, T* X, index_t rows, index_t columns) override {
+    if (n_ == 0 || columns == 0) return;
+    const int height = int(std::min<index_t>(columns, kMaxGridColumns));
+    auto it = exec_.find(height);
+    if (it == exec_.end()) {
+      const cuda::SetupLock lock;  // a capture (cuda/setup_lock.hpp)
+      it = exec_.emplace(height, capture(height)).first;
+    }
+    const RhsAndX<T> s{B, X, columns, rows};  // pageable source: staged before cudaMemcpyAsync returns
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cudaStreamLegacy));
+    BALSA_CUDA_CHECK(cudaGraphLaunch(it->second.get(), cudaStreamLegacy));
+  }
+
+  void update_values(std::span<const T> values) override {
+    detail::require_values(values.size(), std::size_t(nnz_), "Tassl");
+    if (n_ == 0) return;
+    upload_values(values);
+  }
+
+  void describe(TrsvStats& s) const override { s.tassl = stats_; }
+
+ private:
+  void upload_values(std::span<const T> values) {
+    const tassl::ScaledValues<T> v = tassl::scale_values<T>(layout_, values, diag_pos_);
+    auto put = [](cuda::DeviceBuffer<T>& buffer, const std::vector<T>& host) {
+      if (buffer.size() != host.size()) buffer = cuda::DeviceBuffer<T>(host.size());
+      buffer.upload(host);
+    };
+    put(diag_, v.diag);
+    put(ext_val_, v.ext);
+    put(int_val_, v.internal);
+  }
+
+  // A launch's kernel: staged when its width allows and x_loc plus the
+  // staging buffers fit a block's shared memory.
+  struct Kernel {
+    int width;
+    bool staged;
+    auto operator<=>(const Kernel&) const = default;
+  };
+  template <class F>
+  static void with_kernel(Kernel k, F&& f) {
+    with_width(k.width, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      if constexpr (stageable(W)) {
+        if (k.staged) return f(tassl_subgraph_kernel<T, W, true>, block_threads<W>());
+      }
+      f(tassl_subgraph_kernel<T, W, false>, block_threads<W>());
+    });
+  }
+  std::size_t launch_smem(const tassl::LevelLaunch& L, bool staged) const {
+    std::size_t bytes = align16(std::size_t(L.most_size) * sizeof(T));
+    if (staged)
+      with_width(L.width, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        if constexpr (stageable(W)) bytes += 2 * Stage<T, W>::kChunkBytes;
+      });
+    return bytes;
+  }
+  Kernel kernel_for(const tassl::LevelLaunch& L) const {
+    const bool staged = stage_ && stageable(L.width) && launch_smem(L, true) <= optin_;
+    return {L.width, staged};
+  }
+
+  // The launches of one solve, a grid of (sub-graphs of the level) x height.
+  cuda::GraphExec capture(int height) {
+    std::map<Kernel, std::size_t> most;  // shared memory opt-in per kernel: the most any launch uses
+    for (const tassl::LevelLaunch& L : layout_.launches) {
+      const Kernel k = kernel_for(L);
+      most[k] = std::max(most[k], launch_smem(L, k.staged));
+    }
+    for (const auto& [k, bytes] : most)
+      with_kernel(k, [&, bytes = int(bytes)](auto kernel, int) {
+        cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(kernel), std::size_t(bytes));
+      });
+    const Arrays<T> g{order_.data(),   diag_.data(),    ext_rows_.data(), ext_ptr_.data(),
+                      ext_from_.data(), ext_val_.data(), int_key_.data(),  int_val_.data()};
+    return cuda::capture_graph([&](cudaStream_t stream) {
+      for (const tassl::LevelLaunch& L : layout_.launches) {
+        if (L.last_block == L.first_block) continue;
+        const Kernel k = kernel_for(L);
+        const dim3 grid(unsigned(L.last_block - L.first_block), unsigned(height));
+        with_kernel(k, [&](auto kernel, int threads) {
+          kernel<<<grid, threads, launch_smem(L, k.staged), stream>>>(g, blocks_.data() + L.first_block,
+                                                                     slot_.data());
+        });
+        if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+      }
+      return cudaSuccess;
+    });
+  }
+
+  index_t n_;
+  index_t nnz_;
+  std::size_t optin_ = cuda::optin_shared_bytes();  // shared memory a block may opt in to
+  bool stage_ = true;
+  tassl::Layout layout_;
+  std::vector<index_t> diag_pos_;
+  TasslStats stats_;
+  cuda::DeviceBuffer<index_t> order_, ext_rows_, ext_ptr_, ext_from_;
+  cuda::DeviceBuffer<std::uint32_t> int_key_;
+  cuda::DeviceBuffer<tassl::Block> blocks_;
+  cuda::DeviceBuffer<T> diag_, ext_val_, int_val_;
+  cuda::DeviceBuffer<RhsAndX<T>> slot_;
+  std::map<int, cuda::GraphExec> exec_;  // by grid height; destroyed before the buffers
+};
+
+}  // namespace
+
+index_t tassl_default_n_max(std::size_t value_bytes) {
+  return tassl::default_n_max(cuda::optin_shared_bytes(), value_bytes);
+}
+
+template <class T>
+std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>& A, Triangle tri, DiagonalKind diag, const TasslTuning& tuning) {
+  return std::make_unique<TasslSolver<T>>(A, tri, diag, tuning);
+}
+
+#define BALSA_INSTANTIATE(T) \
+  template std::unique_ptr<Algorithm<T>> make_tassl<T>(const Csr<T>&, Triangle, DiagonalKind, const TasslTuning&);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+
+}  // namespace balsa::trsv_gpu

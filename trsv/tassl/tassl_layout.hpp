@@ -1,0 +1,110 @@
+// TASSL on the GPU, host side: the schedule of tassl_schedule.hpp laid out as
+// the solve kernel (trsv/tassl.cu, thesis Alg. 3.2) reads it. Plain C++, so
+// that a CPU emulation of the kernel can check it (tests/tassl_layout_test).
+//
+// Positions: the vertices renumbered sub-graph by sub-graph (the TASSL
+// permutation; isolated vertices V0 first). A GPU block runs one sub-graph,
+// whose vertices are positions [base, base + size), local indices 0..size-1
+// in its shared-memory x_loc.
+//
+// One launch per sub-graph level; `width` lanes run the rounds (the block may
+// have more threads for the loads and stores). A block
+//  1. loads x_loc[u] = b_v / l_vv for its vertices; then, for each of its
+//     "external rows" (vertices with external in-edges), subtracts
+//     sum (l_vj / l_vv) x_j over them, one thread per external row: this runs
+//     the external slots (the k-th external edge into v is in external slot k)
+//     by vertex, so no two threads write the same x_loc entry and the external
+//     slots need no barrier between them;
+//  2. runs the internal slots: slot q is ceil(edges / width) "rounds" of
+//     `width` entries (the last one padded), a barrier of the `width` lanes
+//     after each round; lane t applies entry t of the round:
+//     x_loc[to] -= (l_to,from / l_to,to) x_loc[from];
+//  3. writes x_v = x_loc[u].
+// Internal entries are packed as (to << 16 | from): a sub-graph has at most
+// 65,535 vertices (kMaxSubgraphVertices), so local indices and the pad value
+// never collide. Entry offsets are 64-bit.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "balsa/sparse.hpp"
+#include "balsa/trsv_model.hpp"  // kMaxSubgraphVertices
+#include "trsv/tassl/tassl_partition.hpp"
+#include "trsv/tassl/tassl_schedule.hpp"
+
+namespace balsa::tassl {
+
+inline constexpr std::uint32_t kPadEntry = 0xFFFFFFFFu;
+// Threads of a block: max(width, this) (the loads and stores of phases 1 and 3).
+inline constexpr int kMinBlockThreads = 512;
+// Shared memory the kernel keeps beside x_loc for staging rounds (trsv/tassl.cu).
+inline constexpr std::size_t kStagingBytes = 32 * 1024;
+
+// The default n_max for values of `value_bytes` on a device whose blocks may
+// opt in to `shared_bytes` of shared memory: x_loc beside the staging area,
+// within the 16-bit slot indices.
+constexpr index_t default_n_max(std::size_t shared_bytes, std::size_t value_bytes) {
+  const std::size_t fit = (shared_bytes - kStagingBytes - 16) / value_bytes;
+  return fit < std::size_t(kMaxSubgraphVertices) ? index_t(fit) : kMaxSubgraphVertices;
+}
+
+struct Block {
+  index_t base = 0, size = 0;     // positions [base, base + size)
+  std::int64_t entry_begin = 0;   // internal entries [entry_begin, entry_begin + rounds * width)
+  index_t rounds = 0;
+  index_t ext_row_begin = 0, ext_row_end = 0;  // its external rows: ext_rows[ext_row_begin .. ext_row_end)
+};
+
+// One kernel launch: blocks [first_block, last_block), `width` threads each,
+// `most_size` values of shared memory.
+struct LevelLaunch {
+  index_t first_block = 0, last_block = 0;
+  int width = 32;
+  index_t most_size = 0;
+};
+
+struct LayoutTuning {
+  int max_width = 1024;     // a power of two, 32..1024
+  index_t isolated_chunk = 8192;  // vertices of V0 per block (they join the first launch)
+};
+
+struct Layout {
+  std::vector<index_t> order;   // position -> vertex (the TASSL permutation)
+  index_t isolated = 0;         // positions [0, isolated) are V0
+  std::vector<Block> blocks;    // launch by launch
+  std::vector<LevelLaunch> launches;
+  // External in-edges by position: ext[ext_ptr[p] .. ext_ptr[p + 1]) of the vertex order[p].
+  std::vector<index_t> ext_ptr{0}, ext_from, ext_value;  // from: a vertex; value: position in A.values
+  std::vector<index_t> ext_rows;  // positions with external in-edges, block by block
+  // Internal entries, round by round: key (to << 16 | from) or kPadEntry; value position or -1.
+  std::vector<std::uint32_t> int_key;
+  std::vector<index_t> int_value;
+};
+
+// The rounds of `slots` (slot edge counts) at `width` lanes.
+std::int64_t rounds_at(const std::vector<index_t>& slot_widths, int width);
+
+// The block width for one sub-graph level: the power of two in [32, max_width]
+// that minimises the most expensive block's rounds x cost_per_round(width),
+// the cost of a round growing with the warps that meet at its barrier.
+int choose_width(const std::vector<std::vector<index_t>>& slot_widths_per_block, int max_width);
+double cost_per_round(int width);
+
+// Lays out partition P and schedule S of an n-vertex graph. Throws if a
+// sub-graph exceeds kMaxSubgraphVertices.
+Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning = {});
+
+// The kernel's values from A's values (CSR order) and each vertex's diagonal
+// position in them (-1: a unit diagonal): the diagonal by position, and every
+// external and internal entry divided by its row's diagonal (computed in
+// double). Throws if a scaled value is not finite in T.
+template <class T>
+struct ScaledValues {
+  std::vector<T> diag, ext, internal;
+};
+template <class T>
+ScaledValues<T> scale_values(const Layout& layout, std::span<const T> values, std::span<const index_t> diag_pos);
+
+}  // namespace balsa::tassl
