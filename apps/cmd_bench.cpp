@@ -10,8 +10,17 @@ namespace balsa::app {
 
 namespace {
 void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown) {
-  cmd->add_option("--json", json, "Write the results as JSON here ('-': standard output)")->option_text(" FILE");
-  cmd->add_option("--markdown", markdown, "Write the Markdown tables here ('-': standard output)")->option_text(" FILE");
+  CLI::Option* j = cmd->add_option("--json", json, "Write the results as JSON here ('-': standard output)");
+  CLI::Option* m = cmd->add_option("--markdown", markdown, "Write the Markdown tables here ('-': standard output)");
+  j->option_text(" FILE");
+  m->option_text(" FILE");
+  // Both on standard output would interleave: a usage error (checked as the second one is parsed).
+  auto one_on_stdout = [&json, &markdown](const std::string& text) {
+    return text == "-" && (json == "-" || markdown == "-") ? std::string("--json and --markdown cannot both be '-'")
+                                                          : std::string();
+  };
+  j->check(CLI::Validator(one_on_stdout, "", ""));
+  m->check(CLI::Validator(one_on_stdout, "", ""));
 }
 }  // namespace
 
@@ -112,7 +121,8 @@ void add_bench_command(CLI::App& app) {
   banded->add_option("--k", bo->k, "Values of K (half-bandwidth), for every suite that runs (default: each suite's own)")
       ->delimiter(',')
       ->check(at_least(0));
-  banded->add_option("--d", bo->sweep_d, "Sweep values of d (N = 2e5, K = 200)")->delimiter(',');
+  banded->add_option("--d", bo->sweep_d, "Sweep values of d (at N = 2e5, K = 200 unless --n / --k say otherwise)")
+      ->delimiter(',');
   banded->add_option("--partitions", bo->partitions, "P (0: automatic)")->check(at_least(0))->capture_default_str();
   banded->add_option("--tol", bo->tolerance, "Krylov tolerance")->check(positive())->capture_default_str();
   banded->add_option("--repeat", bo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();

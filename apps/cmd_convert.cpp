@@ -57,7 +57,7 @@ void add_convert_command(CLI::App& app) {
       "convert", "Rewrite a Matrix Market file: expand symmetric storage, take a triangle, transpose, permute");
   cmd->add_option("input", o->input, "Input Matrix Market file ('-' for standard input)")->required();
   cmd->add_option("output", o->output, "Output file ('-' for standard output)")->required();
-  CLI::Option* tri = add_enum_option(cmd, "--triangle", o->triangle, "Keep only this triangle");
+  CLI::Option* tri = add_enum_option(cmd, "--triangle", o->triangle, "Keep only this triangle", {}, false);
   cmd->add_flag("--strict", o->strict, "With --triangle: drop the diagonal too");
   cmd->add_flag("--transpose", o->transpose, "Transpose (before taking a triangle)");
   cmd->add_flag("--keep-stored", o->keep_stored, "With general output: keep only the stored triangle of a symmetric file");

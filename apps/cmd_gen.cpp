@@ -19,7 +19,7 @@ struct GenOptions {
   // the generators' parameters
   index_t nx = 0, ny = 0, nz = 0, n = 0, rows = 0, window = 0, per_row = 0, blocks = 0, block_size = 0;
   index_t half_bandwidth = 0;
-  int stencil = 7;
+  Stencil3d stencil = Stencil3d::Point7;
   GridOrdering ordering = GridOrdering::Natural;
   double density = 0.0, dominance = 1.0;
 };
@@ -41,7 +41,7 @@ CLI::App* add_kind(CLI::App* gen, std::shared_ptr<GenOptions> o, const std::stri
       ->required()
       ->option_text(" FILE");
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
-  CLI::Option* tri = add_enum_option(cmd, "--triangle", o->triangle, "Keep only this triangle");
+  CLI::Option* tri = add_enum_option(cmd, "--triangle", o->triangle, "Keep only this triangle", {}, false);
   cmd->add_flag("--strict", o->strict, "With --triangle: drop the diagonal too");
   add_enum_option(cmd, "--storage", o->storage, "Matrix Market storage",
                   {MtxSymmetry::General, MtxSymmetry::Symmetric, MtxSymmetry::SkewSymmetric});
@@ -57,7 +57,7 @@ void grid_options(CLI::App* cmd, GenOptions& o, bool three_d) {
   cmd->add_option("--ny", o.ny, "Grid points along y (default: nx)")->check(at_least(1));
   if (three_d) {
     cmd->add_option("--nz", o.nz, "Grid points along z (default: nx)")->check(at_least(1));
-    cmd->add_option("--stencil", o.stencil, "7 or 27 points")->check(CLI::IsMember({7, 27}))->capture_default_str();
+    add_enum_option(cmd, "--stencil", o.stencil, "Points of the stencil");
   }
   add_enum_option(cmd, "--ordering", o.ordering, "Order of the unknowns");
 }
@@ -77,7 +77,7 @@ void add_gen_command(CLI::App& app) {
   grid_options(add_kind(gen, o, "laplace3d", "3D 7- or 27-point Laplacian (SPD)",
                         [](const GenOptions& g) {
                           return laplacian_3d<double>(g.nx, g.ny ? g.ny : g.nx, g.nz ? g.nz : g.nx,
-                                                      g.stencil == 27 ? Stencil3d::Point27 : Stencil3d::Point7,
+                                                      g.stencil,
                                                       g.ordering, g.seed);
                         }),
                *o, true);

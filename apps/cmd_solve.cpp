@@ -91,7 +91,7 @@ void run_solve(const SolveOptions& o) {
     B.values = multiply(A, std::span<const double>(x_true));
   }
   const Device device = usable_device(o.device);
-  const bool live = !o.json && (o.progress || isatty(fileno(stderr)));
+  const bool live = o.progress || (!o.json && isatty(fileno(stderr)));
   const std::function<void(int, double)> progress =
       live ? std::function<void(int, double)>(
                  [](int it, double res) { std::fprintf(stderr, "\r  iteration %7d  residual %.3e", it, res); })

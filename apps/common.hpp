@@ -71,11 +71,12 @@ void print_json(const nlohmann::json& j, const std::string& path = "-");
 void use_plain_help(CLI::App& app);
 
 // An option naming a value of a balsa enum (include/balsa/core.hpp): its
-// names are the library's (enum_names<E>()), listed in the help; `names`
-// restricts them (empty: all).
+// names are the library's (enum_names<E>()), listed in the help with the
+// default (`value` as given; show_default false: the option has none, e.g.
+// "keep only this triangle"); `names` restricts them (empty: all).
 template <NamedEnum E>
 CLI::Option* add_enum_option(CLI::App* cmd, const std::string& flags, E& value, const std::string& help,
-                             std::vector<E> names = {});
+                             std::vector<E> names = {}, bool show_default = true);
 // --device auto|cpu|cuda.
 CLI::Option* add_device_option(CLI::App* cmd, Device& device);
 // The device to run on: Auto resolved (balsa::resolve_device); Cuda
@@ -108,7 +109,7 @@ void add_qr_commands(CLI::App& app);  // lsq, qr
 
 template <NamedEnum E>
 CLI::Option* add_enum_option(CLI::App* cmd, const std::string& flags, E& value, const std::string& help,
-                             std::vector<E> names) {
+                             std::vector<E> names, bool show_default) {
   if (names.empty())
     for (const EnumName<E>& n : EnumNames<E>::names) names.push_back(n.value);
   std::string list;
@@ -122,7 +123,7 @@ CLI::Option* add_enum_option(CLI::App* cmd, const std::string& flags, E& value, 
       "", "");
   CLI::Option* o = cmd->add_option_function<std::string>(
       flags, [&value](const std::string& text) { value = from_string<E>(text); },
-      help + " (" + list + "; default: " + to_string(value) + ")");
+      help + " (" + list + (show_default ? std::string("; default: ") + to_string(value) : std::string()) + ")");
   o->check(known);
   o->option_text(" NAME");
   return o;

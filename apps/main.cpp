@@ -13,6 +13,7 @@ namespace {
 // 0; users read them against a Matrix Market file, which counts from 1.
 std::string with_base_note(const balsa::MatrixError& e) {
   const std::string what = e.what();
+  if (what.find("0-based") != std::string::npos || what.find("1-based") != std::string::npos) return what;
   const bool positions = what.find("row") != std::string::npos || what.find("column") != std::string::npos ||
                          what.find("entry") != std::string::npos || what.find("A(") != std::string::npos;
   return positions ? what + "\n  (rows and columns above count from 0; a Matrix Market file counts from 1)" : what;

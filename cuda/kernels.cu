@@ -6,6 +6,7 @@
 #include "cuda/check.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/device.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa::cuda {
 
@@ -60,14 +61,16 @@ void launch_spmv(const DeviceCsr<T>& A, const T* x, T* y) {
 }  // namespace
 
 template <class T>
-void fill(DeviceBuffer<T>& x, T value) {
+void fill(DeviceBuffer<T>& x, T value) try {
   if (x.empty()) return;
   fill_kernel<<<std::max(1, grid_for(x.size())), 256>>>(x.data(), x.size(), value);
   BALSA_CHECK_LAUNCH();
+} catch (...) {
+  rethrow_as_balsa_error("fill");
 }
 
 template <class T>
-void spmv(const DeviceCsr<T>& A, const DeviceBuffer<T>& x, DeviceBuffer<T>& y) {
+void spmv(const DeviceCsr<T>& A, const DeviceBuffer<T>& x, DeviceBuffer<T>& y) try {
   if (x.size() != std::size_t(A.cols) || y.size() != std::size_t(A.rows))
     throw DimensionError("spmv: x has " + std::to_string(x.size()) + " and y " + std::to_string(y.size()) +
                          " elements for a " + std::to_string(A.rows) + " x " + std::to_string(A.cols) + " matrix");
@@ -83,6 +86,8 @@ void spmv(const DeviceCsr<T>& A, const DeviceBuffer<T>& x, DeviceBuffer<T>& y) {
     launch_spmv<T, 16>(A, x.data(), y.data());
   else
     launch_spmv<T, 32>(A, x.data(), y.data());
+} catch (...) {
+  rethrow_as_balsa_error("spmv");
 }
 
 #define BALSA_INSTANTIATE(T)                  \

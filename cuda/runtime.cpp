@@ -222,11 +222,9 @@ EventTimer::EventTimer() try {
 } catch (...) {
   rethrow_as_balsa_error("EventTimer::EventTimer");
 }
-EventTimer::~EventTimer() try {
+EventTimer::~EventTimer() {
   (void)cudaEventDestroy(static_cast<cudaEvent_t>(start_));
   (void)cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
-} catch (...) {
-  rethrow_as_balsa_error("EventTimer::~EventTimer");
 }
 void EventTimer::start() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(start_))); }
 void EventTimer::stop() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(stop_))); }

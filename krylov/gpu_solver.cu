@@ -140,7 +140,7 @@ class DeviceSolver final : public Solver<T> {
     st.true_residual = fin.true_residual;
     record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
                 options_.tolerance);
-    check_attainable_accuracy(st, options_.tolerance);
+    check_attainable_accuracy(st, options_.norm, index_t(x.size()), options_.tolerance);
     timer_.retire(fin.iterations);
     timer_.drop();
     st.phase_samples = timer_.samples();

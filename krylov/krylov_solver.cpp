@@ -133,7 +133,7 @@ struct KrylovSolver<T>::Impl {
     } else {
       st.true_residual = relative_residual(A, std::span<const T>(x), b);
     }
-    krylov::check_attainable_accuracy(st, options.tolerance);
+    krylov::check_attainable_accuracy(st, options.norm, A.rows, options.tolerance);
   }
 };
 

@@ -1,6 +1,8 @@
 // The words of the Krylov solvers: enum names and why a solve stopped.
 #include "krylov/termination.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -64,9 +66,10 @@ void record_stop(KrylovStats& st, int stop, int quantity, double value, int iter
   }
 }
 
-void check_attainable_accuracy(KrylovStats& st, double tolerance) {
+void check_attainable_accuracy(KrylovStats& st, StoppingNorm norm, index_t n, double tolerance) {
   if (st.outcome != KrylovOutcome::Breakdown && st.outcome != KrylovOutcome::MaxIterations) return;
-  if (!(st.residual < kDetached * st.true_residual)) return;  // NaN: not this case
+  const double norms = norm == StoppingNorm::Infinity ? std::sqrt(double(std::max<index_t>(n, 1))) : 1.0;
+  if (!(st.residual * norms < kDetached * st.true_residual)) return;  // NaN: not this case
   st.message = "the recursive residual fell to " + number(st.residual) + ", far below the true residual " +
                number(st.true_residual) + " (||b - A x|| / ||b||, recomputed): the attainable accuracy is reached, " +
                "and the tolerance " + number(tolerance) + " asks for more than the arithmetic can give " +

@@ -39,7 +39,11 @@ void record_stop(KrylovStats& stats, int stop, int quantity, double value, int i
 // more than the arithmetic gives. Its outcome becomes Stagnation and the
 // message says so (a quantity that underflowed to 0 is not a breakdown of
 // the method or a sign of an indefinite matrix). Both paths call it.
+// The recursive residual is in the stopping norm, the true one in the
+// 2-norm; with the infinity norm (n unknowns) the two relative residuals
+// can differ by sqrt(n) either way, so the test then asks for sqrt(n)
+// times more.
 inline constexpr double kDetached = 1e-3;
-void check_attainable_accuracy(KrylovStats& stats, double tolerance);
+void check_attainable_accuracy(KrylovStats& stats, StoppingNorm norm, index_t n, double tolerance);
 
 }  // namespace balsa::krylov

@@ -8,8 +8,9 @@ file(MAKE_DIRECTORY ${OUT})
 # (and not NOT).
 # balsa_cli_test(NAME ARGS ... ERROR regex [EXIT code] [NOT regex]): must fail (with that
 # exit code, if given), stderr matching ERROR (and not NOT).
+# SETUP fixture: this test makes a file others read; NEEDS fixture: this test reads it.
 function(balsa_cli_test name)
-  cmake_parse_arguments(T "" "PASS;ERROR;EXIT;NOT" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "PASS;ERROR;EXIT;NOT;SETUP;NEEDS" "ARGS" ${ARGN})
   if(DEFINED T_ERROR)
     add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} -DEXE=${BALSA_EXE} "-DARGS=${T_ARGS}" "-DEXPECT=${T_ERROR}"
              "-DEXIT=${T_EXIT}" "-DREJECT=${T_NOT}"
@@ -20,6 +21,12 @@ function(balsa_cli_test name)
   set_tests_properties(cli.${name} PROPERTIES LABELS "cpu;cli" TIMEOUT 120)
   if(T_PASS)
     set_tests_properties(cli.${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS}")
+  endif()
+  if(T_SETUP)
+    set_tests_properties(cli.${name} PROPERTIES FIXTURES_SETUP ${T_SETUP})
+  endif()
+  if(T_NEEDS)
+    set_tests_properties(cli.${name} PROPERTIES FIXTURES_REQUIRED ${T_NEEDS})
   endif()
   if(T_NOT AND NOT DEFINED T_ERROR)
     set_tests_properties(cli.${name} PROPERTIES FAIL_REGULAR_EXPRESSION "${T_NOT}")
@@ -141,15 +148,16 @@ string(REPEAT "1\n" 6009 ones_2003x3)
 file(WRITE ${OUT}/ones_2003x3.mtx "%%MatrixMarket matrix array real general\n2003 3\n${ones_2003x3}")
 balsa_cli_test(solve_many_rhs ARGS solve ${DATA}/bcsstk13.mtx --rhs ${OUT}/ones_2003x3.mtx --device cpu --maxit 5000
                -o ${OUT}/x_many.mtx PASS "column 3: converged")
-balsa_cli_test(gen_triangle ARGS gen laplace2d --nx 20 --triangle lower -o ${OUT}/lap20_lower.mtx PASS "wrote 400 x 400")
-balsa_cli_test(trsv_solve ARGS trsv ${OUT}/lap20_lower.mtx --device cpu PASS "residual \\|\\|b - L x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e-1[5-9], error")
+balsa_cli_test(gen_triangle ARGS gen laplace2d --nx 20 --triangle lower -o ${OUT}/lap20_lower.mtx PASS "wrote 400 x 400"
+               SETUP lap20_lower)
+balsa_cli_test(trsv_solve ARGS trsv ${OUT}/lap20_lower.mtx --device cpu PASS "residual \\|\\|b - L x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e-1[5-9], error" NEEDS lap20_lower)
 balsa_cli_test(trsv_solve_upper_transpose ARGS trsv ${OUT}/lap20_lower.mtx --upper --transpose --device cpu
-               ERROR "not upper triangular")
+               ERROR "not upper triangular" NEEDS lap20_lower)
 balsa_cli_test(trsv_solve_transpose_json ARGS trsv ${OUT}/lap20_lower.mtx --transpose --algorithm level-set --device cpu --json
-               PASS "\"operation\": \"transpose\"")
+               PASS "\"operation\": \"transpose\"" NEEDS lap20_lower)
 balsa_cli_test(trsv_solve_rhs ARGS trsv ${OUT}/lap20_lower.mtx --rhs ${OUT}/lap20_lower.mtx -o ${OUT}/trsv_x.mtx --device cpu
-               PASS "column 400: residual")
-balsa_cli_test(trsv_solve_stdout ARGS trsv ${OUT}/lap20_lower.mtx --device cpu -o - PASS "%%MatrixMarket matrix array")
+               PASS "column 400: residual" NEEDS lap20_lower)
+balsa_cli_test(trsv_solve_stdout ARGS trsv ${OUT}/lap20_lower.mtx --device cpu -o - PASS "%%MatrixMarket matrix array" NEEDS lap20_lower)
 balsa_cli_test(lsq_rhs_option ARGS lsq ${DATA}/lp_e226.mtx --rhs ${DATA}/lp_e226.mtx --json PASS "\"columns\"")
 balsa_cli_test(lsq_both_rhs ARGS lsq ${DATA}/lp_e226.mtx ${DATA}/lp_e226.mtx --rhs ${DATA}/lp_e226.mtx ERROR "give b once" EXIT 2)
 balsa_cli_test(qr_json ARGS qr ${DATA}/bayer10.mtx --json PASS "\"rank\": 13291")
@@ -157,3 +165,6 @@ balsa_cli_test(info_gz ARGS info ${DATA}/west0479.mtx.gz PASS "479 x 479, 1910 n
 balsa_cli_test(convert_gz ARGS convert ${DATA}/west0479.mtx.gz ${OUT}/west_from_gz.mtx PASS "wrote 479 x 479, 1910 nonzeros")
 balsa_cli_test(bench_banded_sweep_limits ARGS bench banded --device cpu --suite sweep --n 3000 --k 12 --d 1 --repeat 1
                --json - PASS "\"suite\": \"sweep\"" NOT "\"N\": 200000")
+balsa_cli_test(bench_two_stdout ARGS bench qr --no-generated --json - --markdown - ERROR "cannot both be '-'" EXIT 2)
+balsa_cli_test(run_bad_stencil ARGS run --stencil 9 ERROR "--stencil: unknown value '9' \\(one of: 7, 27\\)" EXIT 2)
+balsa_cli_test(gen_triangle_help ARGS gen laplace2d --help PASS "--triangle NAME +Keep only this triangle \\(lower, upper\\)")

@@ -127,7 +127,7 @@ struct TriangularSolver<T>::Impl {
 // solved, level sets), the algorithm, its set-up on the device. `owned`,
 // when given, is A itself, whose arrays M may take instead of copying them.
 template <class T>
-void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& given, Csr<T>* owned, bool checked) try {
+void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& given, Csr<T>* owned, bool checked) {
   const auto t0 = Clock::now();
   options = given;
   options.device = resolve_device(given.device);
@@ -182,13 +182,11 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
     if (values_pending) prepare_device_updates();  // the pending values will come from the device
   }
   st.analysis_seconds = seconds_since(t0);
-} catch (...) {
-  rethrow_as_balsa_error("TriangularSolver::Impl::analyse");
 }
 
 // The CPU algorithms' schedules.
 template <class T>
-void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) try {
+void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) {
   TrsvStats& st = stats;
   if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet &&
       st.algorithm != TrsvAlgorithm::Tassl)
@@ -207,13 +205,11 @@ void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) try {
     st.tassl.partition_seconds = t_partition;
     st.tassl.schedule_seconds = seconds_since(t1);
   }
-} catch (...) {
-  rethrow_as_balsa_error("TriangularSolver::Impl::set_up_cpu");
 }
 
 // The GPU algorithm's analysis and uploads.
 template <class T>
-void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) try {
+void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) {
   if (!cuda::available())
     throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
                                             : "triangular solve on Device::Cuda: balsa was built without CUDA");
@@ -234,8 +230,6 @@ void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) try {
   const cuda::SetupLock lock;  // a device synchronisation (cuda/setup_lock.hpp)
   cuda::detail::synchronize();
   gpu->describe(stats);
-} catch (...) {
-  rethrow_as_balsa_error("TriangularSolver::Impl::set_up_gpu");
 }
 
 // M from A: A itself (moved when owned), or for A^T x = b the other
@@ -243,7 +237,7 @@ void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) try {
 // gives A^T's pattern and the map from its entries back to A's; the values
 // are then one gather.
 template <class T>
-void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) try {
+void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) {
   if (options.operation == Operation::Transpose) {
     TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx);
     source = std::move(t.source);
@@ -257,8 +251,6 @@ void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) try 
       M = A;
     tri = options.triangle;
   }
-} catch (...) {
-  rethrow_as_balsa_error("TriangularSolver::Impl::take_matrix");
 }
 
 namespace {
@@ -279,16 +271,25 @@ std::unique_ptr<Impl> analysed(Analyse&& analyse) {
 }  // namespace
 
 template <class T>
-TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options)
-    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, nullptr); })) {}
+TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options) try
+    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, nullptr); })) {
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver");
+}
 
 template <class T>
-TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options)
-    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A); })) {}
+TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options) try
+    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A); })) {
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver");
+}
 
 template <class T>
-TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options, detail::PrecheckedMatrix)
-    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A, /*checked=*/true); })) {}
+TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options, detail::PrecheckedMatrix) try
+    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A, /*checked=*/true); })) {
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver");
+}
 
 template <class T>
 TriangularSolver<T>::~TriangularSolver() = default;

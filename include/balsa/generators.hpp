@@ -27,7 +27,8 @@ enum class Stencil3d { Point7, Point27 };
 template <>
 struct EnumNames<Stencil3d> {
   static constexpr const char* what = "3D stencil";
-  static constexpr EnumName<Stencil3d> names[] = {{Stencil3d::Point7, "7-point"}, {Stencil3d::Point27, "27-point"}};
+  // The points of the stencil: `balsa run --stencil 27`.
+  static constexpr EnumName<Stencil3d> names[] = {{Stencil3d::Point7, "7"}, {Stencil3d::Point27, "27"}};
 };
 
 // 2D 5-point Laplacian on an nx x ny grid, Dirichlet boundary: 4 on the

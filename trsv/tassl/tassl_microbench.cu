@@ -9,6 +9,7 @@
 #include "cuda/check.hpp"
 #include "trsv/gpu_common.cuh"
 #include "balsa/trsv_model.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa::tassl {
 
@@ -197,7 +198,7 @@ void measure_iota(Bench& b, MicrobenchResult& r) {
 
 }  // namespace
 
-MicrobenchResult run_microbench(const MicrobenchOptions& options) {
+MicrobenchResult run_microbench(const MicrobenchOptions& options) try {
   if (options.repeats < 1) throw Error("TASSL microbenchmarks: repeats must be at least 1");
   MicrobenchResult r;
   const cuda::DeviceInfo& device = cuda::current_device_info();
@@ -210,6 +211,8 @@ MicrobenchResult run_microbench(const MicrobenchOptions& options) {
   measure_iota(b, r);
   BALSA_CUDA_CHECK(cudaStreamSynchronize(b.stream()));
   return r;
+} catch (...) {
+  rethrow_as_balsa_error("run_microbench");
 }
 
 }  // namespace balsa::tassl
