@@ -55,9 +55,7 @@ QrOptions qr_options(const QrCommandOptions& o) {
 void run_lsq(const QrCommandOptions& o) {
   if (!o.rhs.empty() && !o.rhs_positional.empty())
     throw CLI::ValidationError("give b once: as --rhs or as the second argument");
-  if (o.json && o.output == "-")
-    throw CLI::ValidationError("--json and -o - would both write to standard output; give -o a file");
-  std::FILE* report = o.output == "-" ? stderr : stdout;  // x on standard output: the report on standard error
+  std::FILE* report = report_stream(o.json, o.output);
   const std::string& rhs = o.rhs.empty() ? o.rhs_positional : o.rhs;
   const Csr<double> A = load_matrix<double>(o.matrix).A;
   DenseMatrix<double> B(A.rows, 1, 1.0);

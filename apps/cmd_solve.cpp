@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <algorithm>
 #include <functional>
 #include <optional>
 #include <variant>
@@ -71,10 +70,7 @@ nlohmann::json column_json(const KrylovStats& s) {
 }
 
 void run_solve(const SolveOptions& o) {
-  if (o.json && o.output == "-")
-    throw CLI::ValidationError("--json and -o - would both write to standard output; give -o a file");
-  // With x on standard output, the report goes to standard error.
-  std::FILE* report = o.output == "-" ? stderr : stdout;
+  std::FILE* report = report_stream(o.json, o.output);
   const Method method = parse_method(o.method);
   const bool sap = std::holds_alternative<SapVariant>(method);
   const LoadedMatrix<double> m = load_matrix<double>(o.matrix);
@@ -196,13 +192,7 @@ void add_solve_command(CLI::App& app) {
   std::string list;
   for (const std::string& s : methods) list += (list.empty() ? "" : ", ") + s;
   cmd->add_option("--method", o->method, "Krylov method and preconditioner, or SaP on A's band (" + list + ")")
-      ->check(CLI::Validator(
-          [methods, list](std::string& text) {
-            return std::find(methods.begin(), methods.end(), text) != methods.end()
-                       ? std::string()
-                       : "unknown value '" + text + "' (one of: " + list + ")";
-          },
-          "", ""))
+      ->check(one_of(methods))
       ->option_text(" NAME")
       ->capture_default_str();
   cmd->add_option("--tol", o->tolerance, "Relative tolerance")->check(positive())->capture_default_str();

@@ -219,9 +219,7 @@ void run_explain(const TrsvCmdOptions& o, const Triangle tri) {
 // The solve: the file must hold a triangle (balsa convert --triangle takes one).
 template <class T>
 void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
-  if (o.json && o.output == "-")
-    throw CLI::ValidationError("--json and -o - would both write to standard output; give -o a file");
-  std::FILE* report = o.output == "-" ? stderr : stdout;
+  std::FILE* report = report_stream(o.json, o.output);
   const Csr<T> L = load_matrix<T>(o.file).A;
   const Device device = usable_device(o.device);
   std::vector<T> x_true;

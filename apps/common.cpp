@@ -69,6 +69,12 @@ void print_json(const nlohmann::json& j, const std::string& path) {
   if (!out) throw Error("cannot write " + path);
 }
 
+std::FILE* report_stream(bool json, const std::string& output) {
+  if (json && output == "-")
+    throw CLI::ValidationError("--json and -o - would both write to standard output; give -o a file");
+  return output == "-" ? stderr : stdout;
+}
+
 namespace {
 
 // CLI11's help, less its type names, validator descriptions and
@@ -115,6 +121,18 @@ Device usable_device(Device requested) {
   return resolve_device(requested);
 }
 
+CLI::Validator one_of(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return CLI::Validator(
+      [names, list](std::string& text) {
+        return std::find(names.begin(), names.end(), text) != names.end()
+                   ? std::string()
+                   : "unknown value '" + text + "' (one of: " + list + ")";
+      },
+      "", "one_of");
+}
+
 CLI::Validator positive() {
   return CLI::Validator(
       [](std::string& text) {
@@ -152,10 +170,7 @@ CLI::Validator between(double lo, double hi) {
 namespace {
 template <class T>
 void require_finite_values(std::span<const T> x, double true_residual, const std::string& what) {
-  for (std::size_t i = 0; i < x.size(); ++i)
-    if (!std::isfinite(x[i]))
-      throw Error(fmt::format("{} is not finite: {} at entry {} (1-based); the result is unusable", what,
-                              std::isnan(x[i]) ? "NaN" : "Inf", i + 1));
+  require_finite(x, what);  // "NaN in <what> at index i"
   if (!std::isfinite(true_residual))
     throw Error(fmt::format("the true residual of {} is {}; the result is unusable", what, true_residual));
 }

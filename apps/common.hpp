@@ -63,6 +63,10 @@ void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions
 void save_matrix(const std::string& path, const DenseMatrix<double>& X, const MtxWriteOptions& options = {});
 // JSON to standard output, or to `path` when not empty and not "-".
 void print_json(const nlohmann::json& j, const std::string& path = "-");
+// Where a command's report goes when its result x goes to `output`:
+// standard error when x takes standard output ("-"), else standard output.
+// --json with "-" is a usage error (both would write to standard output).
+std::FILE* report_stream(bool json, const std::string& output);
 
 // ---- options ---------------------------------------------------------------------
 
@@ -83,7 +87,9 @@ CLI::Option* add_device_option(CLI::App* cmd, Device& device);
 // without a usable GPU is an Error saying why.
 Device usable_device(Device requested);
 
-// Validators with plain messages ("must be positive, got 0").
+// Validators with plain messages ("must be positive, got 0"; "unknown value
+// 'x' (one of: a, b)").
+CLI::Validator one_of(const std::vector<std::string>& names);
 CLI::Validator positive();
 CLI::Validator at_least(double minimum);
 CLI::Validator between(double lo, double hi);
@@ -112,19 +118,16 @@ CLI::Option* add_enum_option(CLI::App* cmd, const std::string& flags, E& value, 
                              std::vector<E> names, bool show_default) {
   if (names.empty())
     for (const EnumName<E>& n : EnumNames<E>::names) names.push_back(n.value);
+  std::vector<std::string> spelled;
   std::string list;
-  for (const E e : names) list += (list.empty() ? "" : ", ") + std::string(to_string(e));
-  CLI::Validator known(
-      [names, list](std::string& text) {
-        for (const E e : names)
-          if (text == to_string(e)) return std::string();
-        return "unknown value '" + text + "' (one of: " + list + ")";
-      },
-      "", "");
+  for (const E e : names) {
+    spelled.emplace_back(to_string(e));
+    list += (list.empty() ? "" : ", ") + spelled.back();
+  }
   CLI::Option* o = cmd->add_option_function<std::string>(
       flags, [&value](const std::string& text) { value = from_string<E>(text); },
       help + " (" + list + (show_default ? std::string("; default: ") + to_string(value) : std::string()) + ")");
-  o->check(known);
+  o->check(one_of(spelled));
   o->option_text(" NAME");
   return o;
 }
