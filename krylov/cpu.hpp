@@ -122,6 +122,12 @@ class Run {
     if (o_.progress) o_.progress(iteration, res);
     if (!std::isfinite(res)) return stop(kNonFinite, kResidual, res, iteration);
     if (res <= o_.tolerance) return stop(kConverged, kNoQuantity, 0.0, iteration);
+    if (const int early = progress_stop(progress_, iteration, res, o_.divergence, o_.stagnation_window)) {
+      to(nullptr);
+      if (o_.phase_timing) st_.phase_samples = st_.iterations;
+      record_early_stop(st_, early, progress_, iteration, o_.divergence, o_.stagnation_window);
+      return early;
+    }
     return kRunning;
   }
   // The solve ends (stops the clocks, fills outcome and message); returns `code`.
@@ -152,6 +158,7 @@ class Run {
   std::int64_t n_;
   bool infinity_;
   double normb_ = 1.0;
+  Progress progress_;
   double* phase_ = nullptr;
   Clock::time_point since_{};
 };

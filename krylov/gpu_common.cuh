@@ -48,6 +48,7 @@ struct Status {
   double residual;  // last relative residual
   double normb;     // ||b|| in the stopping norm
   double true_residual;
+  Progress progress;  // the early stops' state (KrylovOptions::divergence, stagnation_window)
   double history[kRing];
 };
 
@@ -67,6 +68,8 @@ struct State {
 struct Stopping {
   double tolerance;
   bool infinity;
+  double divergence;  // KrylovOptions::divergence (0: off)
+  int window;         // KrylovOptions::stagnation_window (0: off)
 };
 
 __device__ inline bool running(const State& st) { return st.status.stop == kRunning; }
@@ -91,6 +94,8 @@ __device__ inline void record(State& st, int k1, double norm, const Stopping& c)
     stop(st, kNonFinite, kResidual, res, k1);
   else if (res <= c.tolerance)
     stop(st, kConverged, kNoQuantity, 0.0, k1);
+  else if (const int early = progress_stop(st.status.progress, k1, res, c.divergence, c.window))
+    stop(st, early, kNoQuantity, res, k1);
 }
 
 template <class Op, bool kMasked = true>

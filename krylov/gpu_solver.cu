@@ -75,7 +75,7 @@ class DeviceSolver final : public Solver<T> {
     Context<T>& c = c_;
     c.n = n;
     c.op = op;
-    c.stopping = {o.tolerance, o.norm == StoppingNorm::Infinity};
+    c.stopping = {o.tolerance, o.norm == StoppingNorm::Infinity, o.divergence, o.stagnation_window};
     c.l = o.l;
     c.M = M;
     c.A = std::move(A);
@@ -138,8 +138,11 @@ class DeviceSolver final : public Solver<T> {
     st.matvecs = fin.matvecs;
     st.residual = fin.residual;
     st.true_residual = fin.true_residual;
-    record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
-                options_.tolerance);
+    if (fin.stop == kDiverged || fin.stop == kNoProgress)
+      record_early_stop(st, fin.stop, fin.progress, fin.at, options_.divergence, options_.stagnation_window);
+    else
+      record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
+                  options_.tolerance);
     check_attainable_accuracy(st, options_.norm, index_t(x.size()), options_.tolerance);
     timer_.retire(fin.iterations);
     timer_.drop();

@@ -37,6 +37,10 @@ void check_options(const KrylovOptions& o) {
     throw Error(w + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
   if (o.max_iterations < 0)
     throw Error(w + "max_iterations must be >= 0, got " + std::to_string(o.max_iterations));
+  if (!(o.divergence == 0 || o.divergence > 1) || !std::isfinite(o.divergence))
+    throw Error(w + "divergence must be 0 (off) or a finite factor > 1, got " + std::to_string(o.divergence));
+  if (o.stagnation_window < 0)
+    throw Error(w + "stagnation_window must be >= 0 (0: off), got " + std::to_string(o.stagnation_window));
   if (o.method == KrylovMethod::BiCgStabL && (o.l < 1 || o.l > krylov::kMaxL))
     throw Error(w + "BiCGStab(l) needs l in 1.." + std::to_string(krylov::kMaxL) + ", got " + std::to_string(o.l));
   if (o.float_preconditioner && !std::is_same_v<T, double>)
@@ -46,40 +50,16 @@ void check_options(const KrylovOptions& o) {
                                             : w + "Device::Cuda: balsa was built without CUDA");
 }
 
-// Position in row i of the first entry whose mirror differs beyond the
-// relative tolerance (a missing mirror counts as 0), or -1. Rows sorted.
-template <class T>
-index_t first_asymmetry(const Csr<T>& A, index_t i) {
-  for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-    const index_t j = A.col_idx[k];
-    if (j == i) continue;
-    const auto first = A.col_idx.begin() + A.row_ptr[j], last = A.col_idx.begin() + A.row_ptr[j + 1];
-    const auto it = std::lower_bound(first, last, i);
-    const double a = double(A.values[k]);
-    const double m = (it != last && *it == i) ? double(A.values[std::size_t(it - A.col_idx.begin())]) : 0.0;
-    if (std::abs(a - m) > 1e-12 * std::max(std::abs(a), std::abs(m))) return k;
-  }
-  return -1;
-}
-
 // MatrixError naming the first (row-major) entry (i, j) with a_ij != a_ji.
 template <class T>
 void require_symmetric(const Csr<T>& A) {
-  index_t bad = A.rows;
-#pragma omp parallel for reduction(min : bad) schedule(dynamic, 256) if (A.nnz() > 100000)
-  for (index_t i = 0; i < A.rows; ++i)
-    if (first_asymmetry(A, i) >= 0) bad = std::min(bad, i);
-  if (bad == A.rows) return;
-  const index_t k = first_asymmetry(A, bad), j = A.col_idx[k];
-  const auto first = A.col_idx.begin() + A.row_ptr[j], last = A.col_idx.begin() + A.row_ptr[j + 1];
-  const auto it = std::lower_bound(first, last, bad);
-  const std::string at = "A(" + std::to_string(bad) + ", " + std::to_string(j) + ")";
-  const std::string mirror = "A(" + std::to_string(j) + ", " + std::to_string(bad) + ")";
-  const std::string other = (it != last && *it == bad)
-                                ? mirror + " = " + std::to_string(double(A.values[std::size_t(it - A.col_idx.begin())]))
-                                : mirror + " is not stored";
-  throw MatrixError("CG needs a symmetric matrix: " + at + " = " + std::to_string(double(A.values[k])) + " but " +
-                    other + " (relative tolerance 1e-12; use a BiCGStab method, or turn the symmetry check off)");
+  const Asymmetry a = first_asymmetry(A, 1e-12);
+  if (a.symmetric()) return;
+  const std::string at = "A(" + std::to_string(a.row) + ", " + std::to_string(a.col) + ")";
+  const std::string mirror = "A(" + std::to_string(a.col) + ", " + std::to_string(a.row) + ")";
+  const std::string other = a.mirror_stored ? mirror + " = " + std::to_string(a.mirror) : mirror + " is not stored";
+  throw MatrixError("CG needs a symmetric matrix: " + at + " = " + std::to_string(a.value) + " but " + other +
+                    " (relative tolerance 1e-12; use a BiCGStab method, or turn the symmetry check off)");
 }
 
 void check_length(std::size_t got, index_t rows, const char* what) {
@@ -119,6 +99,8 @@ struct KrylovSolver<T>::Impl {
   KrylovStats setup;  // the setup fields every solve's stats start from
   KrylovStats stats;
 
+  void set_up(const Csr<T>& A, const KrylovOptions& options, std::unique_ptr<krylov::Preconditioner<T>> given);
+
   void solve_cpu(std::span<const T> b, std::span<T> x, KrylovStats& st) {
     krylov::cpu::Run<T> run(A, M.get(), options, st, op.get());
     switch (options.method) {
@@ -139,42 +121,61 @@ struct KrylovSolver<T>::Impl {
 
 template <class T>
 KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given) try : impl_(std::make_unique<Impl>()) {
-  const KrylovOptions options = with_device_resolved(given);
+  impl_->set_up(A, with_device_resolved(given), nullptr);
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
+}
+
+template <class T>
+KrylovSolver<T>::KrylovSolver(const Csr<T>& A, std::unique_ptr<krylov::Preconditioner<T>> M,
+                              const KrylovOptions& given) try
+    : impl_(std::make_unique<Impl>()) {
+  if (!M) throw Error("Krylov solver: no preconditioner given");
+  impl_->set_up(A, with_device_resolved(given), std::move(M));
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
+}
+
+// The CSR constructors' set-up: checks, A's copy (and upload), the
+// preconditioner (`given`, or the one options name), the GPU iteration.
+template <class T>
+void KrylovSolver<T>::Impl::set_up(const Csr<T>& in, const KrylovOptions& opt,
+                                   std::unique_ptr<krylov::Preconditioner<T>> given) {
   const auto t0 = Clock::now();
-  Impl& s = *impl_;
+  Impl& s = *this;
   trace::Span checks("krylov: checks");
-  validate(A, /*require_sorted=*/true);  // canonical: sorted, no duplicates
-  require_square(A, "Krylov solver");
-  require_finite(A);
-  check_options<T>(options);
+  validate(in, /*require_sorted=*/true);  // canonical: sorted, no duplicates
+  require_square(in, "Krylov solver");
+  require_finite(in);
+  check_options<T>(opt);
   checks.end();
-  s.options = options;
+  s.options = opt;
   // What only this solver needs runs on a thread of its own beside the
   // preconditioner's set-up (which reads A alone, checked above): CG's
   // symmetry check, whose error still comes first, and the copy of A that
   // update_values checks against.
-  auto own = parallel::async_with_threads(2, [&A, &s, &options] {
+  auto own = parallel::async_with_threads(2, [&in, &s, &opt] {
     const trace::Span span("krylov: symmetry check, copy of A's pattern");
-    if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(A);
-    s.A = Csr<T>{A.rows, A.cols, parallel::fresh_copy(A.row_ptr), parallel::fresh_copy(A.col_idx), {}};
-    if (options.device == Device::Cpu) s.A.values = parallel::fresh_copy(A.values);
+    if (opt.method == KrylovMethod::Cg && opt.check_symmetry) require_symmetric(in);
+    s.A = Csr<T>{in.rows, in.cols, parallel::fresh_copy(in.row_ptr), parallel::fresh_copy(in.col_idx), {}};
+    if (opt.device == Device::Cpu) s.A.values = parallel::fresh_copy(in.values);
   });
-  KrylovStats& st = s.setup = labelled_stats(options);
-  if (A.rows > 0) try {
+  KrylovStats& st = s.setup = labelled_stats(opt);
+  if (in.rows > 0) try {
     // On the GPU path A's upload runs on a thread of its own beside the
     // preconditioner's analysis (whose errors still come first; an
     // ILU(0)/IC(0) breakdown shows when the factors are computed from
     // the upload, after it).
     std::future<cuda::DeviceCsr<T>> device_A;
-    if (options.device == Device::Cuda)
-      device_A = parallel::async_with_threads(1, [&A, caller = cuda::CallerDevice(true)] {
+    if (opt.device == Device::Cuda)
+      device_A = parallel::async_with_threads(1, [&in, caller = cuda::CallerDevice(true)] {
         caller.enter();
         const cuda::SetupLock lock;  // cuda/setup_lock.hpp
         const trace::Span span("krylov: upload A");
-        return cuda::to_device(A);
+        return cuda::to_device(in);
       });
     trace::Span preconditioner("krylov: preconditioner");
-    s.M = krylov::make_preconditioner(A, options);
+    s.M = given ? std::move(given) : krylov::make_preconditioner(in, opt);
     preconditioner.end();
     own.get();
     std::optional<cuda::DeviceCsr<T>> dA;
@@ -188,7 +189,7 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given) try :
     if (s.M) s.M->describe(st);
     if (dA) {
       const trace::Span span("krylov: GPU iteration set-up");
-      s.gpu = krylov::gpu::make_solver(std::move(*dA), s.M.get(), options, st);
+      s.gpu = krylov::gpu::make_solver(std::move(*dA), s.M.get(), opt, st);
     }
   } catch (...) {
     if (own.valid()) own.get();  // its error (an asymmetric A) wins over the set-up's
@@ -197,8 +198,6 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given) try :
   if (own.valid()) own.get();
   st.setup_seconds = seconds_since(t0);
   s.stats = st;
-} catch (...) {
-  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
 }
 
 template <class T>

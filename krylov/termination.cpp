@@ -66,6 +66,21 @@ void record_stop(KrylovStats& st, int stop, int quantity, double value, int iter
   }
 }
 
+void record_early_stop(KrylovStats& st, int stop, const Progress& p, int iteration, double divergence, int window) {
+  if (stop == kDiverged) {
+    st.outcome = KrylovOutcome::Diverged;
+    st.message = std::string(to_string(st.method)) + " diverged" + at(iteration) + ": relative residual " +
+                 number(st.residual) + " > " + number(divergence) + " x its best, " + number(p.best) +
+                 " at iteration " + std::to_string(p.best_at);
+  } else {
+    st.outcome = KrylovOutcome::Stagnation;
+    st.message = std::string(to_string(st.method)) + " made no progress: the relative residual has not fallen " +
+                 "below 0.9 x " + number(p.anchor) + " (iteration " + std::to_string(p.anchor_at) + ") in " +
+                 std::to_string(window) + " iterations (stagnation_window); best " + number(p.best) +
+                 ", stopped" + at(iteration);
+  }
+}
+
 void check_attainable_accuracy(KrylovStats& st, StoppingNorm norm, index_t n, double tolerance) {
   if (st.outcome != KrylovOutcome::Breakdown && st.outcome != KrylovOutcome::MaxIterations) return;
   const double norms = norm == StoppingNorm::Infinity ? std::sqrt(double(std::max<index_t>(n, 1))) : 1.0;

@@ -5,11 +5,44 @@
 #pragma once
 
 #include "balsa/krylov.hpp"
+#include "krylov/common.hpp"
 
 namespace balsa::krylov {
 
 // Stop codes (0: still running; the GPU kernels are no-ops once it is not 0).
-enum Stop : int { kRunning = 0, kConverged = 1, kMaxIterationsStop = 2, kBreakdown = 3, kNonFinite = 4 };
+enum Stop : int {
+  kRunning = 0,
+  kConverged = 1,
+  kMaxIterationsStop = 2,
+  kBreakdown = 3,
+  kNonFinite = 4,
+  kDiverged = 5,    // value: the residual; quantity: the iteration of the best (as an int)
+  kNoProgress = 6,  // value: the best residual; quantity: the iteration of the last 10% fall
+};
+
+// The early stops' state (KrylovOptions::divergence, stagnation_window):
+// both paths keep one and call progress_stop after each residual.
+struct Progress {
+  double best = 0;    // smallest residual so far
+  double anchor = 0;  // residual at the last fall below 0.9 x the anchor before it
+  int best_at = 0, anchor_at = 0;
+};
+// Iteration k1 (0: the initial residual) gave `res` (finite): kRunning, or
+// kDiverged / kNoProgress with `p` holding what the message needs.
+BALSA_KRYLOV_HD inline int progress_stop(Progress& p, int k1, double res, double divergence, int window) {
+  if (k1 == 0 || res < p.best) {
+    if (k1 == 0) p.best = p.anchor = res;
+    p.best = res;
+    p.best_at = k1;
+  }
+  if (res < 0.9 * p.anchor) {
+    p.anchor = res;
+    p.anchor_at = k1;
+  }
+  if (divergence > 0 && res > divergence * p.best) return kDiverged;
+  if (window > 0 && k1 - p.anchor_at >= window) return kNoProgress;
+  return kRunning;
+}
 
 // The quantity whose value stopped a solve (Breakdown and NonFinite).
 enum Quantity : int {
@@ -32,6 +65,8 @@ enum Quantity : int {
 // (1-based; 0: before the first) in which it was found. Converged and
 // MaxIterations read stats.iterations and stats.residual.
 void record_stop(KrylovStats& stats, int stop, int quantity, double value, int iteration, double tolerance);
+// The same for kDiverged and kNoProgress, from the Progress state.
+void record_early_stop(KrylovStats& stats, int stop, const Progress& p, int iteration, double divergence, int window);
 
 // After the true residual is known: a solve that broke down or ran out of
 // iterations while its recursive residual had fallen far below the true

@@ -11,6 +11,7 @@
 #include "balsa/sap.hpp"
 #include "sap/gpu.hpp"
 #include "sap/preconditioner.hpp"
+#include "sap/restarts.hpp"
 #include "sparse/banded_check.hpp"
 #include "core/instantiate.hpp"
 #include "core/options.hpp"
@@ -203,22 +204,8 @@ BandedSolver<T>& BandedSolver<T>::operator=(BandedSolver&&) noexcept = default;
 template <class T>
 KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& m = live_impl(impl_);
-  KrylovStats st = m.krylov->solve(b, x);
   int restarts = 0;
-  while (st.outcome == KrylovOutcome::Converged && st.true_residual > m.options.tolerance &&
-         restarts < m.options.max_restarts) {
-    ++restarts;
-    KrylovStats more = m.krylov->solve(b, x);  // from x: its first residual is the true one
-    more.iterations += st.iterations;
-    more.matvecs += st.matvecs;
-    more.solve_seconds += st.solve_seconds;
-    more.spmv_seconds += st.spmv_seconds;
-    more.preconditioner_seconds += st.preconditioner_seconds;
-    more.vector_seconds += st.vector_seconds;
-    st.history.insert(st.history.end(), more.history.begin(), more.history.end());
-    more.history = std::move(st.history);
-    st = std::move(more);
-  }
+  KrylovStats st = sap::solve_with_restarts(*m.krylov, b, x, m.options.tolerance, m.options.max_restarts, restarts);
   m.stats.restarts = restarts;
   m.stats.t_kry = st.solve_seconds;
   m.stats.krylov = st;

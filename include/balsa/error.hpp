@@ -46,6 +46,21 @@ class MatrixError : public Error {
   using Error::Error;
 };
 
+// A square matrix without a perfect bipartite matching of its rows to its
+// columns (no row permutation puts nonzeros on the whole diagonal): every
+// matrix with this pattern is singular. structural_rank() is the size of a
+// maximum matching (maximum transversal).
+class StructurallySingular : public MatrixError {
+ public:
+  StructurallySingular(std::int64_t rank, std::int64_t n, const std::string& what)
+      : MatrixError(what), rank_(rank), n_(n) {}
+  std::int64_t structural_rank() const noexcept { return rank_; }
+  std::int64_t n() const noexcept { return n_; }
+
+ private:
+  std::int64_t rank_, n_;
+};
+
 // A computation whose host memory need passes the limit it was given (the
 // message names the bytes needed).
 class HostOutOfMemory : public Error {

@@ -81,8 +81,10 @@ enum class KrylovOutcome {
   Breakdown,      // a division by (near) zero in the method: message says which
   NonFinite,      // NaN or Inf appeared in the iteration
   // The recursively updated residual fell below what the true residual can
-  // reach (attainable accuracy): the message gives both.
+  // reach (attainable accuracy), or the residual made no progress for
+  // stagnation_window iterations: the message says which.
   Stagnation,
+  Diverged,  // the residual grew to `divergence` times its best
 };
 template <>
 struct EnumNames<KrylovOutcome> {
@@ -91,7 +93,8 @@ struct EnumNames<KrylovOutcome> {
                                                       {KrylovOutcome::MaxIterations, "max-iterations"},
                                                       {KrylovOutcome::Breakdown, "breakdown"},
                                                       {KrylovOutcome::NonFinite, "non-finite"},
-                                                      {KrylovOutcome::Stagnation, "stagnation"}};
+                                                      {KrylovOutcome::Stagnation, "stagnation"},
+                                                      {KrylovOutcome::Diverged, "diverged"}};
 };
 
 struct KrylovOptions {
@@ -101,6 +104,14 @@ struct KrylovOptions {
   double tolerance = 1e-8;
   StoppingNorm norm = StoppingNorm::Infinity;
   int max_iterations = 10000;
+  // Early stops (both checked on the residual in the stopping norm, every
+  // iteration, on the device on the GPU path):
+  //  Diverged:   the residual exceeds `divergence` times the smallest it has
+  //              been (0: never);
+  //  Stagnation: the residual has not fallen below 0.9 times its value at
+  //              the last such fall for `stagnation_window` iterations (0: never).
+  double divergence = 1e10;
+  int stagnation_window = 0;
   int l = 2;  // BiCGStab(l): 1..8 (l = 1 is BiCGStab in another arrangement)
   // The preconditioner's triangular solves (GPU: any algorithm; CPU: Auto
   // picks level-set).
@@ -192,6 +203,11 @@ class KrylovSolver {
   // available on such a solver.
   KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::unique_ptr<krylov::Preconditioner<T>> M,
                const KrylovOptions& options);
+  // Internal, for balsa's composite solvers (SparseSapSolver): A as CSR
+  // (its products as the public constructor does them) and a preconditioner
+  // already set up for it (for options.device; options.preconditioner is
+  // then only a label).
+  KrylovSolver(const Csr<T>& A, std::unique_ptr<krylov::Preconditioner<T>> M, const KrylovOptions& options);
   ~KrylovSolver();
   KrylovSolver(KrylovSolver&&) noexcept;
   KrylovSolver& operator=(KrylovSolver&&) noexcept;

@@ -202,6 +202,19 @@ template <class T> void require_finite(const Csr<T>& A);
 template <class T> void require_finite(std::span<const T> x, std::string_view what);
 template <class T> void require_square(const Csr<T>& A, std::string_view what);
 
+// ---- symmetry (sparse/symmetry.cpp) ------------------------------------------
+// The first (row-major) stored entry (row, col) whose mirror differs:
+// |a_ij - a_ji| > rtol * max(|a_ij|, |a_ji|), a missing mirror counting as 0;
+// row = -1 when A is symmetric. A canonical; a non-square A is reported at
+// (0, 0) with value/mirror holding its rows/cols.
+struct Asymmetry {
+  index_t row = -1, col = -1;
+  double value = 0, mirror = 0;
+  bool mirror_stored = false;
+  bool symmetric() const { return row < 0; }
+};
+template <class T> Asymmetry first_asymmetry(const Csr<T>& A, double rtol = 1e-12);
+
 // ---- SpMV on the CPU (sparse/spmv_cpu.cpp, OpenMP over rows) ----------------
 // y = alpha * A * x + beta * y. With beta == 0, y is not read (NaN in y is fine).
 template <class T>

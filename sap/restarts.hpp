@@ -1,0 +1,36 @@
+// Internal: SaP's outer loop around its Krylov solve (BandedSolver and
+// SparseSapSolver): restarts from the current x while a converged run's
+// true residual still misses the tolerance (each restart starts from the
+// true residual: iterative refinement of x in T).
+#pragma once
+
+#include <span>
+
+#include "balsa/krylov.hpp"
+
+namespace balsa::sap {
+
+// The runs' iterations, products, times and histories summed; outcome,
+// residuals and message of the last run. `restarts` receives their count.
+template <class T>
+KrylovStats solve_with_restarts(KrylovSolver<T>& krylov, std::span<const T> b, std::span<T> x, double tolerance,
+                                int max_restarts, int& restarts) {
+  KrylovStats st = krylov.solve(b, x);
+  restarts = 0;
+  while (st.outcome == KrylovOutcome::Converged && st.true_residual > tolerance && restarts < max_restarts) {
+    ++restarts;
+    KrylovStats more = krylov.solve(b, x);  // from x: its first residual is the true one
+    more.iterations += st.iterations;
+    more.matvecs += st.matvecs;
+    more.solve_seconds += st.solve_seconds;
+    more.spmv_seconds += st.spmv_seconds;
+    more.preconditioner_seconds += st.preconditioner_seconds;
+    more.vector_seconds += st.vector_seconds;
+    st.history.insert(st.history.end(), more.history.begin(), more.history.end());
+    more.history = std::move(st.history);
+    st = std::move(more);
+  }
+  return st;
+}
+
+}  // namespace balsa::sap
