@@ -25,7 +25,7 @@ void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown)
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr, sparse");
   bench->require_subcommand(1);
 
   auto o = std::make_shared<bench::TrsvBenchOptions>();
@@ -144,6 +144,54 @@ void add_bench_command(CLI::App& app) {
   qr->add_option("--repeat", qo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
   add_output_options(qr, qo->json_path, qo->markdown_path);
   qr->callback([qo] { bench::run_qr_bench(*qo, bench::process_command_line()); });
+
+  auto spo = std::make_shared<bench::SparseBenchOptions>();
+  CLI::App* sparse = bench->add_subcommand(
+      "sparse",
+      "General sparse systems (the SaP report's sec. 4.3): balsa::solve's iterative methods, then with its direct "
+      "fallback, vs UMFPACK and SuperLU on the real matrices of --data-dir and generated convection-diffusion systems");
+  sparse->add_option("--data-dir", spo->data_dir,
+                     "Folder of the real matrices (*.mtx, *.mtx.gz; manifest-suite.csv for kind and SPD); "
+                     "rectangular ones are skipped")
+      ->capture_default_str();
+  sparse->add_option("--suite", spo->suite,
+                     "real (the data dir), generated (convection-diffusion, up to 2.1e6 rows), all, or quick (small "
+                     "ones of the data dir and two small generated systems, one run each)")
+      ->check(CLI::IsMember({"real", "generated", "all", "quick"}))
+      ->capture_default_str();
+  sparse->add_option("--only", spo->only, "Run only the systems whose name contains one of these")
+      ->delimiter(',')
+      ->option_text(" NAME ...");
+  sparse->add_option("--max-n", spo->max_n, "Skip the systems with more rows (0: no limit)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  sparse->add_option("--tol", spo->tolerance, "balsa::solve's relative residual tolerance")
+      ->check(positive())
+      ->capture_default_str();
+  sparse->add_option("--maxit", spo->max_iterations, "Most iterations of each of balsa's iterative methods")
+      ->check(between(1, 1e8))
+      ->capture_default_str();
+  sparse->add_option("--success", spo->success, "A solve succeeds when ||x - x*||_2 / ||x*||_2 is at most this")
+      ->check(positive())
+      ->capture_default_str();
+  add_device_option(sparse, spo->device);
+  sparse->add_option("--repeat", spo->repeat, "Runs per solver and system (median time)")
+      ->check(between(1, 100))
+      ->capture_default_str();
+  sparse->add_option("--budget", spo->budget_seconds, "Seconds after which a solver stops repeating")
+      ->check(at_least(0))
+      ->capture_default_str();
+  sparse->add_option("--direct-max-n", spo->direct_max_n,
+                     "Skip UMFPACK, SuperLU and balsa's fallback run above this many rows (0: no limit)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  sparse->add_option("--timeout", spo->timeout_seconds,
+                     "Seconds each direct baseline may take per system (a child process; 0: no limit, in this process)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  sparse->add_flag("!--no-baselines", spo->baselines, "Skip UMFPACK and SuperLU");
+  add_output_options(sparse, spo->json_path, spo->markdown_path);
+  sparse->callback([spo] { bench::run_sparse_bench(*spo, bench::process_command_line()); });
 }
 
 }  // namespace balsa::app

@@ -42,6 +42,7 @@ struct SolveCliOptions {
   bool progress = false;
   std::uint64_t seed = 1;
   index_t partitions = 0;  // SaP
+  double drop_tolerance = SparseSapOptions{}.drop_tolerance;  // SaP
 };
 
 // How --method runs.
@@ -177,6 +178,7 @@ void run_solve(const SolveCliOptions& o) {
     so.variant = from_string<SapVariant>(o.method);
     so.device = device;
     so.partitions = o.partitions;
+    so.drop_tolerance = o.drop_tolerance;
     so.float_preconditioner = o.float_preconditioner;
     so.tolerance = o.tolerance;
     so.max_iterations = o.max_iterations.value_or(10000);
@@ -303,6 +305,10 @@ void add_solve_command(CLI::App& app) {
   add_enum_option(cmd, "--trsv", o->trsv, "Triangular solver of the IC(0)/ILU(0) preconditioner");
   cmd->add_option("--partitions", o->partitions, "SaP: number of partitions P (0: chosen automatically)")
       ->check(at_least(0))
+      ->capture_default_str();
+  cmd->add_option("--drop", o->drop_tolerance,
+                  "SaP: drop-off, the fraction of ||A||_F the entries outside the band may hold")
+      ->check(between(0, 0.999999))
       ->capture_default_str();
   cmd->add_flag("--fallback", o->fallback, "A chain method named alone falls back to UMFPACK when it fails");
   cmd->add_flag("--float-preconditioner", o->float_preconditioner, "Mixed precision: float preconditioner");

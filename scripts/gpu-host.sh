@@ -5,6 +5,7 @@
 #   scripts/gpu-host.sh racecheck  build, racecheck on small cases of the trsv kernels
 #   scripts/gpu-host.sh bench   build, balsa bench trsv (default suite) [extra args]
 #   scripts/gpu-host.sh all     both
+#   scripts/gpu-host.sh sparse  build, balsa bench sparse [extra args]
 #   scripts/gpu-host.sh quick   build, ctest -L gpu, then the bench [extra args] (no sanitizers)
 #   scripts/gpu-host.sh compare OLD  spot check against another source tree OLD
 #                               (e.g. a git worktree of an earlier commit): its
@@ -107,6 +108,14 @@ run_kernel_sanitizers() {
   unset BALSA_TEST_ALGORITHMS
 }
 
+# balsa bench sparse (issue 23): balsa::solve beside UMFPACK and SuperLU on
+# the host's cores; [extra args], e.g. --suite real.
+run_sparse() {
+  step "balsa bench sparse $*"
+  $build/balsa bench sparse --json "$outdir/bench-sparse.json" --markdown "$outdir/bench-sparse.md" "$@"
+  echo "exit $?"
+}
+
 # Same GPU, same session: the binaries alternate so drift hits both.
 run_compare() {
   local old="$1/build-gpu/balsa" new="$build/balsa"
@@ -134,6 +143,7 @@ case "$stage" in
   tests) run_tests ;;
   racecheck) run_racecheck ;;
   bench) run_bench "$@" ;;
+  sparse) run_sparse "$@" ;;
   all) run_tests; run_bench "$@" ;;
   quick) run_gpu_tests; run_bench "$@" ;;
   kernel) names="$1"; shift; run_gpu_tests; run_kernel_sanitizers "$names"; run_bench "$@" ;;

@@ -119,9 +119,15 @@ struct Chain {
       case SolveMethod::PcgIc0: return std::make_unique<KrylovInner<T>>(A, krylov(KrylovPreset::PcgIc0));
       case SolveMethod::DbBiCgStab2Ilu0: return std::make_unique<BoostedInner<T>>(A, krylov(KrylovPreset::BiCgStab2Ilu0));
       case SolveMethod::SapD:
-      case SolveMethod::SapC: {
+      case SolveMethod::SapC:
+      case SolveMethod::SapLu: {
         SparseSapOptions s;
-        s.variant = m == SolveMethod::SapD ? SapVariant::Decoupled : SapVariant::Coupled;
+        s.variant = m == SolveMethod::SapC ? SapVariant::Coupled : SapVariant::Decoupled;
+        if (m == SolveMethod::SapLu) {  // one block, no drop-off: the whole band
+          s.partitions = 1;
+          s.drop_tolerance = 0;
+          s.third_stage = false;
+        }
         s.device = o.device;
         s.tolerance = o.tolerance;
         s.max_iterations = o.max_iterations;
@@ -244,9 +250,9 @@ std::vector<SolveMethod> chain_of(const Csr<T>& A, const SolveOptions& o) {
   if (o.method != SolveMethod::Auto)
     c = {o.method};
   else if (symmetric_positive_diagonal(A))
-    c = {SolveMethod::PcgIc0, SolveMethod::SapD, SolveMethod::DbBiCgStab2Ilu0};
+    c = {SolveMethod::PcgIc0, SolveMethod::SapD, SolveMethod::DbBiCgStab2Ilu0, SolveMethod::SapLu};
   else
-    c = {SolveMethod::DbBiCgStab2Ilu0, SolveMethod::SapD, SolveMethod::SapC};
+    c = {SolveMethod::DbBiCgStab2Ilu0, SolveMethod::SapD, SolveMethod::SapC, SolveMethod::SapLu};
   const bool ends_direct = c.back() == SolveMethod::Umfpack || c.back() == SolveMethod::DirectQr;
   if (o.direct_fallback && !ends_direct) c.push_back(SolveMethod::Umfpack);
   return c;

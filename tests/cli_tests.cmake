@@ -66,22 +66,43 @@ balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --dev
 balsa_cli_test(run_not_converged ARGS run --grid 12 --device cpu --maxit 3
                ERROR "did not converge: max-iterations" EXIT 3)
 # balsa solve: the Krylov solvers from the command line.
-balsa_cli_test(solve_pcg_ic0 ARGS solve ${DATA}/bcsstk13.mtx --device cpu --maxit 5000
+balsa_cli_test(solve_pcg_ic0 ARGS solve ${DATA}/bcsstk13.mtx --method pcg-ic0 --device cpu --maxit 5000
                PASS "converged after [0-9]+ iterations.*error")
+# The default, auto: balsa::solve's chain; what it tried and what solved it.
+balsa_cli_test(solve_auto_spd ARGS solve ${DATA}/bcsstk13.mtx --device cpu
+               PASS "\\+ pcg-ic0: solved.*pcg-ic0 solved it: .*error")
+balsa_cli_test(solve_auto_zero_diagonal ARGS solve ${DATA}/west0479.mtx --device cpu
+               PASS "db-bicgstab2-ilu0 solved it")
+balsa_cli_test(solve_auto_json ARGS solve ${DATA}/west0479.mtx --device cpu --json
+               PASS "\"chain\".*\"method\": \"db-bicgstab2-ilu0\".*\"outcome\": \"converged\"")
+balsa_cli_test(solve_method_alone_fails ARGS solve ${DATA}/west0479.mtx --method db-bicgstab2-ilu0 --maxit 2 --device cpu
+               ERROR "db-bicgstab2-ilu0: not solved: no method solved it: db-bicgstab2-ilu0: not converged after 2" EXIT 3)
+balsa_cli_test(solve_fallback ARGS solve ${DATA}/west0479.mtx --method db-bicgstab2-ilu0 --maxit 2 --fallback --device cpu
+               PASS "- db-bicgstab2-ilu0: not converged.*umfpack \\(direct fallback\\) solved it")
+balsa_cli_test(solve_auto_json_direct ARGS solve ${DATA}/west0479.mtx --maxit 0 --json --device cpu
+               PASS "\"method\": \"umfpack\".*\"outcome\": \"direct\"")
+file(WRITE ${OUT}/struct_singular.mtx "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n2 1 2\n3 3 3\n1 3 4\n")
+balsa_cli_test(solve_structurally_singular ARGS solve ${OUT}/struct_singular.mtx --device cpu
+               ERROR "structurally singular: structural rank 2")
+file(WRITE ${OUT}/num_singular.mtx "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1\n1 2 2\n2 1 1\n2 2 2\n3 3 3\n")
+file(WRITE ${OUT}/num_singular_b.mtx "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n")
+balsa_cli_test(solve_numerically_singular ARGS solve ${OUT}/num_singular.mtx --rhs ${OUT}/num_singular_b.mtx --device cpu
+               ERROR "not solved: .*umfpack: UMFPACK: the matrix is numerically singular" EXIT 3)
 balsa_cli_test(solve_bicgstab2 ARGS solve ${DATA}/cryg2500.mtx --method bicgstab2-ilu0 --device cpu --maxit 5000 -o ${OUT}/x.mtx
                PASS "converged after")
 balsa_cli_test(solve_json ARGS solve ${DATA}/bcsstk13.mtx --device cpu --json --maxit 5000 PASS "\"iterations\"")
-balsa_cli_test(solve_not_converged ARGS solve ${DATA}/bcsstk13.mtx --device cpu --maxit 3
+balsa_cli_test(solve_not_converged ARGS solve ${DATA}/bcsstk13.mtx --method pcg-ic0 --device cpu --maxit 3
                ERROR "pcg-ic0 did not converge: max-iterations" EXIT 3)
 balsa_cli_test(solve_not_square ARGS solve ${DATA}/lp_e226.mtx --device cpu ERROR "square")
 balsa_cli_test(solve_cg_nonsymmetric ARGS solve ${DATA}/west0479.mtx --method pcg-jacobi --device cpu ERROR "symmetric")
 balsa_cli_test(solve_rhs_wrong_length ARGS solve ${DATA}/bcsstk13.mtx --rhs ${DATA}/temp.mtx --device cpu
                ERROR "temp.mtx: the right-hand side has 180 rows, the matrix 2003")
 balsa_cli_test(solve_bad_method ARGS solve ${DATA}/bcsstk13.mtx --method gmres ERROR "--method")
-# SaP on A's band (olm1000: half-bandwidth 3).
+# SaP's sparse pipeline (olm1000: half-bandwidth 3; west0479: zero diagonals, DB first).
 balsa_cli_test(solve_sap_c ARGS solve ${DATA}/olm1000.mtx --method sap-c --partitions 4 --device cpu
-  PASS "P = 4 .*converged after [0-9]+ iterations: residual [^ ]+ \\(2-norm")
-balsa_cli_test(solve_sap_no_boost ARGS solve ${DATA}/west0479.mtx --method sap-d --no-shift --device cpu ERROR "zero pivot at row")
+  PASS "P = 4 .*T_DB.*converged after [0-9]+ iterations: residual [^ ]+ \\(2-norm")
+balsa_cli_test(solve_sap_d_sparse ARGS solve ${DATA}/west0479.mtx --method sap-d --device cpu
+  PASS "half-bandwidth [0-9]+ -> [0-9]+ after DB and CM.*converged after")
 balsa_cli_test(bench_banded_cpu ARGS bench banded --device cpu --suite grid --n 2000 --k 10 --repeat 1
   PASS "Grid speedup over dgbsv")
 balsa_cli_test(bench_solve_quick ARGS bench solve --suite quick --device cpu --data-dir ${DATA} PASS "lap3d-7pt-20.*converged")
@@ -147,7 +168,7 @@ balsa_cli_test(solve_json_and_stdout ARGS solve ${DATA}/bcsstk13.mtx --device cp
 string(REPEAT "1\n" 6009 ones_2003x3)
 file(WRITE ${OUT}/ones_2003x3.mtx "%%MatrixMarket matrix array real general\n2003 3\n${ones_2003x3}")
 balsa_cli_test(solve_many_rhs ARGS solve ${DATA}/bcsstk13.mtx --rhs ${OUT}/ones_2003x3.mtx --device cpu --maxit 5000
-               -o ${OUT}/x_many.mtx PASS "column 3: converged")
+               -o ${OUT}/x_many.mtx PASS "column 3: pcg-ic0 solved it")
 balsa_cli_test(gen_triangle ARGS gen laplace2d --nx 20 --triangle lower -o ${OUT}/lap20_lower.mtx PASS "wrote 400 x 400"
                SETUP lap20_lower)
 balsa_cli_test(trsv_solve ARGS trsv ${OUT}/lap20_lower.mtx --device cpu PASS "residual \\|\\|b - L x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e-1[5-9], error" NEEDS lap20_lower)
@@ -168,3 +189,23 @@ balsa_cli_test(bench_banded_sweep_limits ARGS bench banded --device cpu --suite 
 balsa_cli_test(bench_two_stdout ARGS bench qr --no-generated --json - --markdown - ERROR "cannot both be '-'" EXIT 2)
 balsa_cli_test(run_bad_stencil ARGS run --stencil 9 ERROR "--stencil: unknown value '9' \\(one of: 7, 27\\)" EXIT 2)
 balsa_cli_test(gen_triangle_help ARGS gen laplace2d --help PASS "--triangle NAME +Keep only this triangle \\(lower, upper\\)")
+
+# ---- balsa bench sparse: the general-systems benchmark, small systems (seconds) ---------------
+balsa_cli_test(bench_sparse_quick ARGS bench sparse --suite quick --data-dir ${DATA} --device cpu
+               --json ${OUT}/bench_sparse.json --markdown ${OUT}/bench_sparse.md
+               PASS "balsa's own iterative methods solve [0-9]+ of the [0-9]+ systems UMFPACK solves.*log2\\(T_baseline / T_balsa\\)"
+               NOT "balsa: error")
+balsa_cli_test(bench_sparse_rectangular ARGS bench sparse --suite real --data-dir ${DATA} --only lp_e226 --json -
+               PASS "\"reason\": \"rectangular \\(223 x 472\\)\"")
+# ---- balsa reorder: SaP's DB and CM reorderings (include/balsa/reorder.hpp) -------------
+balsa_cli_test(reorder_cm ARGS reorder ${DATA}/jagmesh7.mtx
+               PASS "CM: half-bandwidth 903 -> [0-9]+, [0-9]+ start nodes tried in 1 connected components")
+balsa_cli_test(reorder_rcm_json ARGS reorder ${DATA}/bcsstk13.mtx --rcm --json PASS "\"reverse\": true")
+balsa_cli_test(reorder_db_rcm ARGS reorder ${DATA}/west0479.mtx --db --rcm
+               PASS "DB: structural rank 479.*RCM: half-bandwidth")
+balsa_cli_test(reorder_output ARGS reorder ${DATA}/west0479.mtx --rcm -o ${OUT}/west0479_rcm.mtx
+               PASS "wrote 479 x 479, 1910 nonzeros")
+balsa_cli_test(reorder_not_square ARGS reorder ${DATA}/lp_e226.mtx
+               ERROR "lp_e226.mtx: the matrix is 223 x 472, a reordering needs a square one" EXIT 1)
+balsa_cli_test(reorder_cm_and_rcm ARGS reorder ${DATA}/west0479.mtx --cm --rcm ERROR "--cm excludes --rcm" EXIT 2)
+balsa_cli_test(reorder_bad_max_starts ARGS reorder ${DATA}/west0479.mtx --max-starts 0 ERROR "--max-starts" EXIT 2)

@@ -38,7 +38,9 @@ TEST_P(SparseSapGpu, AgreesWithTheCpuPath) {
   ASSERT_EQ(c.outcome, KrylovOutcome::Converged) << c.message;
   ASSERT_EQ(g.outcome, KrylovOutcome::Converged) << g.message;
   EXPECT_LE(std::abs(c.iterations - g.iterations), 2 + c.iterations / 5);
-  EXPECT_LT(relative_residual(A, std::span<const double>(xg), std::span<const double>(b)), 1e-8);
+  // The tolerance is the scaled system's; A's own residual follows within its scaling.
+  EXPECT_LE(g.true_residual, 1e-10);
+  EXPECT_LT(relative_residual(A, std::span<const double>(xg), std::span<const double>(b)), 1e-6);
   // The same reorderings on both paths (DB-S1/S4 ran on the device).
   EXPECT_EQ(cpu.stats().k, gpu.stats().k);
   EXPECT_EQ(cpu.stats().k_cm, gpu.stats().k_cm);

@@ -1,8 +1,8 @@
 // balsa's benchmark drivers (the balsa_bench library, bench/; `balsa bench
-// trsv|solve|banded|qr` run them). Each measures balsa beside its named
+// trsv|solve|banded|qr|sparse` run them). Each measures balsa beside its named
 // baseline in the same run, prints a Markdown summary and writes JSON and
 // Markdown files when asked. Not installed with the library: the benchmarks
-// link the baselines (SuiteSparseQR, cuSPARSE, LAPACK) themselves.
+// link the baselines (SuiteSparseQR, UMFPACK, SuperLU, cuSPARSE, LAPACK) themselves.
 #pragma once
 
 #include <string>
@@ -93,6 +93,34 @@ struct QrBenchOptions {
   std::string json_path, markdown_path;  // "-": standard output
 };
 void run_qr_bench(const QrBenchOptions& options, const std::string& command_line);
+
+// balsa bench sparse: general sparse systems as in the SaP report's sec.
+// 4.3: x* on a parabola (1 at both ends, 400 in the middle), b = A x*, x0 =
+// 0; a solve succeeds when ||x - x*||_2 / ||x*||_2 <= success. balsa::solve
+// (include/balsa/solve.hpp) with its own iterative methods alone, then with
+// its direct fallback, against UMFPACK and SuperLU in the same process; the
+// real matrices of data_dir (square ones) and generated convection-diffusion
+// systems (randomly permuted and row-scaled).
+struct SparseBenchOptions {
+  std::string suite = "all";                       // real | generated | all | quick
+  std::string data_dir = "../shared/data/matrices";  // *.mtx and *.mtx.gz, manifest-suite.csv when there
+  std::vector<std::string> only;                   // systems whose name contains one of these
+  index_t max_n = 0;                               // skip systems with more rows (0: none skipped)
+  double tolerance = 1e-8;                         // balsa::solve's residual tolerance
+  int max_iterations = 2000;                       // per iterative method
+  double success = 0.01;                           // the report's relative error threshold
+  Device device = Device::Auto;                    // balsa's iterative methods
+  int repeat = 3;                                  // runs per solver (median of the times) ...
+  double budget_seconds = 2.0;                     // ... fewer once a solver has taken this long
+  bool baselines = true;                           // run UMFPACK and SuperLU
+  // UMFPACK, SuperLU and balsa's fallback run are skipped above this many
+  // rows ("skipped (size)"); each baseline runs in a child process stopped
+  // after timeout_seconds (0: in this process, no limit).
+  index_t direct_max_n = 1100000;
+  double timeout_seconds = 300;
+  std::string json_path, markdown_path;  // "-": standard output
+};
+void run_sparse_bench(const SparseBenchOptions& options, const std::string& command_line);
 
 // The command line of this process (/proc/self/cmdline), arguments quoted
 // when needed: what the results record.

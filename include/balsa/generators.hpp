@@ -105,4 +105,53 @@ std::vector<index_t> random_permutation(index_t n, std::uint64_t seed);
 // A vector of n values uniform in [lo, hi).
 template <class T> std::vector<T> random_vector(index_t n, std::uint64_t seed, double lo = -1.0, double hi = 1.0);
 
+// ---- general (unsymmetric) systems: balsa bench sparse ---------------------------
+
+// How convection_diffusion_3d discretises the convection term.
+//  Upwind:  one-sided differences against the flow: an M-matrix, weakly
+//           diagonally dominant in every row and strictly in the rows next to
+//           the boundary (irreducibly diagonally dominant, hence nonsingular)
+//           for every Peclet number.
+//  Central: centred differences: A = L + S with L the SPD diffusion part and
+//           S skew-symmetric, so x^T A x = x^T L x > 0 (nonsingular); no
+//           longer diagonally dominant once the mesh Peclet number
+//           |beta_d| h_d / 2 exceeds 1.
+enum class ConvectionScheme { Upwind, Central };
+template <>
+struct EnumNames<ConvectionScheme> {
+  static constexpr const char* what = "convection scheme";
+  static constexpr EnumName<ConvectionScheme> names[] = {{ConvectionScheme::Upwind, "upwind"},
+                                                         {ConvectionScheme::Central, "central"}};
+};
+
+// -Laplace(u) + beta . grad(u) on the unit cube with zero Dirichlet boundary:
+// nx x ny x nz interior points (spacing h_d = 1 / (n_d + 1) per axis),
+// 7-point finite differences, natural ordering (x fastest), unscaled
+// (diffusion entries 2/h^2 and -1/h^2). The flow runs along the diagonal:
+// beta = peclet / sqrt(k) on each of the k axes of the problem, so |beta| =
+// peclet, the global Peclet number (unit length and diffusion). nz = 1 drops
+// the z axis (the 2D problem on the unit square, 5 points), ny = nz = 1 the y
+// axis too (1D, 3 points).
+// Unsymmetric for peclet > 0; nonsingular (see ConvectionScheme).
+template <class T>
+Csr<T> convection_diffusion_3d(index_t nx, index_t ny, index_t nz, double peclet,
+                               ConvectionScheme scheme = ConvectionScheme::Upwind);
+
+// Makes a well-behaved matrix look like a real one to an iterative solver:
+// B = D P A Q^T, P a random row permutation (most diagonal entries move off
+// the diagonal), Q an independent random column permutation (the
+// grid-ordering that ILU(0) thrives on is lost), D a random row scaling.
+struct ScrambleOptions {
+  bool permute_rows = true;
+  bool permute_columns = true;
+  // Row factors 2^e * m, e a uniform integer in [-E, E - 1] and m uniform in
+  // [1, 2), E = round(scale_decades * log2(10)): about 10^-d .. 10^d,
+  // log-uniform, exact on every platform. 0: no scaling.
+  double scale_decades = 3.0;
+};
+// A square and canonical; the result is canonical, nonsingular exactly when
+// A is, and deterministic from the seed.
+template <class T>
+Csr<T> scramble(const Csr<T>& A, std::uint64_t seed, const ScrambleOptions& options = {});
+
 }  // namespace balsa

@@ -3,13 +3,17 @@
 // tolerance:
 //
 //   SolveMethod::Auto, A symmetric with a positive diagonal:
-//     pcg-ic0 -> sap-d -> db-bicgstab2-ilu0 -> umfpack
+//     pcg-ic0 -> sap-d -> db-bicgstab2-ilu0 -> sap-lu -> umfpack
 //   otherwise:
-//     db-bicgstab2-ilu0 -> sap-d -> sap-c -> umfpack
+//     db-bicgstab2-ilu0 -> sap-d -> sap-c -> sap-lu -> umfpack
 //
 // where db-... first applies diagonal boosting (include/balsa/reorder.hpp:
-// the maximum-product matching and the I-matrix scaling), and sap-d/sap-c
-// are SaP's sparse pipeline (include/balsa/sap.hpp, SparseSapSolver). A
+// the maximum-product matching and the I-matrix scaling), sap-d/sap-c are
+// SaP's sparse pipeline (include/balsa/sap.hpp, SparseSapSolver) and sap-lu
+// the same pipeline with one partition and no drop-off: the whole band of
+// the reordered matrix factored (within SparseSapOptions' work cap) as the
+// preconditioner, for matrices that CM makes narrow but whose blocks alone
+// are too weak. A
 // method stops at once when its residual diverges (1e10 times its best),
 // turns NaN/Inf, or makes no progress for `stagnation_window` iterations,
 // and the next one starts. The last link is a direct method (UMFPACK, from
@@ -33,7 +37,7 @@
 
 namespace balsa {
 
-enum class SolveMethod { Auto, PcgIc0, DbBiCgStab2Ilu0, SapD, SapC, Umfpack, DirectQr };
+enum class SolveMethod { Auto, PcgIc0, DbBiCgStab2Ilu0, SapD, SapC, SapLu, Umfpack, DirectQr };
 template <>
 struct EnumNames<SolveMethod> {
   static constexpr const char* what = "solve method";
@@ -42,6 +46,7 @@ struct EnumNames<SolveMethod> {
                                                     {SolveMethod::DbBiCgStab2Ilu0, "db-bicgstab2-ilu0"},
                                                     {SolveMethod::SapD, "sap-d"},
                                                     {SolveMethod::SapC, "sap-c"},
+                                                    {SolveMethod::SapLu, "sap-lu"},
                                                     {SolveMethod::Umfpack, "umfpack"},
                                                     {SolveMethod::DirectQr, "direct-qr"}};
 };
