@@ -131,7 +131,8 @@ template <class T>
                                              [&](index_t, index_t p) { return A.values[p] != T(0); });
   throw StructurallySingular(r, n,
                              "diagonal boosting: A (" + s(n) + " x " + s(n) + ") is structurally singular: structural rank " +
-                                 s(r) + " < " + s(n) + " (no row permutation puts nonzeros on the whole diagonal)");
+                                 s(r) + " < " + s(n) + " (of its nonzero entries; stored zeros count as none): no row permutation puts " +
+                                 "nonzeros on the whole diagonal, so A is singular");
 }
 
 // ---- the weighted matching (DB-S2, DB-S3) -------------------------------------
