@@ -185,7 +185,13 @@ void run_solve(const SolveCliOptions& o) {
     so.pivot_boost = !o.no_shift;
     so.progress = progress;
     sap.emplace(A, so);
-    solve_one = [&](std::span<const double> b, std::span<double> x) { return from_krylov(sap->solve(b, x), o.method); };
+    // SaP's Krylov residuals are those of the permuted, scaled system: the
+    // true residual reported is A's own, measured here.
+    solve_one = [&](std::span<const double> b, std::span<double> x) {
+      Column c = from_krylov(sap->solve(b, x), o.method);
+      c.true_residual = relative_residual(A, std::span<const double>(x), b);
+      return c;
+    };
   } else {
     KrylovOptions ko = krylov_options(from_string<KrylovPreset>(o.method));
     ko.tolerance = o.tolerance;
@@ -307,7 +313,8 @@ void add_solve_command(CLI::App& app) {
       ->check(at_least(0))
       ->capture_default_str();
   cmd->add_option("--drop", o->drop_tolerance,
-                  "SaP: drop-off, the fraction of ||A||_F the entries outside the band may hold")
+                  "SaP (sap-d, sap-c): drop-off, the fraction of the Frobenius norm of the reordered matrix (SaP-D: "
+                  "of each block's rows) that the entries left out of the band may hold")
       ->check(between(0, 0.999999))
       ->capture_default_str();
   cmd->add_flag("--fallback", o->fallback, "A chain method named alone falls back to UMFPACK when it fails");

@@ -1,7 +1,7 @@
 // The direct baselines of `balsa bench sparse`: UMFPACK (SuiteSparse) and
 // SuperLU, both in double on a CSC copy of A (made by the caller, untimed),
 // with their default settings as the SaP report used them:
-//  * UMFPACK: umfpack_di_symbolic / _numeric / _solve (its own choice of
+//  * UMFPACK: umfpack_dl_symbolic / _numeric / _solve (64-bit) (its own choice of
 //    strategy and ordering, iterative refinement as by default). A singular
 //    matrix (UMFPACK_WARNING_singular_matrix) is a failure.
 //  * SuperLU: the expert driver dgssvx with equilibration, the COLAMD column

@@ -69,10 +69,17 @@ DropResult drop_per_block(const Csr<T>& C, const Blocks& blocks, double toleranc
   r.bandwidths.assign(std::size_t(P), 0);
   std::vector<double> dropped(std::size_t(P), 0.0), outside(std::size_t(P), 0.0), norm(std::size_t(P), 0.0);
   std::vector<std::int64_t> n_dropped(std::size_t(P), 0), n_outside(std::size_t(P), 0);
+  index_t largest = 1;
+  for (index_t b = 0; b < P; ++b) largest = std::max(largest, blocks.size(b));
+  // One histogram per thread, allocated here: no allocation (and so no
+  // exception) inside the parallel region.
+  std::vector<std::vector<double>> masses(static_cast<std::size_t>(omp_get_max_threads()),
+                                          std::vector<double>(static_cast<std::size_t>(largest)));
 #pragma omp parallel for schedule(dynamic, 1)
   for (index_t b = 0; b < P; ++b) {
     const index_t s = blocks.start(b), e = s + blocks.size(b);
-    std::vector<double> mass(std::size_t(std::max<index_t>(e - s, 1)), 0.0);
+    std::vector<double>& mass = masses[std::size_t(omp_get_thread_num())];
+    mass.assign(std::size_t(std::max<index_t>(e - s, 1)), 0.0);
     double rows = 0, out = 0;
     std::int64_t n_out = 0;
     for (index_t i = s; i < e; ++i)

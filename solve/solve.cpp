@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "balsa/cuda.hpp"
 #include "balsa/qr.hpp"
 #include "balsa/reorder.hpp"
 #include "balsa/sap.hpp"
@@ -259,6 +260,11 @@ std::vector<SolveMethod> chain_of(const Csr<T>& A, const SolveOptions& o) {
 }
 
 void check_options(const SolveOptions& o) {
+  if (!(o.divergence == 0 || o.divergence > 1) || !std::isfinite(o.divergence))
+    throw Error("solve: divergence must be 0 (off) or a finite factor > 1, got " + std::to_string(o.divergence));
+  if (o.device == Device::Cuda && !cuda::available())
+    throw CudaError(cuda::built_with_cuda() ? "solve: Device::Cuda: no CUDA GPU found"
+                                            : "solve: Device::Cuda: balsa was built without CUDA");
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
     throw Error("solve: tolerance must be positive and finite, got " + std::to_string(o.tolerance));
   if (o.max_iterations < 0) throw Error("solve: max_iterations must be >= 0, got " + std::to_string(o.max_iterations));

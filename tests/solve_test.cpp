@@ -163,6 +163,13 @@ TEST(Solve, BadInputIsAnError) {
   EXPECT_THROW(solve(A, std::span<const double>(bw), std::span<double>(xw)), MatrixError);
   EXPECT_THROW(solve(load("west0479.mtx"), std::span<const double>(bw), std::span<double>(xw), {.tolerance = 0}),
                Error);
+  // Bad options are errors, not chain failures the fallback would hide.
+  EXPECT_THROW(solve(load("west0479.mtx"), std::span<const double>(bw), std::span<double>(xw), {.divergence = 0.5}),
+               Error);
+  if (!cuda::available()) {
+    EXPECT_THROW(solve(load("west0479.mtx"), std::span<const double>(bw), std::span<double>(xw), {.device = Device::Cuda}),
+                 CudaError);
+  }
 }
 
 TEST(Solve, ZeroRightHandSideAndEmptySystem) {

@@ -29,7 +29,8 @@ namespace balsa {
 //   DB-S2  the duals u_i = min_j c_ij, v_j = min_i (c_ij - u_i) and a greedy
 //          partial matching on the tight edges (u_i + v_j = c_ij);
 //   DB-S3  shortest augmenting paths (Dijkstra with a binary heap on the
-//          reduced costs c_ij - u_i - v_j >= 0) from every unmatched column;
+//          reduced costs c_ij - u_i - v_j >= 0) from every unmatched row,
+//          over A's rows (no transpose needed);
 //   DB-S4  the permutation and, with scaling, the factors
 //          D_r(i) = exp(u_i) / a_i, D_c(j) = exp(v_j) that bring D_r Q A D_c to
 //          I-matrix form: |diagonal| = 1, every other |entry| <= 1 (GPU on
@@ -69,7 +70,10 @@ struct DiagonalBoosting {
 // structural rank and n) when A has no perfect matching, MatrixError for
 // NaN/Inf (named) and DimensionError for a non-square A.
 template <class T> DiagonalBoosting diagonal_boosting(const Csr<T>& A, const MatchingOptions& options = {});
-// The size of a maximum matching of A's pattern (any shape; values ignored).
+// The size of a maximum matching of A's stored pattern (any shape; values
+// ignored: a stored zero counts, as in SuiteSparse BTF's maximum transversal).
+// DB's StructurallySingular error counts nonzero entries only, so a matrix
+// with stored zeros can get a smaller rank there.
 template <class T> index_t structural_rank(const Csr<T>& A);
 // D_r Q A D_c (canonical CSR; T's precision).
 template <class T> Csr<T> apply_boosting(const Csr<T>& A, const DiagonalBoosting& db);
