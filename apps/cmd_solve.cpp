@@ -222,8 +222,16 @@ void run_solve(const SolveCliOptions& o) {
     nlohmann::json j = {{"matrix", o.matrix}, {"n", A.rows}, {"nnz", A.nnz()}, {"method", first.method},
                         {"requested_method", o.method}, {"device", to_string(device)}, {"columns", B.cols},
                         {"norm", norm_name}};
-    if (krylov) j.update({{"setup_seconds", setup->setup_seconds}, {"factor_seconds", setup->factor_seconds},
-                          {"shift", setup->factor.shift}});
+    if (krylov) {
+      j.update({{"setup_seconds", setup->setup_seconds}, {"factor_seconds", setup->factor_seconds},
+                {"shift", setup->factor.shift}});
+    } else if (sap) {
+      j["setup_seconds"] = sap->stats().t_setup;
+    } else {  // the chain: the set-ups of every method it tried (first column)
+      double total = 0;
+      for (const SolveAttempt& a : first.chain) total += a.setup_seconds;
+      j["setup_seconds"] = total;
+    }
     if (B.cols == 1) {
       j.update(column_json(first));
       j["history"] = first.history;
