@@ -138,16 +138,7 @@ struct BandedSolver<T>::Impl {
     return {std::move(band), amax};
   }
 
-  void record_setup() {
-    const sap::SetupReport& r = M->report();
-    stats.t_lu = r.t_lu;
-    stats.t_bc = r.t_bc;
-    stats.t_spk = r.t_spk;
-    stats.t_lu_rdcd = r.t_lu_rdcd;
-    stats.boosted_pivots = r.boosted_pivots;
-    stats.min_block_bandwidth = r.min_bandwidth;
-    stats.max_block_bandwidth = r.max_bandwidth;
-  }
+  void record_setup() { sap::record_report(M->report(), stats); }
 };
 
 template <class T>
@@ -174,17 +165,9 @@ BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& given) tr
   m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon,
                   gpu ? 0.0 : nonzero_scale(A.n, max_abs(A))};
   BandedStats& st = m.stats;
-  st.variant = options.variant;
+  sap::record_plan(m.plan, st);
   st.device = options.device;
-  st.n = A.n;
-  st.k = A.k;
-  st.partitions = m.plan.blocks.count();
   st.float_preconditioner = options.float_preconditioner;
-  st.min_block = st.max_block = A.n > 0 ? m.plan.blocks.size(0) : 0;
-  for (index_t i = 0; i < m.plan.blocks.count(); ++i) {
-    st.min_block = std::min(st.min_block, m.plan.blocks.size(i));
-    st.max_block = std::max(st.max_block, m.plan.blocks.size(i));
-  }
   m.build(A);
   st.t_setup = seconds_since(t0);
 } catch (...) {

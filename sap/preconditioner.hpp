@@ -4,6 +4,7 @@
 // (sap/host_*.cpp, the reference) and GPU (sap/gpu_*.cu) implementations.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include "balsa/sap.hpp"
@@ -38,6 +39,30 @@ struct Plan {
   Blocks blocks;
   BoostRule boost;
 };
+
+// BandedStats from the plan (variant, n, k, P, block sizes) and from a
+// set-up's report (phase times, boosted pivots, k_i range): BandedSolver and
+// SparseSapSolver fill them the same way.
+inline void record_plan(const Plan& plan, BandedStats& st) {
+  st.variant = plan.variant;
+  st.n = plan.n;
+  st.k = plan.k;
+  st.partitions = plan.blocks.count();
+  st.min_block = st.max_block = plan.n > 0 ? plan.blocks.size(0) : 0;
+  for (index_t i = 0; i < plan.blocks.count(); ++i) {
+    st.min_block = std::min(st.min_block, plan.blocks.size(i));
+    st.max_block = std::max(st.max_block, plan.blocks.size(i));
+  }
+}
+inline void record_report(const SetupReport& r, BandedStats& st) {
+  st.t_lu = r.t_lu;
+  st.t_bc = r.t_bc;
+  st.t_spk = r.t_spk;
+  st.t_lu_rdcd = r.t_lu_rdcd;
+  st.boosted_pivots = r.boosted_pivots;
+  st.min_block_bandwidth = r.min_bandwidth;
+  st.max_block_bandwidth = r.max_bandwidth;
+}
 
 template <class T>
 class SapPreconditioner : public krylov::Preconditioner<T> {

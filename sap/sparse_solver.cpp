@@ -151,26 +151,10 @@ struct SparseSapSolver<T>::Impl {
   }
 
   void record_banded(const sap::Plan& plan) {
-    BandedStats& b = stats.banded;
-    const sap::SetupReport& r = M->report();
-    b.variant = options.variant;
-    b.device = options.device;
-    b.n = plan.n;
-    b.k = plan.k;
-    b.partitions = plan.blocks.count();
-    b.min_block = b.max_block = plan.n > 0 ? plan.blocks.size(0) : 0;
-    for (index_t i = 0; i < plan.blocks.count(); ++i) {
-      b.min_block = std::min(b.min_block, plan.blocks.size(i));
-      b.max_block = std::max(b.max_block, plan.blocks.size(i));
-    }
-    b.float_preconditioner = options.float_preconditioner;
-    b.t_lu = r.t_lu;
-    b.t_bc = r.t_bc;
-    b.t_spk = r.t_spk;
-    b.t_lu_rdcd = r.t_lu_rdcd;
-    b.boosted_pivots = r.boosted_pivots;
-    b.min_block_bandwidth = r.min_bandwidth;
-    b.max_block_bandwidth = r.max_bandwidth;
+    sap::record_plan(plan, stats.banded);
+    sap::record_report(M->report(), stats.banded);
+    stats.banded.device = options.device;
+    stats.banded.float_preconditioner = options.float_preconditioner;
   }
 };
 
