@@ -136,11 +136,18 @@ void add_bench_command(CLI::App& app) {
 
   auto qo = std::make_shared<bench::QrBenchOptions>();
   CLI::App* qr = bench->add_subcommand(
-      "qr", "Multifrontal sparse QR vs SuiteSparseQR (SPQR) on the host cores: analysis, factorisation, solve");
+      "qr", "Multifrontal sparse QR (CPU and GPU) vs SuiteSparseQR (SPQR) on the host cores: analysis, factorisation, solve");
   qr->add_option("files", qo->files, "Extra Matrix Market files")->option_text(" FILE ...");
   qr->add_option("--data-dir", qo->data_dir, "Folder with Franz6, lp_e226, bayer10 (skipped if missing)")
       ->capture_default_str();
+  qr->add_option("--suite-dir", qo->suite_dir, "Folder with well1850, illc1033, ash219 (.mtx.gz; skipped if missing)")
+      ->capture_default_str();
+  qr->add_option("--only", qo->only, "Cases whose name contains one of these")->delimiter(',');
   qr->add_flag("!--no-generated", qo->generated, "Skip the generated 2D/3D problems");
+  qr->add_flag("--large", qo->large, "Add the large generated problems (2D 1000^2, 3D 50^3, [L; I], tall random)");
+  qr->add_flag("!--no-gpu", qo->gpu, "Skip balsa's GPU path");
+  qr->add_flag("--fronts", qo->fronts,
+               "Instead: the GPU's task kernel against cuSOLVER dgeqrf per dense front class (block-diagonal matrices)");
   qr->add_option("--repeat", qo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
   add_output_options(qr, qo->json_path, qo->markdown_path);
   qr->callback([qo] { bench::run_qr_bench(*qo, bench::process_command_line()); });

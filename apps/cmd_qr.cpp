@@ -14,6 +14,7 @@ namespace {
 struct QrCommandOptions {
   std::string matrix, rhs, rhs_positional, output;
   QrOrdering ordering = QrOrdering::Colamd;
+  Device device = Device::Auto;
   double tolerance = -1;
   bool stats = false;
   bool json = false;
@@ -27,7 +28,9 @@ nlohmann::json stats_json(const QrStats& st) {
           {"factor_bytes", st.factor_bytes}, {"max_front_bytes", st.max_front_bytes}, {"tolerance", st.tolerance},
           {"heath_fronts", st.heath_fronts}, {"dropped_norm", st.dropped_norm}, {"rank", st.rank},
           {"order_seconds", st.t_order}, {"analyse_seconds", st.t_analyse}, {"factorise_seconds", st.t_factorise},
-          {"solve_seconds", st.t_solve}};
+          {"solve_seconds", st.t_solve}, {"device", to_string(st.device)}, {"fallback", st.fallback},
+          {"gpu_launches", st.gpu_launches}, {"gpu_tasks", st.gpu_tasks}, {"gpu_bundles", st.gpu_bundles},
+          {"device_bytes", st.device_bytes}, {"gpu_plan_seconds", st.t_gpu_plan}};
 }
 
 void print_stats(std::FILE* out, const QrStats& st) {
@@ -41,6 +44,11 @@ void print_stats(std::FILE* out, const QrStats& st) {
   fmt::print(out, "  rank {} of {} (tolerance {:.3g}){}; {} fronts refactored column by column; dropped ||E||_F {:.3g}\n",
              st.rank, std::min(st.rows, st.cols), st.tolerance,
              st.rank < std::min(st.rows, st.cols) ? ": rank deficient" : "", st.heath_fronts, st.dropped_norm);
+  if (st.device == Device::Cuda)
+    fmt::print(out, "  GPU: {} launches, {} tasks, {} bundles; {:.4g} MB on the device; plan {:.4f} s; {:.4g} GFlop/s\n",
+               st.gpu_launches, st.gpu_tasks, st.gpu_bundles, st.device_bytes / 1e6, st.t_gpu_plan,
+               st.flops_done / std::max(st.t_factorise, 1e-12) / 1e9);
+  fmt::print(out, "  device {}{}\n", to_string(st.device), st.fallback.empty() ? "" : " (" + st.fallback + ")");
   fmt::print(out, "  ordering {:.4f} s, analysis {:.4f} s, factorisation {:.4f} s\n", st.t_order, st.t_analyse,
              st.t_factorise);
 }
@@ -49,6 +57,7 @@ QrOptions qr_options(const QrCommandOptions& o) {
   QrOptions qo;
   qo.ordering = o.ordering;
   qo.rank_tolerance = o.tolerance;
+  qo.device = o.device;
   return qo;
 }
 
@@ -117,6 +126,8 @@ void add_common(CLI::App* cmd, QrCommandOptions& o) {
       ->required()
       ->option_text(" FILE");
   add_enum_option(cmd, "--ordering", o.ordering, "Column ordering (metis: nested dissection of A^T A)");
+  add_enum_option(cmd, "--device", o.device,
+                  "Where the fronts are factored and Q applied (auto: the GPU for large enough problems)");
   cmd->add_option("--tol", o.tolerance, "Rank tolerance (< 0: SPQR's default, 20 (m + n) eps max column norm)")
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print the result as JSON");
@@ -126,7 +137,7 @@ void add_common(CLI::App* cmd, QrCommandOptions& o) {
 
 void add_qr_commands(CLI::App& app) {
   auto lo = std::make_shared<QrCommandOptions>();
-  CLI::App* lsq = app.add_subcommand("lsq", "Least squares min ||A x - b|| by multifrontal sparse QR (CPU)");
+  CLI::App* lsq = app.add_subcommand("lsq", "Least squares min ||A x - b|| by multifrontal sparse QR (CPU or GPU)");
   add_common(lsq, *lo);
   lsq->add_option("--rhs", lo->rhs, "Right-hand sides (Matrix Market, m x k; default: one column of ones)")
       ->option_text(" FILE");
@@ -135,7 +146,7 @@ void add_qr_commands(CLI::App& app) {
       ->option_text(" FILE");
   lsq->callback([lo] { run_lsq(*lo); });
   auto qo = std::make_shared<QrCommandOptions>();
-  CLI::App* qr = app.add_subcommand("qr", "Multifrontal sparse QR of A: ordering, analysis, factorisation (CPU)");
+  CLI::App* qr = app.add_subcommand("qr", "Multifrontal sparse QR of A: ordering, analysis, factorisation (CPU or GPU)");
   add_common(qr, *qo);
   qr->add_flag("--stats", qo->stats, "Print the analysis and factorisation statistics");
   qr->callback([qo] { run_qr(*qo); });

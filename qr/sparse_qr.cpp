@@ -13,6 +13,9 @@
 #include <utility>
 
 #include "balsa/qr.hpp"
+#include "balsa/cuda.hpp"
+#include "qr/gpu.hpp"
+#include "qr/gpu_plan.hpp"
 #include "qr/numeric.hpp"
 #include "qr/ordering.hpp"
 #include "qr/r_factor.hpp"
@@ -41,6 +44,12 @@ struct SparseQR::Impl {
   std::unique_ptr<TriangularSolver<double>> r_solver;  // made at the first solve after a factorisation
   QrStats stats;
   std::vector<index_t> row_ptr, col_idx;  // the analysed pattern (factorise checks new values against it)
+  // The GPU path: the plan of the current analysis (made at its first GPU
+  // factorisation), the device factor, and whether the last factorisation
+  // ran there (the solves then apply Q on the GPU).
+  std::optional<qr::GpuPlan> plan;
+  qr::GpuFactorPtr gpu;
+  bool on_gpu = false;
 
   double tolerance(const Csr<double>& F) const {
     const double eps = std::numeric_limits<double>::epsilon();
@@ -110,17 +119,156 @@ struct SparseQR::Impl {
   }
 
   void commit(Analysis&& a) {
+    plan.reset();
+    gpu.reset();
     single = std::move(a.single);
     symbolic = std::move(a.symbolic);
     stats = std::move(a.stats);
+  }
+
+  // The GPU path's choice (QrOptions::device): Cuda asks for it, Auto
+  // takes it when a GPU is present and the analysis finds enough work.
+  bool wants_gpu() {
+    if (options.device == Device::Cpu) return false;
+    if (options.device == Device::Cuda) {
+      if (!cuda::available()) throw CudaError("SparseQR: device cuda, but no CUDA GPU is available");
+      return true;
+    }
+    if (!cuda::available()) return false;
+    if (stats.flops < options.gpu_min_flops || stats.intensity < options.gpu_min_intensity) {
+      stats.fallback = "auto: " + std::to_string(stats.flops) + " flops at intensity " + std::to_string(stats.intensity) +
+                       " are below the GPU's thresholds";
+      return false;
+    }
+    return true;
+  }
+
+  // The fronts factored on the GPU (sec. 3): the plan (once per analysis),
+  // the device factor, R's rows back to the host. Empty when the CPU must
+  // take over: a pivot <= the tolerance (Heath's rule runs on the CPU), or
+  // (Auto) the factor does not fit the GPU.
+  std::optional<qr::Numeric> factorise_on_gpu(const Csr<double>& A22, double tol) {
+    const qr::Symbolic& sym = symbolic;
+    if (!plan) {
+      const auto t0 = Clock::now();
+      plan = qr::make_gpu_plan(A22, sym, options.gpu_dense_front_flops);
+      stats.t_gpu_plan = seconds_since(t0);
+      gpu.reset();
+    }
+    stats.gpu_tasks = index_t(plan->tasks.size());
+    stats.gpu_bundles = plan->bundles;
+    stats.device_bytes = plan->device_bytes(A22.nnz());
+    if (!gpu) {
+      try {
+        gpu = qr::gpu_prepare(*plan, A22.nnz());
+      } catch (const DeviceOutOfMemory& e) {
+        if (options.device == Device::Cuda) throw;
+        stats.fallback = std::string("auto: ") + e.what();
+        return std::nullopt;
+      }
+    }
+    index_t launches = 0;
+    const std::vector<double> R = qr::gpu_factorise(*gpu, *plan, A22.values, launches);
+    stats.gpu_launches = launches;
+    qr::Numeric num;
+    num.fronts.resize(sym.fronts.size());
+    for (std::size_t f = 0; f < sym.fronts.size(); ++f) {
+      const qr::Front& Fr = sym.fronts[f];
+      qr::FrontFactor& ff = num.fronts[f];
+      const std::size_t at = std::size_t(plan->r_start[f]), n = std::size_t(Fr.n());
+      ff.m = Fr.m();
+      ff.live = Fr.pivots;
+      ff.cb_rows = Fr.cb_rows();
+      ff.R.assign(R.begin() + std::ptrdiff_t(at), R.begin() + std::ptrdiff_t(plan->r_start[f + 1]));
+      ff.r_start.resize(std::size_t(Fr.pivots));
+      std::size_t start = 0;
+      for (index_t t = 0; t < Fr.pivots; ++t) {
+        ff.r_start[std::size_t(t)] = start;
+        if (!(std::abs(ff.R[start]) > tol)) {
+          stats.fallback = "a pivot |R(j, j)| <= the rank tolerance (Heath's rule): factorised again on the CPU";
+          return std::nullopt;
+        }
+        start += n - std::size_t(t);
+      }
+      num.rank += ff.live;
+    }
+    num.flops = sym.flops;
+    on_gpu = true;
+    stats.device = Device::Cuda;
+    return num;
+  }
+
+  // The R solver (made at the first solve after a factorisation; R moves
+  // into it). On the GPU path it solves on the GPU unless r_solve.device
+  // says Cpu; else Auto means the CPU (host data, qr.hpp).
+  TriangularSolver<double>& r_solver_for(bool device_data) {
+    if (!r_solver) {
+      TrsvOptions o = options.r_solve;
+      if (o.device == Device::Auto) o.device = device_data ? Device::Cuda : Device::Cpu;
+      o.triangle = Triangle::Upper;
+      o.operation = transposed ? Operation::Transpose : Operation::NonTranspose;
+      r_solver = std::make_unique<TriangularSolver<double>>(std::move(r.R), o);
+    }
+    return *r_solver;
+  }
+
+  // Y (rank x nrhs, host) solved in place from the device copy Yd: on the
+  // GPU by the R solver, or on the host when it is a CPU one.
+  void device_r_solve(cuda::DeviceBuffer<double>& Yd, std::vector<double>& Y, index_t nrhs) {
+    const index_t rank = index_t(r.column.size());
+    if (rank == 0) return;
+    TriangularSolver<double>& solver = r_solver_for(options.r_solve.device != Device::Cpu);
+    if (solver.stats().device != Device::Cuda) {
+      Yd.download(Y);
+      DenseMatrix<double> C, X(rank, nrhs);
+      C.rows = rank;
+      C.cols = nrhs;
+      C.values = Y;
+      solver.solve(C, X);
+      Y = std::move(X.values);
+      Yd.upload(Y);
+      return;
+    }
+    cuda::DeviceBuffer<double> Xd(Y.size());
+    if (nrhs == 1) {
+      solver.solve(Yd, Xd);
+    } else {
+      solver.solve(Yd, Xd, nrhs);
+    }
+    solver.check_last_solve();
+    Yd = std::move(Xd);
+    Yd.download(Y);
+  }
+
+  // Y = R^{-1} (Q^T B2 on the fronts' R rows; Y's singleton rows as given), on the GPU.
+  void gpu_qt_r_solve(const std::vector<double>& B2, index_t nrhs, std::vector<double>& Y) {
+    const index_t rank = index_t(r.column.size());
+    cuda::DeviceBuffer<double> Yd(std::max<std::size_t>(Y.size(), 1));
+    if (!Y.empty()) Yd.upload(Y);
+    qr::gpu_q_transpose(*gpu, *plan, B2, symbolic.m, nrhs, Yd, rank);
+    qr::gpu_synchronize(*gpu);  // (the R solver runs on its own stream)
+    if (Y.empty()) return;
+    device_r_solve(Yd, Y, nrhs);
+  }
+
+  // X2 = Q [R^{-T} Y; 0] on the GPU (A22's rows); Y is left R^{-T} Y.
+  std::vector<double> gpu_r_solve_q(std::vector<double>& Y, index_t nrhs) {
+    const index_t rank = index_t(r.column.size());
+    cuda::DeviceBuffer<double> Yd(std::max<std::size_t>(Y.size(), 1));
+    if (!Y.empty()) {
+      Yd.upload(Y);
+      device_r_solve(Yd, Y, nrhs);
+    }
+    return qr::gpu_q_times(*gpu, *plan, Yd, rank, symbolic.m, nrhs);
   }
 
   // F's values (A^T when transposed) checked and factored. The singletons
   // are found again with the values (known: found by the caller with
   // them): other ones than analysed (an entry now <= the tolerance, or a
   // pattern-only analysis meeting small entries) mean the analysis is
-  // redone. Until the new factor stands, there is none (a throw leaves
-  // the object analysed, with its previous analysis, and not factorised).
+  // redone (and committed before the numeric phase, which the GPU plan
+  // follows). Until the new factor stands, there is none (a throw leaves
+  // the object analysed and not factorised).
   void factorise(const Csr<double>& F, const qr::Singletons* known = nullptr) {
     factorised = false;
     r_solver.reset();
@@ -134,17 +282,29 @@ struct SparseQR::Impl {
     std::optional<Analysis> redo;  // (its time is the analysis')
     if (!(now == single)) redo = analysis_of(F, now);
     const qr::Singletons& sg = redo ? redo->single : single;
-    const qr::Symbolic& sym = redo ? redo->symbolic : symbolic;
     t0 = Clock::now();
     Csr<double> storage;
-    qr::Numeric num = qr::factorise(rest_of(F, sg, storage), sym, tol);
-    qr::SparseR rr = qr::assemble_r(F, sg, sym, num);
-    if (redo) {
+    const Csr<double>& A22 = rest_of(F, sg, storage);
+    if (redo) {  // (commit drops the old analysis' GPU plan)
       commit(std::move(*redo));
       ++stats.reanalyses;
     }
-    numeric = std::move(num);
-    r = std::move(rr);
+    on_gpu = false;
+    stats.device = Device::Cpu;
+    stats.fallback.clear();
+    stats.gpu_launches = 0;
+    std::optional<qr::Numeric> num;
+    if (wants_gpu()) num = factorise_on_gpu(A22, tol);
+    if (!num) num = qr::factorise(A22, symbolic, tol);
+    r = qr::assemble_r(F, single, symbolic, *num);
+    numeric = std::move(*num);
+    if (on_gpu) {  // Y's row of each front R row (the GPU's Q^T b writes them)
+      std::vector<std::int64_t> rows;
+      rows.reserve(plan->y_row.size());
+      for (std::size_t f = 0; f < symbolic.fronts.size(); ++f)
+        for (index_t t = 0; t < symbolic.fronts[f].pivots; ++t) rows.push_back(r.front_row[f] + t);
+      qr::gpu_bind_r_rows(*gpu, rows);
+    }
     factorised = true;
     stats.tolerance = tol;
     stats.rank = single.live() + numeric.rank;
@@ -229,24 +389,19 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try
   const index_t ns = index_t(r.singleton_rows.size());  // R's first rows: the singletons' (Q = I there)
   const index_t M = m.symbolic.m;  // A22's rows
   // R y = c or R^T y = c by the triangular solver, c and y rank x nrhs.
+  // R y = c or R^T y = c (c and y rank x nrhs, host), on the R solver's device.
   auto r_solve = [&](std::vector<double>& c) {
     if (rank == 0) return;
-    if (!m.r_solver) {
-      TrsvOptions o = m.options.r_solve;
-      if (o.device == Device::Auto) o.device = Device::Cpu;  // host data (qr.hpp)
-      o.triangle = Triangle::Upper;
-      o.operation = m.transposed ? Operation::Transpose : Operation::NonTranspose;
-      m.r_solver = std::make_unique<TriangularSolver<double>>(std::move(m.r.R), o);  // R moves into the solver
-    }
+    TriangularSolver<double>& solver = m.r_solver_for(false);
     std::vector<double> y(c.size());
     if (nrhs == 1) {
-      m.r_solver->solve(std::span<const double>(c), std::span<double>(y));
+      solver.solve(std::span<const double>(c), std::span<double>(y));
     } else {
       DenseMatrix<double> C, Y(rank, nrhs);
       C.rows = rank;
       C.cols = nrhs;
       C.values = std::move(c);
-      m.r_solver->solve(C, Y);
+      solver.solve(C, Y);
       y = std::move(Y.values);
     }
     c = std::move(y);
@@ -261,8 +416,12 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try
       for (index_t i = 0; i < M; ++i)
         B2[std::size_t(i) + std::size_t(M) * c] = B[std::size_t(sg.rest_rows[std::size_t(i)]) + std::size_t(rows) * c];
     }
-    qr::q_transpose_times(m.symbolic, m.numeric, B2, nrhs, r.front_row, Y.data(), rank);
-    r_solve(Y);
+    if (m.on_gpu) {
+      m.gpu_qt_r_solve(B2, nrhs, Y);
+    } else {
+      qr::q_transpose_times(m.symbolic, m.numeric, B2, nrhs, r.front_row, Y.data(), rank);
+      r_solve(Y);
+    }
     X.assign(std::size_t(n) * std::size_t(nrhs), 0.0);  // dead columns: 0
     for (index_t c = 0; c < nrhs; ++c)
       for (index_t p = 0; p < rank; ++p)
@@ -272,9 +431,14 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try
     for (index_t c = 0; c < nrhs; ++c)
       for (index_t p = 0; p < rank; ++p)
         Y[std::size_t(p) + std::size_t(rank) * c] = B[std::size_t(r.column[std::size_t(p)]) + std::size_t(Nf) * c];
-    r_solve(Y);
     X.assign(std::size_t(Mf) * std::size_t(nrhs), 0.0);
-    const std::vector<double> X2 = qr::q_times(m.symbolic, m.numeric, Y.data(), rank, nrhs, r.front_row);
+    std::vector<double> X2;
+    if (m.on_gpu) {
+      X2 = m.gpu_r_solve_q(Y, nrhs);
+    } else {
+      r_solve(Y);
+      X2 = qr::q_times(m.symbolic, m.numeric, Y.data(), rank, nrhs, r.front_row);
+    }
     for (index_t c = 0; c < nrhs; ++c) {
       for (index_t t = 0; t < ns; ++t)
         X[std::size_t(r.singleton_rows[std::size_t(t)]) + std::size_t(Mf) * c] = Y[std::size_t(t) + std::size_t(rank) * c];

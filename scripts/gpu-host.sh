@@ -7,6 +7,9 @@
 #   scripts/gpu-host.sh all     both
 #   scripts/gpu-host.sh sparse  build, balsa bench sparse [extra args]
 #   scripts/gpu-host.sh quick   build, ctest -L gpu, then the bench [extra args] (no sanitizers)
+#   scripts/gpu-host.sh qr [bench args]  build, the QR tests (CPU and GPU), memcheck and
+#                               racecheck of gpu_qr_test, then balsa bench qr --fronts and
+#                               balsa bench qr [bench args]
 #   scripts/gpu-host.sh compare OLD  spot check against another source tree OLD
 #                               (e.g. a git worktree of an earlier commit): its
 #                               balsa built beside this one, then balsa run and
@@ -138,7 +141,32 @@ run_compare() {
   done
 }
 
+# Multifrontal QR on the GPU (issue 24): tests, sanitizers, the front-class
+# comparison and the bench against SPQR.
+run_qr() {
+  step "QR tests"
+  ctest --test-dir $build -R "Qr|QR|Bucket|GpuPlan|cli.qr|cli.lsq" --output-on-failure -j 8 --timeout 600 >"$outdir/ctest-qr.log" 2>&1
+  echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout|\*\*\*" "$outdir/ctest-qr.log" | head -30
+  for tool in memcheck racecheck; do
+    local filter='GpuQr.TaskKernel*:GpuQr.Wide*:GpuQr.Dead*'
+    [ $tool = racecheck ] && filter='GpuQr.LaunchByLaunch*'
+    step "compute-sanitizer --tool $tool gpu_qr_test ($filter)"
+    timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 $build/tests/gpu_qr_test --gtest_brief=1 \
+      --gtest_filter="$filter" >"$outdir/sanitizer.tmp" 2>&1
+    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/sanitizer.tmp" | sort | uniq -c | head
+    { echo "### $tool gpu_qr_test"; cat "$outdir/sanitizer.tmp"; } >>"$outdir/sanitizer.log"
+  done
+  rm -f "$outdir/sanitizer.tmp"
+  step "balsa bench qr --fronts"
+  $build/balsa bench qr --fronts --json "$outdir/bench-qr-fronts.json" --markdown "$outdir/bench-qr-fronts.md"
+  echo "exit $?"; cat "$outdir/bench-qr-fronts.md" | grep "^|"
+  step "balsa bench qr $*"
+  $build/balsa bench qr --suite-dir .bench-data --json "$outdir/bench-qr.json" --markdown "$outdir/bench-qr.md" "$@"
+  echo "exit $?"; grep "^|" "$outdir/bench-qr.md"
+}
+
 case "$stage" in
+  qr) run_qr "$@" ;;
   compare) run_compare "$1" ;;
   tests) run_tests ;;
   racecheck) run_racecheck ;;

@@ -182,6 +182,8 @@ balsa_cli_test(trsv_solve_stdout ARGS trsv ${OUT}/lap20_lower.mtx --device cpu -
 balsa_cli_test(lsq_rhs_option ARGS lsq ${DATA}/lp_e226.mtx --rhs ${DATA}/lp_e226.mtx --json PASS "\"columns\"")
 balsa_cli_test(lsq_both_rhs ARGS lsq ${DATA}/lp_e226.mtx ${DATA}/lp_e226.mtx --rhs ${DATA}/lp_e226.mtx ERROR "give b once" EXIT 2)
 balsa_cli_test(qr_json ARGS qr ${DATA}/bayer10.mtx --json PASS "\"rank\": 13291")
+balsa_cli_test(qr_device_cpu ARGS qr ${DATA}/Franz6_id1959_aug.mtx --stats --device cpu PASS "device cpu\n")
+balsa_cli_test(lsq_device_unknown ARGS lsq ${DATA}/lp_e226.mtx --device gpu ERROR "device" EXIT 2)
 balsa_cli_test(info_gz ARGS info ${DATA}/west0479.mtx.gz PASS "479 x 479, 1910 nonzeros")
 balsa_cli_test(convert_gz ARGS convert ${DATA}/west0479.mtx.gz ${OUT}/west_from_gz.mtx PASS "wrote 479 x 479, 1910 nonzeros")
 balsa_cli_test(bench_banded_sweep_limits ARGS bench banded --device cpu --suite sweep --n 3000 --k 12 --d 1 --repeat 1

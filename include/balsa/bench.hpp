@@ -87,8 +87,13 @@ void run_banded_bench(const BandedBenchOptions& options, const std::string& comm
 // same cores.
 struct QrBenchOptions {
   std::vector<std::string> files;  // extra Matrix Market files
-  std::string data_dir = "tests/data";
+  std::string data_dir = "tests/data";                   // Franz6, lp_e226, bayer10
+  std::string suite_dir = "../shared/data/matrices";     // well1850, illc1033, ash219 (.mtx.gz)
+  std::vector<std::string> only;   // cases whose name contains one of these
   bool generated = true;           // the generated 2D/3D problems
+  bool large = false;              // and the large generated ones (2D 1000^2, 3D 50^3, [L; I] 1000^2, tall random)
+  bool gpu = true;                 // balsa on the GPU too, when one is present
+  bool fronts = false;             // instead: the task kernel against cuSOLVER per dense front class
   int repeat = 3;
   std::string json_path, markdown_path;  // "-": standard output
 };

@@ -48,7 +48,25 @@
 // minimum-norm solution x = Q [R^{-T} P^T b; 0] (the one SPQR's min2norm
 // gives); rows of A that Heath's rule finds dependent drop their equations.
 //
-// Not yet: the GPU path (the bucket scheduler; the stages are analysed).
+// GPU (sec. 3; options.device): the fronts of the whole tree live in one
+// device arena of 32 x 32 tiles, assembled there (S-assembly of A's
+// entries, pack assembly of each child's contribution block into its
+// parent) and factored by one task kernel per launch whose tasks come from
+// many fronts at once: each front's bucket scheduler (row tiles bucketed by
+// their leftmost column tile, bundles of up to 3 row tiles, Factorize,
+// Apply and pipelined Apply/Factorize tasks, sec. 3.1-3.2) and the packs of
+// finished children. The schedule depends on the pattern only: made once
+// per analysis, replayed by every factorisation. Q is kept (each bundle's V
+// and T), so solve() applies Q^T b (or Q z) on the GPU by replaying the same
+// launches, then R x = y by balsa's triangular solver on the GPU. A pivot
+// <= the tolerance (Heath's rule) sends the factorisation back to the CPU
+// path (stats().fallback says so): the GPU path keeps SPQR's rank.
+// Device::Auto takes the GPU when one is present and the analysis finds
+// enough work (flops and flop/byte intensity above the options' thresholds,
+// the paper's Fig. 15: below an intensity of ~10 the CPU wins); a problem
+// whose fronts do not fit the GPU's free memory stays on the CPU (Auto) or
+// is a DeviceOutOfMemory naming the bytes (Cuda). Not done: staging the
+// tree through a GPU smaller than the factor (sec. 3.4).
 #pragma once
 
 #include <cstdint>
@@ -86,6 +104,18 @@ struct QrOptions {
   // R and every right-hand side are host data, and one solve per
   // factorisation does not pay a GPU set-up (Device::Cuda asks for the GPU).
   TrsvOptions r_solve{.algorithm = TrsvAlgorithm::Auto, .device = Device::Auto};
+  // Where the fronts are factored and Q applied: Cpu; Cuda (a CUDA build
+  // and a GPU); Auto: the GPU when present and the analysis' flops >=
+  // gpu_min_flops and intensity >= gpu_min_intensity (bench/results: the
+  // measured crossover), else the CPU. On the GPU path the R solve runs on
+  // the GPU too unless r_solve.device is Cpu.
+  Device device = Device::Auto;
+  double gpu_min_flops = 2e9;
+  double gpu_min_intensity = 10;
+  // On the GPU, a front of at least this many flops (as a dense QR) is
+  // factored whole by cuSOLVER's dgeqrf (Q^T by dormqr) instead of the
+  // task kernel's tiles (bench qr --fronts: the measured crossover).
+  double gpu_dense_front_flops = 1e10;
 };
 
 struct QrStats {
@@ -113,6 +143,14 @@ struct QrStats {
   double dropped_norm = 0;      // ||E||_F of the entries Heath's rule dropped: R is the factor of A P + E
   index_t rank = 0;             // columns kept (Heath: |R(j, j)| > tolerance); rank < n: rank deficient
   double t_order = 0, t_analyse = 0, t_factorise = 0, t_solve = 0;  // seconds
+  // The GPU path (sec. 3).
+  Device device = Device::Cpu;  // where the last factorisation ran
+  std::string fallback;         // why Auto or Cuda ended on the CPU (empty: it did not)
+  index_t gpu_launches = 0;     // task-kernel launches of the factorisation (the tree's critical path in rounds)
+  index_t gpu_tasks = 0;        // tasks in them (Factorize, Apply, Apply/Factorize, Pack)
+  index_t gpu_bundles = 0;      // bundles factorized (Q's blocks)
+  std::size_t device_bytes = 0; // the GPU factor: tile arena, V and T records, maps
+  double t_gpu_plan = 0;        // the bucket schedules and assembly maps (once per analysis; in t_factorise)
 };
 
 class SparseQR {

@@ -1,0 +1,51 @@
+// Internal: multifrontal QR on the GPU (sparse QR paper sec. 3): the fronts
+// of the whole tree resident in one device arena, assembled there
+// (S-assembly, pack assembly) and factored by the task kernel, launch by
+// launch as the plan says (qr/gpu_plan.hpp); Q kept (the bundles' V and T)
+// so that Q^T B and Q Z run on the device too. On its own non-blocking
+// stream. qr/gpu_no_cuda.cpp stands in without CUDA.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "balsa/cuda.hpp"
+#include "qr/gpu_plan.hpp"
+
+namespace balsa::qr {
+
+struct GpuFactor;
+struct GpuFactorDeleter {
+  void operator()(GpuFactor* g) const noexcept;
+};
+using GpuFactorPtr = std::unique_ptr<GpuFactor, GpuFactorDeleter>;
+
+// The device memory of the plan (arena, VT records, maps, tasks) allocated
+// and the plan uploaded: DeviceOutOfMemory (bytes) when it does not fit.
+GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz);
+
+// Factorises A22's values (the analysed pattern, plan's s_dst order):
+// R's entries (plan.r_src's order) on the host. launches: kernel launches made.
+// (Tests: max_launches >= 0 stops after that many launches.)
+std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
+                                  std::int64_t max_launches = -1);
+// The arena and the VT records (tests).
+std::vector<double> gpu_arena(const GpuFactor& g);
+std::vector<double> gpu_vt(const GpuFactor& g);
+
+// Front f's R row t is row rows[plan.y_start[f] + t] of the solves' Y.
+void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows);
+
+// Y(rows, :) = the R rows of Q^T B2 (B2: A22's M rows x nrhs, host,
+// column-major); Y (device, ldy rows) keeps its other rows.
+void gpu_q_transpose(GpuFactor& g, const GpuPlan& plan, std::span<const double> B2, index_t M, index_t nrhs,
+                     cuda::DeviceBuffer<double>& Y, index_t ldy);
+// X2 = Q [Z; 0] (host, M x nrhs): Z's R rows from the device Y (ldy rows).
+std::vector<double> gpu_q_times(GpuFactor& g, const GpuPlan& plan, const cuda::DeviceBuffer<double>& Y, index_t ldy,
+                                index_t M, index_t nrhs);
+
+// Waits for the GPU factor's stream (before work on other streams reads Y).
+void gpu_synchronize(GpuFactor& g);
+
+}  // namespace balsa::qr

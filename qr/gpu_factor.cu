@@ -1,0 +1,552 @@
+// Multifrontal QR on the GPU (qr/gpu.hpp): S-assembly, the task kernel
+// (sparse QR paper sec. 3.2: Factorize, Apply, Apply/Factorize on 32 x 32
+// tiles, bundles of up to 3 row tiles; Pack assembly, sec. 3.3.1), and the
+// replay of Q's reflectors on right-hand sides. The arithmetic is the host
+// oracle's (qr/bucket.cpp); one thread block runs one task.
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/setup_trace.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/setup_lock.hpp"
+#include "qr/gpu.hpp"
+
+namespace balsa::qr {
+
+struct GpuFactor {
+  GpuFactor() = default;
+  GpuFactor(const GpuFactor&) = delete;
+  GpuFactor& operator=(const GpuFactor&) = delete;
+  ~GpuFactor() {
+    if (solver) (void)cusolverDnDestroy(solver);
+  }
+  cusolverDnHandle_t solver = nullptr;  // the dense fronts' (geqrf, ormqr), on `stream`
+  cuda::DeviceBuffer<double> tau, work;
+  cuda::DeviceBuffer<int> info;
+  cuda::Stream stream;
+  cuda::DeviceBuffer<double> arena, vt, values, r_values;
+  cuda::DeviceBuffer<std::int64_t> s_dst, pack_src, pack_dst, r_src;
+  cuda::DeviceBuffer<std::int64_t> b_row, y_row, y_dst, rpack_src, rpack_dst;
+  cuda::DeviceBuffer<DeviceTask> tasks;
+  cuda::DeviceBuffer<SolveTask> solve_tasks;
+  cuda::DeviceBuffer<double> rhs, b2;  // the solves' work space (grown on demand)
+};
+
+void GpuFactorDeleter::operator()(GpuFactor* g) const noexcept { delete g; }
+
+namespace {
+
+void check_cusolver(cusolverStatus_t status, const char* call) {
+  if (status == CUSOLVER_STATUS_SUCCESS) return;
+  const std::string msg = std::string("cuSOLVER call failed (status ") + std::to_string(int(status)) + "): " + call;
+  if (status == CUSOLVER_STATUS_ALLOC_FAILED) throw DeviceOutOfMemory(msg);
+  throw CudaError(msg);
+}
+#define BALSA_CUSOLVER_CHECK(call) check_cusolver((call), #call)
+
+constexpr int kThreads = 256;
+constexpr int kLd = kTile * kBundleTiles + 1;  // shared stacks: 96 rows (+1 against bank conflicts)
+constexpr int kLdT = kTile + 1;
+// Shared memory of a tile task: V (or the stack being factored), T, A's
+// chunk, W, and tau.
+constexpr std::size_t kSharedDoubles = 2 * std::size_t(kLd) * kTile + 2 * std::size_t(kLdT) * kTile + kTile;
+constexpr std::size_t kSharedBytes = 8 * kSharedDoubles;
+
+struct Shared {
+  double* V;  // kLd x 32: the bundle's V (unit lower trapezoidal), or the stack factored
+  double* T;  // kLdT x 32
+  double* A;  // kLd x 32: a chunk of the rows updated
+  double* W;  // kLdT x 32
+  double* tau;
+  __device__ explicit Shared(double* s)
+      : V(s), T(s + kLd * kTile), A(T + kLdT * kTile), W(A + kLd * kTile), tau(W + kLdT * kTile) {}
+};
+
+// Row i of a bundle's stack: row base[i / 32] + i % 32 of the matrix.
+struct Rows {
+  std::int64_t base[3];
+  __device__ std::int64_t operator()(int i) const { return base[i >> 5] + (i & 31); }
+};
+
+__device__ double warp_sum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Factorize (sec. 3.2.1): the stack (M = 32 count rows) of column tile
+// `col` factored in shared memory; R to the top tile (zeros below its
+// diagonal), V below it in place, the top tile's V and T to the VT record.
+__device__ void factorize(Shared& s, double* front, std::int64_t ld, const Rows& rows, int M, int col, double* rec) {
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
+  const double* a = front + ld * std::int64_t(col) * kTile;
+  for (int e = tid; e < M * kTile; e += blockDim.x) {
+    const int i = e % M, c = e / M;
+    s.V[i + kLd * c] = a[rows(i) + ld * c];
+  }
+  __syncthreads();
+  for (int c = 0; c < kTile; ++c) {
+    double* x = s.V + kLd * c;
+    if (warp == 0) {
+      double sigma = 0;
+      for (int i = c + 1 + lane; i < M; i += 32) sigma += x[i] * x[i];
+      sigma = warp_sum(sigma);
+      if (lane == 0) {
+        const double alpha = x[c];
+        if (sigma == 0) {
+          s.tau[c] = 0;
+          s.W[0] = 0;
+        } else {
+          const double beta = -copysign(sqrt(alpha * alpha + sigma), alpha);
+          s.tau[c] = (beta - alpha) / beta;
+          s.W[0] = 1.0 / (alpha - beta);  // the scale of v below its head
+          s.W[1] = beta;
+        }
+      }
+    }
+    __syncthreads();
+    const double tau = s.tau[c];
+    if (tau != 0) {
+      const double scale = s.W[0];
+      for (int i = c + 1 + tid; i < M; i += blockDim.x) x[i] *= scale;
+    }
+    __syncthreads();
+    if (tau != 0) {
+      for (int d = c + 1 + warp; d < kTile; d += warps) {  // y -= tau (v^T y) v, v = [1; x(c+1:)]
+        double* y = s.V + kLd * d;
+        const double head = y[c];
+        __syncwarp();
+        double w = 0;
+        for (int i = c + 1 + lane; i < M; i += 32) w += x[i] * y[i];
+        w = tau * (warp_sum(w) + head);
+        for (int i = c + 1 + lane; i < M; i += 32) y[i] -= w * x[i];
+        if (lane == 0) y[c] = head - w;
+        __syncwarp();
+      }
+      if (tid == 0) x[c] = s.W[1];
+    }
+    __syncthreads();
+  }
+  // T (dlarft, forward columnwise): G(k, c) = v_k^T v_c (k < c) into W,
+  // then T(0:c, c) = -tau_c T(0:c, 0:c) G(0:c, c), column by column (warp 0).
+  for (int e = tid; e < kTile * kTile; e += blockDim.x) {
+    const int k = e % kTile, c = e / kTile;
+    if (k >= c) continue;
+    double g = s.V[c + kLd * k];
+    for (int i = c + 1; i < M; ++i) g += s.V[i + kLd * k] * s.V[i + kLd * c];
+    s.W[k + kLdT * c] = g;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    for (int c = 0; c < kTile; ++c) {
+      double t = 0;
+      if (lane < c) {
+        for (int i = lane; i < c; ++i) t += s.T[lane + kLdT * i] * s.W[i + kLdT * c];
+        t *= -s.tau[c];
+      }
+      __syncwarp();
+      if (lane < c) s.T[lane + kLdT * c] = t;
+      if (lane == c) s.T[c + kLdT * c] = s.tau[c];
+      __syncwarp();
+    }
+  }
+  __syncthreads();
+  double* out = front + ld * std::int64_t(col) * kTile;
+  for (int e = tid; e < M * kTile; e += blockDim.x) {
+    const int i = e % M, c = e / M;
+    out[rows(i) + ld * c] = (i < kTile && i > c) ? 0.0 : s.V[i + kLd * c];
+  }
+  for (int e = tid; e < kVtRows * kTile; e += blockDim.x) {
+    const int i = e % kVtRows, c = e / kVtRows;
+    rec[e] = i <= c ? s.T[i + kLdT * c] : (i == c + 1 ? 0.0 : s.V[(i - 1) + kLd * c]);
+  }
+  __syncthreads();
+}
+
+// A bundle's V (unit lower trapezoidal, M x 32) and T into shared memory.
+__device__ void load_vt(Shared& s, const double* front, std::int64_t ld, const Rows& rows, int M, int col,
+                        const double* rec) {
+  const double* a = front + ld * std::int64_t(col) * kTile;
+  for (int e = threadIdx.x; e < M * kTile; e += blockDim.x) {
+    const int i = e % M, c = e / M;
+    double v;
+    if (i < kTile) {
+      v = i < c ? 0.0 : (i == c ? 1.0 : rec[(i + 1) + kVtRows * c]);
+    } else {
+      v = a[rows(i) + ld * c];
+    }
+    s.V[i + kLd * c] = v;
+  }
+  for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) {
+    const int i = e % kTile, c = e / kTile;
+    s.T[i + kLdT * c] = i <= c ? rec[i + kVtRows * c] : 0.0;
+  }
+  __syncthreads();
+}
+
+// C(rows, 0 .. ncols) -= V op(T) V^T C(rows, ..) (Apply, sec. 3.2.2; op(T)
+// = T^T for Q^T, T for Q); C column-major with stride ldc; ncols <= 32.
+__device__ void update(Shared& s, double* C, std::int64_t ldc, const Rows& rows, int M, int ncols, bool transpose) {
+  const int tid = threadIdx.x;
+  for (int e = tid; e < M * kTile; e += blockDim.x) {
+    const int i = e % M, c = e / M;
+    s.A[i + kLd * c] = c < ncols ? C[rows(i) + ldc * c] : 0.0;
+  }
+  __syncthreads();
+  {  // W = V^T A: thread (k, d) pairs {k, k + 16} x {d, d + 16}
+    const int k = tid & 15, d = (tid >> 4) & 15;
+    if (tid < 256) {
+      double w00 = 0, w01 = 0, w10 = 0, w11 = 0;
+      for (int i = 0; i < M; ++i) {
+        const double v0 = s.V[i + kLd * k], v1 = s.V[i + kLd * (k + 16)];
+        const double a0 = s.A[i + kLd * d], a1 = s.A[i + kLd * (d + 16)];
+        w00 += v0 * a0;
+        w01 += v0 * a1;
+        w10 += v1 * a0;
+        w11 += v1 * a1;
+      }
+      s.W[k + kLdT * d] = w00;
+      s.W[k + kLdT * (d + 16)] = w01;
+      s.W[(k + 16) + kLdT * d] = w10;
+      s.W[(k + 16) + kLdT * (d + 16)] = w11;
+    }
+  }
+  __syncthreads();
+  {  // W = op(T) W, in registers first
+    double z[4];
+    const int k = tid & 31, d0 = (tid >> 5) * 4;
+    for (int q = 0; q < 4; ++q) {
+      const int d = d0 + q;
+      double sum = 0;
+      if (transpose) {
+        for (int i = 0; i <= k; ++i) sum += s.T[i + kLdT * k] * s.W[i + kLdT * d];
+      } else {
+        for (int i = k; i < kTile; ++i) sum += s.T[k + kLdT * i] * s.W[i + kLdT * d];
+      }
+      z[q] = sum;
+    }
+    __syncthreads();
+    for (int q = 0; q < 4; ++q) s.W[k + kLdT * (d0 + q)] = z[q];
+  }
+  __syncthreads();
+  {  // A -= V W: thread (row lane, 4 columns), the stack's rows lane + 32 q
+    const int lane = tid & 31, d0 = (tid >> 5) * 4;
+    double acc[3][4] = {};
+    const int tiles = M / kTile;
+    for (int k = 0; k < kTile; ++k) {
+      const double w0 = s.W[k + kLdT * d0], w1 = s.W[k + kLdT * (d0 + 1)], w2 = s.W[k + kLdT * (d0 + 2)],
+                   w3 = s.W[k + kLdT * (d0 + 3)];
+      for (int q = 0; q < tiles; ++q) {
+        const double v = s.V[lane + kTile * q + kLd * k];
+        acc[q][0] += v * w0;
+        acc[q][1] += v * w1;
+        acc[q][2] += v * w2;
+        acc[q][3] += v * w3;
+      }
+    }
+    for (int q = 0; q < tiles; ++q)
+      for (int c = 0; c < 4; ++c) {
+        const int d = d0 + c;
+        if (d < ncols) C[rows(lane + kTile * q) + ldc * d] = s.A[lane + kTile * q + kLd * d] - acc[q][c];
+      }
+  }
+  __syncthreads();
+}
+
+__device__ Rows tile_rows(const std::int32_t* tiles, std::int64_t base) {
+  Rows r{};
+  for (int q = 0; q < 3; ++q) {
+    const int t = tiles[q];
+    r.base[q] = base + std::int64_t(t < 0 ? 0 : t) * kTile;
+  }
+  return r;
+}
+
+__global__ void __launch_bounds__(kThreads) tile_tasks(const DeviceTask* __restrict__ tasks, double* __restrict__ arena,
+                                                      double* __restrict__ vt, const std::int64_t* __restrict__ pack_src,
+                                                      const std::int64_t* __restrict__ pack_dst) {
+  extern __shared__ double shared[];
+  const DeviceTask t = tasks[blockIdx.x];
+  if (t.kind == kPackTask) {
+    for (std::int64_t e = t.front + threadIdx.x; e < t.vt; e += blockDim.x) arena[pack_dst[e]] = arena[pack_src[e]];
+    return;
+  }
+  Shared s(shared);
+  double* front = arena + t.front;
+  const Rows rows = tile_rows(t.tiles, 0);
+  const int M = t.count * kTile;
+  if (t.kind == int(TileTaskKind::Factorize)) {
+    factorize(s, front, t.ld, rows, M, t.col, vt + t.vt);
+    return;
+  }
+  load_vt(s, front, t.ld, rows, M, t.col, vt + t.vt);
+  for (int c = t.c0; c < t.c1; ++c) update(s, front + std::int64_t(t.ld) * c * kTile, t.ld, rows, M, kTile, true);
+  if (t.kind == int(TileTaskKind::ApplyFactorize))
+    factorize(s, front, t.ld, tile_rows(t.next_tiles, 0), t.next_count * kTile, t.c0, vt + t.vt_next);
+}
+
+// The solve's replay: a bundle's reflectors on its rows of the rhs arena
+// (all nrhs columns, 32 at a time), or a Pack of rows (child -> parent for
+// Q^T, parent -> child for Q).
+__global__ void __launch_bounds__(kThreads) solve_tasks(const SolveTask* __restrict__ tasks, const double* __restrict__ arena,
+                                                       const double* __restrict__ vt, double* __restrict__ rhs,
+                                                       std::int64_t rhs_rows, int nrhs, const std::int64_t* __restrict__ src,
+                                                       const std::int64_t* __restrict__ dst, bool transpose) {
+  extern __shared__ double shared[];
+  const SolveTask t = tasks[blockIdx.x];
+  if (t.kind == kPackTask) {
+    const std::int64_t n = t.vt - t.front;
+    for (std::int64_t e = threadIdx.x; e < n * nrhs; e += blockDim.x) {
+      const std::int64_t k = t.front + e % n, c = e / n;
+      if (transpose) {
+        rhs[dst[k] + rhs_rows * c] = rhs[src[k] + rhs_rows * c];
+      } else {
+        rhs[src[k] + rhs_rows * c] = rhs[dst[k] + rhs_rows * c];
+      }
+    }
+    return;
+  }
+  Shared s(shared);
+  const int M = t.count * kTile;
+  load_vt(s, arena + t.front, t.ld, tile_rows(t.tiles, 0), M, t.col, vt + t.vt);
+  const Rows rows = tile_rows(t.tiles, t.base);
+  for (int c0 = 0; c0 < nrhs; c0 += kTile)
+    update(s, rhs + rhs_rows * c0, rhs_rows, rows, M, nrhs - c0 < kTile ? nrhs - c0 : int(kTile), transpose);
+}
+
+__global__ void scatter(const double* __restrict__ values, const std::int64_t* __restrict__ dst, std::int64_t n,
+                        double* __restrict__ out) {
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < n; e += std::int64_t(gridDim.x) * blockDim.x)
+    if (dst[e] >= 0) out[dst[e]] = values[e];
+}
+
+__global__ void gather(const double* __restrict__ in, const std::int64_t* __restrict__ src, std::int64_t n,
+                       double* __restrict__ out) {
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < n; e += std::int64_t(gridDim.x) * blockDim.x)
+    out[e] = src[e] >= 0 ? in[src[e]] : 0.0;
+}
+
+// Columns c of two maps: out[to[e] + ldo c] = in[from[e] + ldi c] (skipping -1 on either side; zero where from < 0).
+__global__ void move_rows(const double* __restrict__ in, std::int64_t ldi, const std::int64_t* __restrict__ from,
+                          double* __restrict__ out, std::int64_t ldo, const std::int64_t* __restrict__ to, std::int64_t n,
+                          int ncols) {
+  const std::int64_t total = n * ncols;
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t k = e % n, c = e / n;
+    if (to[k] < 0) continue;
+    out[to[k] + ldo * c] = from[k] >= 0 ? in[from[k] + ldi * c] : 0.0;
+  }
+}
+
+int grid_for(std::int64_t n) { return int(std::clamp<std::int64_t>((n + 255) / 256, 1, 65536)); }
+
+template <class T>
+cuda::DeviceBuffer<T> upload(const std::vector<T>& v) {
+  cuda::DeviceBuffer<T> d(std::max<std::size_t>(v.size(), 1));
+  if (!v.empty()) cuda::detail::copy_to_device(d.data(), v.data(), v.size() * sizeof(T));
+  return d;
+}
+
+void ensure(cuda::DeviceBuffer<double>& b, std::size_t n) {
+  if (b.size() < n) b = cuda::DeviceBuffer<double>(std::max<std::size_t>(n, 1));
+}
+
+}  // namespace
+
+GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz) {
+  const std::size_t need = plan.device_bytes(nnz);
+  const auto [free, total] = cuda::memory_info();
+  if (need > free)
+    throw DeviceOutOfMemory("SparseQR on the GPU: the fronts, their reflectors and the assembly maps need " +
+                            std::to_string(need) + " bytes; the GPU has " + std::to_string(free) + " of " +
+                            std::to_string(total) + " free");
+  GpuFactorPtr g(new GpuFactor);
+  {
+    const cuda::SetupLock lock;
+    cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(tile_tasks), kSharedBytes);
+    cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(solve_tasks), kSharedBytes);
+  }
+  BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(g->stream.out(), cudaStreamNonBlocking));
+  g->arena = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.arena, 1)));
+  g->vt = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.vt_size, 1)));
+  g->values = cuda::DeviceBuffer<double>(std::size_t(std::max<index_t>(nnz, 1)));
+  g->r_values = cuda::DeviceBuffer<double>(std::max<std::size_t>(plan.r_src.size(), 1));
+  g->s_dst = upload(plan.s_dst);
+  g->pack_src = upload(plan.pack_src);
+  g->pack_dst = upload(plan.pack_dst);
+  g->r_src = upload(plan.r_src);
+  g->b_row = upload(plan.b_row);
+  g->y_row = upload(plan.y_row);
+  g->rpack_src = upload(plan.rpack_src);
+  g->rpack_dst = upload(plan.rpack_dst);
+  g->tasks = upload(plan.tasks);
+  g->solve_tasks = upload(plan.solve_tasks);
+  if (!plan.dense.empty()) {
+    BALSA_CUSOLVER_CHECK(cusolverDnCreate(&g->solver));
+    BALSA_CUSOLVER_CHECK(cusolverDnSetStream(g->solver, g->stream.get()));
+    int lwork = 1;
+    for (const DenseFront& d : plan.dense) {
+      int lw = 0;
+      BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf_bufferSize(g->solver, int(d.m), int(d.n), g->arena.data() + d.offset, d.ld, &lw));
+      lwork = std::max(lwork, lw);
+    }
+    g->tau = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.tau_size, 1)));
+    g->work = cuda::DeviceBuffer<double>(std::size_t(lwork));
+    g->info = cuda::DeviceBuffer<int>(plan.dense.size());
+  }
+  return g;
+}
+
+namespace {
+
+// The dense fronts of launch l (cuSOLVER on the factor's stream): their
+// QR, or their Q^T / Q on the rhs arena's rows.
+void dense_factor(GpuFactor& g, const GpuPlan& plan, std::size_t& next, std::int64_t l) {
+  for (; next < plan.dense.size() && plan.dense[next].launch == l; ++next) {
+    const DenseFront& d = plan.dense[next];
+    BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf(g.solver, int(d.m), int(d.n), g.arena.data() + d.offset, d.ld,
+                                          g.tau.data() + d.tau, g.work.data(), int(g.work.size()), g.info.data() + next));
+  }
+}
+
+void dense_apply(GpuFactor& g, const GpuPlan& plan, const DenseFront& d, std::int64_t rhs_rows, int nrhs, bool transpose) {
+  const int k = int(std::min(d.m, d.n));
+  double* C = g.rhs.data() + d.rhs_base;
+  const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int lw = 0;
+  BALSA_CUSOLVER_CHECK(cusolverDnDormqr_bufferSize(g.solver, CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k,
+                                                   g.arena.data() + d.offset, d.ld, g.tau.data() + d.tau, C,
+                                                   int(rhs_rows), &lw));
+  if (g.work.size() < std::size_t(lw)) g.work = cuda::DeviceBuffer<double>(std::size_t(lw));
+  BALSA_CUSOLVER_CHECK(cusolverDnDormqr(g.solver, CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k, g.arena.data() + d.offset,
+                                        d.ld, g.tau.data() + d.tau, C, int(rhs_rows), g.work.data(), int(g.work.size()),
+                                        g.info.data()));
+  (void)plan;
+}
+
+}  // namespace
+
+std::vector<double> gpu_arena(const GpuFactor& g) { return g.arena.to_host(); }
+std::vector<double> gpu_vt(const GpuFactor& g) { return g.vt.to_host(); }
+
+std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
+                                  std::int64_t max_launches) {
+  cudaStream_t st = g.stream.get();
+  launches = 0;
+  if (!values.empty())
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(g.values.data(), values.data(), values.size() * 8, cudaMemcpyHostToDevice, st));
+  BALSA_CUDA_CHECK(cudaMemsetAsync(g.arena.data(), 0, g.arena.bytes(), st));
+  const std::int64_t nnz = std::int64_t(values.size());
+  if (nnz > 0) {
+    scatter<<<grid_for(nnz), 256, 0, st>>>(g.values.data(), g.s_dst.data(), nnz, g.arena.data());
+    BALSA_CHECK_LAUNCH();
+  }
+  std::size_t next = 0;
+  for (std::size_t l = 0; l + 1 < plan.launch_start.size(); ++l) {
+    if (max_launches >= 0 && std::int64_t(l) >= max_launches) break;
+    dense_factor(g, plan, next, std::int64_t(l));
+    const std::int64_t n = plan.launch_start[l + 1] - plan.launch_start[l];
+    if (n == 0) continue;
+    tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(g.tasks.data() + plan.launch_start[l], g.arena.data(),
+                                                             g.vt.data(), g.pack_src.data(), g.pack_dst.data());
+    BALSA_CHECK_LAUNCH();
+    ++launches;
+  }
+  std::vector<int> info(plan.dense.size());
+  if (!info.empty())
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(info.data(), g.info.data(), info.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
+  const std::int64_t nr = std::int64_t(plan.r_src.size());
+  std::vector<double> R(static_cast<std::size_t>(nr));
+  if (nr > 0) {
+    gather<<<grid_for(nr), 256, 0, st>>>(g.arena.data(), g.r_src.data(), nr, g.r_values.data());
+    BALSA_CHECK_LAUNCH();
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(R.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
+  }
+  BALSA_CUDA_CHECK(cudaStreamSynchronize(st));
+  for (std::size_t k = 0; k < info.size(); ++k)
+    if (info[k] != 0)
+      throw CudaError("cuSOLVER dgeqrf of front " + std::to_string(plan.dense[k].front) + " returned info " +
+                      std::to_string(info[k]));
+  return R;
+}
+
+void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows) { g.y_dst = upload(rows); }
+
+void gpu_q_transpose(GpuFactor& g, const GpuPlan& plan, std::span<const double> B2, index_t M, index_t nrhs,
+                     cuda::DeviceBuffer<double>& Y, index_t ldy) {
+  cudaStream_t st = g.stream.get();
+  const std::int64_t R = std::max<std::int64_t>(plan.rhs_rows, 1);
+  ensure(g.rhs, std::size_t(R) * std::size_t(nrhs));
+  ensure(g.b2, B2.size());
+  BALSA_CUDA_CHECK(cudaMemsetAsync(g.rhs.data(), 0, std::size_t(R) * std::size_t(nrhs) * 8, st));
+  if (M > 0) {
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(g.b2.data(), B2.data(), B2.size() * 8, cudaMemcpyHostToDevice, st));
+    // S-assembly of B2's rows into their fronts, column by column
+    for (index_t c = 0; c < nrhs; ++c) {
+      scatter<<<grid_for(M), 256, 0, st>>>(g.b2.data() + std::size_t(M) * c, g.b_row.data(), M, g.rhs.data() + R * c);
+      BALSA_CHECK_LAUNCH();
+    }
+  }
+  std::size_t next = 0;
+  for (std::size_t l = 0; l + 1 < plan.solve_launch_start.size(); ++l) {
+    for (; next < plan.dense.size() && plan.dense[next].launch == std::int64_t(l); ++next)
+      dense_apply(g, plan, plan.dense[next], R, int(nrhs), true);
+    const std::int64_t n = plan.solve_launch_start[l + 1] - plan.solve_launch_start[l];
+    if (n == 0) continue;
+    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(g.solve_tasks.data() + plan.solve_launch_start[l],
+                                                              g.arena.data(), g.vt.data(), g.rhs.data(), R, int(nrhs),
+                                                              g.rpack_src.data(), g.rpack_dst.data(), true);
+    BALSA_CHECK_LAUNCH();
+  }
+  const std::int64_t ny = std::int64_t(plan.y_row.size());
+  if (ny > 0) {
+    move_rows<<<grid_for(ny * nrhs), 256, 0, st>>>(g.rhs.data(), R, g.y_row.data(), Y.data(), ldy, g.y_dst.data(), ny,
+                                                   int(nrhs));
+    BALSA_CHECK_LAUNCH();
+  }
+}
+
+std::vector<double> gpu_q_times(GpuFactor& g, const GpuPlan& plan, const cuda::DeviceBuffer<double>& Y, index_t ldy,
+                                index_t M, index_t nrhs) {
+  cudaStream_t st = g.stream.get();
+  const std::int64_t R = std::max<std::int64_t>(plan.rhs_rows, 1);
+  ensure(g.rhs, std::size_t(R) * std::size_t(nrhs));
+  ensure(g.b2, std::size_t(M) * std::size_t(nrhs));
+  BALSA_CUDA_CHECK(cudaMemsetAsync(g.rhs.data(), 0, std::size_t(R) * std::size_t(nrhs) * 8, st));
+  const std::int64_t ny = std::int64_t(plan.y_row.size());
+  if (ny > 0) {  // Z's rows into the fronts' R rows
+    move_rows<<<grid_for(ny * nrhs), 256, 0, st>>>(Y.data(), ldy, g.y_dst.data(), g.rhs.data(), R, g.y_row.data(), ny,
+                                                   int(nrhs));
+    BALSA_CHECK_LAUNCH();
+  }
+  std::size_t next = plan.dense.size();
+  for (std::size_t l = plan.solve_launch_start.size() - 1; l-- > 0;) {  // launches in reverse: Q = B_0 B_1 ...
+    for (; next > 0 && plan.dense[next - 1].launch == std::int64_t(l); --next)
+      dense_apply(g, plan, plan.dense[next - 1], R, int(nrhs), false);
+    const std::int64_t n = plan.solve_launch_start[l + 1] - plan.solve_launch_start[l];
+    if (n == 0) continue;
+    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(g.solve_tasks.data() + plan.solve_launch_start[l],
+                                                              g.arena.data(), g.vt.data(), g.rhs.data(), R, int(nrhs),
+                                                              g.rpack_src.data(), g.rpack_dst.data(), false);
+    BALSA_CHECK_LAUNCH();
+  }
+  std::vector<double> X(std::size_t(M) * std::size_t(nrhs));
+  if (M > 0) {
+    for (index_t c = 0; c < nrhs; ++c) {
+      gather<<<grid_for(M), 256, 0, st>>>(g.rhs.data() + R * c, g.b_row.data(), M, g.b2.data() + std::size_t(M) * c);
+      BALSA_CHECK_LAUNCH();
+    }
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(X.data(), g.b2.data(), X.size() * 8, cudaMemcpyDeviceToHost, st));
+  }
+  BALSA_CUDA_CHECK(cudaStreamSynchronize(st));
+  return X;
+}
+
+void gpu_synchronize(GpuFactor& g) { BALSA_CUDA_CHECK(cudaStreamSynchronize(g.stream.get())); }
+
+}  // namespace balsa::qr

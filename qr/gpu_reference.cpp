@@ -1,0 +1,112 @@
+// The CPU oracle of the GPU factorisation (qr/gpu_reference.hpp).
+#include "qr/gpu_reference.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/lapack.hpp"
+
+namespace balsa::qr {
+
+namespace {
+
+Bundle bundle_of(std::int32_t count, std::int32_t col, const std::int32_t* tiles) {
+  Bundle B;
+  B.count = count;
+  B.col = col;
+  for (int q = 0; q < 3; ++q) B.tiles[std::size_t(q)] = tiles[q];
+  return B;  // slot 0: the callers pass the record itself
+}
+
+// The dense fronts' LAPACK calls (the GPU's cuSOLVER ones).
+void dense_qr(const DenseFront& d, HostTileFactor& f) {
+  int m = int(d.m), n = int(d.n), ld = d.ld, info = 0, lwork = -1;
+  double query = 0;
+  double* a = f.arena.data() + d.offset;
+  LAPACK_dgeqrf(&m, &n, a, &ld, f.tau.data() + d.tau, &query, &lwork, &info);
+  std::vector<double> work(static_cast<std::size_t>(std::max(1, int(query))));
+  lwork = int(work.size());
+  LAPACK_dgeqrf(&m, &n, a, &ld, f.tau.data() + d.tau, work.data(), &lwork, &info);
+  if (info != 0) throw std::runtime_error("dgeqrf failed");
+}
+
+void dense_qt(const DenseFront& d, const HostTileFactor& f, double* C, std::int64_t ldc, index_t nrhs) {
+  int m = int(d.m), n = int(nrhs), k = int(std::min(d.m, d.n)), ld = d.ld, l = int(ldc), info = 0, lwork = -1;
+  double query = 0;
+  const double* a = f.arena.data() + d.offset;
+  LAPACK_dormqr("L", "T", &m, &n, &k, a, &ld, f.tau.data() + d.tau, C, &l, &query, &lwork, &info);
+  std::vector<double> work(static_cast<std::size_t>(std::max(1, int(query))));
+  lwork = int(work.size());
+  LAPACK_dormqr("L", "T", &m, &n, &k, a, &ld, f.tau.data() + d.tau, C, &l, work.data(), &lwork, &info);
+  if (info != 0) throw std::runtime_error("dormqr failed");
+}
+
+}  // namespace
+
+HostTileFactor factorise_plan_host(const GpuPlan& plan, std::span<const double> values, std::int64_t max_launches) {
+  HostTileFactor f;
+  f.arena.assign(std::size_t(plan.arena), 0.0);
+  f.vt.assign(std::size_t(plan.vt_size), 0.0);
+  f.tau.assign(std::size_t(plan.tau_size), 0.0);
+  std::size_t next = 0;
+  for (std::size_t a = 0; a < values.size(); ++a)
+    if (plan.s_dst[a] >= 0) f.arena[std::size_t(plan.s_dst[a])] = values[a];
+  for (std::size_t l = 0; l + 1 < plan.launch_start.size(); ++l) {
+    if (max_launches >= 0 && std::int64_t(l) >= max_launches) break;
+    for (; next < plan.dense.size() && plan.dense[next].launch == std::int64_t(l); ++next) dense_qr(plan.dense[next], f);
+    for (std::int64_t k = plan.launch_start[l]; k < plan.launch_start[l + 1]; ++k) {
+      const DeviceTask& t = plan.tasks[std::size_t(k)];
+      if (t.kind == kPackTask) {
+        for (std::int64_t e = t.front; e < t.vt; ++e)
+          f.arena[std::size_t(plan.pack_dst[std::size_t(e)])] = f.arena[std::size_t(plan.pack_src[std::size_t(e)])];
+        continue;
+      }
+      const TileTaskKind kind = TileTaskKind(t.kind);
+      const Bundle B = bundle_of(t.count, t.col, t.tiles);
+      const Bundle after = bundle_of(t.next_count, t.c0, t.next_tiles);
+      run_task_host(kind, B, t.c0, t.c1, &after, f.arena.data() + t.front, t.ld, f.vt.data() + t.vt,
+                    kind == TileTaskKind::ApplyFactorize ? f.vt.data() + t.vt_next : nullptr);
+    }
+  }
+  return f;
+}
+
+std::vector<double> r_values_host(const GpuPlan& plan, const HostTileFactor& f) {
+  std::vector<double> R(plan.r_src.size());
+  for (std::size_t k = 0; k < R.size(); ++k) R[k] = plan.r_src[k] >= 0 ? f.arena[std::size_t(plan.r_src[k])] : 0.0;
+  return R;
+}
+
+std::vector<double> q_transpose_host(const GpuPlan& plan, const HostTileFactor& f, std::span<const double> B2, index_t M,
+                                     index_t nrhs) {
+  const std::int64_t R = plan.rhs_rows;
+  std::vector<double> rhs(std::size_t(R) * std::size_t(nrhs), 0.0);
+  for (index_t c = 0; c < nrhs; ++c)
+    for (index_t i = 0; i < M; ++i)
+      if (const std::int64_t row = plan.b_row[std::size_t(i)]; row >= 0)
+        rhs[std::size_t(row + R * c)] = B2[std::size_t(i) + std::size_t(M) * std::size_t(c)];
+  std::size_t next = 0;
+  for (std::size_t l = 0; l + 1 < plan.solve_launch_start.size(); ++l) {
+    for (; next < plan.dense.size() && plan.dense[next].launch == std::int64_t(l); ++next)
+      dense_qt(plan.dense[next], f, rhs.data() + plan.dense[next].rhs_base, R, nrhs);
+    for (std::int64_t k = plan.solve_launch_start[l]; k < plan.solve_launch_start[l + 1]; ++k) {
+      const SolveTask& t = plan.solve_tasks[std::size_t(k)];
+      if (t.kind == kPackTask) {
+        for (index_t c = 0; c < nrhs; ++c)
+          for (std::int64_t e = t.front; e < t.vt; ++e)
+            rhs[std::size_t(plan.rpack_dst[std::size_t(e)] + R * c)] = rhs[std::size_t(plan.rpack_src[std::size_t(e)] + R * c)];
+        continue;
+      }
+      apply_bundle_host(bundle_of(t.count, t.col, t.tiles), f.arena.data() + t.front, t.ld, f.vt.data() + t.vt,
+                        rhs.data(), index_t(R), index_t(t.base), nrhs, true);
+    }
+  }
+  const std::size_t ny = plan.y_row.size();
+  std::vector<double> Y(ny * std::size_t(nrhs), 0.0);
+  for (index_t c = 0; c < nrhs; ++c)
+    for (std::size_t k = 0; k < ny; ++k)
+      if (plan.y_row[k] >= 0) Y[k + ny * std::size_t(c)] = rhs[std::size_t(plan.y_row[k] + R * c)];
+  return Y;
+}
+
+}  // namespace balsa::qr

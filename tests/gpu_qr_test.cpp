@@ -1,0 +1,342 @@
+// Multifrontal QR on the GPU (qr/gpu_factor.cu): the task kernel against
+// its host oracle on the same plan (R and Q^T B, outputs poisoned first),
+// and SparseQR with Device::Cuda against the CPU path on random and real
+// matrices: the same rank, residuals, minimum-norm solutions, many
+// right-hand sides, refactorisation, Heath's fallback, Auto's routing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "balsa/cuda.hpp"
+#include "balsa/generators.hpp"
+#include "balsa/qr.hpp"
+#include "qr/gpu.hpp"
+#include "qr/gpu_plan.hpp"
+#include "qr/gpu_reference.hpp"
+#include "qr/ordering.hpp"
+#include "qr/symbolic.hpp"
+#include "support/test_support.hpp"
+
+namespace balsa {
+namespace {
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k]));
+  return m;
+}
+
+Csr<double> tall_full_rank(index_t m, index_t n, double density, std::uint64_t seed) {
+  Coo<double> c = to_coo(test::random_sparse<double>(m, n, density, seed));
+  for (index_t j = 0; j < n; ++j) {
+    c.row_idx.push_back(j);
+    c.col_idx.push_back(j);
+    c.values.push_back(3.0 + 0.01 * j);
+  }
+  return to_csr(c);
+}
+
+Csr<double> tall_regularised(index_t k) {
+  const Csr<double> L = laplacian_2d<double>(k, k);
+  Coo<double> c = to_coo(L);
+  c.rows = 2 * L.rows;
+  for (index_t i = 0; i < L.rows; ++i) {
+    c.row_idx.push_back(L.rows + i);
+    c.col_idx.push_back(i);
+    c.values.push_back(1.0);
+  }
+  return to_csr(c);
+}
+
+std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(g);
+  return v;
+}
+
+double residual_norm(const Csr<double>& A, const std::vector<double>& x, const std::vector<double>& b) {
+  std::vector<double> r(b);
+  spmv(-1.0, A, std::span<const double>(x), 1.0, std::span<double>(r));
+  return norm2(std::span<const double>(r));
+}
+
+TEST(GpuQr, TaskKernelMatchesItsHostOracle) {
+  BALSA_REQUIRE_GPU();
+  for (const Csr<double>& A : {tall_full_rank(900, 400, 0.01, 3), tall_regularised(30), laplacian_3d<double>(12, 12, 12),
+                               *test::real_matrix_as<double>(test::data_file("Franz6_id1959_aug.mtx")),
+                               transpose(*test::real_matrix_as<double>(test::data_file("lp_e226.mtx")))}) {
+   for (const double dense_flops : {double(INFINITY), 1e6}) {  // tiles only; tiles and cuSOLVER
+    SCOPED_TRACE(std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", dense fronts from " + std::to_string(dense_flops));
+    const qr::Symbolic s = qr::analyse(A, qr::column_ordering(A, QrOrdering::Colamd));
+    const qr::GpuPlan plan = qr::make_gpu_plan(A, s, dense_flops);
+    const qr::HostTileFactor host = qr::factorise_plan_host(plan, A.values);
+    const std::vector<double> R_host = qr::r_values_host(plan, host);
+    qr::GpuFactorPtr g = qr::gpu_prepare(plan, A.nnz());
+    index_t launches = 0;
+    // R's rows are unique up to sign (full rank); a rounding-sized entry
+    // below a diagonal may reflect a row either way: rows compared by the
+    // sign of their diagonal, Q^T B's rows with the same signs.
+    std::vector<double> sign(plan.y_row.size(), 1.0);
+    for (int run = 0; run < 2; ++run) {  // a refactorisation replays the same launches
+      const std::vector<double> R = qr::gpu_factorise(*g, plan, A.values, launches);
+      ASSERT_EQ(R.size(), R_host.size());
+      double diff = 0;
+      std::size_t y = 0;
+      for (std::size_t f = 0; f < s.fronts.size(); ++f) {
+        std::size_t k = std::size_t(plan.r_start[f]);
+        for (index_t t = 0; t < s.fronts[f].pivots; ++t, ++y) {
+          sign[y] = (R[k] < 0) == (R_host[k] < 0) ? 1.0 : -1.0;
+          for (index_t l = t; l < s.fronts[f].n(); ++l, ++k) diff = std::max(diff, std::abs(R[k] - sign[y] * R_host[k]));
+        }
+      }
+      EXPECT_LE(diff, 1e-11 * max_abs(R_host));
+    }
+    EXPECT_GT(launches, 0);
+    const index_t nrhs = 3, ny = index_t(plan.y_row.size());
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(ny));
+    for (index_t k = 0; k < ny; ++k) rows[std::size_t(k)] = k;
+    qr::gpu_bind_r_rows(*g, rows);
+    const std::vector<double> B = random_vector(std::size_t(A.rows) * nrhs, 9);
+    cuda::DeviceBuffer<double> Y(std::size_t(ny) * nrhs);
+    Y.fill_bytes(0xFF);  // NaN: every entry must be written
+    qr::gpu_q_transpose(*g, plan, B, A.rows, nrhs, Y, ny);
+    qr::gpu_synchronize(*g);
+    const std::vector<double> Yh = Y.to_host(), Y_host = qr::q_transpose_host(plan, host, B, A.rows, nrhs);
+    double ydiff = 0;
+    for (index_t c = 0; c < nrhs; ++c)
+      for (index_t k = 0; k < ny; ++k) {
+        const std::size_t at = std::size_t(k) + std::size_t(ny) * std::size_t(c);
+        ydiff = std::max(ydiff, std::abs(Yh[at] - sign[std::size_t(k)] * Y_host[at]));
+      }
+    EXPECT_LE(ydiff, 1e-11 * std::max(1.0, max_abs(Y_host)));
+    for (double v : Yh) ASSERT_TRUE(std::isfinite(v));
+   }
+  }
+}
+
+// The GPU's arena equals the oracle's after every launch on dense blocks
+// (one front each, natural order; no rounding-sized pivots, whose
+// reflections may go either way, as in sparse fronts).
+void expect_launch_by_launch(const Csr<double>& A, QrOrdering ordering) {
+  const qr::Symbolic s = qr::analyse(A, qr::column_ordering(A, ordering));
+  const qr::GpuPlan plan = qr::make_gpu_plan(A, s, INFINITY);
+  qr::GpuFactorPtr g = qr::gpu_prepare(plan, A.nnz());
+  const std::int64_t total = std::int64_t(plan.launch_start.size()) - 1;
+  for (std::int64_t L = 0; L <= total; ++L) {
+    index_t launches = 0;
+    qr::gpu_factorise(*g, plan, A.values, launches, L);
+    const std::vector<double> arena = qr::gpu_arena(*g), host = qr::factorise_plan_host(plan, A.values, L).arena;
+    const double tol = 1e-12 * std::max(1.0, max_abs(host));
+    if (max_diff(arena, host) <= tol) continue;
+    std::size_t at = 0;
+    while (std::abs(arena[at] - host[at]) <= tol) ++at;
+    std::size_t f = 0;
+    while (f + 1 < plan.offset.size() && plan.offset[f + 1] <= std::int64_t(at)) ++f;
+    const std::size_t local = at - std::size_t(plan.offset[f]), ld = std::size_t(plan.ld[f]);
+    std::string kinds;
+    for (std::int64_t k = plan.launch_start[std::size_t(L - 1)]; k < plan.launch_start[std::size_t(L)]; ++k) {
+      const qr::DeviceTask& t = plan.tasks[std::size_t(k)];
+      if (t.kind != qr::kPackTask && t.front != plan.offset[f]) continue;
+      kinds += " [kind " + std::to_string(t.kind) + " count " + std::to_string(t.count) + " tiles " +
+               std::to_string(t.tiles[0]) + "," + std::to_string(t.tiles[1]) + "," + std::to_string(t.tiles[2]) + " col " +
+               std::to_string(t.col) + " c " + std::to_string(t.c0) + ".." + std::to_string(t.c1) + " next " +
+               std::to_string(t.next_count) + ":" + std::to_string(t.next_tiles[0]) + "," + std::to_string(t.next_tiles[1]) +
+               "," + std::to_string(t.next_tiles[2]) + "]";
+    }
+    ADD_FAILURE() << "launch " << L - 1 << " of " << total << ": front " << f << " (" << plan.ld[f] << " rows, "
+                  << plan.schedules[f].col_tiles << " column tiles) first differs at row " << local % ld << ", column "
+                  << local / ld << ": gpu " << arena[at] << ", host " << host[at] << "; its tasks in that launch:" << kinds;
+    return;
+  }
+}
+
+// A dense front factored on the GPU is a QR: Q^T A (the GPU's reflectors,
+// applied on the host) is the GPU's R on the final tiles and zero elsewhere.
+TEST(GpuQr, DenseFrontsAreQrFactorisations) {
+  BALSA_REQUIRE_GPU();
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{200, 200}, {700, 400}, {1500, 700}, {2815, 1032}}) {
+    SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
+    Coo<double> c;
+    c.rows = m;
+    c.cols = n;
+    const std::vector<double> v = random_vector(std::size_t(m) * std::size_t(n), 11);
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) {
+        c.row_idx.push_back(i);
+        c.col_idx.push_back(j);
+        c.values.push_back(v[std::size_t(i) * std::size_t(n) + std::size_t(j)]);
+      }
+    const Csr<double> A = to_csr(c);
+    const qr::Symbolic s = qr::analyse(A, qr::column_ordering(A, QrOrdering::Natural));
+    ASSERT_EQ(s.fronts.size(), 1u);
+    const qr::GpuPlan plan = qr::make_gpu_plan(A, s, INFINITY);
+    qr::GpuFactorPtr g = qr::gpu_prepare(plan, A.nnz());
+    index_t launches = 0;
+    qr::gpu_factorise(*g, plan, A.values, launches);
+    const std::vector<double> F = qr::gpu_arena(*g), vt = qr::gpu_vt(*g);
+    const qr::FrontSchedule& sch = plan.schedules[0];
+    const index_t ld = plan.ld[0], nc = sch.col_tiles * qr::kTile;
+    std::vector<double> QtA(F.size(), 0.0);
+    for (std::size_t a = 0; a < A.values.size(); ++a) QtA[std::size_t(plan.s_dst[a])] = A.values[a];
+    qr::apply_schedule_q_host(sch, F.data(), ld, vt.data(), QtA.data(), ld, nc, true);
+    std::vector<index_t> bucket_of(static_cast<std::size_t>(ld / qr::kTile), -1);
+    for (index_t j = 0; j < sch.col_tiles; ++j)
+      if (sch.final_tile[std::size_t(j)] >= 0) bucket_of[std::size_t(sch.final_tile[std::size_t(j)])] = j;
+    double off = 0, r_diff = 0;
+    std::size_t worst = 0;
+    for (index_t r = 0; r < ld; ++r)
+      for (index_t col = 0; col < nc; ++col) {
+        const std::size_t at = std::size_t(r) + std::size_t(ld) * std::size_t(col);
+        const index_t j = bucket_of[std::size_t(r / qr::kTile)];
+        if (j >= 0 && col >= j * qr::kTile + r % qr::kTile) {
+          r_diff = std::max(r_diff, std::abs(QtA[at] - F[at]));
+        } else if (std::abs(QtA[at]) > off) {
+          off = std::abs(QtA[at]);
+          worst = at;
+        }
+      }
+    EXPECT_LE(off, 1e-11 * std::sqrt(double(m))) << "at row " << worst % std::size_t(ld) << ", column " << worst / std::size_t(ld);
+    EXPECT_LE(r_diff, 1e-11 * std::sqrt(double(m)));
+  }
+}
+
+TEST(GpuQr, LaunchByLaunchMatchesTheOracle) {
+  BALSA_REQUIRE_GPU();
+  for (const auto& [m, n] : {std::pair<index_t, index_t>{32, 32}, {64, 32}, {96, 32}, {64, 64}, {200, 100}, {130, 70}}) {
+    SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " dense");
+    Coo<double> c;
+    c.rows = m;
+    c.cols = n;
+    const std::vector<double> v = random_vector(std::size_t(m) * std::size_t(n), 11);
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) {
+        c.row_idx.push_back(i);
+        c.col_idx.push_back(j);
+        c.values.push_back(v[std::size_t(i) * std::size_t(n) + std::size_t(j)]);
+      }
+    expect_launch_by_launch(to_csr(c), QrOrdering::Natural);
+  }
+}
+
+struct Solved {
+  std::vector<double> x;
+  QrStats stats;
+};
+Solved solve_on(const Csr<double>& A, const std::vector<double>& b, index_t nrhs, Device d, double dense_flops = 1e10,
+                Device r_device = Device::Auto) {
+  QrOptions o;
+  o.device = d;
+  o.gpu_dense_front_flops = dense_flops;
+  o.r_solve.device = r_device;
+  SparseQR qr(A, o);
+  Solved s{qr.solve(b, nrhs), qr.stats()};
+  return s;
+}
+
+// GPU against CPU: rank, and (full rank) the same x; the residual's norm within 1e-10 relative.
+void expect_gpu_matches_cpu(const Csr<double>& A, double x_tol, double dense_flops = 1e10, index_t nrhs = 2,
+                            Device r_device = Device::Auto) {
+  SCOPED_TRACE(std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", dense fronts from " + std::to_string(dense_flops) +
+               ", " + std::to_string(nrhs) + " right-hand sides, R solve " + to_string(r_device));
+  const std::vector<double> B = random_vector(std::size_t(A.rows) * std::size_t(nrhs), 4);
+  const Solved gpu = solve_on(A, B, nrhs, Device::Cuda, dense_flops, r_device), cpu = solve_on(A, B, nrhs, Device::Cpu);
+  EXPECT_EQ(gpu.stats.device, Device::Cuda);
+  EXPECT_EQ(gpu.stats.fallback, "");
+  EXPECT_EQ(gpu.stats.rank, cpu.stats.rank);
+  EXPECT_GT(gpu.stats.gpu_launches, 0);
+  EXPECT_LE(test::relative_error<double>(gpu.x, cpu.x), x_tol)
+      << "singletons " << gpu.stats.singletons << ", fronts " << gpu.stats.fronts << ", largest " << gpu.stats.max_front_rows
+      << " x " << gpu.stats.max_front_cols << ", launches " << gpu.stats.gpu_launches;
+  for (index_t c = 0; c < nrhs; ++c) {
+    const std::size_t m = std::size_t(A.rows), n = std::size_t(A.cols);
+    const std::vector<double> b(B.begin() + std::ptrdiff_t(m * c), B.begin() + std::ptrdiff_t(m * (c + 1)));
+    const std::vector<double> xg(gpu.x.begin() + std::ptrdiff_t(n * c), gpu.x.begin() + std::ptrdiff_t(n * (c + 1)));
+    const std::vector<double> xc(cpu.x.begin() + std::ptrdiff_t(n * c), cpu.x.begin() + std::ptrdiff_t(n * (c + 1)));
+    const double rg = residual_norm(A, xg, b), rc = residual_norm(A, xc, b);
+    EXPECT_LE(std::abs(rg - rc), 1e-10 * rc + 1e-12 * norm2(std::span<const double>(b)));
+  }
+}
+
+TEST(GpuQr, LeastSquaresMatchTheCpuPath) {
+  BALSA_REQUIRE_GPU();
+  expect_gpu_matches_cpu(tall_full_rank(3000, 1200, 0.004, 5), 1e-10, 1e10, 1, Device::Cpu);
+  expect_gpu_matches_cpu(tall_full_rank(3000, 1200, 0.004, 5), 1e-10, 1e10, 1);
+  expect_gpu_matches_cpu(tall_full_rank(3000, 1200, 0.004, 5), 1e-10);
+  expect_gpu_matches_cpu(tall_regularised(60), 1e-10);
+  expect_gpu_matches_cpu(transpose(*test::real_matrix_as<double>(test::data_file("lp_e226.mtx"))), 1e-8);
+  expect_gpu_matches_cpu(*test::real_matrix_as<double>(test::data_file("Franz6_id1959_aug.mtx")), 1e-8);
+  // The large fronts by cuSOLVER (hybrid), the rest by tiles.
+  expect_gpu_matches_cpu(tall_full_rank(3000, 1200, 0.004, 5), 1e-10, 1e6);
+  expect_gpu_matches_cpu(laplacian_3d<double>(14, 14, 14), 1e-10, 1e6);
+}
+
+TEST(GpuQr, WideSystemsGetTheMinimumNormSolution) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = *test::real_matrix_as<double>(test::data_file("lp_e226.mtx"));  // 223 x 472
+  expect_gpu_matches_cpu(A, 1e-8);
+  expect_gpu_matches_cpu(transpose(tall_full_rank(2000, 900, 0.005, 8)), 1e-10);
+  expect_gpu_matches_cpu(transpose(tall_full_rank(2000, 900, 0.005, 8)), 1e-10, 1e6);
+}
+
+TEST(GpuQr, NewValuesAreFactorisedOnTheGpu) {
+  BALSA_REQUIRE_GPU();
+  Csr<double> A = tall_full_rank(2500, 1000, 0.004, 6);
+  QrOptions o;
+  o.device = Device::Cuda;
+  SparseQR qr = SparseQR::analyse(A, o);
+  for (double& v : A.values) v *= 1.5;
+  qr.factorise(A);
+  const std::vector<double> b = random_vector(std::size_t(A.rows), 1);
+  const std::vector<double> x = qr.solve(b), x2 = qr.solve(b);
+  EXPECT_EQ(qr.stats().device, Device::Cuda);
+  o.device = Device::Cpu;
+  SparseQR cpu(A, o);
+  EXPECT_LE(test::relative_error<double>(x, cpu.solve(b)), 1e-10);
+  EXPECT_EQ(x, x2);
+}
+
+TEST(GpuQr, DeadColumnsFallBackToHeathOnTheCpu) {
+  BALSA_REQUIRE_GPU();
+  Csr<double> A = tall_full_rank(1500, 600, 0.01, 2);
+  Coo<double> c = to_coo(A);  // column 600 = 2 * column 5 (after the singletons, a dead column)
+  c.cols = 601;
+  for (std::size_t k = 0, n = c.values.size(); k < n; ++k)
+    if (c.col_idx[k] == 5) {
+      c.row_idx.push_back(c.row_idx[k]);
+      c.col_idx.push_back(600);
+      c.values.push_back(2 * c.values[k]);
+    }
+  A = to_csr(c);
+  const std::vector<double> b = random_vector(std::size_t(A.rows), 3);
+  const Solved gpu = solve_on(A, b, 1, Device::Cuda), cpu = solve_on(A, b, 1, Device::Cpu);
+  EXPECT_EQ(gpu.stats.rank, 600);
+  EXPECT_EQ(gpu.stats.rank, cpu.stats.rank);
+  EXPECT_EQ(gpu.stats.device, Device::Cpu);
+  EXPECT_NE(gpu.stats.fallback.find("Heath"), std::string::npos);
+  EXPECT_LE(std::abs(residual_norm(A, gpu.x, b) - residual_norm(A, cpu.x, b)), 1e-10 * residual_norm(A, cpu.x, b));
+}
+
+TEST(GpuQr, AutoRoutesSmallProblemsToTheCpu) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> small = tall_full_rank(200, 80, 0.05, 1);
+  SparseQR qr(small);
+  EXPECT_EQ(qr.stats().device, Device::Cpu);
+  EXPECT_NE(qr.stats().fallback.find("auto"), std::string::npos);
+  QrOptions o;
+  o.gpu_min_flops = 0;
+  o.gpu_min_intensity = 0;
+  SparseQR forced(small, o);
+  EXPECT_EQ(forced.stats().device, Device::Cuda);
+}
+
+}  // namespace
+}  // namespace balsa
