@@ -26,7 +26,7 @@ using GpuFactorPtr = std::unique_ptr<GpuFactor, GpuFactorDeleter>;
 GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz);
 
 // Factorises A22's values (the analysed pattern, plan's s_dst order):
-// R's entries (plan.r_src's order) on the host. launches: kernel launches made.
+// R's entries (the fronts' R rows in order, FrontFactor's layout) on the host. launches: kernel launches made.
 // (Tests: max_launches >= 0 stops after that many launches.)
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches = -1);

@@ -30,7 +30,8 @@ struct GpuFactor {
   cuda::DeviceBuffer<int> info;
   cuda::Stream stream;
   cuda::DeviceBuffer<double> arena, vt, values, r_values;
-  cuda::DeviceBuffer<std::int64_t> s_dst, pack_src, pack_dst, r_src;
+  cuda::DeviceBuffer<std::int64_t> s_dst, cb_src, cb_dst, r_row, r_out;
+  cuda::DeviceBuffer<std::int32_t> cb_q, colmap, r_ld, r_n, r_t;
   cuda::DeviceBuffer<std::int64_t> b_row, y_row, y_dst, rpack_src, rpack_dst;
   cuda::DeviceBuffer<DeviceTask> tasks;
   cuda::DeviceBuffer<SolveTask> solve_tasks;
@@ -266,13 +267,25 @@ __device__ Rows tile_rows(const std::int32_t* tiles, std::int64_t base) {
   return r;
 }
 
+// The pack maps (GpuPlan::cb_*, colmap).
+struct PackMaps {
+  const std::int64_t* src;
+  const std::int64_t* dst;
+  const std::int32_t* q;
+  const std::int32_t* colmap;
+};
+
 __global__ void __launch_bounds__(kThreads) tile_tasks(const DeviceTask* __restrict__ tasks, double* __restrict__ arena,
-                                                      double* __restrict__ vt, const std::int64_t* __restrict__ pack_src,
-                                                      const std::int64_t* __restrict__ pack_dst) {
+                                                      double* __restrict__ vt, PackMaps pack) {
   extern __shared__ double shared[];
   const DeviceTask t = tasks[blockIdx.x];
-  if (t.kind == kPackTask) {
-    for (std::int64_t e = t.front + threadIdx.x; e < t.vt; e += blockDim.x) arena[pack_dst[e]] = arena[pack_src[e]];
+  if (t.kind == kPackTask) {  // a warp per contribution row, its lanes along the row
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    for (std::int64_t k = t.p0 + (threadIdx.x >> 5); k < t.p1; k += warps) {
+      const std::int64_t src = pack.src[k], dst = pack.dst[k];
+      for (int l = pack.q[k] + lane; l < t.col; l += 32)
+        arena[dst + std::int64_t(t.count) * pack.colmap[t.vt_next + l]] = arena[src + std::int64_t(t.ld) * l];
+    }
     return;
   }
   Shared s(shared);
@@ -322,6 +335,19 @@ __global__ void scatter(const double* __restrict__ values, const std::int64_t* _
                         double* __restrict__ out) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < n; e += std::int64_t(gridDim.x) * blockDim.x)
     if (dst[e] >= 0) out[dst[e]] = values[e];
+}
+
+// R's rows out of the arena, a warp per row (FrontFactor's layout).
+__global__ void gather_r(const double* __restrict__ arena, const std::int64_t* __restrict__ row,
+                         const std::int32_t* __restrict__ ld, const std::int32_t* __restrict__ n,
+                         const std::int32_t* __restrict__ first, const std::int64_t* __restrict__ out_at, std::int64_t rows,
+                         double* __restrict__ out) {
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x >> 5);
+  for (std::int64_t k = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) >> 5; k < rows; k += warps) {
+    const int t = first[k];
+    for (int l = t + int(threadIdx.x & 31); l < n[k]; l += 32)
+      out[out_at[k] + (l - t)] = row[k] < 0 ? 0.0 : arena[row[k] + std::int64_t(ld[k]) * l];
+  }
 }
 
 __global__ void gather(const double* __restrict__ in, const std::int64_t* __restrict__ src, std::int64_t n,
@@ -375,11 +401,22 @@ GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz) {
   g->arena = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.arena, 1)));
   g->vt = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.vt_size, 1)));
   g->values = cuda::DeviceBuffer<double>(std::size_t(std::max<index_t>(nnz, 1)));
-  g->r_values = cuda::DeviceBuffer<double>(std::max<std::size_t>(plan.r_src.size(), 1));
+  g->r_values = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.r_entries(), 1)));
   g->s_dst = upload(plan.s_dst);
-  g->pack_src = upload(plan.pack_src);
-  g->pack_dst = upload(plan.pack_dst);
-  g->r_src = upload(plan.r_src);
+  g->cb_src = upload(plan.cb_src);
+  g->cb_dst = upload(plan.cb_dst);
+  g->cb_q = upload(plan.cb_q);
+  g->colmap = upload(plan.colmap);
+  g->r_row = upload(plan.r_row);
+  g->r_ld = upload(plan.r_ld);
+  g->r_n = upload(plan.r_n);
+  g->r_t = upload(plan.r_t);
+  std::vector<std::int64_t> out_at(plan.r_row.size());
+  for (std::size_t k = 0, at = 0; k < out_at.size(); ++k) {
+    out_at[k] = std::int64_t(at);
+    at += std::size_t(plan.r_n[k] - plan.r_t[k]);
+  }
+  g->r_out = upload(out_at);
   g->b_row = upload(plan.b_row);
   g->y_row = upload(plan.y_row);
   g->rpack_src = upload(plan.rpack_src);
@@ -453,17 +490,19 @@ std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<c
     const std::int64_t n = plan.launch_start[l + 1] - plan.launch_start[l];
     if (n == 0) continue;
     tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(g.tasks.data() + plan.launch_start[l], g.arena.data(),
-                                                             g.vt.data(), g.pack_src.data(), g.pack_dst.data());
+                                                             g.vt.data(),
+                                                             PackMaps{g.cb_src.data(), g.cb_dst.data(), g.cb_q.data(), g.colmap.data()});
     BALSA_CHECK_LAUNCH();
     ++launches;
   }
   std::vector<int> info(plan.dense.size());
   if (!info.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(info.data(), g.info.data(), info.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
-  const std::int64_t nr = std::int64_t(plan.r_src.size());
+  const std::int64_t nr = plan.r_entries(), rows = std::int64_t(plan.r_row.size());
   std::vector<double> R(static_cast<std::size_t>(nr));
   if (nr > 0) {
-    gather<<<grid_for(nr), 256, 0, st>>>(g.arena.data(), g.r_src.data(), nr, g.r_values.data());
+    gather_r<<<grid_for(rows * 32), 256, 0, st>>>(g.arena.data(), g.r_row.data(), g.r_ld.data(), g.r_n.data(), g.r_t.data(),
+                                                  g.r_out.data(), rows, g.r_values.data());
     BALSA_CHECK_LAUNCH();
     BALSA_CUDA_CHECK(cudaMemcpyAsync(R.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
   }

@@ -18,10 +18,10 @@ std::int64_t r_row(const FrontSchedule& sch, index_t q) {
   return std::int64_t(sch.final_tile[std::size_t(b)]) * kTile + q % kTile;
 }
 
-template <class Task>
-void add_packs(std::vector<std::vector<Task>>& launches, std::size_t launch, std::int64_t begin, std::int64_t end) {
+// The solve's row packs: rows [begin, end) of rpack_src / rpack_dst.
+void add_row_packs(std::vector<std::vector<SolveTask>>& launches, std::size_t launch, std::int64_t begin, std::int64_t end) {
   for (std::int64_t e = begin; e < end; e += kPackChunk) {
-    Task t;
+    SolveTask t;
     t.kind = kPackTask;
     t.front = e;
     t.vt = std::min(end, e + kPackChunk);
@@ -41,9 +41,9 @@ void flatten(std::vector<std::vector<Task>>& launches, std::vector<Task>& tasks,
 }  // namespace
 
 std::size_t GpuPlan::device_bytes(index_t nnz) const {
-  return 8 * (std::size_t(arena) + std::size_t(vt_size) + std::size_t(tau_size) + s_dst.size() + 2 * pack_src.size() + 2 * r_src.size() +
-              std::size_t(nnz)) +
-         sizeof(DeviceTask) * tasks.size();
+  return 8 * (std::size_t(arena) + std::size_t(vt_size) + std::size_t(tau_size) + s_dst.size() + 2 * cb_src.size() +
+              std::size_t(r_entries()) + 2 * r_row.size() + std::size_t(nnz)) +
+         4 * (cb_q.size() + colmap.size()) + sizeof(DeviceTask) * tasks.size() + sizeof(SolveTask) * solve_tasks.size();
 }
 
 GpuPlan make_gpu_plan(const Csr<double>& A, const Symbolic& s, double dense_flops, bool pipeline) {
@@ -141,28 +141,30 @@ GpuPlan make_gpu_plan(const Csr<double>& A, const Symbolic& s, double dense_flop
     if (parent >= 0) start[std::size_t(parent)] = std::max(start[std::size_t(parent)], done + 1);
     launches = std::max(launches, done + (parent >= 0 ? 1 : 0));
   }
-  // Pack maps: each child's contribution block (upper trapezoidal) into its parent's rows and columns.
+  // Pack maps: each child's contribution rows into its parent's rows, its
+  // columns into the parent's (colmap).
+  std::vector<std::int64_t> colmap_at(static_cast<std::size_t>(nf), 0);
   for (index_t f = 0; f < nf; ++f) {
     const Front& P = s.fronts[std::size_t(f)];
     for (index_t l = 0; l < P.n(); ++l) local[std::size_t(P.cols[std::size_t(l)])] = l;
-    const std::int64_t ldp = p.ld[std::size_t(f)];
     index_t t = index_t(P.rows.size());
     for (index_t ch : P.children) {
       const Front& C = s.fronts[std::size_t(ch)];
       const FrontSchedule& cs = p.schedules[std::size_t(ch)];
-      const std::int64_t ldc = p.ld[std::size_t(ch)];
-      pack_begin[std::size_t(ch)] = std::int64_t(p.pack_src.size());
+      colmap_at[std::size_t(ch)] = std::int64_t(p.colmap.size());
+      for (index_t l = 0; l < C.n(); ++l)
+        p.colmap.push_back(l < C.pivots ? -1 : std::int32_t(local[std::size_t(C.cols[std::size_t(l)])]));
+      pack_begin[std::size_t(ch)] = std::int64_t(p.cb_src.size());
       rpack_begin[std::size_t(ch)] = std::int64_t(p.rpack_src.size());
       for (const index_t q : cb[std::size_t(ch)]) {  // row q: the child's columns q .. n-1 (upper triangular)
         const std::int64_t src = r_row(cs, q), dst = place[std::size_t(f)][std::size_t(t++)];
         p.rpack_src.push_back(p.rhs_base[std::size_t(ch)] + src);
         p.rpack_dst.push_back(p.rhs_base[std::size_t(f)] + dst);
-        for (index_t l = q; l < C.n(); ++l) {
-          p.pack_src.push_back(p.offset[std::size_t(ch)] + src + ldc * l);
-          p.pack_dst.push_back(p.offset[std::size_t(f)] + dst + ldp * local[std::size_t(C.cols[std::size_t(l)])]);
-        }
+        p.cb_src.push_back(p.offset[std::size_t(ch)] + src);
+        p.cb_dst.push_back(p.offset[std::size_t(f)] + dst);
+        p.cb_q.push_back(std::int32_t(q));
       }
-      pack_end[std::size_t(ch)] = std::int64_t(p.pack_src.size());
+      pack_end[std::size_t(ch)] = std::int64_t(p.cb_src.size());
       rpack_end[std::size_t(ch)] = std::int64_t(p.rpack_src.size());
     }
     for (index_t l = 0; l < P.n(); ++l) local[std::size_t(P.cols[std::size_t(l)])] = -1;
@@ -170,19 +172,23 @@ GpuPlan make_gpu_plan(const Csr<double>& A, const Symbolic& s, double dense_flop
   // R's rows (FrontFactor's layout) and the rhs rows they take.
   p.r_start.resize(std::size_t(nf) + 1);
   p.y_start.resize(std::size_t(nf) + 1);
+  std::int64_t entries = 0;
   for (index_t f = 0; f < nf; ++f) {
     const Front& F = s.fronts[std::size_t(f)];
     const FrontSchedule& sch = p.schedules[std::size_t(f)];
-    p.r_start[std::size_t(f)] = std::int64_t(p.r_src.size());
+    p.r_start[std::size_t(f)] = entries;
     p.y_start[std::size_t(f)] = std::int64_t(p.y_row.size());
     for (index_t t = 0; t < F.pivots; ++t) {
       const std::int64_t row = r_row(sch, t);
       p.y_row.push_back(row < 0 ? -1 : p.rhs_base[std::size_t(f)] + row);
-      for (index_t l = t; l < F.n(); ++l)
-        p.r_src.push_back(row < 0 ? -1 : p.offset[std::size_t(f)] + row + std::int64_t(p.ld[std::size_t(f)]) * l);
+      p.r_row.push_back(row < 0 ? -1 : p.offset[std::size_t(f)] + row);
+      p.r_ld.push_back(p.ld[std::size_t(f)]);
+      p.r_n.push_back(std::int32_t(F.n()));
+      p.r_t.push_back(std::int32_t(t));
+      entries += F.n() - t;
     }
   }
-  p.r_start[std::size_t(nf)] = std::int64_t(p.r_src.size());
+  p.r_start[std::size_t(nf)] = entries;
   p.y_start[std::size_t(nf)] = std::int64_t(p.y_row.size());
   // The task lists, launch by launch.
   std::vector<std::vector<DeviceTask>> L(static_cast<std::size_t>(launches));
@@ -226,10 +232,22 @@ GpuPlan make_gpu_plan(const Csr<double>& A, const Symbolic& s, double dense_flop
       for (int q = 0; q < 3; ++q) t.tiles[q] = std::int32_t(B.tiles[std::size_t(q)]);
       LS[std::size_t(s0 + sch.bundle_round[b])].push_back(t);
     }
-    if (s.fronts[std::size_t(f)].parent >= 0) {
+    if (const index_t parent = s.fronts[std::size_t(f)].parent; parent >= 0) {
       const std::size_t at = std::size_t(s0) + sch.rounds.size();
-      add_packs(L, at, pack_begin[std::size_t(f)], pack_end[std::size_t(f)]);
-      add_packs(LS, at, rpack_begin[std::size_t(f)], rpack_end[std::size_t(f)]);
+      for (std::int64_t k = pack_begin[std::size_t(f)]; k < pack_end[std::size_t(f)]; k += kPackChunk) {
+        DeviceTask d;
+        d.kind = kPackTask;
+        d.front = p.offset[std::size_t(f)];
+        d.vt = p.offset[std::size_t(parent)];
+        d.vt_next = colmap_at[std::size_t(f)];
+        d.ld = p.ld[std::size_t(f)];
+        d.count = p.ld[std::size_t(parent)];
+        d.col = std::int32_t(s.fronts[std::size_t(f)].n());
+        d.p0 = k;
+        d.p1 = std::min(pack_end[std::size_t(f)], k + kPackChunk);
+        L[at].push_back(d);
+      }
+      add_row_packs(LS, at, rpack_begin[std::size_t(f)], rpack_end[std::size_t(f)]);
     }
   }
   for (DenseFront& d : p.dense) d.launch = start[std::size_t(d.front)];

@@ -19,8 +19,8 @@ namespace balsa::qr {
 
 // One task of the GPU's task kernel (plain data, uploaded as is).
 struct DeviceTask {
-  std::int64_t front = 0;    // tile tasks: the front's arena offset; Pack: first map entry
-  std::int64_t vt = 0;       // the bundle's VT record (offset in doubles); Pack: end of its map entries
+  std::int64_t front = 0;    // tile tasks: the front's arena offset (Pack: the child's)
+  std::int64_t vt = 0;       // the bundle's VT record (offset in doubles; Pack: the parent's arena offset)
   std::int64_t vt_next = 0;  // ApplyFactorize: the VT record of the bundle factorized after the apply
   std::int32_t kind = 0;     // 0 Factorize, 1 Apply, 2 ApplyFactorize (TileTaskKind), 3 Pack
   std::int32_t ld = 0;       // the front's rows (a multiple of 32)
@@ -29,9 +29,15 @@ struct DeviceTask {
   std::int32_t tiles[3] = {-1, -1, -1};
   std::int32_t next_count = 0;          // ApplyFactorize: the bundle factorized at column c0
   std::int32_t next_tiles[3] = {-1, -1, -1};
+  std::int64_t p0 = 0, p1 = 0;          // Pack: the child's contribution rows [p0, p1) (GpuPlan::cb_*)
 };
+// A Pack task (one child's rows p0 .. p1 into its parent): front = the
+// child's arena offset, vt = the parent's, vt_next = the child's column map
+// (GpuPlan::colmap), ld = the child's rows, count = the parent's, col = the
+// child's columns. Entry (row k, child column l >= cb_q[k]) goes from
+// arena[cb_src[k] + ld l] to arena[cb_dst[k] + count colmap[vt_next + l]].
 constexpr std::int32_t kPackTask = 3;
-constexpr std::int64_t kPackChunk = 8192;  // map entries per Pack task
+constexpr std::int64_t kPackChunk = 64;    // contribution rows per Pack task
 
 // One reflector block of the solve's replay: a bundle's rows of the
 // right-hand sides (rows of the rhs arena: base + tile * 32 + i).
@@ -67,15 +73,22 @@ struct GpuPlan {
   std::int64_t arena = 0, vt_size = 0, rhs_rows = 0;
   // S-assembly: A22's entry a goes to arena[s_dst[a]] (-1: an empty row's, none).
   std::vector<std::int64_t> s_dst;
-  // Pack assembly: arena[pack_dst[e]] = arena[pack_src[e]], by Pack tasks.
-  std::vector<std::int64_t> pack_src, pack_dst;
+  // Pack assembly, per contribution row k: its row in the child's front
+  // (arena offset of column 0), in the parent's, its R row index q in the
+  // child (entries from child column q on); colmap: per child, its columns'
+  // places in the parent.
+  std::vector<std::int64_t> cb_src, cb_dst;
+  std::vector<std::int32_t> cb_q, colmap;
   // R's rows of the fronts (FrontFactor layout: front f's row t holds front
-  // columns t .. n-1): r_src[k] the arena position of entry k, -1: zero.
-  std::vector<std::int64_t> r_src;
-  std::vector<std::int64_t> r_start;      // per front: its first entry of r_src
+  // columns t .. n-1), per R row k (fronts' pivots in order): its row in
+  // the arena (column 0; -1: a zero row), the front's ld and columns, t.
+  std::vector<std::int64_t> r_row;
+  std::vector<std::int32_t> r_ld, r_n, r_t;
+  std::vector<std::int64_t> r_start;      // per front: its first R entry; r_start[fronts]: R's entries
   // The solve: A22's row i is rhs row b_row[i] (-1: in no front); front f's
   // R row t is rhs row y_row[y_start[f] + t] (-1: zero); the rows' packs.
   std::vector<std::int64_t> b_row, y_row, y_start, rpack_src, rpack_dst;
+  std::int64_t r_entries() const { return r_start.empty() ? 0 : r_start.back(); }
   // Launches: tasks [launch_start[l], launch_start[l + 1]).
   std::vector<DeviceTask> tasks;
   std::vector<std::int64_t> launch_start;

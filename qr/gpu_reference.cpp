@@ -57,8 +57,10 @@ HostTileFactor factorise_plan_host(const GpuPlan& plan, std::span<const double> 
     for (std::int64_t k = plan.launch_start[l]; k < plan.launch_start[l + 1]; ++k) {
       const DeviceTask& t = plan.tasks[std::size_t(k)];
       if (t.kind == kPackTask) {
-        for (std::int64_t e = t.front; e < t.vt; ++e)
-          f.arena[std::size_t(plan.pack_dst[std::size_t(e)])] = f.arena[std::size_t(plan.pack_src[std::size_t(e)])];
+        for (std::int64_t row = t.p0; row < t.p1; ++row)
+          for (std::int32_t c = plan.cb_q[std::size_t(row)]; c < t.col; ++c)
+            f.arena[std::size_t(plan.cb_dst[std::size_t(row)] + std::int64_t(t.count) * plan.colmap[std::size_t(t.vt_next + c)])] =
+                f.arena[std::size_t(plan.cb_src[std::size_t(row)] + std::int64_t(t.ld) * c)];
         continue;
       }
       const TileTaskKind kind = TileTaskKind(t.kind);
@@ -72,8 +74,11 @@ HostTileFactor factorise_plan_host(const GpuPlan& plan, std::span<const double> 
 }
 
 std::vector<double> r_values_host(const GpuPlan& plan, const HostTileFactor& f) {
-  std::vector<double> R(plan.r_src.size());
-  for (std::size_t k = 0; k < R.size(); ++k) R[k] = plan.r_src[k] >= 0 ? f.arena[std::size_t(plan.r_src[k])] : 0.0;
+  std::vector<double> R;
+  R.reserve(std::size_t(plan.r_entries()));
+  for (std::size_t k = 0; k < plan.r_row.size(); ++k)
+    for (std::int32_t l = plan.r_t[k]; l < plan.r_n[k]; ++l)
+      R.push_back(plan.r_row[k] < 0 ? 0.0 : f.arena[std::size_t(plan.r_row[k] + std::int64_t(plan.r_ld[k]) * l)]);
   return R;
 }
 

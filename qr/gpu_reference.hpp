@@ -19,7 +19,7 @@ struct HostTileFactor {
 // A22's values (plan.s_dst's order) assembled and factored as the GPU does.
 // (max_launches >= 0: stop after that many launches.)
 HostTileFactor factorise_plan_host(const GpuPlan& plan, std::span<const double> values, std::int64_t max_launches = -1);
-// R's entries (plan.r_src's order).
+// R's entries (the fronts' R rows in order, FrontFactor's layout).
 std::vector<double> r_values_host(const GpuPlan& plan, const HostTileFactor& f);
 // The R rows of Q^T B2 (plan.y_row's order, nrhs columns of y_row.size()):
 // B2 A22's M rows x nrhs, column-major.

@@ -58,7 +58,8 @@
 // finished children. The schedule depends on the pattern only: made once
 // per analysis, replayed by every factorisation. Q is kept (each bundle's V
 // and T), so solve() applies Q^T b (or Q z) on the GPU by replaying the same
-// launches, then R x = y by balsa's triangular solver on the GPU. A pivot
+// launches, then R x = y by balsa's triangular solver (on the CPU unless
+// options.r_solve.device asks for the GPU). A pivot
 // <= the tolerance (Heath's rule) sends the factorisation back to the CPU
 // path (stats().fallback says so): the GPU path keeps SPQR's rank.
 // Device::Auto takes the GPU when one is present and the analysis finds
@@ -107,8 +108,9 @@ struct QrOptions {
   // Where the fronts are factored and Q applied: Cpu; Cuda (a CUDA build
   // and a GPU); Auto: the GPU when present and the analysis' flops >=
   // gpu_min_flops and intensity >= gpu_min_intensity (bench/results: the
-  // measured crossover), else the CPU. On the GPU path the R solve runs on
-  // the GPU too unless r_solve.device is Cpu.
+  // measured crossover), else the CPU. On the GPU path Q^T b runs on the
+  // GPU and the R solve where r_solve.device says (Auto: the CPU, whose
+  // solver's set-up is cheaper; Cuda for many solves per factorisation).
   Device device = Device::Auto;
   double gpu_min_flops = 2e9;
   double gpu_min_intensity = 10;
