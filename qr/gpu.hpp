@@ -22,8 +22,9 @@ struct GpuFactorDeleter {
 using GpuFactorPtr = std::unique_ptr<GpuFactor, GpuFactorDeleter>;
 
 // The device memory of the plan (arena, VT records, maps, tasks) allocated
-// and the plan uploaded: DeviceOutOfMemory (bytes) when it does not fit.
-GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz);
+// and the plan uploaded: DeviceOutOfMemory (bytes) when it does not fit the
+// GPU's free memory or `limit` (0: none).
+GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit = 0);
 
 // Factorises A22's values (the analysed pattern, plan's s_dst order):
 // R's entries (the fronts' R rows in order, FrontFactor's layout) on the host. launches: kernel launches made.

@@ -384,13 +384,17 @@ void ensure(cuda::DeviceBuffer<double>& b, std::size_t n) {
 
 }  // namespace
 
-GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz) {
+GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit) {
   const std::size_t need = plan.device_bytes(nnz);
   const auto [free, total] = cuda::memory_info();
   if (need > free)
     throw DeviceOutOfMemory("SparseQR on the GPU: the fronts, their reflectors and the assembly maps need " +
                             std::to_string(need) + " bytes; the GPU has " + std::to_string(free) + " of " +
                             std::to_string(total) + " free");
+  if (limit > 0 && need > limit)
+    throw DeviceOutOfMemory("SparseQR on the GPU: the fronts, their reflectors and the assembly maps need " +
+                            std::to_string(need) + " bytes, more than device_memory_limit (" + std::to_string(limit) +
+                            ")");
   GpuFactorPtr g(new GpuFactor);
   {
     const cuda::SetupLock lock;

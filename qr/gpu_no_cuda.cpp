@@ -11,7 +11,7 @@ namespace {
 [[noreturn]] void no_cuda() { throw CudaError("SparseQR on the GPU: balsa was built without CUDA (configure with nvcc available)"); }
 }  // namespace
 
-GpuFactorPtr gpu_prepare(const GpuPlan&, index_t) { no_cuda(); }
+GpuFactorPtr gpu_prepare(const GpuPlan&, index_t, std::size_t) { no_cuda(); }
 std::vector<double> gpu_factorise(GpuFactor&, const GpuPlan&, std::span<const double>, index_t&, std::int64_t) { no_cuda(); }
 std::vector<double> gpu_arena(const GpuFactor&) { no_cuda(); }
 std::vector<double> gpu_vt(const GpuFactor&) { no_cuda(); }

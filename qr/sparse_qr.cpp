@@ -160,7 +160,7 @@ struct SparseQR::Impl {
     stats.device_bytes = plan->device_bytes(A22.nnz());
     if (!gpu) {
       try {
-        gpu = qr::gpu_prepare(*plan, A22.nnz());
+        gpu = qr::gpu_prepare(*plan, A22.nnz(), options.device_memory_limit);
       } catch (const DeviceOutOfMemory& e) {
         if (options.device == Device::Cuda) throw;
         stats.fallback = std::string("auto: ") + e.what();

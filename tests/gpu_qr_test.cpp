@@ -328,6 +328,26 @@ TEST(GpuQr, DeadColumnsFallBackToHeathOnTheCpu) {
   EXPECT_LE(std::abs(residual_norm(A, gpu.x, b) - residual_norm(A, cpu.x, b)), 1e-10 * residual_norm(A, cpu.x, b));
 }
 
+// A factor larger than the device memory allowed: Auto stays on the CPU
+// and says why, Cuda is a DeviceOutOfMemory naming the bytes.
+TEST(GpuQr, AFactorTooLargeForTheDeviceIsReported) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = tall_full_rank(2000, 800, 0.005, 4);
+  QrOptions o;
+  o.gpu_min_flops = 0;
+  o.gpu_min_intensity = 0;
+  o.device_memory_limit = 1000;
+  SparseQR qr(A, o);
+  EXPECT_EQ(qr.stats().device, Device::Cpu);
+  EXPECT_NE(qr.stats().fallback.find("more than device_memory_limit (1000)"), std::string::npos) << qr.stats().fallback;
+  EXPECT_GT(qr.stats().device_bytes, 1000u);
+  const std::vector<double> b = random_vector(std::size_t(A.rows), 2);
+  o.device = Device::Cpu;
+  EXPECT_EQ(qr.solve(b), SparseQR(A, o).solve(b));
+  o.device = Device::Cuda;
+  EXPECT_THROW_MSG(SparseQR(A, o), DeviceOutOfMemory, "bytes, more than device_memory_limit (1000)");
+}
+
 TEST(GpuQr, AutoRoutesSmallProblemsToTheCpu) {
   BALSA_REQUIRE_GPU();
   const Csr<double> small = tall_full_rank(200, 80, 0.05, 1);

@@ -118,6 +118,11 @@ struct QrOptions {
   // factored whole by cuSOLVER's dgeqrf (Q^T by dormqr) instead of the
   // task kernel's tiles (bench qr --fronts: the measured crossover).
   double gpu_dense_front_flops = 1e10;
+  // Device bytes the GPU factor may take (its tile arena, V and T records,
+  // maps; QrStats::device_bytes): 0, the GPU's free memory. Over it, Auto
+  // factors on the CPU (stats().fallback says why) and Cuda is a
+  // DeviceOutOfMemory naming both numbers.
+  std::size_t device_memory_limit = 0;
 };
 
 struct QrStats {
