@@ -106,18 +106,6 @@ nlohmann::json run_balsa(const Csr<double>& A, const std::vector<double>& b, int
   return out;
 }
 
-Csr<double> tall_regularised(index_t s) {  // [L; I], L the 2D Laplacian
-  const Csr<double> L = laplacian_2d<double>(s, s);
-  Coo<double> c = to_coo(L);
-  c.rows = 2 * L.rows;
-  for (index_t i = 0; i < L.rows; ++i) {
-    c.row_idx.push_back(L.rows + i);
-    c.col_idx.push_back(i);
-    c.values.push_back(1.0);
-  }
-  return to_csr(c);
-}
-
 // m x n, `per_row` random entries a row plus 4 on the first n rows' diagonal (full column rank).
 Csr<double> tall_random(index_t m, index_t n, index_t per_row, std::uint64_t seed) {
   std::mt19937_64 g(seed);
@@ -256,14 +244,14 @@ void run_qr_bench(const QrBenchOptions& o, const std::string& command_line) {
   if (o.generated) {
     gen("laplacian_2d 300^2", [] { return laplacian_2d<double>(300, 300); });
     gen("laplacian_3d 30^3", [] { return laplacian_3d<double>(30, 30, 30); });
-    gen("[laplacian_2d 300^2; I]", [] { return tall_regularised(300); });
+    gen("[laplacian_2d 300^2; I]", [] { return laplacian_2d_over_identity<double>(300, 300); });
     gen("tall random 20000 x 2000", [] { return tall_random(20000, 2000, 4, 1); });
   }
   if (o.large) {
     gen("laplacian_2d 1000^2", [] { return laplacian_2d<double>(1000, 1000); });
     gen("laplacian_3d 40^3", [] { return laplacian_3d<double>(40, 40, 40); });
     gen("laplacian_3d 50^3", [] { return laplacian_3d<double>(50, 50, 50); });
-    gen("[laplacian_2d 1000^2; I]", [] { return tall_regularised(1000); });
+    gen("[laplacian_2d 1000^2; I]", [] { return laplacian_2d_over_identity<double>(1000, 1000); });
     gen("tall random 40000 x 5000", [] { return tall_random(40000, 5000, 4, 2); });
   }
   const bool gpu = o.gpu && cuda::available();

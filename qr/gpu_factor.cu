@@ -445,17 +445,15 @@ GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit) {
 
 namespace {
 
-// The dense fronts of launch l (cuSOLVER on the factor's stream): their
-// QR, or their Q^T / Q on the rhs arena's rows.
-void dense_factor(GpuFactor& g, const GpuPlan& plan, std::size_t& next, std::int64_t l) {
-  for (; next < plan.dense.size() && plan.dense[next].launch == l; ++next) {
-    const DenseFront& d = plan.dense[next];
+// The dense fronts of launch l factored (cuSOLVER dgeqrf on the factor's stream).
+void dense_factor(GpuFactor& g, const GpuPlan& plan, std::int64_t l) {
+  for (const DenseFront& d : plan.dense_in(l))
     BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf(g.solver, int(d.m), int(d.n), g.arena.data() + d.offset, d.ld,
-                                          g.tau.data() + d.tau, g.work.data(), int(g.work.size()), g.info.data() + next));
-  }
+                                          g.tau.data() + d.tau, g.work.data(), int(g.work.size()),
+                                          g.info.data() + (&d - plan.dense.data())));
 }
 
-void dense_apply(GpuFactor& g, const GpuPlan& plan, const DenseFront& d, std::int64_t rhs_rows, int nrhs, bool transpose) {
+void dense_apply(GpuFactor& g, const DenseFront& d, std::int64_t rhs_rows, int nrhs, bool transpose) {
   const int k = int(std::min(d.m, d.n));
   double* C = g.rhs.data() + d.rhs_base;
   const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -467,7 +465,6 @@ void dense_apply(GpuFactor& g, const GpuPlan& plan, const DenseFront& d, std::in
   BALSA_CUSOLVER_CHECK(cusolverDnDormqr(g.solver, CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k, g.arena.data() + d.offset,
                                         d.ld, g.tau.data() + d.tau, C, int(rhs_rows), g.work.data(), int(g.work.size()),
                                         g.info.data()));
-  (void)plan;
 }
 
 }  // namespace
@@ -487,10 +484,9 @@ std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<c
     scatter<<<grid_for(nnz), 256, 0, st>>>(g.values.data(), g.s_dst.data(), nnz, g.arena.data());
     BALSA_CHECK_LAUNCH();
   }
-  std::size_t next = 0;
   for (std::size_t l = 0; l + 1 < plan.launch_start.size(); ++l) {
     if (max_launches >= 0 && std::int64_t(l) >= max_launches) break;
-    dense_factor(g, plan, next, std::int64_t(l));
+    dense_factor(g, plan, std::int64_t(l));
     const std::int64_t n = plan.launch_start[l + 1] - plan.launch_start[l];
     if (n == 0) continue;
     tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(g.tasks.data() + plan.launch_start[l], g.arena.data(),
@@ -520,32 +516,48 @@ std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<c
 
 void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows) { g.y_dst = upload(rows); }
 
+namespace {
+
+// The solves' rhs arena (rhs_rows x nrhs) zeroed; returns its leading dimension.
+std::int64_t clear_rhs(GpuFactor& g, const GpuPlan& plan, index_t nrhs) {
+  const std::int64_t R = std::max<std::int64_t>(plan.rhs_rows, 1);
+  ensure(g.rhs, std::size_t(R) * std::size_t(nrhs));
+  BALSA_CUDA_CHECK(cudaMemsetAsync(g.rhs.data(), 0, std::size_t(R) * std::size_t(nrhs) * 8, g.stream.get()));
+  return R;
+}
+
+// The factorisation's launches replayed on the rhs arena: forward with the
+// reflectors' Q^T (and packs child -> parent), or backward with Q (packs
+// parent -> child): Q = B_0 B_1 ..., the dense fronts at their launch.
+void replay(GpuFactor& g, const GpuPlan& plan, std::int64_t R, index_t nrhs, bool transpose) {
+  const std::size_t launches = plan.solve_launch_start.size() - 1;
+  for (std::size_t k = 0; k < launches; ++k) {
+    const std::size_t l = transpose ? k : launches - 1 - k;
+    for (const DenseFront& d : plan.dense_in(std::int64_t(l))) dense_apply(g, d, R, int(nrhs), transpose);
+    const std::int64_t n = plan.solve_launch_start[l + 1] - plan.solve_launch_start[l];
+    if (n == 0) continue;
+    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, g.stream.get()>>>(
+        g.solve_tasks.data() + plan.solve_launch_start[l], g.arena.data(), g.vt.data(), g.rhs.data(), R, int(nrhs),
+        g.rpack_src.data(), g.rpack_dst.data(), transpose);
+    BALSA_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace
+
 void gpu_q_transpose(GpuFactor& g, const GpuPlan& plan, std::span<const double> B2, index_t M, index_t nrhs,
                      cuda::DeviceBuffer<double>& Y, index_t ldy) {
   cudaStream_t st = g.stream.get();
-  const std::int64_t R = std::max<std::int64_t>(plan.rhs_rows, 1);
-  ensure(g.rhs, std::size_t(R) * std::size_t(nrhs));
-  ensure(g.b2, B2.size());
-  BALSA_CUDA_CHECK(cudaMemsetAsync(g.rhs.data(), 0, std::size_t(R) * std::size_t(nrhs) * 8, st));
-  if (M > 0) {
+  const std::int64_t R = clear_rhs(g, plan, nrhs);
+  if (M > 0) {  // S-assembly of B2's rows into their fronts, column by column
+    ensure(g.b2, B2.size());
     BALSA_CUDA_CHECK(cudaMemcpyAsync(g.b2.data(), B2.data(), B2.size() * 8, cudaMemcpyHostToDevice, st));
-    // S-assembly of B2's rows into their fronts, column by column
     for (index_t c = 0; c < nrhs; ++c) {
       scatter<<<grid_for(M), 256, 0, st>>>(g.b2.data() + std::size_t(M) * c, g.b_row.data(), M, g.rhs.data() + R * c);
       BALSA_CHECK_LAUNCH();
     }
   }
-  std::size_t next = 0;
-  for (std::size_t l = 0; l + 1 < plan.solve_launch_start.size(); ++l) {
-    for (; next < plan.dense.size() && plan.dense[next].launch == std::int64_t(l); ++next)
-      dense_apply(g, plan, plan.dense[next], R, int(nrhs), true);
-    const std::int64_t n = plan.solve_launch_start[l + 1] - plan.solve_launch_start[l];
-    if (n == 0) continue;
-    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(g.solve_tasks.data() + plan.solve_launch_start[l],
-                                                              g.arena.data(), g.vt.data(), g.rhs.data(), R, int(nrhs),
-                                                              g.rpack_src.data(), g.rpack_dst.data(), true);
-    BALSA_CHECK_LAUNCH();
-  }
+  replay(g, plan, R, nrhs, true);
   const std::int64_t ny = std::int64_t(plan.y_row.size());
   if (ny > 0) {
     move_rows<<<grid_for(ny * nrhs), 256, 0, st>>>(g.rhs.data(), R, g.y_row.data(), Y.data(), ldy, g.y_dst.data(), ny,
@@ -557,29 +569,17 @@ void gpu_q_transpose(GpuFactor& g, const GpuPlan& plan, std::span<const double> 
 std::vector<double> gpu_q_times(GpuFactor& g, const GpuPlan& plan, const cuda::DeviceBuffer<double>& Y, index_t ldy,
                                 index_t M, index_t nrhs) {
   cudaStream_t st = g.stream.get();
-  const std::int64_t R = std::max<std::int64_t>(plan.rhs_rows, 1);
-  ensure(g.rhs, std::size_t(R) * std::size_t(nrhs));
-  ensure(g.b2, std::size_t(M) * std::size_t(nrhs));
-  BALSA_CUDA_CHECK(cudaMemsetAsync(g.rhs.data(), 0, std::size_t(R) * std::size_t(nrhs) * 8, st));
+  const std::int64_t R = clear_rhs(g, plan, nrhs);
   const std::int64_t ny = std::int64_t(plan.y_row.size());
   if (ny > 0) {  // Z's rows into the fronts' R rows
     move_rows<<<grid_for(ny * nrhs), 256, 0, st>>>(Y.data(), ldy, g.y_dst.data(), g.rhs.data(), R, g.y_row.data(), ny,
                                                    int(nrhs));
     BALSA_CHECK_LAUNCH();
   }
-  std::size_t next = plan.dense.size();
-  for (std::size_t l = plan.solve_launch_start.size() - 1; l-- > 0;) {  // launches in reverse: Q = B_0 B_1 ...
-    for (; next > 0 && plan.dense[next - 1].launch == std::int64_t(l); --next)
-      dense_apply(g, plan, plan.dense[next - 1], R, int(nrhs), false);
-    const std::int64_t n = plan.solve_launch_start[l + 1] - plan.solve_launch_start[l];
-    if (n == 0) continue;
-    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(g.solve_tasks.data() + plan.solve_launch_start[l],
-                                                              g.arena.data(), g.vt.data(), g.rhs.data(), R, int(nrhs),
-                                                              g.rpack_src.data(), g.rpack_dst.data(), false);
-    BALSA_CHECK_LAUNCH();
-  }
+  replay(g, plan, R, nrhs, false);
   std::vector<double> X(std::size_t(M) * std::size_t(nrhs));
   if (M > 0) {
+    ensure(g.b2, X.size());
     for (index_t c = 0; c < nrhs; ++c) {
       gather<<<grid_for(M), 256, 0, st>>>(g.rhs.data() + R * c, g.b_row.data(), M, g.b2.data() + std::size_t(M) * c);
       BALSA_CHECK_LAUNCH();

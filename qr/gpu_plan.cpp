@@ -40,6 +40,14 @@ void flatten(std::vector<std::vector<Task>>& launches, std::vector<Task>& tasks,
 
 }  // namespace
 
+std::span<const DenseFront> GpuPlan::dense_in(std::int64_t launch) const {
+  const auto first = std::lower_bound(dense.begin(), dense.end(), launch,
+                                      [](const DenseFront& d, std::int64_t v) { return d.launch < v; });
+  const auto last = std::upper_bound(first, dense.end(), launch,
+                                     [](std::int64_t v, const DenseFront& d) { return v < d.launch; });
+  return {first, last};
+}
+
 std::size_t GpuPlan::device_bytes(index_t nnz) const {
   return 8 * (std::size_t(arena) + std::size_t(vt_size) + std::size_t(tau_size) + s_dst.size() + 2 * cb_src.size() +
               std::size_t(r_entries()) + 2 * r_row.size() + std::size_t(nnz)) +

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "qr/bucket.hpp"
@@ -95,6 +96,7 @@ struct GpuPlan {
   std::vector<SolveTask> solve_tasks;
   std::vector<std::int64_t> solve_launch_start;
   index_t bundles = 0;                    // Factorize tasks in all (the fronts' bundles)
+  std::span<const DenseFront> dense_in(std::int64_t launch) const;  // the dense fronts that run in that launch
   std::size_t device_bytes(index_t nnz) const;  // the factorisation's device memory (arena, VT, maps, tasks)
 };
 

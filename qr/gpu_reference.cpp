@@ -2,9 +2,8 @@
 #include "qr/gpu_reference.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
-#include "core/lapack.hpp"
+#include "qr/numeric.hpp"
 
 namespace balsa::qr {
 
@@ -20,25 +19,12 @@ Bundle bundle_of(std::int32_t count, std::int32_t col, const std::int32_t* tiles
 
 // The dense fronts' LAPACK calls (the GPU's cuSOLVER ones).
 void dense_qr(const DenseFront& d, HostTileFactor& f) {
-  int m = int(d.m), n = int(d.n), ld = d.ld, info = 0, lwork = -1;
-  double query = 0;
-  double* a = f.arena.data() + d.offset;
-  LAPACK_dgeqrf(&m, &n, a, &ld, f.tau.data() + d.tau, &query, &lwork, &info);
-  std::vector<double> work(static_cast<std::size_t>(std::max(1, int(query))));
-  lwork = int(work.size());
-  LAPACK_dgeqrf(&m, &n, a, &ld, f.tau.data() + d.tau, work.data(), &lwork, &info);
-  if (info != 0) throw std::runtime_error("dgeqrf failed");
+  geqrf(int(d.m), int(d.n), f.arena.data() + d.offset, d.ld, f.tau.data() + d.tau);
 }
 
 void dense_qt(const DenseFront& d, const HostTileFactor& f, double* C, std::int64_t ldc, index_t nrhs) {
-  int m = int(d.m), n = int(nrhs), k = int(std::min(d.m, d.n)), ld = d.ld, l = int(ldc), info = 0, lwork = -1;
-  double query = 0;
-  const double* a = f.arena.data() + d.offset;
-  LAPACK_dormqr("L", "T", &m, &n, &k, a, &ld, f.tau.data() + d.tau, C, &l, &query, &lwork, &info);
-  std::vector<double> work(static_cast<std::size_t>(std::max(1, int(query))));
-  lwork = int(work.size());
-  LAPACK_dormqr("L", "T", &m, &n, &k, a, &ld, f.tau.data() + d.tau, C, &l, work.data(), &lwork, &info);
-  if (info != 0) throw std::runtime_error("dormqr failed");
+  ormqr("T", int(d.m), int(nrhs), int(std::min(d.m, d.n)), f.arena.data() + d.offset, d.ld, f.tau.data() + d.tau, C,
+        int(ldc));
 }
 
 }  // namespace
@@ -48,12 +34,11 @@ HostTileFactor factorise_plan_host(const GpuPlan& plan, std::span<const double> 
   f.arena.assign(std::size_t(plan.arena), 0.0);
   f.vt.assign(std::size_t(plan.vt_size), 0.0);
   f.tau.assign(std::size_t(plan.tau_size), 0.0);
-  std::size_t next = 0;
   for (std::size_t a = 0; a < values.size(); ++a)
     if (plan.s_dst[a] >= 0) f.arena[std::size_t(plan.s_dst[a])] = values[a];
   for (std::size_t l = 0; l + 1 < plan.launch_start.size(); ++l) {
     if (max_launches >= 0 && std::int64_t(l) >= max_launches) break;
-    for (; next < plan.dense.size() && plan.dense[next].launch == std::int64_t(l); ++next) dense_qr(plan.dense[next], f);
+    for (const DenseFront& d : plan.dense_in(std::int64_t(l))) dense_qr(d, f);
     for (std::int64_t k = plan.launch_start[l]; k < plan.launch_start[l + 1]; ++k) {
       const DeviceTask& t = plan.tasks[std::size_t(k)];
       if (t.kind == kPackTask) {
@@ -90,10 +75,8 @@ std::vector<double> q_transpose_host(const GpuPlan& plan, const HostTileFactor& 
     for (index_t i = 0; i < M; ++i)
       if (const std::int64_t row = plan.b_row[std::size_t(i)]; row >= 0)
         rhs[std::size_t(row + R * c)] = B2[std::size_t(i) + std::size_t(M) * std::size_t(c)];
-  std::size_t next = 0;
   for (std::size_t l = 0; l + 1 < plan.solve_launch_start.size(); ++l) {
-    for (; next < plan.dense.size() && plan.dense[next].launch == std::int64_t(l); ++next)
-      dense_qt(plan.dense[next], f, rhs.data() + plan.dense[next].rhs_base, R, nrhs);
+    for (const DenseFront& d : plan.dense_in(std::int64_t(l))) dense_qt(d, f, rhs.data() + d.rhs_base, R, nrhs);
     for (std::int64_t k = plan.solve_launch_start[l]; k < plan.solve_launch_start[l + 1]; ++k) {
       const SolveTask& t = plan.solve_tasks[std::size_t(k)];
       if (t.kind == kPackTask) {

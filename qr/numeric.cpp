@@ -55,6 +55,8 @@ class BlasThreads {
   static inline int active_ = 0, saved_ = 1;
 };
 
+}  // namespace
+
 void geqrf(int m, int n, double* a, int lda, double* tau) {
   int info = 0, lwork = -1;
   double query = 0;
@@ -66,7 +68,7 @@ void geqrf(int m, int n, double* a, int lda, double* tau) {
 }
 
 // C = Q^T C or Q C (trans "T" / "N") with k reflectors of A (LAPACK
-// dormqr). C of at most 8 columns takes the reflectors one by one
+// dormqr; declared in numeric.hpp). C of at most 8 columns takes the reflectors one by one
 // (dorm2r): the block reflector's T costs m k^2 / 2 flops, k / 2 times the
 // products themselves for one column.
 void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, const double* tau, double* c, int ldc) {
@@ -92,6 +94,8 @@ void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, con
   LAPACK_dormqr("L", trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lwork, &info);
   if (info != 0) throw Error("QR: LAPACK dormqr failed (info " + std::to_string(info) + ")");
 }
+
+namespace {
 
 // Panel p's reflectors one column at a time (LAPACK dlarfg, dlarf), each
 // over its own rows of the staircase and applied to the panel's columns

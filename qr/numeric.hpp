@@ -50,6 +50,13 @@ struct Numeric {
   double dropped = 0;           // ||E||_F: the entries Heath's rule dropped (A P + E has the factor's R)
 };
 
+// LAPACK's Householder QR of a dense m x n block (dgeqrf) and its Q^T C /
+// Q C (dormqr, trans "T" / "N"; at most 8 columns of C reflector by
+// reflector, as dorm2r): the fronts' dense algebra (and the GPU oracle's
+// stand-in for cuSOLVER's). Error on a LAPACK failure.
+void geqrf(int m, int n, double* a, int lda, double* tau);
+void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, const double* tau, double* c, int ldc);
+
 // max_j ||A(:, j)||_2 (the scale of the default rank tolerance).
 double max_column_norm(const Csr<double>& A);
 

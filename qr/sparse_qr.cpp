@@ -213,20 +213,34 @@ struct SparseQR::Impl {
     return *r_solver;
   }
 
-  // Y (rank x nrhs, host) solved in place from the device copy Yd: on the
-  // GPU by the R solver, or on the host when it is a CPU one.
-  void device_r_solve(cuda::DeviceBuffer<double>& Yd, std::vector<double>& Y, index_t nrhs) {
+  // R y = c or R^T y = c in place (c rank x nrhs, host vectors), on the R
+  // solver's device.
+  void host_r_solve(std::vector<double>& c, index_t nrhs) {
     const index_t rank = index_t(r.column.size());
     if (rank == 0) return;
     TriangularSolver<double>& solver = r_solver_for();
-    if (solver.stats().device != Device::Cuda) {
-      Yd.download(Y);
-      DenseMatrix<double> C, X(rank, nrhs);
+    std::vector<double> y(c.size());
+    if (nrhs == 1) {
+      solver.solve(std::span<const double>(c), std::span<double>(y));
+    } else {
+      DenseMatrix<double> C, Y(rank, nrhs);
       C.rows = rank;
       C.cols = nrhs;
-      C.values = Y;
-      solver.solve(C, X);
-      Y = std::move(X.values);
+      C.values = std::move(c);
+      solver.solve(C, Y);
+      y = std::move(Y.values);
+    }
+    c = std::move(y);
+  }
+
+  // Y (rank x nrhs, host) solved in place from the device copy Yd: on the
+  // GPU by the R solver, or on the host when it is a CPU one.
+  void device_r_solve(cuda::DeviceBuffer<double>& Yd, std::vector<double>& Y, index_t nrhs) {
+    if (r.column.empty()) return;
+    TriangularSolver<double>& solver = r_solver_for();
+    if (solver.stats().device != Device::Cuda) {
+      Yd.download(Y);
+      host_r_solve(Y, nrhs);
       Yd.upload(Y);
       return;
     }
@@ -390,23 +404,6 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try
   const index_t ns = index_t(r.singleton_rows.size());  // R's first rows: the singletons' (Q = I there)
   const index_t M = m.symbolic.m;  // A22's rows
   // R y = c or R^T y = c by the triangular solver, c and y rank x nrhs.
-  // R y = c or R^T y = c (c and y rank x nrhs, host), on the R solver's device.
-  auto r_solve = [&](std::vector<double>& c) {
-    if (rank == 0) return;
-    TriangularSolver<double>& solver = m.r_solver_for();
-    std::vector<double> y(c.size());
-    if (nrhs == 1) {
-      solver.solve(std::span<const double>(c), std::span<double>(y));
-    } else {
-      DenseMatrix<double> C, Y(rank, nrhs);
-      C.rows = rank;
-      C.cols = nrhs;
-      C.values = std::move(c);
-      solver.solve(C, Y);
-      y = std::move(Y.values);
-    }
-    c = std::move(y);
-  };
   std::vector<double> X, Y(std::size_t(rank) * std::size_t(nrhs), 0.0);
   if (!m.transposed) {  // Y = Q^T b on R's rows (Q = I on the singletons'), R x = Y
     const index_t rows = m.stats.rows, n = m.stats.cols;
@@ -421,7 +418,7 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try
       m.gpu_qt_r_solve(B2, nrhs, Y);
     } else {
       qr::q_transpose_times(m.symbolic, m.numeric, B2, nrhs, r.front_row, Y.data(), rank);
-      r_solve(Y);
+      m.host_r_solve(Y, nrhs);
     }
     X.assign(std::size_t(n) * std::size_t(nrhs), 0.0);  // dead columns: 0
     for (index_t c = 0; c < nrhs; ++c)
@@ -437,7 +434,7 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try
     if (m.on_gpu) {
       X2 = m.gpu_r_solve_q(Y, nrhs);
     } else {
-      r_solve(Y);
+      m.host_r_solve(Y, nrhs);
       X2 = qr::q_times(m.symbolic, m.numeric, Y.data(), rank, nrhs, r.front_row);
     }
     for (index_t c = 0; c < nrhs; ++c) {

@@ -561,3 +561,26 @@ TEST(Generators, ThesisBandedSpdIsQTimesQTransposed) {
 
 }  // namespace
 }  // namespace balsa
+
+namespace balsa {
+namespace {
+
+// [L; I]: L's rows as laplacian_2d's, then one unit entry per column.
+TEST(Generators, LaplacianOverIdentity) {
+  const Csr<double> L = laplacian_2d<double>(7, 5), A = laplacian_2d_over_identity<double>(7, 5);
+  ASSERT_EQ(A.rows, 70);
+  ASSERT_EQ(A.cols, 35);
+  ASSERT_EQ(A.nnz(), L.nnz() + 35);
+  EXPECT_TRUE(is_canonical(A));
+  EXPECT_TRUE(std::equal(L.row_ptr.begin(), L.row_ptr.end(), A.row_ptr.begin()));
+  EXPECT_TRUE(std::equal(L.values.begin(), L.values.end(), A.values.begin()));
+  for (index_t i = 0; i < 35; ++i) {
+    const index_t a = A.row_ptr[35 + i];
+    EXPECT_EQ(A.row_ptr[36 + i] - a, 1);
+    EXPECT_EQ(A.col_idx[std::size_t(a)], i);
+    EXPECT_EQ(A.values[std::size_t(a)], 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace balsa

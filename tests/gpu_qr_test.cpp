@@ -34,33 +34,24 @@ double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 Csr<double> tall_full_rank(index_t m, index_t n, double density, std::uint64_t seed) {
-  Coo<double> c = to_coo(test::random_sparse<double>(m, n, density, seed));
-  for (index_t j = 0; j < n; ++j) {
-    c.row_idx.push_back(j);
-    c.col_idx.push_back(j);
-    c.values.push_back(3.0 + 0.01 * j);
-  }
-  return to_csr(c);
+  return test::tall_full_rank(m, n, density, seed, 3.0);
 }
 
-Csr<double> tall_regularised(index_t k) {
-  const Csr<double> L = laplacian_2d<double>(k, k);
-  Coo<double> c = to_coo(L);
-  c.rows = 2 * L.rows;
-  for (index_t i = 0; i < L.rows; ++i) {
-    c.row_idx.push_back(L.rows + i);
-    c.col_idx.push_back(i);
-    c.values.push_back(1.0);
-  }
-  return to_csr(c);
-}
+std::vector<double> random_values(std::size_t n, std::uint64_t seed) { return random_vector<double>(index_t(n), seed); }
 
-std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(n);
-  for (double& x : v) x = u(g);
-  return v;
+// A dense random m x n matrix (stored sparse: one front).
+Csr<double> dense_random(index_t m, index_t n, std::uint64_t seed) {
+  Coo<double> c;
+  c.rows = m;
+  c.cols = n;
+  const std::vector<double> v = random_values(std::size_t(m) * std::size_t(n), seed);
+  for (index_t i = 0; i < m; ++i)
+    for (index_t j = 0; j < n; ++j) {
+      c.row_idx.push_back(i);
+      c.col_idx.push_back(j);
+      c.values.push_back(v[std::size_t(i) * std::size_t(n) + std::size_t(j)]);
+    }
+  return to_csr(c);
 }
 
 double residual_norm(const Csr<double>& A, const std::vector<double>& x, const std::vector<double>& b) {
@@ -71,7 +62,7 @@ double residual_norm(const Csr<double>& A, const std::vector<double>& x, const s
 
 TEST(GpuQr, TaskKernelMatchesItsHostOracle) {
   BALSA_REQUIRE_GPU();
-  for (const Csr<double>& A : {tall_full_rank(900, 400, 0.01, 3), tall_regularised(30), laplacian_3d<double>(12, 12, 12),
+  for (const Csr<double>& A : {tall_full_rank(900, 400, 0.01, 3), laplacian_2d_over_identity<double>(30, 30), laplacian_3d<double>(12, 12, 12),
                                *test::real_matrix_as<double>(test::data_file("Franz6_id1959_aug.mtx")),
                                transpose(*test::real_matrix_as<double>(test::data_file("lp_e226.mtx")))}) {
    for (const double dense_flops : {double(INFINITY), 1e6}) {  // tiles only; tiles and cuSOLVER
@@ -105,7 +96,7 @@ TEST(GpuQr, TaskKernelMatchesItsHostOracle) {
     std::vector<std::int64_t> rows(static_cast<std::size_t>(ny));
     for (index_t k = 0; k < ny; ++k) rows[std::size_t(k)] = k;
     qr::gpu_bind_r_rows(*g, rows);
-    const std::vector<double> B = random_vector(std::size_t(A.rows) * nrhs, 9);
+    const std::vector<double> B = random_values(std::size_t(A.rows) * nrhs, 9);
     cuda::DeviceBuffer<double> Y(std::size_t(ny) * nrhs);
     Y.fill_bytes(0xFF);  // NaN: every entry must be written
     qr::gpu_q_transpose(*g, plan, B, A.rows, nrhs, Y, ny);
@@ -165,17 +156,7 @@ TEST(GpuQr, DenseFrontsAreQrFactorisations) {
   BALSA_REQUIRE_GPU();
   for (const auto& [m, n] : {std::pair<index_t, index_t>{200, 200}, {700, 400}, {1500, 700}, {2815, 1032}}) {
     SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
-    Coo<double> c;
-    c.rows = m;
-    c.cols = n;
-    const std::vector<double> v = random_vector(std::size_t(m) * std::size_t(n), 11);
-    for (index_t i = 0; i < m; ++i)
-      for (index_t j = 0; j < n; ++j) {
-        c.row_idx.push_back(i);
-        c.col_idx.push_back(j);
-        c.values.push_back(v[std::size_t(i) * std::size_t(n) + std::size_t(j)]);
-      }
-    const Csr<double> A = to_csr(c);
+    const Csr<double> A = dense_random(m, n, 11);
     const qr::Symbolic s = qr::analyse(A, qr::column_ordering(A, QrOrdering::Natural));
     ASSERT_EQ(s.fronts.size(), 1u);
     const qr::GpuPlan plan = qr::make_gpu_plan(A, s, INFINITY);
@@ -213,17 +194,7 @@ TEST(GpuQr, LaunchByLaunchMatchesTheOracle) {
   BALSA_REQUIRE_GPU();
   for (const auto& [m, n] : {std::pair<index_t, index_t>{32, 32}, {64, 32}, {96, 32}, {64, 64}, {200, 100}, {130, 70}}) {
     SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " dense");
-    Coo<double> c;
-    c.rows = m;
-    c.cols = n;
-    const std::vector<double> v = random_vector(std::size_t(m) * std::size_t(n), 11);
-    for (index_t i = 0; i < m; ++i)
-      for (index_t j = 0; j < n; ++j) {
-        c.row_idx.push_back(i);
-        c.col_idx.push_back(j);
-        c.values.push_back(v[std::size_t(i) * std::size_t(n) + std::size_t(j)]);
-      }
-    expect_launch_by_launch(to_csr(c), QrOrdering::Natural);
+    expect_launch_by_launch(dense_random(m, n, 11), QrOrdering::Natural);
   }
 }
 
@@ -247,7 +218,7 @@ void expect_gpu_matches_cpu(const Csr<double>& A, double x_tol, double dense_flo
                             Device r_device = Device::Auto) {
   SCOPED_TRACE(std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", dense fronts from " + std::to_string(dense_flops) +
                ", " + std::to_string(nrhs) + " right-hand sides, R solve " + to_string(r_device));
-  const std::vector<double> B = random_vector(std::size_t(A.rows) * std::size_t(nrhs), 4);
+  const std::vector<double> B = random_values(std::size_t(A.rows) * std::size_t(nrhs), 4);
   const Solved gpu = solve_on(A, B, nrhs, Device::Cuda, dense_flops, r_device), cpu = solve_on(A, B, nrhs, Device::Cpu);
   EXPECT_EQ(gpu.stats.device, Device::Cuda);
   EXPECT_EQ(gpu.stats.fallback, "");
@@ -271,7 +242,7 @@ TEST(GpuQr, LeastSquaresMatchTheCpuPath) {
   expect_gpu_matches_cpu(tall_full_rank(3000, 1200, 0.004, 5), 1e-10, 1e10, 1, Device::Cpu);
   expect_gpu_matches_cpu(tall_full_rank(3000, 1200, 0.004, 5), 1e-10, 1e10, 1);
   expect_gpu_matches_cpu(tall_full_rank(3000, 1200, 0.004, 5), 1e-10);
-  expect_gpu_matches_cpu(tall_regularised(60), 1e-10);
+  expect_gpu_matches_cpu(laplacian_2d_over_identity<double>(60, 60), 1e-10);
   expect_gpu_matches_cpu(transpose(*test::real_matrix_as<double>(test::data_file("lp_e226.mtx"))), 1e-8);
   expect_gpu_matches_cpu(*test::real_matrix_as<double>(test::data_file("Franz6_id1959_aug.mtx")), 1e-8);
   // The large fronts by cuSOLVER (hybrid), the rest by tiles.
@@ -295,7 +266,7 @@ TEST(GpuQr, NewValuesAreFactorisedOnTheGpu) {
   SparseQR qr = SparseQR::analyse(A, o);
   for (double& v : A.values) v *= 1.5;
   qr.factorise(A);
-  const std::vector<double> b = random_vector(std::size_t(A.rows), 1);
+  const std::vector<double> b = random_values(std::size_t(A.rows), 1);
   const std::vector<double> x = qr.solve(b), x2 = qr.solve(b);
   EXPECT_EQ(qr.stats().device, Device::Cuda);
   o.device = Device::Cpu;
@@ -319,7 +290,7 @@ TEST(GpuQr, DeadColumnsFallBackToHeathOnTheCpu) {
       c.values.push_back(2 * c.values[k]);
     }
   A = to_csr(c);
-  const std::vector<double> b = random_vector(std::size_t(A.rows), 3);
+  const std::vector<double> b = random_values(std::size_t(A.rows), 3);
   const Solved gpu = solve_on(A, b, 1, Device::Cuda), cpu = solve_on(A, b, 1, Device::Cpu);
   EXPECT_EQ(gpu.stats.rank, 600);
   EXPECT_EQ(gpu.stats.rank, cpu.stats.rank);
@@ -341,7 +312,7 @@ TEST(GpuQr, AFactorTooLargeForTheDeviceIsReported) {
   EXPECT_EQ(qr.stats().device, Device::Cpu);
   EXPECT_NE(qr.stats().fallback.find("more than device_memory_limit (1000)"), std::string::npos) << qr.stats().fallback;
   EXPECT_GT(qr.stats().device_bytes, 1000u);
-  const std::vector<double> b = random_vector(std::size_t(A.rows), 2);
+  const std::vector<double> b = random_values(std::size_t(A.rows), 2);
   o.device = Device::Cpu;
   EXPECT_EQ(qr.solve(b), SparseQR(A, o).solve(b));
   o.device = Device::Cuda;

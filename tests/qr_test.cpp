@@ -44,14 +44,7 @@ double normal_equations(const Csr<double>& A, const std::vector<double>& r) {
 // A tall random matrix of full column rank: random entries plus a strong
 // diagonal on the first n rows.
 Csr<double> tall_full_rank(index_t m, index_t n, double density, std::uint64_t seed) {
-  Csr<double> R = test::random_sparse<double>(m, n, density, seed);
-  Coo<double> c = to_coo(R);
-  for (index_t j = 0; j < n; ++j) {
-    c.row_idx.push_back(j);
-    c.col_idx.push_back(j);
-    c.values.push_back(4.0 + 0.01 * j);
-  }
-  return to_csr(c);
+  return test::tall_full_rank(m, n, density, seed, 4.0);
 }
 
 std::vector<double> rhs(index_t m, std::uint64_t seed) {

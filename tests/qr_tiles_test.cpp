@@ -144,18 +144,6 @@ std::vector<double> cpu_r_values(const qr::Symbolic& s, const qr::Numeric& num) 
   return R;
 }
 
-Csr<double> tall_regularised(index_t k) {
-  const Csr<double> L = laplacian_2d<double>(k, k);
-  Coo<double> c = to_coo(L);
-  c.rows = 2 * L.rows;
-  for (index_t i = 0; i < L.rows; ++i) {
-    c.row_idx.push_back(L.rows + i);
-    c.col_idx.push_back(i);
-    c.values.push_back(1.0);
-  }
-  return to_csr(c);
-}
-
 // The plan run on the host gives the CPU path's R and Q^T b, row by row up to sign.
 void expect_plan_matches_cpu(const Csr<double>& A, double dense_flops = INFINITY) {
   const qr::Symbolic s = qr::analyse(A, qr::column_ordering(A, QrOrdering::Colamd));
@@ -203,28 +191,13 @@ void expect_plan_matches_cpu(const Csr<double>& A, double dense_flops = INFINITY
 TEST(GpuPlan, HostRunMatchesTheCpuFactor) {
   for (std::uint64_t seed : {1u, 2u}) {
     SCOPED_TRACE(seed);
-    Csr<double> A = test::random_sparse<double>(700, 300, 0.01, seed);
-    Coo<double> c = to_coo(A);
-    for (index_t j = 0; j < 300; ++j) {
-      c.row_idx.push_back(j);
-      c.col_idx.push_back(j);
-      c.values.push_back(3.0);
-    }
-    expect_plan_matches_cpu(to_csr(c));
+    expect_plan_matches_cpu(test::tall_full_rank(700, 300, 0.01, seed, 3.0));
   }
-  expect_plan_matches_cpu(tall_regularised(24));
+  expect_plan_matches_cpu(laplacian_2d_over_identity<double>(24, 24));
   expect_plan_matches_cpu(laplacian_3d<double>(9, 9, 9));
-  {
-    Coo<double> c = to_coo(test::random_sparse<double>(3000, 1200, 0.004, 5));
-    for (index_t j = 0; j < 1200; ++j) {
-      c.row_idx.push_back(j);
-      c.col_idx.push_back(j);
-      c.values.push_back(3.0 + 0.01 * j);
-    }
-    expect_plan_matches_cpu(to_csr(c));  // a 2815 x 1032 root with many children
-  }
+  expect_plan_matches_cpu(test::tall_full_rank(3000, 1200, 0.004, 5, 3.0));  // a 2815 x 1032 root with many children
   // Hybrid: the fronts over 1e6 flops by LAPACK (the GPU: cuSOLVER), the rest by tiles.
-  expect_plan_matches_cpu(tall_regularised(24), 1e6);
+  expect_plan_matches_cpu(laplacian_2d_over_identity<double>(24, 24), 1e6);
   expect_plan_matches_cpu(laplacian_3d<double>(9, 9, 9), 1e6);
   expect_plan_matches_cpu(transpose(*test::real_matrix_as<double>(test::data_file("lp_e226.mtx"))));
 }
@@ -232,7 +205,7 @@ TEST(GpuPlan, HostRunMatchesTheCpuFactor) {
 // Without a GPU: Device::Cuda is a clear error, Auto takes the CPU.
 TEST(SparseQrDevice, CudaWithoutAGpuIsAClearError) {
   if (cuda::available()) GTEST_SKIP() << "a GPU is present (tests/gpu_qr_test.cpp covers it)";
-  const Csr<double> A = tall_regularised(10);
+  const Csr<double> A = laplacian_2d_over_identity<double>(10, 10);
   QrOptions o;
   o.device = Device::Cuda;
   EXPECT_THROW_MSG(SparseQR(A, o), CudaError, "no CUDA GPU is available");

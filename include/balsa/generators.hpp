@@ -42,6 +42,12 @@ template <class T>
 Csr<T> laplacian_3d(index_t nx, index_t ny, index_t nz, Stencil3d stencil = Stencil3d::Point7,
                     GridOrdering ordering = GridOrdering::Natural, std::uint64_t seed = 1);
 
+// [L; I]: the 2D Laplacian L (laplacian_2d, natural order) stacked over the
+// identity, 2 nx ny x nx ny: a tall full-rank least-squares problem (the
+// QR tests' and `balsa bench qr`'s).
+template <class T>
+Csr<T> laplacian_2d_over_identity(index_t nx, index_t ny);
+
 // Random lower-triangular banded matrix: row i has min(per_row, window, i)
 // distinct off-diagonal entries in columns [i - window, i - 1], values
 // uniform in [-1, 1), and a positive diagonal 1 + sum |l_ij| (row diagonally

@@ -257,8 +257,26 @@ Csr<T> star_lower(index_t n) try {
   rethrow_as_balsa_error("star_lower");
 }
 
+template <class T>
+Csr<T> laplacian_2d_over_identity(index_t nx, index_t ny) try {
+  const Csr<T> L = laplacian_2d<T>(nx, ny);
+  checked_index(2 * std::int64_t(L.rows), "laplacian_2d_over_identity: number of rows");
+  checked_index(std::int64_t(L.nnz()) + L.rows, "laplacian_2d_over_identity: number of nonzeros");
+  Csr<T> A = L;
+  A.rows = 2 * L.rows;
+  for (index_t i = 0; i < L.rows; ++i) {
+    A.col_idx.push_back(i);
+    A.values.push_back(T(1));
+    A.row_ptr.push_back(index_t(A.col_idx.size()));
+  }
+  return A;
+} catch (...) {
+  rethrow_as_balsa_error("laplacian_2d_over_identity");
+}
+
 #define BALSA_INSTANTIATE(T)                                                                          \
   template Csr<T> laplacian_2d<T>(index_t, index_t, GridOrdering, std::uint64_t);                     \
+  template Csr<T> laplacian_2d_over_identity<T>(index_t, index_t);                                    \
   template Csr<T> laplacian_3d<T>(index_t, index_t, index_t, Stencil3d, GridOrdering, std::uint64_t); \
   template Csr<T> chain_lower<T>(index_t);                                                            \
   template Csr<T> thesis_banded_spd<T>(index_t, double, index_t);                                                            \

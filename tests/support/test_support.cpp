@@ -80,6 +80,16 @@ std::optional<Csr<T>> real_matrix_as(const std::filesystem::path& file) {
   return convert_values<T>(A);
 }
 
+Csr<double> tall_full_rank(index_t m, index_t n, double density, std::uint64_t seed, double diagonal) {
+  Coo<double> c = to_coo(random_sparse<double>(m, n, density, seed));
+  for (index_t j = 0; j < n; ++j) {
+    c.row_idx.push_back(j);
+    c.col_idx.push_back(j);
+    c.values.push_back(diagonal + 0.01 * j);
+  }
+  return to_csr(c);
+}
+
 template std::optional<Csr<float>> real_matrix_as<float>(const std::filesystem::path&);
 template std::optional<Csr<double>> real_matrix_as<double>(const std::filesystem::path&);
 template Csr<float> random_sparse<float>(index_t, index_t, double, std::uint64_t);

@@ -46,6 +46,10 @@ std::filesystem::path temp_dir();
 template <class T>
 Csr<T> random_sparse(index_t rows, index_t cols, double density, std::uint64_t seed);
 
+// A tall random matrix of full column rank (the QR tests'): random_sparse
+// plus diagonal + 0.01 j at (j, j) for j < n.
+Csr<double> tall_full_rank(index_t m, index_t n, double density, std::uint64_t seed, double diagonal);
+
 // Relative error ||x - ref||_inf / max(||ref||_inf, tiny), in double.
 template <class T>
 double relative_error(std::span<const T> x, std::span<const T> ref);
