@@ -18,8 +18,10 @@
 #include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
-#include "trsv/off_diagonal.hpp"
+#include "trsv/pattern_update.hpp"
 #include "trsv/tassl/tassl_layout.hpp"
+#include "trsv/tassl/tassl_layout_patch.hpp"
+#include "trsv/tassl/tassl_update.hpp"
 
 namespace balsa {
 namespace {
@@ -27,12 +29,15 @@ namespace {
 using tassl::kPadEntry;
 
 std::vector<double> emulate(const tassl::Layout& Y, const tassl::ScaledValues<double>& V, const std::vector<double>& b) {
-  const std::size_t n = Y.order.size();
-  std::vector<double> x(n, std::nan(""));
+  std::vector<double> x(Y.position.size(), std::nan(""));  // one per vertex (order may hold spare positions)
   for (const tassl::LevelLaunch& L : Y.launches) {
     EXPECT_TRUE(L.width >= 32 && L.width <= 1024 && (L.width & (L.width - 1)) == 0);
     for (index_t blk = L.first_block; blk < L.last_block; ++blk) {
       const tassl::Block& B = Y.blocks[std::size_t(blk)];
+      const tassl::BlockSpace& room = Y.space[std::size_t(blk)];
+      EXPECT_LE(B.size, room.positions);
+      EXPECT_LE(B.ext_row_end - B.ext_row_begin + 1, room.ext_rows);
+      EXPECT_LE(std::int64_t(B.rounds) * L.width, room.entries);
       EXPECT_LE(B.size, L.most_size);
       std::vector<double> xl(std::size_t(B.size));
       for (index_t u = 0; u < B.size; ++u) {
@@ -44,15 +49,15 @@ std::vector<double> emulate(const tassl::Layout& Y, const tassl::ScaledValues<do
         const index_t p = Y.ext_rows[std::size_t(r)];
         EXPECT_TRUE(p >= B.base && p < B.base + B.size && rows.insert(p).second) << "external row " << p;
         double s = 0;
-        for (index_t k = Y.ext_ptr[p]; k < Y.ext_ptr[p + 1]; ++k) {
+        EXPECT_GE(Y.ext_ptr[std::size_t(r)], room.ext_edge_begin);
+        EXPECT_LE(Y.ext_ptr[std::size_t(r) + 1], room.ext_edge_begin + room.ext_edges);
+        for (index_t k = Y.ext_ptr[std::size_t(r)]; k < Y.ext_ptr[std::size_t(r) + 1]; ++k) {
           const double xj = x[std::size_t(Y.ext_from[std::size_t(k)])];
           EXPECT_FALSE(std::isnan(xj)) << "external x_" << Y.ext_from[std::size_t(k)] << " read before it is solved";
           s += V.ext[std::size_t(k)] * xj;
         }
         xl[std::size_t(p - B.base)] -= s;
       }
-      for (index_t p = B.base; p < B.base + B.size; ++p)
-        EXPECT_EQ(rows.count(p), Y.ext_ptr[p + 1] > Y.ext_ptr[p] ? 1u : 0u) << "position " << p;
       for (index_t r = 0; r < B.rounds; ++r) {
         const std::size_t first = std::size_t(B.entry_begin) + std::size_t(r) * std::size_t(L.width);
         std::set<std::uint32_t> writes, reads;
@@ -88,16 +93,23 @@ void expect_layout_solves(const Csr<double>& A, Triangle tri, DiagonalKind diag,
   std::sort(sorted.begin(), sorted.end());
   for (index_t v = 0; v < A.rows; ++v) ASSERT_EQ(sorted[std::size_t(v)], v);
   // Every off-diagonal entry once.
-  std::multiset<index_t> used(Y.ext_value.begin(), Y.ext_value.end());
-  for (const index_t p : Y.int_value)
-    if (p >= 0) used.insert(p);
+  std::multiset<index_t> used;  // global positions of the entries the layout reads (values are offsets in rows)
+  for (std::size_t b = 0; b < Y.blocks.size(); ++b) {
+    const tassl::Block& B = Y.blocks[b];
+    for (index_t r = B.ext_row_begin; r < B.ext_row_end; ++r)
+      for (index_t k = Y.ext_ptr[std::size_t(r)]; k < Y.ext_ptr[std::size_t(r) + 1]; ++k)
+        used.insert(A.row_ptr[Y.order[std::size_t(Y.ext_rows[std::size_t(r)])]] + Y.ext_value[std::size_t(k)]);
+    for (std::int64_t e = B.entry_begin; e < B.entry_begin + Y.space[b].entries; ++e)
+      if (const std::uint32_t key = Y.int_key[std::size_t(e)]; key != kPadEntry)
+        used.insert(A.row_ptr[Y.order[std::size_t(B.base + index_t(key >> 16))]] + Y.int_value[std::size_t(e)]);
+  }
   std::multiset<index_t> expected;
   for (index_t i = 0; i < A.rows; ++i)
     for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
       if (A.col_idx[p] != i) expected.insert(p);
   EXPECT_EQ(used, expected);
   const tassl::ScaledValues<double> V =
-      tassl::scale_values<double>(Y, A.values, trsv_gpu::detail::diagonal_positions(A, diag));
+      tassl::scale_values<double>(Y, A.row_ptr, A.values, tassl::diagonal_offsets(A, diag));
   const std::vector<double> b = random_vector<double>(A.rows, 5);
   std::vector<double> ref(b.size());
   trsv_reference<double>(A, tri, diag, b, ref);
@@ -166,6 +178,88 @@ TEST(TasslLayout, WidthChoice) {
   EXPECT_EQ(tassl::rounds_at({1, 32, 33, 64}, 32), 1 + 1 + 2 + 2);
 }
 
+// Patches after incremental updates (thesis ch. 6), as the GPU applies them:
+// a "device" copy of the arrays receives only the patch's ranges (new space
+// poisoned), values are scaled again only for the patch's blocks, and the
+// emulated kernel on that copy must still solve every matrix of the sequence.
+template <class V>
+void copy_ranges(std::vector<V>& device, const std::vector<V>& host, const std::vector<tassl::Range>& ranges, V poison) {
+  device.resize(host.size(), poison);
+  for (const tassl::Range& g : ranges)
+    std::copy(host.begin() + g.begin, host.begin() + g.end, device.begin() + g.begin);
+}
+
+void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps, index_t columns, std::uint64_t seed) {
+  SCOPED_TRACE(std::string(tri == Triangle::Lower ? "Lower" : "Upper") + ", n_max " + std::to_string(n_max));
+  const tassl::Partition P = tassl::partition(A, tri, n_max);
+  tassl::Layout Y = tassl::lay_out(P, tassl::schedule(A, tri, P), {.max_width = 64, .isolated_chunk = 7});
+  tassl::Incremental inc(P, tassl::schedule(A, tri, P), tri);
+  std::vector<index_t> off = tassl::diagonal_offsets(A, DiagonalKind::NonUnit);
+  tassl::ScaledValues<double> V = tassl::scale_values<double>(Y, A.row_ptr, A.values, off);
+  tassl::Layout D = Y;  // the device's copy
+  tassl::ScaledValues<double> DV = V;
+  int patched = 0, relocated = 0, relaunched = 0;
+  for (int step = 0; step < steps; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    const ColumnReplacement<double> c = random_column_replacement(A, tri, columns, seed + std::uint64_t(step));
+    const Csr<double> A2 = with_columns_replaced(A, c);
+    const tassl::PatternChange change = trsv_update::pattern_difference(A, A2, tri);
+    tassl::PatternChange with_values = change;  // the replaced columns' rows change values too
+    for (std::size_t t = 0; t < c.columns.size(); ++t)
+      for (index_t p = c.col_ptr[t]; p < c.col_ptr[t + 1]; ++p) with_values.rows.push_back(c.row_idx[std::size_t(p)]);
+    std::sort(with_values.rows.begin(), with_values.rows.end());
+    with_values.rows.erase(std::unique(with_values.rows.begin(), with_values.rows.end()), with_values.rows.end());
+    const tassl::UpdateResult r = inc.apply(A2.row_ptr, A2.col_idx, with_values, 1 << 30);
+    A = A2;
+    off = tassl::diagonal_offsets(A, DiagonalKind::NonUnit);
+    if (!r.feasible) {  // re-partition: a fresh layout, copied whole
+      const tassl::Partition Q = tassl::partition(A, tri, n_max);
+      inc = tassl::Incremental(Q, tassl::schedule(A, tri, Q), tri);
+      Y = D = tassl::lay_out(Q, inc.schedule, {.max_width = 64, .isolated_chunk = 7});
+      V = DV = tassl::scale_values<double>(Y, A.row_ptr, A.values, off);
+    } else {
+      const tassl::LayoutPatch patch = tassl::patch_layout(Y, inc, r, {.max_width = 64, .isolated_chunk = 7});
+      ++patched;
+      relocated += patch.relocated;
+      relaunched += patch.launches_changed ? 1 : 0;
+      V.diag.resize(Y.order.size(), 1.0);
+      V.ext.resize(Y.ext_from.size(), 0.0);
+      V.internal.resize(Y.int_key.size(), 0.0);
+      for (const std::size_t b : patch.blocks) tassl::scale_block<double>(Y, b, A.row_ptr, A.values, off, V);
+      copy_ranges(D.order, Y.order, patch.positions, index_t(-7));
+      copy_ranges(DV.diag, V.diag, patch.positions, std::nan(""));
+      copy_ranges(D.ext_rows, Y.ext_rows, patch.ext_rows, index_t(-7));
+      copy_ranges(D.ext_ptr, Y.ext_ptr, patch.ext_rows, index_t(1 << 30));
+      copy_ranges(D.ext_from, Y.ext_from, patch.ext_edges, index_t(-7));
+      copy_ranges(DV.ext, V.ext, patch.ext_edges, std::nan(""));
+      copy_ranges(D.int_key, Y.int_key, patch.entries, 0xDEADBEEFu);
+      copy_ranges(DV.internal, V.internal, patch.entries, std::nan(""));
+      D.blocks = Y.blocks;  // copied whole
+      D.space = Y.space;
+      D.launches = Y.launches;  // the captured graph
+    }
+    EXPECT_NO_THROW(inc.check(A.row_ptr, A.col_idx));
+    const std::vector<double> b = random_vector<double>(A.rows, 5 + std::uint64_t(step));
+    std::vector<double> ref(b.size());
+    trsv_reference<double>(A, tri, DiagonalKind::NonUnit, b, ref);
+    EXPECT_LE(test::relative_error<double>(emulate(D, DV, b), ref), 1e-10);
+  }
+  EXPECT_GT(patched, 0);
+  EXPECT_GT(relocated + relaunched, 0) << "no block ever moved or changed launch: the test misses those paths";
+}
+
+TEST(TasslLayout, PatchesAfterUpdatesSolve) {
+  const Csr<double> B = test::with_dominant_diagonal(random_block_diagonal_lower<double>(6, 150, 0.03, 4));
+  expect_patches_solve(B, Triangle::Lower, 40, 25, 1, 10);
+  expect_patches_solve(B, Triangle::Lower, 40, 10, 6, 20);    // many columns at once
+  expect_patches_solve(transpose(B), Triangle::Upper, 40, 15, 2, 30);
+  const Csr<double> R = test::with_dominant_diagonal(random_lower_banded<double>(800, 30, 3, 6));
+  expect_patches_solve(R, Triangle::Lower, 100, 15, 3, 40);
+  // Many isolated vertices that join sub-graphs (V0 shrinks, blocks grow and move).
+  const Csr<double> S = test::with_dominant_diagonal(random_block_diagonal_lower<double>(3, 200, 0.002, 8));
+  expect_patches_solve(S, Triangle::Lower, 30, 20, 4, 50);
+}
+
 TEST(TasslLayout, BadInput) {
   const Csr<double> L = test::with_dominant_diagonal(random_lower_banded<double>(200, 10, 3, 1));
   const tassl::Partition P = tassl::partition(L, Triangle::Lower, 100);
@@ -184,7 +278,7 @@ TEST(TasslLayout, BadInput) {
   const tassl::Partition Pf = tassl::partition(f, Triangle::Lower, 100);
   const tassl::Layout Yf = tassl::lay_out(Pf, tassl::schedule(f, Triangle::Lower, Pf));
   EXPECT_THROW_MSG(
-      tassl::scale_values<float>(Yf, f.values, trsv_gpu::detail::diagonal_positions(f, DiagonalKind::NonUnit)), Error,
+      tassl::scale_values<float>(Yf, f.row_ptr, f.values, tassl::diagonal_offsets(f, DiagonalKind::NonUnit)), Error,
       "row 20");
 }
 

@@ -11,16 +11,30 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
+#include "trsv/tassl/tassl_update.hpp"
 
 namespace balsa::trsv_gpu {
 
 struct Analysis {
   index_t levels = 0;
   index_t widest_level = 0;
+};
+
+// A pattern update (TriangularSolver::replace_columns): what changed, the
+// limits of an incremental update, and what it did.
+struct PatternUpdate {
+  const tassl::PatternChange* change = nullptr;
+  std::int64_t edge_budget = 0;  // give up when more edges must be scheduled again
+  index_t max_levels = 0;        // give up when the sub-graph levels grow past this
+  std::string reason;            // why it gave up
+  std::int64_t scheduled_edges = 0, uploaded_bytes = 0;
+  index_t blocks = 0, relocated = 0;
+  bool recaptured = false;
 };
 
 template <class T>
@@ -42,6 +56,15 @@ class Algorithm {
   // device), asynchronous on the legacy default stream. The default copies
   // them to the host (a round trip) and calls update_values.
   virtual void update_values_device(const T* values, std::size_t count);
+  // The matrix solved became M (same size; `u.change` says how): true when
+  // the algorithm updated its analysis in place, false (u.reason) when it
+  // cannot, the front end then analysing M afresh (the algorithm is then
+  // discarded, whatever state it was left in).
+  virtual bool update_pattern(const Csr<T>& M, PatternUpdate& u) {
+    (void)M;
+    u.reason = "this algorithm has no incremental analysis";
+    return false;
+  }
   // Waits for the last solve; true if a dependency wait of it exceeded the
   // watchdog (its x holds NaN where it gave up). Only the sync-free solvers wait.
   virtual bool watchdog_fired() { return false; }

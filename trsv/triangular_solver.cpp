@@ -19,10 +19,13 @@
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/level_set/level_set_cpu.hpp"
 #include "trsv/off_diagonal.hpp"
+#include "trsv/pattern_update.hpp"
 #include "trsv/substitution.hpp"
 #include "trsv/tassl/tassl_cpu.hpp"
 #include "trsv/tassl/tassl_layout.hpp"
+#include "trsv/tassl/tassl_layout_patch.hpp"
 #include "trsv/tassl/tassl_stats.hpp"
+#include "trsv/tassl/tassl_update.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
 
@@ -46,8 +49,13 @@ struct TriangularSolver<T>::Impl {
   Csr<T> M;                        // the matrix solved: A, or A^T for Operation::Transpose
   std::vector<index_t> source;     // M.values[p] = user values[source[p]] (transposed solves)
   trsv_cpu::LevelSchedule schedule;
-  std::unique_ptr<tassl::Partition> tassl_partition;  // TASSL on the CPU
-  std::unique_ptr<tassl::Schedule> tassl_schedule;
+  std::unique_ptr<tassl::Incremental> tassl_state;  // TASSL on the CPU: partition and schedule
+  // Pattern updates (replace_columns): since the last full analysis, and
+  // the measured cost of an incremental update per edge scheduled again
+  // (0: none measured yet).
+  int updates_since_analysis = 0;
+  index_t levels_at_analysis = 0;
+  double seconds_per_edge = 0.0;
   std::unique_ptr<trsv_gpu::Algorithm<T>> gpu;
   cuda::DeviceBuffer<T> staging_b, staging_x;  // host solves on the GPU
   // Device value updates: M's diagonal positions and (transposed solves) the
@@ -77,6 +85,19 @@ struct TriangularSolver<T>::Impl {
   }
 
   void analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned, bool checked = false);
+  // Pattern updates (replace_columns, update_pattern): the new matrix
+  // solved and what changed; incrementally (TASSL) or by a full analysis of
+  // a new Impl that replaces `self`.
+  static void change_pattern(std::unique_ptr<Impl>& self, Csr<T>&& M_new, const tassl::PatternChange& change,
+                             Clock::time_point t0);
+  bool update_tassl(const Csr<T>& M_new, const tassl::PatternChange& change, TrsvUpdateStats& u, std::string& reason);
+  void require_host_values(const char* who) const {
+    if (values_pending) throw Error(std::string(who) + ": the solver has no values yet (update_values first)");
+    if (host_values_stale)
+      throw Error(std::string(who) +
+                  ": the solver's values came from device memory (update_values(DeviceBuffer)); give them from the host "
+                  "(update_values(span)) before changing the pattern");
+  }
   void take_matrix(const Csr<T>& A, Csr<T>* owned);
   void set_up_cpu(const LevelSets& levels);
   void set_up_gpu(const LevelSets& levels);
@@ -112,7 +133,8 @@ struct TriangularSolver<T>::Impl {
     if (stats.algorithm == TrsvAlgorithm::LevelSet)
       trsv_cpu::solve_level_set(M, options.diagonal, schedule, b, x);
     else if (stats.algorithm == TrsvAlgorithm::Tassl)
-      tassl::solve_scheduled(M, options.diagonal, *tassl_partition, *tassl_schedule, b, x);
+      tassl::solve_scheduled(M, options.diagonal, std::span<const index_t>(tassl_state->level), tassl_state->schedule,
+                             b, x);
     else
       trsv_cpu::substitute(M, tri, options.diagonal, b.data(), x.data());
   }
@@ -182,6 +204,8 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
     if (values_pending) prepare_device_updates();  // the pending values will come from the device
   }
   st.analysis_seconds = seconds_since(t0);
+  st.updates.full_analysis_seconds = st.analysis_seconds;
+  levels_at_analysis = st.tassl.subgraph_levels;
 }
 
 // The CPU algorithms' schedules.
@@ -197,13 +221,14 @@ void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) {
     // The CPU runs the schedule the GPU would, with the H200's n_max for T.
     const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(Device::Cpu);
     auto t1 = Clock::now();
-    tassl_partition = std::make_unique<tassl::Partition>(tassl::partition(M, tri, n_max));
+    const tassl::Partition P = tassl::partition(M, tri, n_max);
     const double t_partition = seconds_since(t1);
     t1 = Clock::now();
-    tassl_schedule = std::make_unique<tassl::Schedule>(tassl::schedule(M, tri, *tassl_partition));
-    st.tassl = tassl::summarize(*tassl_partition, *tassl_schedule);
+    tassl::Schedule S = tassl::schedule(M, tri, P);
+    st.tassl = tassl::summarize(P, S);
     st.tassl.partition_seconds = t_partition;
     st.tassl.schedule_seconds = seconds_since(t1);
+    tassl_state = std::make_unique<tassl::Incremental>(P, std::move(S), tri);
   }
 }
 
@@ -472,6 +497,150 @@ index_t TriangularSolver<T>::rows() const try {
   return live_impl(impl_).M.rows;
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver::rows");
+}
+
+// TASSL's incremental update (thesis ch. 6) on the CPU or the GPU, within
+// the limits that make it worth it: the edges to schedule again below what a
+// full analysis costs at the measured rate, the sub-graph levels below
+// (1 + tassl_level_growth) x those of the last full analysis + 2.
+template <class T>
+bool TriangularSolver<T>::Impl::update_tassl(const Csr<T>& M_new, const tassl::PatternChange& change,
+                                             TrsvUpdateStats& u, std::string& reason) {
+  // Before any update is measured, an edge is taken to cost what it costs in
+  // a full analysis (so only an update touching everything falls back).
+  const double full = std::max(stats.updates.full_analysis_seconds, 1e-9);
+  const double per_edge = seconds_per_edge > 0 ? seconds_per_edge : full / double(M_new.nnz() + M_new.rows + 1);
+  const auto budget = std::int64_t(std::min(full / per_edge, 9.0e18));
+  const auto max_levels =
+      index_t(double(levels_at_analysis) * (1.0 + std::max(options.tassl_level_growth, 0.0)) + 2.0);
+  if (gpu) {
+    trsv_gpu::PatternUpdate pu;
+    pu.change = &change;
+    pu.edge_budget = budget;
+    pu.max_levels = max_levels;
+    if (!gpu->update_pattern(M_new, pu)) {
+      reason = pu.reason;
+      return false;
+    }
+    u.last_scheduled_edges = pu.scheduled_edges;
+    u.last_blocks = pu.blocks;
+    u.last_relocated = pu.relocated;
+    u.last_uploaded_bytes = pu.uploaded_bytes;
+    u.recaptures += pu.recaptured ? 1 : 0;
+    gpu->describe(stats);
+    return true;
+  }
+  const tassl::UpdateResult r = tassl_state->apply(M_new.row_ptr, M_new.col_idx, change, budget, max_levels);
+  if (!r.feasible) {
+    reason = r.reason;
+    return false;
+  }
+  u.last_scheduled_edges = r.scheduled_edges;
+  u.last_blocks = u.last_relocated = 0;
+  u.last_uploaded_bytes = 0;
+  const TasslStats keep = stats.tassl;
+  stats.tassl = tassl::summarize(*tassl_state, nullptr);
+  stats.tassl.partition_seconds = keep.partition_seconds;
+  stats.tassl.schedule_seconds = keep.schedule_seconds;
+  stats.tassl.components = keep.components;
+  stats.tassl.split_components = keep.split_components;
+  stats.tassl.fallbacks = keep.fallbacks;
+  return true;
+}
+
+template <class T>
+void TriangularSolver<T>::Impl::change_pattern(std::unique_ptr<Impl>& self, Csr<T>&& M_new,
+                                               const tassl::PatternChange& change, Clock::time_point t0) {
+  Impl& s = *self;
+  TrsvUpdateStats u = s.stats.updates;
+  ++u.updates;
+  std::string reason;
+  bool done = false;
+  if (s.stats.algorithm != TrsvAlgorithm::Tassl)
+    reason = std::string("algorithm '") + to_string(s.stats.algorithm) + "' has no incremental analysis";
+  else if (s.options.tassl_repartition_every > 0 && s.updates_since_analysis + 1 >= s.options.tassl_repartition_every)
+    reason = "tassl_repartition_every = " + std::to_string(s.options.tassl_repartition_every);
+  else
+    done = s.update_tassl(M_new, change, u, reason);
+  const bool transposed = !s.source.empty();
+  if (done) {
+    s.M = std::move(M_new);
+    if (transposed) {  // the gather from the caller's (A's) order: the inverse of A's transpose map
+      const TransposedPattern t = transpose_pattern(s.M.rows, s.M.cols, s.M.row_ptr, s.M.col_idx);
+      s.source.assign(t.source.size(), 0);
+      for (std::size_t q = 0; q < t.source.size(); ++q) s.source[std::size_t(t.source[q])] = index_t(q);
+    }
+    s.stats.nnz = s.M.nnz();
+    s.device_diag_pos = {};  // the device value-update maps are of the old pattern
+    s.device_source = {};
+    s.device_values = {};
+    ++s.updates_since_analysis;
+    const double dt = seconds_since(t0);
+    ++u.incremental;
+    u.incremental_seconds += dt;
+    u.last_seconds = dt;
+    u.last_reason.clear();
+    const double rate = dt / double(std::max<std::int64_t>(u.last_scheduled_edges, 1));
+    s.seconds_per_edge = s.seconds_per_edge > 0 ? 0.5 * (s.seconds_per_edge + rate) : rate;
+    s.stats.updates = u;
+    return;
+  }
+  // A full analysis of the new matrix (A's orientation: transposed back).
+  Csr<T> A_new = transposed ? transpose(M_new) : std::move(M_new);
+  const double per_edge = s.seconds_per_edge;
+  auto fresh = analysed<Impl>([&](Impl& x) { x.analyse(A_new, s.options, &A_new, /*checked=*/true); });
+  const double dt = seconds_since(t0);
+  ++u.reanalyses;
+  u.reanalysis_seconds += dt;
+  u.last_seconds = dt;
+  u.last_reason = reason;
+  u.last_scheduled_edges = 0;
+  u.last_blocks = u.last_relocated = 0;
+  u.full_analysis_seconds = fresh->stats.updates.full_analysis_seconds;
+  fresh->stats.updates = u;
+  fresh->seconds_per_edge = per_edge;
+  self = std::move(fresh);
+}
+
+template <class T>
+void TriangularSolver<T>::replace_columns(std::span<const index_t> columns, std::span<const index_t> col_ptr,
+                                          std::span<const index_t> row_idx, std::span<const T> values) try {
+  Impl& s = live_impl(impl_);
+  const auto t0 = Clock::now();
+  s.require_host_values("replace_columns");
+  const trsv_update::NewColumns<T> c{columns, col_ptr, row_idx, values};
+  trsv_update::check_new_columns(s.M.rows, s.options.triangle, s.options.diagonal, c);
+  tassl::PatternChange change;
+  Csr<T> M_new = s.options.operation == Operation::Transpose ? trsv_update::with_rows_replaced(s.M, s.tri, c, change)
+                                                              : trsv_update::with_columns_replaced(s.M, s.tri, c, change);
+  Impl::change_pattern(impl_, std::move(M_new), change, t0);
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::replace_columns");
+}
+
+template <class T>
+void TriangularSolver<T>::update_pattern(const Csr<T>& A) try {
+  Impl& s = live_impl(impl_);
+  const auto t0 = Clock::now();
+  s.require_host_values("update_pattern");
+  if (A.rows != s.M.rows || A.cols != s.M.cols)
+    throw DimensionError("update_pattern: the new matrix is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) +
+                         ", the solver's " + std::to_string(s.M.rows) + " x " + std::to_string(s.M.cols));
+  check_triangular_system(A, s.options.triangle, s.options.diagonal);
+  Csr<T> M_new = s.options.operation == Operation::Transpose ? transpose(A) : A;
+  const tassl::PatternChange change = trsv_update::pattern_difference(s.M, M_new, s.tri);
+  if (change.rows.empty()) {  // the same pattern: new values only
+    update_values(std::span<const T>(A.values));
+    return;
+  }
+  Impl::change_pattern(impl_, std::move(M_new), change, t0);
+  Impl& now = live_impl(impl_);
+  if (now.stats.updates.last_reason.empty()) {  // incremental: the other rows' values too
+    update_values(std::span<const T>(A.values));
+    now.stats.updates.last_seconds = seconds_since(t0);
+  }
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::update_pattern");
 }
 
 template class TriangularSolver<float>;

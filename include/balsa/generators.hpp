@@ -160,4 +160,25 @@ struct ScrambleOptions {
 template <class T>
 Csr<T> scramble(const Csr<T>& A, std::uint64_t seed, const ScrambleOptions& options = {});
 
+// ---- sequences of triangular matrices (TriangularSolver::replace_columns, thesis ch. 6) ----
+
+// New entries of some columns, as TriangularSolver::replace_columns takes them.
+template <class T>
+struct ColumnReplacement {
+  std::vector<index_t> columns, col_ptr{0}, row_idx;
+  std::vector<T> values;
+};
+
+// One step of the thesis' sequences (Sect. 6.3): `count` distinct random
+// columns of the triangular matrix L (entries in `tri`) among those with
+// off-diagonal entries, each with its off-diagonal entries moved to as many
+// random rows of its triangle (values kept, shuffled; the diagonal kept).
+template <class T>
+ColumnReplacement<T> random_column_replacement(const Csr<T>& L, Triangle tri, index_t count, std::uint64_t seed);
+
+// L with those columns replaced: what replace_columns makes of it (built
+// independently of the solver, by sorting entries).
+template <class T>
+Csr<T> with_columns_replaced(const Csr<T>& L, const ColumnReplacement<T>& c);
+
 }  // namespace balsa

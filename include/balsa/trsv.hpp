@@ -62,6 +62,28 @@ struct TrsvOptions {
   // SyncFreeBlocks: number of chunks (thread blocks); 0: one per
   // multiprocessor, at least 256 rows each.
   index_t blocks_chunks = 0;
+  // Pattern updates of TASSL (replace_columns, thesis ch. 6): a full analysis
+  // every this many updates (the thesis' n_repart; 0: only when needed), and
+  // when the sub-graph levels have grown past (1 + tassl_level_growth) times
+  // those of the last full analysis (+ 2): updates never lower levels.
+  int tassl_repartition_every = 0;
+  double tassl_level_growth = 0.25;
+};
+
+// Pattern updates (replace_columns, update_pattern; thesis ch. 6).
+struct TrsvUpdateStats {
+  int updates = 0;      // calls that changed the matrix
+  int incremental = 0;  // done by updating TASSL's analysis
+  int reanalyses = 0;   // done by a full analysis (every update of the other algorithms; TASSL's re-partitions)
+  int recaptures = 0;   // GPU TASSL: launches changed, the CUDA graph captured again
+  std::string last_reason;          // why the last full analysis ran (empty: the last update was incremental)
+  double last_seconds = 0.0;        // wall time of the last update (checks, new pattern, analysis, uploads)
+  double incremental_seconds = 0.0, reanalysis_seconds = 0.0;  // totals
+  double full_analysis_seconds = 0.0;  // the last full analysis (constructor or re-analysis): the update's yardstick
+  std::int64_t last_scheduled_edges = 0;  // edges of the sub-graphs the last update scheduled again
+  index_t last_blocks = 0;                // GPU blocks laid out again
+  index_t last_relocated = 0;             // of which moved to new segments
+  std::int64_t last_uploaded_bytes = 0;   // host -> device bytes of the last update
 };
 
 // What the sync-free-blocks analysis found; zero for the other algorithms.
@@ -105,6 +127,7 @@ struct TrsvStats {
   int solves = 0;
   TasslStats tassl;
   SyncFreeBlocksStats blocks;
+  TrsvUpdateStats updates;
 };
 
 
@@ -153,6 +176,27 @@ class TriangularSolver {
   // on the device (level-set, sync-free-blocks, cuSPARSE; the other algorithms copy
   // through the host). Synchronises once for the check.
   void update_values(const cuda::DeviceBuffer<T>& values);
+
+  // Pattern changes (a sequence of matrices, thesis ch. 6). Column
+  // columns[k] of A (the matrix given to the constructor, in its triangle)
+  // becomes the entries row_idx[col_ptr[k] .. col_ptr[k + 1]) (rows strictly
+  // increasing, the diagonal included unless Unit) with `values`; the other
+  // columns keep theirs. TASSL updates its analysis: the partition (new
+  // vertices placed, sub-graph levels raised), the time slots of the
+  // sub-graphs touched, and on the GPU only those blocks' arrays and values
+  // (the CUDA graph is captured again only when the launches change). It
+  // analyses afresh on a cycle between sub-graphs, when the update would cost
+  // more than a full analysis (a rule from the measured times of both), on
+  // options.tassl_repartition_every / tassl_level_growth; the other
+  // algorithms always analyse afresh (Auto may then choose another). See
+  // stats().updates. Bad input (a column out of range or twice, an entry
+  // outside the triangle, a missing or zero diagonal, NaN/Inf, unsorted rows)
+  // is an error that leaves the solver as it was.
+  void replace_columns(std::span<const index_t> columns, std::span<const index_t> col_ptr,
+                       std::span<const index_t> row_idx, std::span<const T> values);
+  // A whole new matrix of A's size: the columns whose pattern changed are
+  // found (O(nnz)) and replaced as above, then every value updated.
+  void update_pattern(const Csr<T>& A);
 
   const TrsvStats& stats() const;
   index_t rows() const;

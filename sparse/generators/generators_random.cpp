@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "balsa/generators.hpp"
+#include "sparse/generators/sampling.hpp"
 #include "sparse/generators/splitmix.hpp"
 #include "core/instantiate.hpp"
 #include "core/exceptions.hpp"
@@ -18,6 +19,8 @@
 namespace balsa {
 
 namespace {
+
+using detail::sample_distinct;
 
 // Salts keep the row streams of different generators apart for one seed.
 enum Salt : std::uint64_t { kBanded = 1, kBlock = 2, kDominant = 3, kSpd = 4 };
@@ -33,42 +36,6 @@ template <class T>
 inline T draw_value(Random& rng) {
   const T v = static_cast<T>(rng.uniform(-1.0, 1.0));
   return v < T(1) ? v : std::nextafter(T(1), T(0));
-}
-
-// k distinct values of [0, m), uniform, sorted ascending, into out[0..k):
-// draw, sort, dedupe, redraw the missing ones.
-void draw_distinct(Random& rng, index_t m, index_t k, index_t* out) {
-  index_t have = 0;
-  while (have < k) {
-    for (index_t a = have; a < k; ++a) out[a] = static_cast<index_t>(rng.below(std::uint64_t(m)));
-    std::sort(out, out + k);
-    have = static_cast<index_t>(std::unique(out, out + k) - out);
-  }
-}
-
-// As draw_distinct, but for k > m/2 draws the m - k excluded values instead
-// (rejection would need many redraws). `scratch` is per-thread workspace.
-void sample_distinct(Random& rng, index_t m, index_t k, index_t* out, std::vector<index_t>& scratch) {
-  if (k <= 0) return;
-  if (k >= m) {
-    for (index_t a = 0; a < m; ++a) out[a] = a;
-    return;
-  }
-  if (2 * std::int64_t(k) <= m) {
-    draw_distinct(rng, m, k, out);
-    return;
-  }
-  const index_t skip = m - k;
-  scratch.resize(static_cast<std::size_t>(skip));
-  draw_distinct(rng, m, skip, scratch.data());
-  index_t s = 0, w = 0;
-  for (index_t a = 0; a < m; ++a) {
-    if (s < skip && scratch[static_cast<std::size_t>(s)] == a) {
-      ++s;
-      continue;
-    }
-    out[w++] = a;
-  }
 }
 
 // sum_{i<n} min(c, i), exact in int64 for n, c < 2^31.

@@ -16,6 +16,7 @@
 // barrier for more), while the block's other threads wait for phase 3.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -28,6 +29,8 @@
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/gpu_common.cuh"
 #include "trsv/tassl/tassl_layout.hpp"
+#include "trsv/tassl/tassl_layout_patch.hpp"
+#include "trsv/tassl/tassl_update.hpp"
 #include "trsv/tassl/tassl_stats.hpp"
 #include "core/clock.hpp"
 
@@ -42,7 +45,7 @@ struct Arrays {
   const index_t* order;  // position -> vertex
   const T* diag;         // by position
   const index_t* ext_rows;  // positions with external in-edges
-  const index_t* ext_ptr;
+  const index_t* ext_ptr;   // by external row: its first edge (the next row's: its end)
   const index_t* ext_from;
   const T* ext_val;  // scaled by the row's 1/l_ii
   const std::uint32_t* int_key;
@@ -114,9 +117,9 @@ __device__ __forceinline__ void solve_subgraph(const Arrays<T>& g, const tassl::
   __syncthreads();
   for (index_t r = blk.ext_row_begin + tid; r < blk.ext_row_end; r += P) {
     const index_t p = __ldg(g.ext_rows + r);
-    const index_t end = __ldg(g.ext_ptr + p + 1);
+    const index_t end = __ldg(g.ext_ptr + r + 1);
     T sum = T(0);
-    for (index_t e = __ldg(g.ext_ptr + p); e < end; ++e) sum += __ldg(g.ext_val + e) * x[__ldg(g.ext_from + e)];
+    for (index_t e = __ldg(g.ext_ptr + r); e < end; ++e) sum += __ldg(g.ext_val + e) * x[__ldg(g.ext_from + e)];
     xl[p - blk.base] -= sum;
   }
   __syncthreads();
@@ -233,6 +236,52 @@ void with_width(int w, F&& f) {
   }
 }
 
+// Pattern updates: ranges of host arrays copied to device arrays in one
+// host-to-device copy (descriptors, then the packed ranges) and one kernel
+// that scatters them, one block per range. Every array holds 4- or 8-byte
+// entries, so ranges move as 32-bit words.
+struct CopyRange {
+  std::uint32_t* dst;
+  std::uint64_t src_word, words;
+};
+
+__global__ void scatter_ranges(const CopyRange* ranges, const std::uint32_t* packed) {
+  const CopyRange r = ranges[blockIdx.x];
+  for (std::uint64_t k = threadIdx.x; k < r.words; k += blockDim.x) r.dst[k] = packed[r.src_word + k];
+}
+
+class Patcher {
+ public:
+  template <class U>
+  void add(U* device, const U* host, tassl::Range g) {
+    static_assert(sizeof(U) % 4 == 0);
+    if (g.end <= g.begin) return;
+    const std::size_t words = std::size_t(g.end - g.begin) * sizeof(U) / 4;
+    ranges_.push_back({reinterpret_cast<std::uint32_t*>(device + g.begin), std::uint64_t(data_.size()), words});
+    const auto* from = reinterpret_cast<const std::uint32_t*>(host + g.begin);
+    data_.insert(data_.end(), from, from + words);
+  }
+  // Copies and scatters on the legacy default stream; the bytes copied.
+  std::int64_t run(cuda::DeviceBuffer<unsigned char>& staging) {
+    if (ranges_.empty()) return 0;
+    const std::size_t head = (ranges_.size() * sizeof(CopyRange) + 15) / 16 * 16;
+    std::vector<unsigned char> bytes(head + data_.size() * 4);
+    std::memcpy(bytes.data(), ranges_.data(), ranges_.size() * sizeof(CopyRange));
+    std::memcpy(bytes.data() + head, data_.data(), data_.size() * 4);
+    if (staging.size() < bytes.size()) staging = cuda::DeviceBuffer<unsigned char>(bytes.size() + bytes.size() / 2);
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(staging.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, cudaStreamLegacy));
+    scatter_ranges<<<unsigned(ranges_.size()), 256, 0, cudaStreamLegacy>>>(
+        reinterpret_cast<const CopyRange*>(staging.data()), reinterpret_cast<const std::uint32_t*>(staging.data() + head));
+    BALSA_CUDA_CHECK(cudaGetLastError());
+    BALSA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // `bytes` goes out of scope
+    return std::int64_t(bytes.size());
+  }
+
+ private:
+  std::vector<CopyRange> ranges_;
+  std::vector<std::uint32_t> data_;
+};
+
 // Most right-hand sides given their own blocks in one launch; more columns
 // loop inside the blocks.
 constexpr index_t kMaxGridColumns = 32;
@@ -253,14 +302,18 @@ class TasslSolver final : public Algorithm<T> {
     const tassl::Partition P = tassl::partition(A, tri, n_max);
     const double t_partition = seconds_since(t0);
     t0 = Clock::now();
-    const tassl::Schedule S = tassl::schedule(A, tri, P);
+    tassl::Schedule S = tassl::schedule(A, tri, P);
     const double t_schedule = seconds_since(t0);
     t0 = Clock::now();
-    layout_ = tassl::lay_out(P, S, {.max_width = tuning.max_width});
+    tuning_ = {.max_width = tuning.max_width};
+    layout_ = tassl::lay_out(P, S, tuning_);
     stats_ = tassl::summarize(P, S, layout_);
     stats_.partition_seconds = t_partition;
     stats_.schedule_seconds = t_schedule;
-    diag_pos_ = detail::diagonal_positions(A, diag);
+    row_ptr_ = A.row_ptr;
+    diag_off_ = tassl::diagonal_offsets(A, diag);
+    diag_ = diag;
+    inc_ = std::make_unique<tassl::Incremental>(P, std::move(S), tri);  // kept for pattern updates (thesis ch. 6)
     stats_.layout_seconds = seconds_since(t0);
     if (n_ == 0) return;
     t0 = Clock::now();
@@ -272,7 +325,7 @@ class TasslSolver final : public Algorithm<T> {
     int_key_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(layout_.int_key));
     blocks_ = cuda::DeviceBuffer<tassl::Block>(std::span<const tassl::Block>(layout_.blocks));
     slot_ = cuda::DeviceBuffer<RhsAndX<T>>(1);
-    upload_values(std::span<const T>(A.values));
+    if (!A.values.empty()) upload_values(std::span<const T>(A.values));
     exec_.emplace(1, capture(1));
     BALSA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     stats_.upload_seconds = seconds_since(t0);
@@ -303,18 +356,122 @@ class TasslSolver final : public Algorithm<T> {
     upload_values(values);
   }
 
+  // Thesis ch. 6: the analysis updated (tassl_update.hpp), the layout patched
+  // (tassl_layout_patch.hpp), and only the patched ranges copied to the
+  // device, in one copy and one scatter kernel.
+  bool update_pattern(const Csr<T>& M, PatternUpdate& u) override {
+    if (M.rows != n_) throw DimensionError("TASSL update: a matrix of another size");
+    const tassl::UpdateResult r = inc_->apply(M.row_ptr, M.col_idx, *u.change, u.edge_budget, u.max_levels);
+    if (!r.feasible) {
+      u.reason = r.reason;
+      return false;
+    }
+    if (tassl::layout_waste(layout_) > 0.5) {
+      u.reason = "over half of the layout's arrays is space left by moved blocks (compaction)";
+      return false;
+    }
+    u.scheduled_edges = r.scheduled_edges;
+    row_ptr_ = M.row_ptr;
+    nnz_ = M.nnz();
+    for (const index_t i : u.change->rows) {  // the diagonal offsets of the changed rows
+      diag_off_[std::size_t(i)] = -1;
+      if (diag_ == DiagonalKind::NonUnit)
+        for (index_t p = M.row_ptr[i]; p < M.row_ptr[i + 1]; ++p)
+          if (M.col_idx[p] == i) diag_off_[std::size_t(i)] = p - M.row_ptr[i];
+    }
+    const tassl::LayoutPatch patch = tassl::patch_layout(layout_, *inc_, r, tuning_);
+    u.blocks = index_t(patch.blocks.size());
+    u.relocated = patch.relocated;
+    // Values of the blocks laid out again, into the host mirror.
+    scaled_.diag.resize(layout_.order.size(), T(1));
+    scaled_.ext.resize(layout_.ext_from.size(), T(0));
+    scaled_.internal.resize(layout_.int_key.size(), T(0));
+    for (const std::size_t b : patch.blocks)
+      tassl::scale_block(layout_, b, std::span<const index_t>(row_ptr_), std::span<const T>(M.values),
+                         std::span<const index_t>(diag_off_), scaled_);
+    // Device arrays large enough (a reallocation moves them: capture again).
+    bool moved = false;
+    moved |= ensure(order_, layout_.order.size());
+    moved |= ensure(diag_dev_, layout_.order.size());
+    moved |= ensure(ext_rows_, layout_.ext_rows.size());
+    moved |= ensure(ext_ptr_, layout_.ext_ptr.size());
+    moved |= ensure(ext_from_, layout_.ext_from.size());
+    moved |= ensure(ext_val_, layout_.ext_from.size());
+    moved |= ensure(int_key_, layout_.int_key.size());
+    moved |= ensure(int_val_, layout_.int_key.size());
+    if (blocks_.size() != layout_.blocks.size()) {
+      blocks_ = cuda::DeviceBuffer<tassl::Block>(layout_.blocks.size());
+      moved = true;
+    }
+    Patcher pack;
+    for (const tassl::Range& g : patch.positions) {
+      pack.add(order_.data(), layout_.order.data(), g);
+      pack.add(diag_dev_.data(), scaled_.diag.data(), g);
+    }
+    for (const tassl::Range& g : patch.ext_rows) {
+      pack.add(ext_rows_.data(), layout_.ext_rows.data(), g);
+      pack.add(ext_ptr_.data(), layout_.ext_ptr.data(), g);
+    }
+    for (const tassl::Range& g : patch.ext_edges) {
+      pack.add(ext_from_.data(), layout_.ext_from.data(), g);
+      pack.add(ext_val_.data(), scaled_.ext.data(), g);
+    }
+    for (const tassl::Range& g : patch.entries) {
+      pack.add(int_key_.data(), layout_.int_key.data(), g);
+      pack.add(int_val_.data(), scaled_.internal.data(), g);
+    }
+    pack.add(blocks_.data(), layout_.blocks.data(), {0, std::int64_t(layout_.blocks.size())});
+    u.uploaded_bytes = pack.run(staging_);
+    if (patch.launches_changed || moved) {
+      const cuda::SetupLock lock;  // a capture (cuda/setup_lock.hpp)
+      exec_.clear();
+      exec_.emplace(1, capture(1));
+      u.recaptured = true;
+    }
+    const TasslStats keep = stats_;
+    stats_ = tassl::summarize(*inc_, &layout_);
+    stats_.partition_seconds = keep.partition_seconds;
+    stats_.schedule_seconds = keep.schedule_seconds;
+    stats_.layout_seconds = keep.layout_seconds;
+    stats_.upload_seconds = keep.upload_seconds;
+    stats_.components = keep.components;
+    stats_.split_components = keep.split_components;
+    stats_.fallbacks = keep.fallbacks;
+    return true;
+  }
+
   void describe(TrsvStats& s) const override { s.tassl = stats_; }
 
  private:
   void upload_values(std::span<const T> values) {
-    const tassl::ScaledValues<T> v = tassl::scale_values<T>(layout_, values, diag_pos_);
-    auto put = [](cuda::DeviceBuffer<T>& buffer, const std::vector<T>& host) {
-      if (buffer.size() != host.size()) buffer = cuda::DeviceBuffer<T>(host.size());
-      buffer.upload(host);
+    scaled_ = tassl::scale_values<T>(layout_, std::span<const index_t>(row_ptr_), values, std::span<const index_t>(diag_off_));
+    bool moved = false;
+    auto put = [&](cuda::DeviceBuffer<T>& buffer, const std::vector<T>& host) {
+      moved |= ensure(buffer, host.size());
+      if (!host.empty())
+        BALSA_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
     };
-    put(diag_, v.diag);
-    put(ext_val_, v.ext);
-    put(int_val_, v.internal);
+    put(diag_dev_, scaled_.diag);
+    put(ext_val_, scaled_.ext);
+    put(int_val_, scaled_.internal);
+    if (moved && !exec_.empty()) {
+      const cuda::SetupLock lock;
+      exec_.clear();
+      exec_.emplace(1, capture(1));
+    }
+  }
+
+  // A device array of at least `need` entries (half as much again when it
+  // grows, keeping its contents): true when it moved.
+  template <class U>
+  static bool ensure(cuda::DeviceBuffer<U>& buffer, std::size_t need) {
+    if (buffer.size() >= need) return false;
+    cuda::DeviceBuffer<U> bigger(need + need / 2 + 64);
+    if (!buffer.empty())
+      BALSA_CUDA_CHECK(
+          cudaMemcpyAsync(bigger.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToDevice, cudaStreamLegacy));
+    buffer = std::move(bigger);
+    return true;
   }
 
   // A launch's kernel: staged when its width allows and x_loc plus the
@@ -359,7 +516,7 @@ class TasslSolver final : public Algorithm<T> {
       with_kernel(k, [&, bytes = int(bytes)](auto kernel, int) {
         cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(kernel), std::size_t(bytes));
       });
-    const Arrays<T> g{order_.data(),   diag_.data(),    ext_rows_.data(), ext_ptr_.data(),
+    const Arrays<T> g{order_.data(),   diag_dev_.data(), ext_rows_.data(), ext_ptr_.data(),
                       ext_from_.data(), ext_val_.data(), int_key_.data(),  int_val_.data()};
     return cuda::capture_graph([&](cudaStream_t stream) {
       for (const tassl::LevelLaunch& L : layout_.launches) {
@@ -378,15 +535,20 @@ class TasslSolver final : public Algorithm<T> {
 
   index_t n_;
   index_t nnz_;
+  DiagonalKind diag_ = DiagonalKind::NonUnit;
+  tassl::LayoutTuning tuning_;
+  std::unique_ptr<tassl::Incremental> inc_;
+  tassl::ScaledValues<T> scaled_;  // host mirror of the device values (patched by updates)
+  cuda::DeviceBuffer<unsigned char> staging_;  // pattern updates: descriptors and packed ranges
   std::size_t optin_ = cuda::optin_shared_bytes();  // shared memory a block may opt in to
   bool stage_ = true;
   tassl::Layout layout_;
-  std::vector<index_t> diag_pos_;
+  std::vector<index_t> row_ptr_, diag_off_;  // of the matrix solved: values are addressed by (row, offset)
   TasslStats stats_;
   cuda::DeviceBuffer<index_t> order_, ext_rows_, ext_ptr_, ext_from_;
   cuda::DeviceBuffer<std::uint32_t> int_key_;
   cuda::DeviceBuffer<tassl::Block> blocks_;
-  cuda::DeviceBuffer<T> diag_, ext_val_, int_val_;
+  cuda::DeviceBuffer<T> diag_dev_, ext_val_, int_val_;
   cuda::DeviceBuffer<RhsAndX<T>> slot_;
   std::map<int, cuda::GraphExec> exec_;  // by grid height; destroyed before the buffers
 };

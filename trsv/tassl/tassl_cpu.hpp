@@ -12,8 +12,10 @@
 
 namespace balsa::tassl {
 
+// subgraph_level: each sub-graph's level (Partition::subgraph_level, or an
+// incremental analysis' levels).
 template <class T>
-void solve_scheduled(const Csr<T>& A, DiagonalKind diag, const Partition& P, const Schedule& S, std::span<const T> b,
-                     std::span<T> x);
+void solve_scheduled(const Csr<T>& A, DiagonalKind diag, std::span<const index_t> subgraph_level, const Schedule& S,
+                     std::span<const T> b, std::span<T> x);
 
 }  // namespace balsa::tassl

@@ -40,6 +40,71 @@ int choose_width(const std::vector<std::vector<index_t>>& slot_widths_per_block,
   return best;
 }
 
+BlockNeeds block_needs(index_t vertices, const SubgraphSchedule& g, int width) {
+  BlockNeeds need;
+  need.positions = vertices;
+  // Every vertex with external in-edges has one in external slot 0.
+  need.ext_rows = (g.ext_slots() > 0 ? g.ext_ptr[1] - g.ext_ptr[0] : 0) + 1;
+  need.ext_edges = index_t(g.ext.size());
+  for (index_t q = 0; q < g.int_slots(); ++q) need.rounds += (g.int_ptr[q + 1] - g.int_ptr[q] + width - 1) / width;
+  need.entries = need.rounds * width;
+  return need;
+}
+
+void fill_block(Layout& Y, std::size_t b, std::span<const index_t> vertices, const SubgraphSchedule& g, int width,
+                std::vector<index_t>& scratch) {
+  Block& B = Y.blocks[b];
+  const BlockSpace& room = Y.space[b];
+  const BlockNeeds need = block_needs(index_t(vertices.size()), g, width);
+  if (need.positions > room.positions || need.ext_rows > room.ext_rows || need.ext_edges > room.ext_edges ||
+      need.entries > room.entries)
+    throw Error("TASSL layout: internal error, a block outgrew its space");
+  B.size = index_t(vertices.size());
+  B.rounds = index_t(need.rounds);
+  for (index_t u = 0; u < B.size; ++u) {
+    Y.order[std::size_t(B.base + u)] = vertices[std::size_t(u)];
+    Y.position[std::size_t(vertices[std::size_t(u)])] = B.base + u;
+  }
+  // External rows in the order of their slot-0 edges; each row's edges in slot order.
+  index_t* row_of = scratch.data();  // local vertex -> its external row (relative), or -1
+  for (index_t u = 0; u < B.size; ++u) row_of[u] = -1;
+  const index_t rows = need.ext_rows - 1;
+  B.ext_row_end = B.ext_row_begin + rows;
+  for (index_t k = 0; k < rows; ++k) {
+    const index_t p = Y.position[std::size_t(g.ext[std::size_t(k)].to)];
+    row_of[p - B.base] = k;
+    Y.ext_rows[std::size_t(B.ext_row_begin + k)] = p;
+    Y.ext_ptr[std::size_t(B.ext_row_begin + k)] = 0;
+  }
+  for (const SlotEdge& e : g.ext) ++Y.ext_ptr[std::size_t(B.ext_row_begin + row_of[Y.position[e.to] - B.base])];
+  index_t at = room.ext_edge_begin;
+  for (index_t k = 0; k <= rows; ++k) {  // counts -> starts (and the end)
+    const index_t c = k < rows ? Y.ext_ptr[std::size_t(B.ext_row_begin + k)] : 0;
+    Y.ext_ptr[std::size_t(B.ext_row_begin + k)] = at;
+    at += c;
+  }
+  std::vector<index_t> next(Y.ext_ptr.begin() + B.ext_row_begin, Y.ext_ptr.begin() + B.ext_row_end);
+  for (const SlotEdge& e : g.ext) {  // slot by slot: each vertex's edges in slot order
+    const index_t k = next[std::size_t(row_of[Y.position[e.to] - B.base])]++;
+    Y.ext_from[std::size_t(k)] = e.from;
+    Y.ext_value[std::size_t(k)] = e.value;
+  }
+  // Every slot in ceil(edges / width) rounds, the last one padded.
+  std::fill(Y.int_key.begin() + B.entry_begin, Y.int_key.begin() + B.entry_begin + need.entries, kPadEntry);
+  std::fill(Y.int_value.begin() + B.entry_begin, Y.int_value.begin() + B.entry_begin + need.entries, -1);
+  std::size_t e = std::size_t(B.entry_begin);
+  for (index_t q = 0; q < g.int_slots(); ++q) {
+    const index_t first = g.int_ptr[q], last = g.int_ptr[q + 1];
+    for (index_t round = first; round < last; round += width, e += std::size_t(width))
+      for (index_t lane = 0; lane < width && round + lane < last; ++lane) {
+        const SlotEdge& edge = g.internal[std::size_t(round + lane)];
+        const auto to = std::uint32_t(Y.position[edge.to] - B.base), from = std::uint32_t(Y.position[edge.from] - B.base);
+        Y.int_key[e + std::size_t(lane)] = to << 16 | from;
+        Y.int_value[e + std::size_t(lane)] = edge.value;
+      }
+  }
+}
+
 Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning) {
   if (tuning.max_width < 32 || tuning.max_width > 1024 || !std::has_single_bit(unsigned(tuning.max_width)))
     throw Error("TASSL layout: max_width must be a power of two in [32, 1024]");
@@ -49,64 +114,46 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
   const index_t n = P.n;
   Layout out;
   out.isolated = index_t(P.isolated.size());
-  out.order.reserve(std::size_t(n));
-  out.order.insert(out.order.end(), P.isolated.begin(), P.isolated.end());
+  index_t covered = out.isolated;
+  for (index_t s = 0; s < P.subgraphs(); ++s) {
+    const index_t size = P.subgraph_ptr[s + 1] - P.subgraph_ptr[s];
+    if (size > kMaxSubgraphVertices)
+      throw Error("TASSL layout: a sub-graph of " + std::to_string(size) + " vertices exceeds the " +
+                  std::to_string(kMaxSubgraphVertices) +
+                  " that 16-bit slot indices address (lower n_max; the default, from shared memory, is below it)");
+    covered += size;
+  }
+  if (covered != n) throw Error("TASSL layout: the partition does not cover every vertex");
 
   // Sub-graphs in order of sub-graph level: the launches.
   std::vector<index_t> by_level(std::size_t(P.subgraphs()));
   std::iota(by_level.begin(), by_level.end(), 0);
   std::stable_sort(by_level.begin(), by_level.end(),
                    [&](index_t a, index_t b) { return P.subgraph_level[a] < P.subgraph_level[b]; });
-  std::vector<index_t> base_of(std::size_t(P.subgraphs()));
-  for (const index_t s : by_level) {
-    const index_t size = P.subgraph_ptr[s + 1] - P.subgraph_ptr[s];
-    if (size > kMaxSubgraphVertices)
-      throw Error("TASSL layout: a sub-graph of " + std::to_string(size) + " vertices exceeds the " +
-                  std::to_string(kMaxSubgraphVertices) +
-                  " that 16-bit slot indices address (lower n_max; the default, from shared memory, is below it)");
-    base_of[s] = index_t(out.order.size());
-    out.order.insert(out.order.end(), P.vertices.begin() + P.subgraph_ptr[s], P.vertices.begin() + P.subgraph_ptr[s + 1]);
-  }
-  if (out.order.size() != std::size_t(n)) throw Error("TASSL layout: the partition does not cover every vertex");
-  std::vector<index_t> pos(std::size_t(n), -1);
-  for (index_t p = 0; p < n; ++p) {
-    if (pos[out.order[p]] >= 0) throw Error("TASSL layout: a vertex is in the partition twice");
-    pos[out.order[p]] = p;
-  }
-
-  // External in-edges grouped by position, in external-slot order (each
-  // sub-graph's edges go to its own positions: filled in parallel).
-  std::vector<index_t> count(std::size_t(n) + 1, 0);
-  for (const SubgraphSchedule& g : S.subgraphs)
-    for (const SlotEdge& e : g.ext) ++count[std::size_t(pos[e.to]) + 1];
-  std::partial_sum(count.begin(), count.end(), count.begin());
-  out.ext_ptr = count;
-  out.ext_from.resize(std::size_t(count.back()));
-  out.ext_value.resize(std::size_t(count.back()));
-#pragma omp parallel for schedule(dynamic, 4)
-  for (index_t s = 0; s < P.subgraphs(); ++s)
-    for (const SlotEdge& e : S.subgraphs[std::size_t(s)].ext) {  // slot by slot: each vertex's edges in slot order
-      const index_t k = count[std::size_t(pos[e.to])]++;
-      out.ext_from[std::size_t(k)] = e.from;
-      out.ext_value[std::size_t(k)] = e.value;
-    }
-
-  // Plan (serial, per block): launches, widths, rounds, offsets.
   auto slot_widths = [&](index_t s) {
     const SubgraphSchedule& g = S.subgraphs[std::size_t(s)];
     std::vector<index_t> w(std::size_t(g.int_slots()));
     for (index_t q = 0; q < g.int_slots(); ++q) w[std::size_t(q)] = g.int_ptr[q + 1] - g.int_ptr[q];
     return w;
   };
-  std::vector<index_t> subgraph_of_block;  // -1: a block of V0
-  std::vector<int> width_of_block;
+  // Plan (serial, per block): launches, widths, segments.
+  index_t positions = out.isolated, ext_rows = 0, ext_edges = 0;
   std::int64_t entries = 0;
-  index_t ext_rows = 0;
+  auto add_block = [&](index_t subgraph, index_t level, const BlockNeeds& need) {
+    out.blocks.push_back({positions, need.positions, entries, index_t(need.rounds), ext_rows, ext_rows});
+    out.space.push_back({subgraph, level, need.positions, need.ext_rows, ext_edges, need.ext_edges, need.entries});
+    positions += need.positions;
+    ext_rows += need.ext_rows;
+    ext_edges += need.ext_edges;
+    entries += need.entries;
+  };
   std::size_t t = 0;
   do {  // one launch per sub-graph level (at least one launch when V0 is all there is)
     LevelLaunch L;
     L.first_block = index_t(out.blocks.size());
     const index_t level = t < by_level.size() ? P.subgraph_level[by_level[t]] : 0;
+    if (level != index_t(out.launches.size()))  // launches are indexed by level (BlockSpace::level)
+      throw Error("TASSL layout: internal error, sub-graph levels are not consecutive");
     std::size_t e = t;
     while (e < by_level.size() && P.subgraph_level[by_level[e]] == level) ++e;
     std::vector<std::vector<index_t>> widths;
@@ -114,100 +161,123 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
     L.width = choose_width(widths, tuning.max_width);
     for (std::size_t k = t; k < e; ++k) {
       const index_t s = by_level[k];
-      Block B{base_of[s], P.subgraph_ptr[s + 1] - P.subgraph_ptr[s], entries,
-              index_t(rounds_at(widths[k - t], L.width)), ext_rows, ext_rows};
-      for (index_t p = B.base; p < B.base + B.size; ++p) ext_rows += out.ext_ptr[p + 1] > out.ext_ptr[p] ? 1 : 0;
-      B.ext_row_end = ext_rows;
-      entries += std::int64_t(B.rounds) * L.width;
-      out.blocks.push_back(B);
-      subgraph_of_block.push_back(s);
-      width_of_block.push_back(L.width);
-      L.most_size = std::max(L.most_size, B.size);
+      add_block(s, level, block_needs(P.subgraph_ptr[s + 1] - P.subgraph_ptr[s], S.subgraphs[std::size_t(s)], L.width));
+      L.most_size = std::max(L.most_size, out.blocks.back().size);
     }
-    if (t == 0)  // V0 joins the first launch, in chunks
+    if (t == 0)  // V0 joins the first launch, in chunks (positions [0, isolated))
       for (index_t p = 0; p < out.isolated; p += tuning.isolated_chunk) {
-        out.blocks.push_back({p, std::min(tuning.isolated_chunk, out.isolated - p), entries, 0, ext_rows, ext_rows});
-        subgraph_of_block.push_back(-1);
-        width_of_block.push_back(L.width);
-        L.most_size = std::max(L.most_size, out.blocks.back().size);
+        const index_t size = std::min(tuning.isolated_chunk, out.isolated - p);
+        out.blocks.push_back({p, size, entries, 0, ext_rows, ext_rows});
+        out.space.push_back({-1, 0, size, 1, ext_edges, 0, 0});
+        ext_rows += 1;
+        L.most_size = std::max(L.most_size, size);
       }
     L.last_block = index_t(out.blocks.size());
     out.launches.push_back(L);
     t = e;
   } while (t < by_level.size());
 
-  // Fill (parallel over blocks): every slot in ceil(edges / width) rounds, the last one padded.
+  out.order.assign(std::size_t(positions), -1);
+  out.position.assign(std::size_t(n), -1);
+  std::copy(P.isolated.begin(), P.isolated.end(), out.order.begin());
+  for (index_t p = 0; p < out.isolated; ++p) out.position[std::size_t(P.isolated[std::size_t(p)])] = p;
+  out.ext_rows.assign(std::size_t(ext_rows), -1);
+  out.ext_ptr.assign(std::size_t(ext_rows), 0);
+  out.ext_from.assign(std::size_t(ext_edges), -1);
+  out.ext_value.assign(std::size_t(ext_edges), -1);
   out.int_key.assign(std::size_t(entries), kPadEntry);
   out.int_value.assign(std::size_t(entries), -1);
-  out.ext_rows.resize(std::size_t(ext_rows));
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t blk = 0; blk < out.blocks.size(); ++blk) {
-    const Block& B = out.blocks[blk];
-    index_t r = B.ext_row_begin;
-    for (index_t p = B.base; p < B.base + B.size; ++p)
-      if (out.ext_ptr[p + 1] > out.ext_ptr[p]) out.ext_rows[std::size_t(r++)] = p;
-    if (subgraph_of_block[blk] < 0) continue;
-    const SubgraphSchedule& g = S.subgraphs[std::size_t(subgraph_of_block[blk])];
-    const index_t width = width_of_block[blk];
-    std::size_t at = std::size_t(B.entry_begin);
-    for (index_t q = 0; q < g.int_slots(); ++q) {
-      const index_t first = g.int_ptr[q], last = g.int_ptr[q + 1];
-      for (index_t round = first; round < last; round += width, at += std::size_t(width))
-        for (index_t lane = 0; lane < width && round + lane < last; ++lane) {
-          const SlotEdge& edge = g.internal[std::size_t(round + lane)];
-          const auto to = std::uint32_t(pos[edge.to] - B.base), from = std::uint32_t(pos[edge.from] - B.base);
-          out.int_key[at + std::size_t(lane)] = to << 16 | from;
-          out.int_value[at + std::size_t(lane)] = edge.value;
-        }
+  // Fill (parallel over blocks; each writes its own segments).
+#pragma omp parallel
+  {
+    std::vector<index_t> scratch;
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t b = 0; b < out.blocks.size(); ++b) {
+      const BlockSpace& room = out.space[b];
+      if (room.subgraph < 0) {
+        out.ext_ptr[std::size_t(out.blocks[b].ext_row_begin)] = room.ext_edge_begin;
+        continue;
+      }
+      const index_t s = room.subgraph;
+      scratch.resize(std::size_t(room.positions));
+      const std::span<const index_t> vs(P.vertices.data() + P.subgraph_ptr[s], std::size_t(room.positions));
+      fill_block(out, b, vs, S.subgraphs[std::size_t(s)], out.launches[std::size_t(room.level)].width, scratch);
     }
   }
   return out;
 }
 
 template <class T>
-ScaledValues<T> scale_values(const Layout& layout, std::span<const T> values, std::span<const index_t> diag_pos) {
-  const std::size_t n = layout.order.size();
-  if (diag_pos.size() != n) throw DimensionError("TASSL values: diagonal positions of another matrix");
-  ScaledValues<T> out;
-  out.diag.resize(n);
-  out.ext.resize(layout.ext_from.size());
-  out.internal.assign(layout.int_key.size(), T(0));
-  auto diagonal = [&](index_t v) { return diag_pos[v] < 0 ? 1.0 : double(values[std::size_t(diag_pos[v])]); };
+void scale_block(const Layout& layout, std::size_t b, std::span<const index_t> row_ptr, std::span<const T> values,
+                 std::span<const index_t> diag_offset, ScaledValues<T>& out) {
+  const Block& B = layout.blocks[b];
+  auto diagonal = [&](index_t v) {
+    return diag_offset[std::size_t(v)] < 0 ? 1.0 : double(values[std::size_t(row_ptr[v] + diag_offset[std::size_t(v)])]);
+  };
   index_t bad_row = -1;  // a row whose scaled entries are not finite in T (the smallest found)
-  auto scaled = [&](index_t value, index_t row) {
-    const T s = T(double(values[std::size_t(value)]) / diagonal(row));
-    if (!std::isfinite(s)) {
-#pragma omp critical(tassl_bad_row)
-      bad_row = bad_row < 0 ? row : std::min(bad_row, row);
-    }
+  auto scaled = [&](index_t offset, index_t row) {
+    const T s = T(double(values[std::size_t(row_ptr[row] + offset)]) / diagonal(row));
+    if (!std::isfinite(s)) bad_row = bad_row < 0 ? row : std::min(bad_row, row);
     return s;
   };
-#pragma omp parallel for schedule(static)
-  for (std::size_t p = 0; p < n; ++p) {
-    const index_t v = layout.order[p];
-    out.diag[p] = T(diagonal(v));
-    for (index_t k = layout.ext_ptr[p]; k < layout.ext_ptr[p + 1]; ++k)
+  for (index_t p = B.base; p < B.base + B.size; ++p) out.diag[std::size_t(p)] = T(diagonal(layout.order[std::size_t(p)]));
+  for (index_t r = B.ext_row_begin; r < B.ext_row_end; ++r) {
+    const index_t v = layout.order[std::size_t(layout.ext_rows[std::size_t(r)])];
+    for (index_t k = layout.ext_ptr[std::size_t(r)]; k < layout.ext_ptr[std::size_t(r) + 1]; ++k)
       out.ext[std::size_t(k)] = scaled(layout.ext_value[std::size_t(k)], v);
   }
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
-    const Block& B = layout.blocks[b];
-    const std::int64_t end = b + 1 < layout.blocks.size() ? layout.blocks[b + 1].entry_begin
-                                                          : std::int64_t(layout.int_key.size());
-    for (std::int64_t e = B.entry_begin; e < end; ++e)
-      if (layout.int_key[std::size_t(e)] != kPadEntry)
-        out.internal[std::size_t(e)] =
-            scaled(layout.int_value[std::size_t(e)],
-                   layout.order[std::size_t(B.base + index_t(layout.int_key[std::size_t(e)] >> 16))]);
+  const std::int64_t end = B.entry_begin + layout.space[b].entries;
+  for (std::int64_t e = B.entry_begin; e < end; ++e) {
+    const std::uint32_t key = layout.int_key[std::size_t(e)];
+    out.internal[std::size_t(e)] =
+        key == kPadEntry ? T(0) : scaled(layout.int_value[std::size_t(e)], layout.order[std::size_t(B.base + index_t(key >> 16))]);
   }
   if (bad_row >= 0)
     throw Error("TASSL: row " + std::to_string(bad_row) + " divided by its diagonal overflows " +
                 (sizeof(T) == 4 ? "float" : "double") + " (the TASSL solve scales rows by 1/l_ii; use level-set)");
+}
+
+template <class T>
+ScaledValues<T> scale_values(const Layout& layout, std::span<const index_t> row_ptr, std::span<const T> values,
+                             std::span<const index_t> diag_offset) {
+  if (diag_offset.size() != layout.position.size() || row_ptr.size() != layout.position.size() + 1)
+    throw DimensionError("TASSL values: a matrix or diagonal offsets of another size than the layout's");
+  ScaledValues<T> out;
+  out.diag.assign(layout.order.size(), T(1));
+  out.ext.assign(layout.ext_from.size(), T(0));
+  out.internal.assign(layout.int_key.size(), T(0));
+  std::string error;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    try {
+      scale_block(layout, b, row_ptr, values, diag_offset, out);
+    } catch (const std::exception& e) {
+#pragma omp critical(tassl_scale_error)
+      if (error.empty() || std::string(e.what()) < error) error = e.what();
+    }
+  }
+  if (!error.empty()) throw Error(error);
   return out;
 }
 
-#define BALSA_INSTANTIATE(T) \
-  template ScaledValues<T> scale_values<T>(const Layout&, std::span<const T>, std::span<const index_t>);
+template <class T>
+std::vector<index_t> diagonal_offsets(const Csr<T>& A, DiagonalKind diag) {
+  std::vector<index_t> off(std::size_t(A.rows), -1);
+  if (diag == DiagonalKind::NonUnit) {
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < A.rows; ++i)
+      for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+        if (A.col_idx[p] == i) off[std::size_t(i)] = p - A.row_ptr[i];
+  }
+  return off;
+}
+
+#define BALSA_INSTANTIATE(T)                                                                                     \
+  template ScaledValues<T> scale_values<T>(const Layout&, std::span<const index_t>, std::span<const T>,        \
+                                           std::span<const index_t>);                                          \
+  template void scale_block<T>(const Layout&, std::size_t, std::span<const index_t>, std::span<const T>,       \
+                               std::span<const index_t>, ScaledValues<T>&);                                    \
+  template std::vector<index_t> diagonal_offsets<T>(const Csr<T>&, DiagonalKind);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::tassl

@@ -54,7 +54,9 @@ struct Block {
   index_t base = 0, size = 0;     // positions [base, base + size)
   std::int64_t entry_begin = 0;   // internal entries [entry_begin, entry_begin + rounds * width)
   index_t rounds = 0;
-  index_t ext_row_begin = 0, ext_row_end = 0;  // its external rows: ext_rows[ext_row_begin .. ext_row_end)
+  // Its external rows r in [ext_row_begin, ext_row_end): position ext_rows[r],
+  // edges [ext_ptr[r], ext_ptr[r + 1]) (ext_ptr[ext_row_end] ends the last one).
+  index_t ext_row_begin = 0, ext_row_end = 0;
 };
 
 // One kernel launch: blocks [first_block, last_block), `width` threads each,
@@ -70,15 +72,32 @@ struct LayoutTuning {
   index_t isolated_chunk = 8192;  // vertices of V0 per block (they join the first launch)
 };
 
+// Where a block lives in the arrays below (host only): each block owns one
+// segment of each array, possibly with room to spare, so that an incremental
+// update (tassl_update.hpp, thesis ch. 6) rewrites a changed block in place,
+// or moves it to the arrays' end when it has outgrown its segment.
+struct BlockSpace {
+  index_t subgraph = -1;          // -1: a block of V0
+  index_t level = 0;              // its sub-graph level: its launch is launches[level]
+  index_t positions = 0;          // positions [base, base + positions)
+  index_t ext_rows = 0;           // ext_rows / ext_ptr [ext_row_begin, + ext_rows): external rows + 1
+  index_t ext_edge_begin = 0, ext_edges = 0;  // ext_from / ext_value
+  std::int64_t entries = 0;       // int_key / int_value [entry_begin, + entries)
+};
+
 struct Layout {
-  std::vector<index_t> order;   // position -> vertex (the TASSL permutation)
-  index_t isolated = 0;         // positions [0, isolated) are V0
-  std::vector<Block> blocks;    // launch by launch
+  std::vector<index_t> order;     // position -> vertex (the TASSL permutation); -1: unused space
+  std::vector<index_t> position;  // vertex -> position
+  index_t isolated = 0;           // V0's vertices (the blocks of the first launch with subgraph -1)
+  std::vector<Block> blocks;      // launch by launch
+  std::vector<BlockSpace> space;  // parallel to blocks
   std::vector<LevelLaunch> launches;
-  // External in-edges by position: ext[ext_ptr[p] .. ext_ptr[p + 1]) of the vertex order[p].
-  std::vector<index_t> ext_ptr{0}, ext_from, ext_value;  // from: a vertex; value: position in A.values
-  std::vector<index_t> ext_rows;  // positions with external in-edges, block by block
-  // Internal entries, round by round: key (to << 16 | from) or kPadEntry; value position or -1.
+  // External rows: the position of each, and where its edges start.
+  std::vector<index_t> ext_rows, ext_ptr;
+  // External in-edges: from a vertex; value: the entry's offset in its row of A.
+  std::vector<index_t> ext_from, ext_value;
+  // Internal entries, round by round: key (to << 16 | from) or kPadEntry;
+  // value: the entry's offset in row `to` of A, or -1.
   std::vector<std::uint32_t> int_key;
   std::vector<index_t> int_value;
 };
@@ -96,15 +115,39 @@ double cost_per_round(int width);
 // sub-graph exceeds kMaxSubgraphVertices.
 Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning = {});
 
-// The kernel's values from A's values (CSR order) and each vertex's diagonal
-// position in them (-1: a unit diagonal): the diagonal by position, and every
-// external and internal entry divided by its row's diagonal (computed in
-// double). Throws if a scaled value is not finite in T.
+// What one block needs of each array at `width` lanes.
+struct BlockNeeds {
+  index_t positions = 0, ext_rows = 0, ext_edges = 0;
+  std::int64_t entries = 0, rounds = 0;
+};
+BlockNeeds block_needs(index_t vertices, const SubgraphSchedule& g, int width);
+
+// Writes block b (a sub-graph's vertices in dependency order and its
+// schedule) into the segments of Y.space[b] and Y.blocks[b], which must be
+// large enough (block_needs); updates Y.position of its vertices.
+// `scratch` holds at least as many entries as the block has vertices.
+void fill_block(Layout& Y, std::size_t b, std::span<const index_t> vertices, const SubgraphSchedule& g, int width,
+                std::vector<index_t>& scratch);
+
+// The kernel's values from A's values (CSR order: row_ptr, values) and
+// each vertex's diagonal offset in its row (-1: a unit diagonal): the
+// diagonal by position, and every external and internal entry divided by its
+// row's diagonal (computed in double). Unused space holds 1 (diagonal) and 0.
+// Throws if a scaled value is not finite in T.
 template <class T>
 struct ScaledValues {
   std::vector<T> diag, ext, internal;
 };
 template <class T>
-ScaledValues<T> scale_values(const Layout& layout, std::span<const T> values, std::span<const index_t> diag_pos);
+ScaledValues<T> scale_values(const Layout& layout, std::span<const index_t> row_ptr, std::span<const T> values,
+                             std::span<const index_t> diag_offset);
+// The same for block b only, into `out` (sized as scale_values makes it).
+template <class T>
+void scale_block(const Layout& layout, std::size_t b, std::span<const index_t> row_ptr, std::span<const T> values,
+                 std::span<const index_t> diag_offset, ScaledValues<T>& out);
+
+// Each row's diagonal offset in its row of A (-1: none, or Unit).
+template <class T>
+std::vector<index_t> diagonal_offsets(const Csr<T>& A, DiagonalKind diag);
 
 }  // namespace balsa::tassl

@@ -153,8 +153,8 @@ Metrics metrics(const Csr<T>& A, Triangle tri, const LevelSets& levels, const Pa
         const Block& B = layout->blocks[std::size_t(b)];
         lane.assign(std::size_t(threads), 0);
         for (index_t r = B.ext_row_begin; r < B.ext_row_end; ++r) {
-          const index_t p = layout->ext_rows[std::size_t(r)];
-          lane[std::size_t((r - B.ext_row_begin) % threads)] += layout->ext_ptr[p + 1] - layout->ext_ptr[p];
+          lane[std::size_t((r - B.ext_row_begin) % threads)] +=
+              layout->ext_ptr[std::size_t(r) + 1] - layout->ext_ptr[std::size_t(r)];
         }
         ts.per_block.push_back(
             {ts.launches, B.size, L.width, threads, B.rounds, *std::max_element(lane.begin(), lane.end())});

@@ -23,6 +23,7 @@
 // last in-edge has run.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "balsa/sparse.hpp"
@@ -32,7 +33,7 @@ namespace balsa::tassl {
 
 struct SlotEdge {
   index_t to, from;  // x_to -= a * x_from; both vertex numbers of A
-  index_t value;     // position of a = l_{to,from} in A.values
+  index_t value;     // a = l_{to,from} is A.values[A.row_ptr[to] + value] (its offset in the row)
 };
 
 struct SubgraphSchedule {
@@ -47,6 +48,13 @@ struct Schedule {
   std::vector<SubgraphSchedule> subgraphs;  // parallel to Partition's sub-graphs
   std::size_t external_edges = 0, internal_edges = 0;
 };
+
+// The time slots of one sub-graph s: its vertices in dependency order, every
+// vertex's sub-graph (sub_of), and `finish`, n entries of scratch (the last
+// internal slot into each vertex; written for the sub-graph's vertices).
+SubgraphSchedule schedule_subgraph(std::span<const index_t> row_ptr, std::span<const index_t> col_idx, Triangle tri,
+                                   std::span<const index_t> vertices, index_t s, std::span<const index_t> sub_of,
+                                   std::span<index_t> finish);
 
 // The time slots of every sub-graph of P (a partition of A's `tri` triangle).
 template <class T>

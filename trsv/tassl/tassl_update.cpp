@@ -1,0 +1,262 @@
+// TASSL's incremental analysis (see tassl_update.hpp; thesis ch. 6).
+#include "trsv/tassl/tassl_update.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "balsa/error.hpp"
+
+namespace balsa::tassl {
+
+Incremental::Incremental(const Partition& P, Schedule S, Triangle t)
+    : tri(t), n_max(P.n_max), schedule(std::move(S)) {
+  if (schedule.subgraphs.size() != std::size_t(P.subgraphs()))
+    throw DimensionError("TASSL update: the schedule is of another partition");
+  sub_of.assign(std::size_t(P.n), -1);
+  members.resize(std::size_t(P.subgraphs()));
+  for (index_t s = 0; s < P.subgraphs(); ++s) {
+    members[std::size_t(s)].assign(P.vertices.begin() + P.subgraph_ptr[s], P.vertices.begin() + P.subgraph_ptr[s + 1]);
+    for (const index_t v : members[std::size_t(s)]) sub_of[std::size_t(v)] = s;
+  }
+  level = P.subgraph_level;
+}
+
+index_t Incremental::levels() const {
+  index_t most = 0;
+  for (const index_t l : level) most = std::max(most, l + 1);
+  return most;
+}
+
+index_t Incremental::isolated() const {
+  return index_t(std::count(sub_of.begin(), sub_of.end(), -1));
+}
+
+// The sub-graph DAG from the schedule's external edges (each external edge
+// into sub-graph s names its parent's sub-graph): O(external edges + S).
+void Incremental::build_dag() {
+  const std::size_t S = members.size();
+  dag_.assign(S, {});
+  std::vector<index_t> count(S, 0), touched;
+  for (std::size_t s = 0; s < S; ++s) {
+    for (const SlotEdge& e : schedule.subgraphs[s].ext) {
+      const index_t q = sub_of[std::size_t(e.from)];
+      if (count[std::size_t(q)]++ == 0) touched.push_back(q);
+    }
+    for (const index_t q : touched) {
+      dag_[std::size_t(q)].push_back({index_t(s), count[std::size_t(q)]});
+      count[std::size_t(q)] = 0;
+    }
+    touched.clear();
+  }
+  dag_ready_ = true;
+}
+
+void Incremental::link(index_t from, index_t to, int delta) {
+  std::vector<Link>& out = dag_[std::size_t(from)];
+  auto it = std::find_if(out.begin(), out.end(), [&](const Link& l) { return l.child == to; });
+  if (it == out.end()) {
+    if (delta < 0) throw Error("TASSL update: internal error, a removed external edge the DAG does not hold");
+    out.push_back({to, delta});
+    return;
+  }
+  it->edges += delta;
+  if (it->edges == 0) out.erase(it);
+}
+
+// Depth-first search from `from` for `to` over sub-graphs below to's level:
+// levels rise strictly along the DAG's edges, so no path to `to` passes a
+// sub-graph of its level or above.
+bool Incremental::reaches(index_t from, index_t to) {
+  const index_t ceiling = level[std::size_t(to)];
+  if (level[std::size_t(from)] >= ceiling) return from == to;
+  seen_.assign(members.size(), 0);
+  std::vector<index_t> stack{from};
+  seen_[std::size_t(from)] = 1;
+  while (!stack.empty()) {
+    const index_t s = stack.back();
+    stack.pop_back();
+    for (const Link& l : dag_[std::size_t(s)]) {
+      if (l.child == to) return true;
+      if (!seen_[std::size_t(l.child)] && level[std::size_t(l.child)] < ceiling) {
+        seen_[std::size_t(l.child)] = 1;
+        stack.push_back(l.child);
+      }
+    }
+  }
+  return false;
+}
+
+// Level of s to at least `to_level`, then its descendants' (a worklist over the DAG).
+void Incremental::raise(index_t s, index_t to_level, UpdateResult& r) {
+  if (level[std::size_t(s)] >= to_level) return;
+  level[std::size_t(s)] = to_level;
+  r.moved.push_back(s);
+  std::vector<index_t> work{s};
+  while (!work.empty()) {
+    const index_t x = work.back();
+    work.pop_back();
+    for (const Link& l : dag_[std::size_t(x)])
+      if (level[std::size_t(l.child)] <= level[std::size_t(x)]) {
+        level[std::size_t(l.child)] = level[std::size_t(x)] + 1;
+        r.moved.push_back(l.child);
+        work.push_back(l.child);
+      }
+  }
+}
+
+index_t Incremental::create(index_t at_level, UpdateResult& r) {
+  members.emplace_back();
+  level.push_back(at_level);
+  schedule.subgraphs.emplace_back();
+  dag_.emplace_back();
+  ++r.created;
+  return index_t(members.size()) - 1;
+}
+
+// Alg. 6.1 (next_nonfull_subg) over the sub-graphs of levels [min_level, max_level].
+index_t Incremental::first_with_room(index_t min_level, index_t max_level) const {
+  for (std::size_t s = 0; s < members.size(); ++s)
+    if (index_t(members[s].size()) < n_max && level[s] >= min_level && level[s] <= max_level) return index_t(s);
+  return -1;
+}
+
+// v (of V0) into sub-graph s, keeping s's vertices in dependency order.
+void Incremental::place(index_t v, index_t s) {
+  std::vector<index_t>& m = members[std::size_t(s)];
+  m.insert(std::lower_bound(m.begin(), m.end(), v, [&](index_t a, index_t b) { return key(a) < key(b); }), v);
+  sub_of[std::size_t(v)] = s;
+}
+
+UpdateResult Incremental::apply(std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                                const PatternChange& change, std::int64_t edge_budget, index_t max_levels) {
+  if (row_ptr.size() != sub_of.size() + 1) throw DimensionError("TASSL update: a pattern of another size");
+  if (!dag_ready_) build_dag();
+  UpdateResult r;
+  auto give_up = [&](std::string why) {
+    r.feasible = false;
+    r.reason = std::move(why);
+    return r;
+  };
+  constexpr index_t kAnyLevel = std::numeric_limits<index_t>::max();
+  for (const Edge& e : change.removed) {  // never breaks feasibility: only the DAG's counts
+    const index_t sc = sub_of[std::size_t(e.child)], sp = sub_of[std::size_t(e.parent)];
+    if (sc < 0 || sp < 0) throw Error("TASSL update: internal error, a removed edge had an end in V0");
+    if (sc != sp) link(sp, sc, -1);
+  }
+  for (const Edge& e : change.added) {
+    const index_t i = e.child, j = e.parent;
+    if (sub_of[std::size_t(j)] < 0) {  // Alg. 6.2 lines 5-7: the parent leaves V0
+      const index_t si = sub_of[std::size_t(i)];
+      index_t s = si >= 0 && index_t(members[std::size_t(si)].size()) < n_max ? si : first_with_room(0, 0);
+      if (s < 0) s = create(0, r);
+      place(j, s);
+      r.left_isolated.push_back(j);
+    }
+    const index_t sj = sub_of[std::size_t(j)];
+    if (sub_of[std::size_t(i)] < 0) {  // lines 13-15: the child leaves V0, no lower than its parent
+      index_t s = index_t(members[std::size_t(sj)].size()) < n_max ? sj
+                                                                   : first_with_room(level[std::size_t(sj)] + 1, kAnyLevel);
+      if (s < 0) s = create(level[std::size_t(sj)] + 1, r);
+      place(i, s);
+      r.left_isolated.push_back(i);
+    }
+    const index_t si = sub_of[std::size_t(i)];
+    if (si == sj) continue;  // internal
+    // An external edge sj -> si: condition I holds unless it closes a cycle (Table 6.1's R).
+    if (level[std::size_t(si)] <= level[std::size_t(sj)]) {
+      if (reaches(si, sj))
+        return give_up("an added edge " + std::to_string(j) + " -> " + std::to_string(i) + " closes a cycle of sub-graphs " +
+                       std::to_string(sj) + " and " + std::to_string(si));
+      link(sj, si, +1);
+      raise(si, level[std::size_t(sj)] + 1, r);
+    } else {
+      link(sj, si, +1);
+    }
+  }
+  if (levels() > max_levels)
+    return give_up("the sub-graph levels grew to " + std::to_string(levels()) + ", past " + std::to_string(max_levels));
+  // The sub-graphs to schedule again: those holding a changed row (the
+  // child of every added or removed edge is one), new vertices included.
+  std::vector<char> mark(members.size(), 0);
+  for (const index_t v : change.rows) {
+    const index_t s = sub_of[std::size_t(v)];
+    if (s < 0) r.isolated_rows = true;
+    else if (!mark[std::size_t(s)]) mark[std::size_t(s)] = 1, r.changed.push_back(s);
+  }
+  for (const index_t v : r.left_isolated)
+    if (!mark[std::size_t(sub_of[std::size_t(v)])]) mark[std::size_t(sub_of[std::size_t(v)])] = 1, r.changed.push_back(sub_of[std::size_t(v)]);
+  std::sort(r.changed.begin(), r.changed.end());
+  std::sort(r.moved.begin(), r.moved.end());
+  r.moved.erase(std::unique(r.moved.begin(), r.moved.end()), r.moved.end());
+  for (const index_t s : r.changed)
+    for (const index_t v : members[std::size_t(s)]) r.scheduled_edges += row_ptr[v + 1] - row_ptr[v];
+  if (r.scheduled_edges > edge_budget)
+    return give_up("the update would schedule " + std::to_string(r.scheduled_edges) + " edges again, over the budget of " +
+                   std::to_string(edge_budget) + " (a full analysis is cheaper)");
+  finish_.resize(sub_of.size(), -1);
+  for (const index_t s : r.changed) {
+    SubgraphSchedule& g = schedule.subgraphs[std::size_t(s)];
+    schedule.external_edges -= g.ext.size();
+    schedule.internal_edges -= g.internal.size();
+    g = schedule_subgraph(row_ptr, col_idx, tri, members[std::size_t(s)], s, sub_of, finish_);
+    schedule.external_edges += g.ext.size();
+    schedule.internal_edges += g.internal.size();
+  }
+  return r;
+}
+
+void Incremental::check(std::span<const index_t> row_ptr, std::span<const index_t> col_idx) const {
+  const index_t n = vertices();
+  const bool lower = tri == Triangle::Lower;
+  if (row_ptr.size() != std::size_t(n) + 1) throw DimensionError("TASSL check: a pattern of another size");
+  auto fail = [](const std::string& what) { throw Error("TASSL partition infeasible: " + what); };
+  for (std::size_t s = 0; s < members.size(); ++s) {
+    if (index_t(members[s].size()) > n_max)
+      fail("condition II: sub-graph " + std::to_string(s) + " holds " + std::to_string(members[s].size()) +
+           " vertices, n_max " + std::to_string(n_max));
+    for (std::size_t t = 0; t < members[s].size(); ++t) {
+      if (sub_of[std::size_t(members[s][t])] != index_t(s)) fail("a member list disagrees with sub_of");
+      if (t > 0 && key(members[s][t - 1]) >= key(members[s][t])) fail("a member list not in dependency order");
+    }
+  }
+  std::vector<std::int64_t> internal(members.size(), 0), external(members.size(), 0);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
+      const index_t j = col_idx[p];
+      if (lower ? j >= i : j <= i) continue;
+      const index_t si = sub_of[std::size_t(i)], sj = sub_of[std::size_t(j)];
+      if (si < 0 || sj < 0)
+        fail("the edge " + std::to_string(j) + " -> " + std::to_string(i) + " has an end in V0");
+      if (si != sj && level[std::size_t(sj)] >= level[std::size_t(si)])
+        fail("condition I: the edge " + std::to_string(j) + " -> " + std::to_string(i) + " goes from level " +
+             std::to_string(level[std::size_t(sj)]) + " to level " + std::to_string(level[std::size_t(si)]));
+      ++(si == sj ? internal : external)[std::size_t(si)];
+    }
+  // The schedule: every edge once, one edge into a vertex per slot, internal
+  // edges after their parent's last internal in-edge.
+  std::vector<index_t> last(std::size_t(n), -1), stamp(std::size_t(n), -1);
+  for (std::size_t s = 0; s < members.size(); ++s) {
+    const SubgraphSchedule& g = schedule.subgraphs[s];
+    if (std::int64_t(g.internal.size()) != internal[s] || std::int64_t(g.ext.size()) != external[s])
+      fail("sub-graph " + std::to_string(s) + "'s schedule holds " + std::to_string(g.internal.size()) + " internal and " +
+           std::to_string(g.ext.size()) + " external edges, its rows " + std::to_string(internal[s]) + " and " +
+           std::to_string(external[s]));
+    for (index_t q = 0; q < g.int_slots(); ++q)
+      for (index_t e = g.int_ptr[q]; e < g.int_ptr[q + 1]; ++e) last[std::size_t(g.internal[std::size_t(e)].to)] = q;
+    for (index_t q = 0; q < g.int_slots(); ++q)
+      for (index_t e = g.int_ptr[q]; e < g.int_ptr[q + 1]; ++e) {
+        const SlotEdge& x = g.internal[std::size_t(e)];
+        if (col_idx[row_ptr[x.to] + x.value] != x.from) fail("a slot edge whose value is another entry");
+        if (last[std::size_t(x.from)] >= q)
+          fail("the edge " + std::to_string(x.from) + " -> " + std::to_string(x.to) + " in slot " + std::to_string(q) +
+               " is not after its parent's in-edges");
+        if (stamp[std::size_t(x.to)] == q) fail("two edges into " + std::to_string(x.to) + " share slot " + std::to_string(q));
+        stamp[std::size_t(x.to)] = q;
+      }
+    for (const SlotEdge& x : g.ext)
+      if (col_idx[row_ptr[x.to] + x.value] != x.from) fail("an external slot edge whose value is another entry");
+  }
+}
+
+}  // namespace balsa::tassl
