@@ -25,7 +25,7 @@ void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown)
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr, sparse");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr, sequence, sparse");
   bench->require_subcommand(1);
 
   auto o = std::make_shared<bench::TrsvBenchOptions>();
@@ -151,6 +151,26 @@ void add_bench_command(CLI::App& app) {
   qr->add_option("--repeat", qo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
   add_output_options(qr, qo->json_path, qo->markdown_path);
   qr->callback([qo] { bench::run_qr_bench(*qo, bench::process_command_line()); });
+
+  auto sq = std::make_shared<bench::SequenceBenchOptions>();
+  CLI::App* sequence = bench->add_subcommand(
+      "sequence",
+      "Sequences of triangular matrices (Picciau's thesis 6.3): TASSL's incremental update (replace_columns) vs a full "
+      "TASSL analysis and cuSPARSE's analysis; solve after the updates vs after a fresh analysis");
+  sequence->add_option("--suite", sq->suite, "all | lp | ilu | generated")
+      ->check(CLI::IsMember({"all", "lp", "ilu", "generated"}))
+      ->capture_default_str();
+  sequence->add_option("--lp-dir", sq->lp_dir, "L factors of LP bases (*.mtx.gz)")->capture_default_str();
+  sequence->add_option("--data-dir", sq->data_dir, "Real matrices: their ILU(0) factors")->capture_default_str();
+  sequence->add_option("--only", sq->only, "Cases whose name contains one of these")->delimiter(',');
+  sequence->add_option("--steps", sq->steps, "Matrices of each sequence after the first")
+      ->check(between(1, 1000))
+      ->capture_default_str();
+  sequence->add_flag("!--no-multi", sq->multi, "Skip the many-columns variant (2..32 columns a step)");
+  sequence->add_option("--repeat", sq->repeat, "Timed solves (median)")->check(between(1, 1000))->capture_default_str();
+  add_device_option(sequence, sq->device);
+  add_output_options(sequence, sq->json_path, sq->markdown_path);
+  sequence->callback([sq] { bench::run_sequence_bench(*sq, bench::process_command_line()); });
 
   auto spo = std::make_shared<bench::SparseBenchOptions>();
   CLI::App* sparse = bench->add_subcommand(

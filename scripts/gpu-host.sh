@@ -10,6 +10,9 @@
 #   scripts/gpu-host.sh qr [bench args]  build, the QR tests (CPU and GPU), memcheck and
 #                               racecheck of gpu_qr_test, then balsa bench qr --fronts and
 #                               balsa bench qr [bench args]
+#   scripts/gpu-host.sh sequence [bench args]  build, the trsv/TASSL tests (CPU
+#                               and GPU), memcheck and racecheck of
+#                               gpu_trsv_update_test, balsa bench sequence [args]
 #   scripts/gpu-host.sh compare OLD  spot check against another source tree OLD
 #                               (e.g. a git worktree of an earlier commit): its
 #                               balsa built beside this one, then balsa run and
@@ -165,8 +168,29 @@ run_qr() {
   echo "exit $?"; grep "^|" "$outdir/bench-qr.md"
 }
 
+# Incremental TASSL analysis (issue 25, thesis ch. 6): the trsv tests (CPU
+# and GPU), memcheck and racecheck of the GPU update test, then the bench.
+run_sequence() {
+  step "trsv and TASSL tests"
+  ctest --test-dir $build -R "Trsv|Tassl|trsv|tassl|Generator" --output-on-failure -j 8 --timeout 600 \
+    >"$outdir/ctest-sequence.log" 2>&1
+  echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout|\*\*\*Failed" "$outdir/ctest-sequence.log" | head -30
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer --tool $tool gpu_trsv_update_test"
+    timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 $build/tests/gpu_trsv_update_test --gtest_brief=1 \
+      --gtest_filter='*RealMatrixTriangles*double*' >"$outdir/sanitizer.tmp" 2>&1
+    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/sanitizer.tmp" | sort | uniq -c | head
+    { echo "### $tool gpu_trsv_update_test"; cat "$outdir/sanitizer.tmp"; } >>"$outdir/sanitizer.log"
+  done
+  rm -f "$outdir/sanitizer.tmp"
+  step "balsa bench sequence $*"
+  $build/balsa bench sequence --json "$outdir/bench-sequence.json" --markdown "$outdir/bench-sequence.md" "$@"
+  echo "exit $?"; grep -E "^\||^Mean" "$outdir/bench-sequence.md"
+}
+
 case "$stage" in
   qr) run_qr "$@" ;;
+  sequence) run_sequence "$@" ;;
   compare) run_compare "$1" ;;
   tests) run_tests ;;
   racecheck) run_racecheck ;;

@@ -193,7 +193,7 @@ void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps,
   SCOPED_TRACE(std::string(tri == Triangle::Lower ? "Lower" : "Upper") + ", n_max " + std::to_string(n_max));
   const tassl::Partition P = tassl::partition(A, tri, n_max);
   tassl::Layout Y = tassl::lay_out(P, tassl::schedule(A, tri, P), {.max_width = 64, .isolated_chunk = 7});
-  tassl::Incremental inc(P, tassl::schedule(A, tri, P), tri);
+  tassl::Incremental inc(P, tassl::schedule(A, tri, P), tri, A.row_ptr);
   std::vector<index_t> off = tassl::diagonal_offsets(A, DiagonalKind::NonUnit);
   tassl::ScaledValues<double> V = tassl::scale_values<double>(Y, A.row_ptr, A.values, off);
   tassl::Layout D = Y;  // the device's copy
@@ -214,7 +214,7 @@ void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps,
     off = tassl::diagonal_offsets(A, DiagonalKind::NonUnit);
     if (!r.feasible) {  // re-partition: a fresh layout, copied whole
       const tassl::Partition Q = tassl::partition(A, tri, n_max);
-      inc = tassl::Incremental(Q, tassl::schedule(A, tri, Q), tri);
+      inc = tassl::Incremental(Q, tassl::schedule(A, tri, Q), tri, A.row_ptr);
       Y = D = tassl::lay_out(Q, inc.schedule, {.max_width = 64, .isolated_chunk = 7});
       V = DV = tassl::scale_values<double>(Y, A.row_ptr, A.values, off);
     } else {

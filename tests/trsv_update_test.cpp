@@ -65,7 +65,7 @@ struct Table61 {
   bool add(index_t j, index_t i, std::string& reason) const {
     std::vector<std::pair<index_t, index_t>> edges = {{1, 0}, {2, 1}, {i, j}};
     const Csr<double> L2 = lower_from(n, edges);
-    tassl::Incremental inc(P, tassl::schedule(L, Triangle::Lower, P), Triangle::Lower);
+    tassl::Incremental inc(P, tassl::schedule(L, Triangle::Lower, P), Triangle::Lower, L.row_ptr);
     inc.check(L.row_ptr, L.col_idx);
     tassl::PatternChange change;
     change.added = {{i, j}};
@@ -108,7 +108,7 @@ TEST(TasslUpdate, FullSubgraphsGetNewOnesAndLevelsRise) {
   // joining it find no room and get new sub-graphs.
   const Csr<double> L = lower_from(8, {{1, 0}, {2, 1}, {3, 2}});
   const tassl::Partition P = tassl::partition(L, Triangle::Lower, 2);
-  tassl::Incremental inc(P, tassl::schedule(L, Triangle::Lower, P), Triangle::Lower);
+  tassl::Incremental inc(P, tassl::schedule(L, Triangle::Lower, P), Triangle::Lower, L.row_ptr);
   const index_t before = inc.subgraphs();
   const Csr<double> L2 = lower_from(8, {{1, 0}, {2, 1}, {3, 2}, {5, 3}, {6, 5}, {7, 4}});
   const tassl::PatternChange change = trsv_update::pattern_difference(L, L2, Triangle::Lower);
@@ -129,12 +129,12 @@ TEST(TasslUpdate, GivesUpOverTheEdgeBudgetAndTheLevelLimit) {
   const Csr<double> L2 = with_columns_replaced(L, c);
   const tassl::PatternChange change = trsv_update::pattern_difference(L, L2, Triangle::Lower);
   {
-    tassl::Incremental inc(P, tassl::schedule(L, Triangle::Lower, P), Triangle::Lower);
+    tassl::Incremental inc(P, tassl::schedule(L, Triangle::Lower, P), Triangle::Lower, L.row_ptr);
     const tassl::UpdateResult r = inc.apply(L2.row_ptr, L2.col_idx, change, 3);
     EXPECT_FALSE(r.feasible);
     EXPECT_NE(r.reason.find("budget"), std::string::npos) << r.reason;
   }
-  tassl::Incremental inc(P, tassl::schedule(L, Triangle::Lower, P), Triangle::Lower);
+  tassl::Incremental inc(P, tassl::schedule(L, Triangle::Lower, P), Triangle::Lower, L.row_ptr);
   const tassl::UpdateResult r = inc.apply(L2.row_ptr, L2.col_idx, change, 1 << 30);
   ASSERT_TRUE(r.feasible) << r.reason;
   EXPECT_GT(r.scheduled_edges, 0);
@@ -149,7 +149,7 @@ TEST(TasslUpdate, RandomSequencesStayFeasible) {
     Csr<double> L = random_block_diagonal_lower<double>(6, 120, 0.03, 5);
     if (tri == Triangle::Upper) L = transpose(L);
     const tassl::Partition P = tassl::partition(L, tri, 40);
-    tassl::Incremental inc(P, tassl::schedule(L, tri, P), tri);
+    tassl::Incremental inc(P, tassl::schedule(L, tri, P), tri, L.row_ptr);
     for (int step = 0; step < 30; ++step) {
       SCOPED_TRACE("step " + std::to_string(step) + (tri == Triangle::Lower ? " lower" : " upper"));
       const ColumnReplacement<double> c = random_column_replacement(L, tri, 1 + step % 5, 100 + step);
@@ -159,7 +159,7 @@ TEST(TasslUpdate, RandomSequencesStayFeasible) {
       if (!r.feasible) {  // a cycle: the solver would re-partition; so do we
         EXPECT_NE(r.reason.find("cycle"), std::string::npos) << r.reason;
         const tassl::Partition Q = tassl::partition(L2, tri, 40);
-        inc = tassl::Incremental(Q, tassl::schedule(L2, tri, Q), tri);
+        inc = tassl::Incremental(Q, tassl::schedule(L2, tri, Q), tri, L2.row_ptr);
       }
       EXPECT_NO_THROW(inc.check(L2.row_ptr, L2.col_idx));
       L = L2;

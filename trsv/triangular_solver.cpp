@@ -228,7 +228,7 @@ void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) {
     st.tassl = tassl::summarize(P, S);
     st.tassl.partition_seconds = t_partition;
     st.tassl.schedule_seconds = seconds_since(t1);
-    tassl_state = std::make_unique<tassl::Incremental>(P, std::move(S), tri);
+    tassl_state = std::make_unique<tassl::Incremental>(P, std::move(S), tri, std::span<const index_t>(M.row_ptr));
   }
 }
 

@@ -5,6 +5,7 @@
 // link the baselines (SuiteSparseQR, UMFPACK, SuperLU, cuSPARSE, LAPACK) themselves.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,26 @@ struct QrBenchOptions {
   std::string json_path, markdown_path;  // "-": standard output
 };
 void run_qr_bench(const QrBenchOptions& options, const std::string& command_line);
+
+// balsa bench sequence: Picciau's thesis Sect. 6.3 experiment: sequences of
+// triangular matrices, each from the last by moving the entries of random
+// columns; TASSL's incremental update against a full TASSL analysis and
+// cuSPARSE's analysis, the solve after the updates against after a fresh
+// analysis.
+struct SequenceBenchOptions {
+  std::string suite = "all";                    // all | lp | ilu | generated
+  std::string lp_dir = "bench/data/lp-basis-L";  // L factors of LP bases (*.mtx.gz)
+  std::string data_dir = "tests/data";          // real matrices: their ILU(0) factors
+  std::vector<std::string> only;                // cases whose name contains one of these
+  int steps = 10;                               // matrices of a sequence after the first
+  bool multi = true;                            // also the many-columns variant (2..32 columns a step)
+  int repeat = 20;                              // timed solves (median)
+  int repeat_analysis = 3;                      // fresh analyses per step (median)
+  std::uint64_t seed = 1;
+  Device device = Device::Auto;
+  std::string json_path, markdown_path;  // "-": standard output
+};
+void run_sequence_bench(const SequenceBenchOptions& options, const std::string& command_line);
 
 // balsa bench sparse: general sparse systems as in the SaP report's sec.
 // 4.3: x* on a parabola (1 at both ends, 400 in the middle), b = A x*, x0 =

@@ -313,7 +313,7 @@ class TasslSolver final : public Algorithm<T> {
     row_ptr_ = A.row_ptr;
     diag_off_ = tassl::diagonal_offsets(A, diag);
     diag_ = diag;
-    inc_ = std::make_unique<tassl::Incremental>(P, std::move(S), tri);  // kept for pattern updates (thesis ch. 6)
+    inc_ = std::make_unique<tassl::Incremental>(P, std::move(S), tri, std::span<const index_t>(A.row_ptr));  // kept for pattern updates (thesis ch. 6)
     stats_.layout_seconds = seconds_since(t0);
     if (n_ == 0) return;
     t0 = Clock::now();

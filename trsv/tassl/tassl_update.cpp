@@ -9,8 +9,9 @@
 
 namespace balsa::tassl {
 
-Incremental::Incremental(const Partition& P, Schedule S, Triangle t)
-    : tri(t), n_max(P.n_max), schedule(std::move(S)) {
+Incremental::Incremental(const Partition& P, Schedule S, Triangle t, std::span<const index_t> row_ptr)
+    : tri(t), n_max(P.n_max), schedule(std::move(S)), row_ptr_(row_ptr.begin(), row_ptr.end()) {
+  if (row_ptr.size() != std::size_t(P.n) + 1) throw DimensionError("TASSL update: a pattern of another size");
   if (schedule.subgraphs.size() != std::size_t(P.subgraphs()))
     throw DimensionError("TASSL update: the schedule is of another partition");
   sub_of.assign(std::size_t(P.n), -1);
@@ -194,16 +195,136 @@ UpdateResult Incremental::apply(std::span<const index_t> row_ptr, std::span<cons
   if (r.scheduled_edges > edge_budget)
     return give_up("the update would schedule " + std::to_string(r.scheduled_edges) + " edges again, over the budget of " +
                    std::to_string(edge_budget) + " (a full analysis is cheaper)");
-  finish_.resize(sub_of.size(), -1);
+  if (slot_.empty()) {  // every entry's internal slot and every vertex's last, from the schedule
+    slot_.assign(std::size_t(row_ptr_.back()), -1);
+    finish_.assign(sub_of.size(), -1);
+    for (const SubgraphSchedule& g : schedule.subgraphs)
+      for (index_t q = 0; q < g.int_slots(); ++q)
+        for (index_t e = g.int_ptr[q]; e < g.int_ptr[q + 1]; ++e) {
+          const SlotEdge& x = g.internal[std::size_t(e)];
+          slot_[std::size_t(row_ptr_[std::size_t(x.to)] + x.value)] = q;
+          finish_[std::size_t(x.to)] = std::max(finish_[std::size_t(x.to)], q);
+        }
+    dirty_.assign(sub_of.size(), 0);
+    redone_.assign(sub_of.size(), 0);
+    moved_.assign(sub_of.size(), 0);
+  }
+  for (const index_t v : change.rows) dirty_[std::size_t(v)] = 1;
+  for (const index_t v : r.left_isolated) dirty_[std::size_t(v)] = 1;
+  carry_slots(row_ptr);
   for (const index_t s : r.changed) {
     SubgraphSchedule& g = schedule.subgraphs[std::size_t(s)];
     schedule.external_edges -= g.ext.size();
     schedule.internal_edges -= g.internal.size();
-    g = schedule_subgraph(row_ptr, col_idx, tri, members[std::size_t(s)], s, sub_of, finish_);
+    r.reslotted += reslot(s, row_ptr, col_idx);
     schedule.external_edges += g.ext.size();
     schedule.internal_edges += g.internal.size();
   }
+  for (const index_t v : change.rows) dirty_[std::size_t(v)] = 0;
+  for (const index_t v : r.left_isolated) dirty_[std::size_t(v)] = 0;
   return r;
+}
+
+void Incremental::carry_slots(std::span<const index_t> row_ptr) {
+  std::vector<index_t> slots(std::size_t(row_ptr.back()), -1);
+  for (std::size_t i = 0; i + 1 < row_ptr.size(); ++i)
+    if (!dirty_[i])
+      std::copy(slot_.begin() + row_ptr_[i], slot_.begin() + row_ptr_[i + 1], slots.begin() + row_ptr[i]);
+  slot_ = std::move(slots);
+  row_ptr_.assign(row_ptr.begin(), row_ptr.end());
+}
+
+index_t Incremental::reslot(index_t s, std::span<const index_t> row_ptr, std::span<const index_t> col_idx) {
+  const bool lower = tri == Triangle::Lower;
+  auto parent = [&](index_t v, index_t j) { return lower ? j < v : j > v; };
+  const std::vector<index_t>& m = members[std::size_t(s)];
+  std::vector<std::pair<index_t, index_t>> ready;  // (first allowed slot, entry)
+  std::vector<index_t> redone, used;
+  std::size_t t = 0;
+  while (t < m.size() && !dirty_[std::size_t(m[t])]) ++t;
+  for (; t < m.size(); ++t) {
+    const index_t v = m[t];
+    const index_t before = finish_[std::size_t(v)];
+    if (dirty_[std::size_t(v)]) {  // its row changed: the list-scheduling rule of schedule_subgraph
+      ready.clear();
+      for (index_t p = row_ptr[v]; p < row_ptr[v + 1]; ++p) {
+        const index_t j = col_idx[p];
+        if (parent(v, j) && sub_of[std::size_t(j)] == s) ready.push_back({finish_[std::size_t(j)] + 1, p});
+      }
+      std::stable_sort(ready.begin(), ready.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      index_t slot = -1;
+      for (const auto& [first, p] : ready) slot_[std::size_t(p)] = slot = std::max(first, slot + 1);
+      finish_[std::size_t(v)] = slot;
+    } else {  // move only the edges a parent's later finish made too early
+      bool broken = false;
+      for (index_t p = row_ptr[v]; p < row_ptr[v + 1] && !broken; ++p) {
+        const index_t j = col_idx[p];
+        broken = moved_[std::size_t(j)] && slot_[std::size_t(p)] >= 0 && slot_[std::size_t(p)] <= finish_[std::size_t(j)];
+      }
+      if (!broken) continue;
+      used.clear();
+      ready.clear();
+      for (index_t p = row_ptr[v]; p < row_ptr[v + 1]; ++p) {
+        const index_t j = col_idx[p], q = slot_[std::size_t(p)];
+        if (q < 0) continue;
+        if (q <= finish_[std::size_t(j)]) ready.push_back({finish_[std::size_t(j)] + 1, p});
+        else used.push_back(q);
+      }
+      std::sort(used.begin(), used.end());
+      std::sort(ready.begin(), ready.end());
+      for (const auto& [first, p] : ready) {
+        index_t q = first;
+        for (auto it = std::lower_bound(used.begin(), used.end(), q); it != used.end() && *it == q; ++it) ++q;
+        used.insert(std::lower_bound(used.begin(), used.end(), q), q);
+        slot_[std::size_t(p)] = q;
+      }
+      finish_[std::size_t(v)] = used.empty() ? -1 : used.back();
+    }
+    redone_[std::size_t(v)] = 1;
+    redone.push_back(v);
+    // Only a later last slot can break a child's edges (an earlier one
+    // leaves them valid, if later than needed: Fig. 6.6's effect).
+    if (finish_[std::size_t(v)] > before) moved_[std::size_t(v)] = 1;
+  }
+  if (!redone.empty()) {  // the re-slotted vertices' edges from their rows, then bucketed
+    std::vector<std::pair<index_t, SlotEdge>> fresh_int, fresh_ext;
+    for (const index_t v : redone) {
+      index_t n_ext = 0;
+      for (index_t p = row_ptr[v]; p < row_ptr[v + 1]; ++p) {
+        const index_t j = col_idx[p];
+        if (!parent(v, j)) continue;
+        const SlotEdge e{v, j, p - row_ptr[v]};
+        if (sub_of[std::size_t(j)] != s) fresh_ext.push_back({n_ext++, e});
+        else fresh_int.push_back({slot_[std::size_t(p)], e});
+      }
+    }
+    SubgraphSchedule& g = schedule.subgraphs[std::size_t(s)];
+    rebucket(g.int_ptr, g.internal, fresh_int);
+    rebucket(g.ext_ptr, g.ext, fresh_ext);
+  }
+  for (const index_t v : redone) redone_[std::size_t(v)] = moved_[std::size_t(v)] = 0;
+  return index_t(redone.size());
+}
+
+void Incremental::rebucket(std::vector<index_t>& ptr, std::vector<SlotEdge>& edges,
+                           const std::vector<std::pair<index_t, SlotEdge>>& fresh) const {
+  index_t slots = index_t(ptr.size()) - 1;
+  for (const auto& f : fresh) slots = std::max(slots, f.first + 1);
+  std::vector<index_t> count(std::size_t(slots) + 1, 0);
+  for (index_t q = 0; q + 1 < index_t(ptr.size()); ++q)
+    for (index_t e = ptr[q]; e < ptr[q + 1]; ++e) count[std::size_t(q) + 1] += redone_[std::size_t(edges[std::size_t(e)].to)] ? 0 : 1;
+  for (const auto& f : fresh) ++count[std::size_t(f.first) + 1];
+  while (slots > 0 && count[std::size_t(slots)] == 0) --slots;  // slots left empty at the end
+  count.resize(std::size_t(slots) + 1);
+  for (index_t q = 0; q < slots; ++q) count[std::size_t(q) + 1] += count[std::size_t(q)];
+  std::vector<SlotEdge> out(std::size_t(count.back()));
+  std::vector<index_t> next(count.begin(), count.end() - 1);
+  for (index_t q = 0; q + 1 < index_t(ptr.size()); ++q)  // kept edges first in each slot, in their order
+    for (index_t e = ptr[q]; e < ptr[q + 1]; ++e)
+      if (!redone_[std::size_t(edges[std::size_t(e)].to)]) out[std::size_t(next[std::size_t(q)]++)] = edges[std::size_t(e)];
+  for (const auto& f : fresh) out[std::size_t(next[std::size_t(f.first)]++)] = f.second;
+  ptr = std::move(count);
+  edges = std::move(out);
 }
 
 void Incremental::check(std::span<const index_t> row_ptr, std::span<const index_t> col_idx) const {

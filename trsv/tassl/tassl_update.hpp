@@ -24,12 +24,18 @@
 // n_max vertices). Vertices are never moved between sub-graphs, and levels are
 // never lowered when edges go (a removed edge cannot break feasibility).
 //
-// Schedule update. Alg. 6.3 re-slots the edges reachable from the changed
-// column inside a sub-graph, which leaves empty slots behind where edges were
-// removed (Fig. 6.6: up to 2x slower solves). Here every touched sub-graph is
-// scheduled again in full (tassl_schedule's list scheduling): the same slots
-// as a fresh analysis of that sub-graph, at a cost bounded by one sub-graph's
-// edges (<= n_max vertices), and no slowdown from stale slots.
+// Schedule update (Alg. 6.3 with Fig. 6.7a's shortcut, per edge). In each
+// touched sub-graph, the vertices whose rows changed get their in-edges
+// slotted again by the list-scheduling rule of tassl_schedule (from their
+// parents' current last slots). Then, in dependency order, an edge j -> v
+// whose slot is no longer after j's last in-slot (j now finishes later) is
+// moved to the first slot after it that no other edge into v uses; v's last
+// slot may then move later, and so on downstream. Every other edge keeps its
+// slot, which stays valid. A vertex that now finishes earlier leaves its
+// children where they were: Fig. 6.6's effect, slots later than a fresh
+// schedule would give; the caller bounds the drift (tassl_level_growth) by a
+// full analysis. Cost: a scan of the touched sub-graphs' rows after the first
+// changed vertex and a counting sort of their edges, plus the moved edges.
 #pragma once
 
 #include <cstdint>
@@ -66,12 +72,14 @@ struct UpdateResult {
   index_t created = 0;           // new sub-graphs (the last `created` indices)
   std::vector<index_t> left_isolated;  // vertices that left V0
   bool isolated_rows = false;    // a row of V0 changed (its diagonal)
-  std::int64_t scheduled_edges = 0;    // edges of the sub-graphs scheduled again
+  std::int64_t scheduled_edges = 0;    // edges of the sub-graphs scheduled again (scanned)
+  index_t reslotted = 0;               // vertices whose in-edges got slots again
 };
 
 class Incremental {
  public:
-  Incremental(const Partition& P, Schedule S, Triangle tri);
+  // P and S of the matrix whose pattern has row pointers row_ptr.
+  Incremental(const Partition& P, Schedule S, Triangle tri, std::span<const index_t> row_ptr);
 
   // Applies `change`; row_ptr/col_idx are the new matrix's pattern. Gives up
   // (feasible = false) on a cycle between sub-graphs, or when the sub-graphs
@@ -116,8 +124,19 @@ class Incremental {
 
   std::vector<std::vector<Link>> dag_;  // sub-graph -> its children in the sub-graph DAG
   bool dag_ready_ = false;
-  std::vector<index_t> finish_;         // scratch of schedule_subgraph
-  std::vector<char> seen_;              // scratch of reaches()
+  // Sect. 6.2 (see above) on sub-graph s; returns the vertices re-slotted.
+  index_t reslot(index_t s, std::span<const index_t> row_ptr, std::span<const index_t> col_idx);
+  // Old edges of vertices not re-slotted plus the fresh ones, bucketed by slot.
+  void rebucket(std::vector<index_t>& ptr, std::vector<SlotEdge>& edges,
+                const std::vector<std::pair<index_t, SlotEdge>>& fresh) const;
+  // slot_ carried over to the new pattern (rows not dirty keep their entries).
+  void carry_slots(std::span<const index_t> row_ptr);
+
+  std::vector<index_t> row_ptr_;  // of the pattern the state describes
+  std::vector<index_t> slot_;     // per entry of that pattern: its internal slot, or -1; built on the first update
+  std::vector<index_t> finish_;   // per vertex: its last internal in-slot (-1: none)
+  std::vector<char> dirty_, redone_, moved_;  // per vertex: row changed; re-slotted; last slot moved
+  std::vector<char> seen_;       // scratch of reaches()
 };
 
 }  // namespace balsa::tassl
