@@ -33,7 +33,10 @@ TrsvUpdateStats run_sequence(Csr<T> A, const TrsvOptions& o, int steps, index_t 
   const Triangle mt = transposed ? (o.triangle == Triangle::Lower ? Triangle::Upper : Triangle::Lower) : o.triangle;
   for (int step = 0; step < steps; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
-    const ColumnReplacement<T> c = random_column_replacement(A, o.triangle, columns, seed + std::uint64_t(step));
+    ColumnReplacement<T> c = random_column_replacement(A, o.triangle, columns, seed + std::uint64_t(step));
+    for (std::size_t t = 0; t < c.columns.size(); ++t)  // new diagonal values too
+      for (index_t p = c.col_ptr[t]; p < c.col_ptr[t + 1]; ++p)
+        if (c.row_idx[std::size_t(p)] == c.columns[t]) c.values[std::size_t(p)] *= T(1.5);
     solver.replace_columns(c.columns, c.col_ptr, c.row_idx, c.values);
     A = with_columns_replaced(A, c);
     const Csr<T> M = transposed ? transpose(A) : A;

@@ -198,10 +198,13 @@ void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps,
   tassl::ScaledValues<double> V = tassl::scale_values<double>(Y, A.row_ptr, A.values, off);
   tassl::Layout D = Y;  // the device's copy
   tassl::ScaledValues<double> DV = V;
-  int patched = 0, relocated = 0, relaunched = 0;
+  int patched = 0, relocated = 0, relaunched = 0, in_place = 0;
   for (int step = 0; step < steps; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
-    const ColumnReplacement<double> c = random_column_replacement(A, tri, columns, seed + std::uint64_t(step));
+    ColumnReplacement<double> c = random_column_replacement(A, tri, columns, seed + std::uint64_t(step));
+    for (std::size_t t = 0; t < c.columns.size(); ++t)  // new diagonal values too
+      for (index_t p = c.col_ptr[t]; p < c.col_ptr[t + 1]; ++p)
+        if (c.row_idx[std::size_t(p)] == c.columns[t]) c.values[std::size_t(p)] *= 1.5;
     const Csr<double> A2 = with_columns_replaced(A, c);
     const tassl::PatternChange change = trsv_update::pattern_difference(A, A2, tri);
     tassl::PatternChange with_values = change;  // the replaced columns' rows change values too
@@ -226,6 +229,9 @@ void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps,
       V.ext.resize(Y.ext_from.size(), 0.0);
       V.internal.resize(Y.int_key.size(), 0.0);
       for (const std::size_t b : patch.blocks) tassl::scale_block<double>(Y, b, A.row_ptr, A.values, off, V);
+      for (const tassl::LayoutPatch::Partial& p : patch.partial)
+        tassl::scale_block<double>(Y, p.block, A.row_ptr, A.values, off, V, &p.entries, p.ext);
+      in_place += int(patch.partial.size());
       copy_ranges(D.order, Y.order, patch.positions, index_t(-7));
       copy_ranges(DV.diag, V.diag, patch.positions, std::nan(""));
       copy_ranges(D.ext_rows, Y.ext_rows, patch.ext_rows, index_t(-7));
@@ -246,6 +252,7 @@ void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps,
   }
   EXPECT_GT(patched, 0);
   EXPECT_GT(relocated + relaunched, 0) << "no block ever moved or changed launch: the test misses those paths";
+  EXPECT_GT(in_place, 0) << "no block was ever patched in place: the test misses that path";
 }
 
 TEST(TasslLayout, PatchesAfterUpdatesSolve) {

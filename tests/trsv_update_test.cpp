@@ -40,13 +40,12 @@ Csr<double> lower_from(index_t n, const std::vector<std::pair<index_t, index_t>>
   return L;
 }
 
-// Table 6.1, built explicitly on a 9-vertex graph (as the thesis' Fig. 6.4):
+// Table 6.1, built explicitly on a 10-vertex graph (as the thesis' Fig. 6.4):
 // V0 = {3, 4, 5} (no edges); sub-graphs Vp = {0, 8} (level 0), Vq = {1, 6}
-// (level 1), Vk = {2, 7} (level 2), edges 0 -> 1 (p -> q) and 1 -> 2 (q -> k);
-// and Vr = {5?}: a fourth sub-graph Vr = {} is not needed: a sub-graph at
-// level 1 unconnected to Vq is Vs = {9} in a 10-vertex variant below.
-// Each case adds one edge jdiff -> i to that partition and expects U (a
-// feasible update) or R (a re-partition: the edge closes a cycle).
+// (level 1), Vk = {2, 7} (level 2) with edges 0 -> 1 (p -> q) and 1 -> 2
+// (q -> k), and Vs = {9} (level 1, no edges). Each case adds one edge
+// jdiff -> i and expects U (a feasible update) or R (a re-partition: the
+// edge closes a cycle of sub-graphs).
 struct Table61 {
   static constexpr index_t n = 10;
   Csr<double> L = lower_from(n, {{1, 0}, {2, 1}});
@@ -99,7 +98,9 @@ TEST(TasslUpdate, EveryCaseOfTable61) {
   for (const Case& c : cases) {
     std::string reason;
     EXPECT_EQ(t.add(c.j, c.i, reason), c.update) << c.what << ": " << reason;
-    if (!c.update) EXPECT_NE(reason.find("cycle"), std::string::npos) << c.what << ": " << reason;
+    if (!c.update) {
+      EXPECT_NE(reason.find("cycle"), std::string::npos) << c.what << ": " << reason;
+    }
   }
 }
 

@@ -580,8 +580,10 @@ void TriangularSolver<T>::Impl::change_pattern(std::unique_ptr<Impl>& self, Csr<
     u.incremental_seconds += dt;
     u.last_seconds = dt;
     u.last_reason.clear();
+    // The rate of the rule above; not from the first update after an
+    // analysis, which also builds the update's own state (DAG, slots per entry).
     const double rate = dt / double(std::max<std::int64_t>(u.last_scheduled_edges, 1));
-    s.seconds_per_edge = s.seconds_per_edge > 0 ? 0.5 * (s.seconds_per_edge + rate) : rate;
+    if (s.updates_since_analysis > 1) s.seconds_per_edge = s.seconds_per_edge > 0 ? 0.5 * (s.seconds_per_edge + rate) : rate;
     s.stats.updates = u;
     return;
   }

@@ -325,7 +325,7 @@ class TasslSolver final : public Algorithm<T> {
     int_key_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(layout_.int_key));
     blocks_ = cuda::DeviceBuffer<tassl::Block>(std::span<const tassl::Block>(layout_.blocks));
     slot_ = cuda::DeviceBuffer<RhsAndX<T>>(1);
-    if (!A.values.empty()) upload_values(std::span<const T>(A.values));
+    upload_values(std::span<const T>(A.values));
     exec_.emplace(1, capture(1));
     BALSA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     stats_.upload_seconds = seconds_since(t0);
@@ -380,7 +380,7 @@ class TasslSolver final : public Algorithm<T> {
           if (M.col_idx[p] == i) diag_off_[std::size_t(i)] = p - M.row_ptr[i];
     }
     const tassl::LayoutPatch patch = tassl::patch_layout(layout_, *inc_, r, tuning_);
-    u.blocks = index_t(patch.blocks.size());
+    u.blocks = index_t(patch.blocks.size() + patch.partial.size());
     u.relocated = patch.relocated;
     // Values of the blocks laid out again, into the host mirror.
     scaled_.diag.resize(layout_.order.size(), T(1));
@@ -389,6 +389,9 @@ class TasslSolver final : public Algorithm<T> {
     for (const std::size_t b : patch.blocks)
       tassl::scale_block(layout_, b, std::span<const index_t>(row_ptr_), std::span<const T>(M.values),
                          std::span<const index_t>(diag_off_), scaled_);
+    for (const tassl::LayoutPatch::Partial& p : patch.partial)
+      tassl::scale_block(layout_, p.block, std::span<const index_t>(row_ptr_), std::span<const T>(M.values),
+                         std::span<const index_t>(diag_off_), scaled_, &p.entries, p.ext);
     // Device arrays large enough (a reallocation moves them: capture again).
     bool moved = false;
     moved |= ensure(order_, layout_.order.size());

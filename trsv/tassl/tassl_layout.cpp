@@ -51,24 +51,13 @@ BlockNeeds block_needs(index_t vertices, const SubgraphSchedule& g, int width) {
   return need;
 }
 
-void fill_block(Layout& Y, std::size_t b, std::span<const index_t> vertices, const SubgraphSchedule& g, int width,
-                std::vector<index_t>& scratch) {
+void fill_ext(Layout& Y, std::size_t b, const SubgraphSchedule& g, std::vector<index_t>& scratch) {
   Block& B = Y.blocks[b];
   const BlockSpace& room = Y.space[b];
-  const BlockNeeds need = block_needs(index_t(vertices.size()), g, width);
-  if (need.positions > room.positions || need.ext_rows > room.ext_rows || need.ext_edges > room.ext_edges ||
-      need.entries > room.entries)
-    throw Error("TASSL layout: internal error, a block outgrew its space");
-  B.size = index_t(vertices.size());
-  B.rounds = index_t(need.rounds);
-  for (index_t u = 0; u < B.size; ++u) {
-    Y.order[std::size_t(B.base + u)] = vertices[std::size_t(u)];
-    Y.position[std::size_t(vertices[std::size_t(u)])] = B.base + u;
-  }
   // External rows in the order of their slot-0 edges; each row's edges in slot order.
   index_t* row_of = scratch.data();  // local vertex -> its external row (relative), or -1
   for (index_t u = 0; u < B.size; ++u) row_of[u] = -1;
-  const index_t rows = need.ext_rows - 1;
+  const index_t rows = g.ext_slots() > 0 ? g.ext_ptr[1] - g.ext_ptr[0] : 0;
   B.ext_row_end = B.ext_row_begin + rows;
   for (index_t k = 0; k < rows; ++k) {
     const index_t p = Y.position[std::size_t(g.ext[std::size_t(k)].to)];
@@ -89,20 +78,41 @@ void fill_block(Layout& Y, std::size_t b, std::span<const index_t> vertices, con
     Y.ext_from[std::size_t(k)] = e.from;
     Y.ext_value[std::size_t(k)] = e.value;
   }
-  // Every slot in ceil(edges / width) rounds, the last one padded.
-  std::fill(Y.int_key.begin() + B.entry_begin, Y.int_key.begin() + B.entry_begin + need.entries, kPadEntry);
-  std::fill(Y.int_value.begin() + B.entry_begin, Y.int_value.begin() + B.entry_begin + need.entries, -1);
-  std::size_t e = std::size_t(B.entry_begin);
-  for (index_t q = 0; q < g.int_slots(); ++q) {
-    const index_t first = g.int_ptr[q], last = g.int_ptr[q + 1];
-    for (index_t round = first; round < last; round += width, e += std::size_t(width))
-      for (index_t lane = 0; lane < width && round + lane < last; ++lane) {
-        const SlotEdge& edge = g.internal[std::size_t(round + lane)];
-        const auto to = std::uint32_t(Y.position[edge.to] - B.base), from = std::uint32_t(Y.position[edge.from] - B.base);
-        Y.int_key[e + std::size_t(lane)] = to << 16 | from;
-        Y.int_value[e + std::size_t(lane)] = edge.value;
-      }
+}
+
+std::int64_t fill_slot(Layout& Y, std::size_t b, const SubgraphSchedule& g, index_t q, int width, std::int64_t e) {
+  const Block& B = Y.blocks[b];
+  const index_t first = g.int_ptr[q], last = g.int_ptr[q + 1];
+  const std::int64_t rounds = (last - first + width - 1) / width;
+  std::fill(Y.int_key.begin() + e, Y.int_key.begin() + e + rounds * width, kPadEntry);
+  std::fill(Y.int_value.begin() + e, Y.int_value.begin() + e + rounds * width, -1);
+  for (index_t k = first; k < last; ++k) {
+    const SlotEdge& edge = g.internal[std::size_t(k)];
+    const auto to = std::uint32_t(Y.position[edge.to] - B.base), from = std::uint32_t(Y.position[edge.from] - B.base);
+    Y.int_key[std::size_t(e + (k - first))] = to << 16 | from;
+    Y.int_value[std::size_t(e + (k - first))] = edge.value;
   }
+  return e + rounds * width;
+}
+
+void fill_block(Layout& Y, std::size_t b, std::span<const index_t> vertices, const SubgraphSchedule& g, int width,
+                std::vector<index_t>& scratch) {
+  Block& B = Y.blocks[b];
+  const BlockSpace& room = Y.space[b];
+  const BlockNeeds need = block_needs(index_t(vertices.size()), g, width);
+  if (need.positions > room.positions || need.ext_rows > room.ext_rows || need.ext_edges > room.ext_edges ||
+      need.entries > room.entries)
+    throw Error("TASSL layout: internal error, a block outgrew its space");
+  B.size = index_t(vertices.size());
+  B.rounds = index_t(need.rounds);
+  for (index_t u = 0; u < B.size; ++u) {
+    Y.order[std::size_t(B.base + u)] = vertices[std::size_t(u)];
+    Y.position[std::size_t(vertices[std::size_t(u)])] = B.base + u;
+  }
+  fill_ext(Y, b, g, scratch);
+  // Every slot in ceil(edges / width) rounds, the last one padded.
+  std::int64_t e = B.entry_begin;
+  for (index_t q = 0; q < g.int_slots(); ++q) e = fill_slot(Y, b, g, q, width, e);
 }
 
 Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning) {
@@ -209,7 +219,7 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
 
 template <class T>
 void scale_block(const Layout& layout, std::size_t b, std::span<const index_t> row_ptr, std::span<const T> values,
-                 std::span<const index_t> diag_offset, ScaledValues<T>& out) {
+                 std::span<const index_t> diag_offset, ScaledValues<T>& out, const EntryRanges* entries, bool ext) {
   const Block& B = layout.blocks[b];
   auto diagonal = [&](index_t v) {
     return diag_offset[std::size_t(v)] < 0 ? 1.0 : double(values[std::size_t(row_ptr[v] + diag_offset[std::size_t(v)])]);
@@ -221,17 +231,19 @@ void scale_block(const Layout& layout, std::size_t b, std::span<const index_t> r
     return s;
   };
   for (index_t p = B.base; p < B.base + B.size; ++p) out.diag[std::size_t(p)] = T(diagonal(layout.order[std::size_t(p)]));
-  for (index_t r = B.ext_row_begin; r < B.ext_row_end; ++r) {
+  for (index_t r = B.ext_row_begin; r < B.ext_row_end && ext; ++r) {
     const index_t v = layout.order[std::size_t(layout.ext_rows[std::size_t(r)])];
     for (index_t k = layout.ext_ptr[std::size_t(r)]; k < layout.ext_ptr[std::size_t(r) + 1]; ++k)
       out.ext[std::size_t(k)] = scaled(layout.ext_value[std::size_t(k)], v);
   }
-  const std::int64_t end = B.entry_begin + layout.space[b].entries;
-  for (std::int64_t e = B.entry_begin; e < end; ++e) {
-    const std::uint32_t key = layout.int_key[std::size_t(e)];
-    out.internal[std::size_t(e)] =
-        key == kPadEntry ? T(0) : scaled(layout.int_value[std::size_t(e)], layout.order[std::size_t(B.base + index_t(key >> 16))]);
-  }
+  const EntryRanges whole{{B.entry_begin, B.entry_begin + layout.space[b].entries}};
+  for (const auto& [begin, end] : entries ? *entries : whole)
+    for (std::int64_t e = begin; e < end; ++e) {
+      const std::uint32_t key = layout.int_key[std::size_t(e)];
+      out.internal[std::size_t(e)] =
+          key == kPadEntry ? T(0)
+                           : scaled(layout.int_value[std::size_t(e)], layout.order[std::size_t(B.base + index_t(key >> 16))]);
+    }
   if (bad_row >= 0)
     throw Error("TASSL: row " + std::to_string(bad_row) + " divided by its diagonal overflows " +
                 (sizeof(T) == 4 ? "float" : "double") + " (the TASSL solve scales rows by 1/l_ii; use level-set)");
@@ -276,7 +288,7 @@ std::vector<index_t> diagonal_offsets(const Csr<T>& A, DiagonalKind diag) {
   template ScaledValues<T> scale_values<T>(const Layout&, std::span<const index_t>, std::span<const T>,        \
                                            std::span<const index_t>);                                          \
   template void scale_block<T>(const Layout&, std::size_t, std::span<const index_t>, std::span<const T>,       \
-                               std::span<const index_t>, ScaledValues<T>&);                                    \
+                               std::span<const index_t>, ScaledValues<T>&, const EntryRanges*, bool);         \
   template std::vector<index_t> diagonal_offsets<T>(const Csr<T>&, DiagonalKind);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "balsa/sparse.hpp"
@@ -128,6 +129,10 @@ BlockNeeds block_needs(index_t vertices, const SubgraphSchedule& g, int width);
 // `scratch` holds at least as many entries as the block has vertices.
 void fill_block(Layout& Y, std::size_t b, std::span<const index_t> vertices, const SubgraphSchedule& g, int width,
                 std::vector<index_t>& scratch);
+// Its parts (the block's positions already laid out): the external rows
+// and edges; slot q's rounds from entry e on (returns the entry after them).
+void fill_ext(Layout& Y, std::size_t b, const SubgraphSchedule& g, std::vector<index_t>& scratch);
+std::int64_t fill_slot(Layout& Y, std::size_t b, const SubgraphSchedule& g, index_t q, int width, std::int64_t e);
 
 // The kernel's values from A's values (CSR order: row_ptr, values) and
 // each vertex's diagonal offset in its row (-1: a unit diagonal): the
@@ -141,10 +146,14 @@ struct ScaledValues {
 template <class T>
 ScaledValues<T> scale_values(const Layout& layout, std::span<const index_t> row_ptr, std::span<const T> values,
                              std::span<const index_t> diag_offset);
-// The same for block b only, into `out` (sized as scale_values makes it).
+// The same for block b only, into `out` (sized as scale_values makes it):
+// its diagonal, its external edges when `ext`, and its internal entries
+// (only those in `entries` when given).
+using EntryRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 template <class T>
 void scale_block(const Layout& layout, std::size_t b, std::span<const index_t> row_ptr, std::span<const T> values,
-                 std::span<const index_t> diag_offset, ScaledValues<T>& out);
+                 std::span<const index_t> diag_offset, ScaledValues<T>& out, const EntryRanges* entries = nullptr,
+                 bool ext = true);
 
 // Each row's diagonal offset in its row of A (-1: none, or Unit).
 template <class T>

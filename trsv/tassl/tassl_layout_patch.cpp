@@ -23,6 +23,41 @@ std::vector<index_t> slot_widths(const SubgraphSchedule& g) {
   return w;
 }
 
+// The in-place patch of block b (see the header); false when it does not apply.
+bool patch_in_place(Layout& Y, std::size_t b, const SubgraphSchedule& g, const SubgraphDelta& d, int width,
+                    const BlockNeeds& need, std::vector<index_t>& scratch, LayoutPatch& out) {
+  const Block& B = Y.blocks[b];
+  const BlockSpace& room = Y.space[b];
+  if (d.members || need.positions != B.size || g.int_slots() + 1 != index_t(d.old_int_ptr.size())) return false;
+  if (d.ext && (need.ext_rows > room.ext_rows || need.ext_edges > room.ext_edges)) return false;
+  auto rounds = [&](const std::vector<index_t>& ptr, index_t q) { return (ptr[q + 1] - ptr[q] + width - 1) / width; };
+  for (index_t q = 0; q < g.int_slots(); ++q)
+    if (rounds(g.int_ptr, q) != rounds(d.old_int_ptr, q)) return false;
+  LayoutPatch::Partial part{b, {}, d.ext};
+  std::int64_t e = B.entry_begin;
+  std::size_t k = 0;
+  for (index_t q = 0; q < g.int_slots(); ++q) {
+    const std::int64_t next = e + std::int64_t(rounds(g.int_ptr, q)) * width;
+    if (k < d.slots.size() && d.slots[k] == q) {
+      fill_slot(Y, b, g, q, width, e);
+      if (!part.entries.empty() && part.entries.back().second == e) part.entries.back().second = next;
+      else part.entries.push_back({e, next});
+      ++k;
+    }
+    e = next;
+  }
+  if (d.ext) {
+    scratch.resize(std::max(scratch.size(), std::size_t(B.size)));
+    fill_ext(Y, b, g, scratch);
+    out.ext_rows.push_back({B.ext_row_begin, B.ext_row_begin + room.ext_rows});
+    out.ext_edges.push_back({room.ext_edge_begin, room.ext_edge_begin + room.ext_edges});
+  }
+  out.positions.push_back({B.base, B.base + B.size});  // the diagonal of its changed rows
+  for (const auto& [begin, end] : part.entries) out.entries.push_back({begin, end});
+  out.partial.push_back(std::move(part));
+  return true;
+}
+
 }  // namespace
 
 LayoutPatch patch_layout(Layout& Y, const Incremental& inc, const UpdateResult& r, const LayoutTuning& tuning) {
@@ -98,6 +133,10 @@ LayoutPatch patch_layout(Layout& Y, const Incremental& inc, const UpdateResult& 
     const std::vector<index_t>& vs = inc.members[std::size_t(s)];
     const SubgraphSchedule& g = inc.schedule.subgraphs[std::size_t(s)];
     const BlockNeeds need = block_needs(index_t(vs.size()), g, L.width);
+    const auto at = std::lower_bound(r.changed.begin(), r.changed.end(), s);
+    if (at != r.changed.end() && *at == s && !std::binary_search(r.moved.begin(), r.moved.end(), s) &&
+        patch_in_place(Y, b, g, r.deltas[std::size_t(at - r.changed.begin())], L.width, need, scratch, out))
+      continue;
     bool moved = false;
     if (need.positions > room.positions) {
       room.positions = with_room(need.positions);
@@ -158,6 +197,7 @@ LayoutPatch patch_layout(Layout& Y, const Incremental& inc, const UpdateResult& 
   Y.blocks = std::move(blocks);
   Y.space = std::move(space);
   for (std::size_t& b : out.blocks) b = new_index[b];
+  for (LayoutPatch::Partial& p : out.partial) p.block = new_index[p.block];
   for (LevelLaunch& L : Y.launches) L.first_block = L.last_block = 0;
   for (std::size_t k = 0; k < Y.blocks.size(); ++k) {
     LevelLaunch& L = Y.launches[std::size_t(Y.space[k].level)];

@@ -212,11 +212,16 @@ UpdateResult Incremental::apply(std::span<const index_t> row_ptr, std::span<cons
   for (const index_t v : change.rows) dirty_[std::size_t(v)] = 1;
   for (const index_t v : r.left_isolated) dirty_[std::size_t(v)] = 1;
   carry_slots(row_ptr);
+  std::vector<char> joined(members.size(), 0);
+  for (const index_t v : r.left_isolated) joined[std::size_t(sub_of[std::size_t(v)])] = 1;
   for (const index_t s : r.changed) {
     SubgraphSchedule& g = schedule.subgraphs[std::size_t(s)];
     schedule.external_edges -= g.ext.size();
     schedule.internal_edges -= g.internal.size();
-    r.reslotted += reslot(s, row_ptr, col_idx);
+    SubgraphDelta& d = r.deltas.emplace_back();
+    d.old_int_ptr = g.int_ptr;
+    d.members = joined[std::size_t(s)] != 0;
+    r.reslotted += reslot(s, row_ptr, col_idx, d);
     schedule.external_edges += g.ext.size();
     schedule.internal_edges += g.internal.size();
   }
@@ -234,7 +239,8 @@ void Incremental::carry_slots(std::span<const index_t> row_ptr) {
   row_ptr_.assign(row_ptr.begin(), row_ptr.end());
 }
 
-index_t Incremental::reslot(index_t s, std::span<const index_t> row_ptr, std::span<const index_t> col_idx) {
+index_t Incremental::reslot(index_t s, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                            SubgraphDelta& delta) {
   const bool lower = tri == Triangle::Lower;
   auto parent = [&](index_t v, index_t j) { return lower ? j < v : j > v; };
   const std::vector<index_t>& m = members[std::size_t(s)];
@@ -299,21 +305,34 @@ index_t Incremental::reslot(index_t s, std::span<const index_t> row_ptr, std::sp
       }
     }
     SubgraphSchedule& g = schedule.subgraphs[std::size_t(s)];
-    rebucket(g.int_ptr, g.internal, fresh_int);
-    rebucket(g.ext_ptr, g.ext, fresh_ext);
+    std::vector<char> dirty;
+    rebucket(g.int_ptr, g.internal, fresh_int, dirty);
+    for (std::size_t q = 0; q < dirty.size(); ++q)
+      if (dirty[q]) delta.slots.push_back(index_t(q));
+    rebucket(g.ext_ptr, g.ext, fresh_ext, dirty);
+    delta.ext = std::find(dirty.begin(), dirty.end(), 1) != dirty.end();
   }
+
   for (const index_t v : redone) redone_[std::size_t(v)] = moved_[std::size_t(v)] = 0;
   return index_t(redone.size());
 }
 
 void Incremental::rebucket(std::vector<index_t>& ptr, std::vector<SlotEdge>& edges,
-                           const std::vector<std::pair<index_t, SlotEdge>>& fresh) const {
+                           const std::vector<std::pair<index_t, SlotEdge>>& fresh, std::vector<char>& dirty) const {
   index_t slots = index_t(ptr.size()) - 1;
   for (const auto& f : fresh) slots = std::max(slots, f.first + 1);
+  dirty.assign(std::size_t(slots), 0);
   std::vector<index_t> count(std::size_t(slots) + 1, 0);
   for (index_t q = 0; q + 1 < index_t(ptr.size()); ++q)
-    for (index_t e = ptr[q]; e < ptr[q + 1]; ++e) count[std::size_t(q) + 1] += redone_[std::size_t(edges[std::size_t(e)].to)] ? 0 : 1;
-  for (const auto& f : fresh) ++count[std::size_t(f.first) + 1];
+    for (index_t e = ptr[q]; e < ptr[q + 1]; ++e) {
+      const bool gone = redone_[std::size_t(edges[std::size_t(e)].to)];
+      count[std::size_t(q) + 1] += gone ? 0 : 1;
+      if (gone) dirty[std::size_t(q)] = 1;
+    }
+  for (const auto& f : fresh) {
+    ++count[std::size_t(f.first) + 1];
+    dirty[std::size_t(f.first)] = 1;
+  }
   while (slots > 0 && count[std::size_t(slots)] == 0) --slots;  // slots left empty at the end
   count.resize(std::size_t(slots) + 1);
   for (index_t q = 0; q < slots; ++q) count[std::size_t(q) + 1] += count[std::size_t(q)];

@@ -64,6 +64,14 @@ struct PatternChange {
   std::vector<index_t> rows;
 };
 
+// What changed in one sub-graph's schedule (for the layout's patch).
+struct SubgraphDelta {
+  std::vector<index_t> old_int_ptr;  // its internal slots before the update
+  std::vector<index_t> slots;        // internal slots whose edges changed (sorted)
+  bool ext = false;                  // its external edges changed
+  bool members = false;              // vertices joined it
+};
+
 struct UpdateResult {
   bool feasible = true;          // false: re-partition (reason says why); the state is then invalid
   std::string reason;
@@ -74,6 +82,7 @@ struct UpdateResult {
   bool isolated_rows = false;    // a row of V0 changed (its diagonal)
   std::int64_t scheduled_edges = 0;    // edges of the sub-graphs scheduled again (scanned)
   index_t reslotted = 0;               // vertices whose in-edges got slots again
+  std::vector<SubgraphDelta> deltas;   // parallel to `changed`
 };
 
 class Incremental {
@@ -125,10 +134,11 @@ class Incremental {
   std::vector<std::vector<Link>> dag_;  // sub-graph -> its children in the sub-graph DAG
   bool dag_ready_ = false;
   // Sect. 6.2 (see above) on sub-graph s; returns the vertices re-slotted.
-  index_t reslot(index_t s, std::span<const index_t> row_ptr, std::span<const index_t> col_idx);
-  // Old edges of vertices not re-slotted plus the fresh ones, bucketed by slot.
+  index_t reslot(index_t s, std::span<const index_t> row_ptr, std::span<const index_t> col_idx, SubgraphDelta& delta);
+  // Old edges of vertices not re-slotted plus the fresh ones, bucketed by
+  // slot; the slots that lost or gained an edge are marked in `dirty`.
   void rebucket(std::vector<index_t>& ptr, std::vector<SlotEdge>& edges,
-                const std::vector<std::pair<index_t, SlotEdge>>& fresh) const;
+                const std::vector<std::pair<index_t, SlotEdge>>& fresh, std::vector<char>& dirty) const;
   // slot_ carried over to the new pattern (rows not dirty keep their entries).
   void carry_slots(std::span<const index_t> row_ptr);
 
