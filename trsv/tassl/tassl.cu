@@ -318,11 +318,13 @@ class TasslSolver final : public Algorithm<T> {
     if (n_ == 0) return;
     t0 = Clock::now();
     const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
-    order_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.order));
-    ext_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_ptr));
-    ext_rows_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_rows));
-    ext_from_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout_.ext_from));
-    int_key_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(layout_.int_key));
+    // With room for pattern updates' moved blocks (as much again as 1/4,
+    // plus 4096 entries) so that they seldom reallocate and capture again.
+    upload_with_room(order_, layout_.order);
+    upload_with_room(ext_ptr_, layout_.ext_ptr);
+    upload_with_room(ext_rows_, layout_.ext_rows);
+    upload_with_room(ext_from_, layout_.ext_from);
+    upload_with_room(int_key_, layout_.int_key);
     blocks_ = cuda::DeviceBuffer<tassl::Block>(std::span<const tassl::Block>(layout_.blocks));
     slot_ = cuda::DeviceBuffer<RhsAndX<T>>(1);
     upload_values(std::span<const T>(A.values));
@@ -379,6 +381,17 @@ class TasslSolver final : public Algorithm<T> {
         for (index_t p = M.row_ptr[i]; p < M.row_ptr[i + 1]; ++p)
           if (M.col_idx[p] == i) diag_off_[std::size_t(i)] = p - M.row_ptr[i];
     }
+    // From here the layout follows the analysis; an internal error leaves
+    // them apart, so it sends the update to a full analysis (reported).
+    try {
+      return patch_device(M, r, u);
+    } catch (const std::exception& e) {
+      u.reason = std::string("internal error while patching the layout (analysed afresh): ") + e.what();
+      return false;
+    }
+  }
+
+  bool patch_device(const Csr<T>& M, const tassl::UpdateResult& r, PatternUpdate& u) {
     const tassl::LayoutPatch patch = tassl::patch_layout(layout_, *inc_, r, tuning_);
     u.blocks = index_t(patch.blocks.size() + patch.partial.size());
     u.relocated = patch.relocated;
@@ -450,6 +463,7 @@ class TasslSolver final : public Algorithm<T> {
     scaled_ = tassl::scale_values<T>(layout_, std::span<const index_t>(row_ptr_), values, std::span<const index_t>(diag_off_));
     bool moved = false;
     auto put = [&](cuda::DeviceBuffer<T>& buffer, const std::vector<T>& host) {
+      if (buffer.empty()) buffer = cuda::DeviceBuffer<T>(host.size() + host.size() / 4 + 4096);
       moved |= ensure(buffer, host.size());
       if (!host.empty())
         BALSA_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
@@ -462,6 +476,13 @@ class TasslSolver final : public Algorithm<T> {
       exec_.clear();
       exec_.emplace(1, capture(1));
     }
+  }
+
+  template <class U>
+  static void upload_with_room(cuda::DeviceBuffer<U>& buffer, const std::vector<U>& host) {
+    buffer = cuda::DeviceBuffer<U>(host.size() + host.size() / 4 + 4096);
+    if (!host.empty())
+      BALSA_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), host.size() * sizeof(U), cudaMemcpyHostToDevice));
   }
 
   // A device array of at least `need` entries (half as much again when it

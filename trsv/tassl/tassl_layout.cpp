@@ -226,6 +226,10 @@ void scale_block(const Layout& layout, std::size_t b, std::span<const index_t> r
   };
   index_t bad_row = -1;  // a row whose scaled entries are not finite in T (the smallest found)
   auto scaled = [&](index_t offset, index_t row) {
+    if (offset < 0 || offset >= row_ptr[row + 1] - row_ptr[row])
+      throw Error("TASSL layout: internal error, an entry at offset " + std::to_string(offset) + " of row " +
+                  std::to_string(row) + " (" + std::to_string(row_ptr[row + 1] - row_ptr[row]) + " entries), block " +
+                  std::to_string(b));
     const T s = T(double(values[std::size_t(row_ptr[row] + offset)]) / diagonal(row));
     if (!std::isfinite(s)) bad_row = bad_row < 0 ? row : std::min(bad_row, row);
     return s;

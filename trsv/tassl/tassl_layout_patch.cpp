@@ -169,8 +169,8 @@ LayoutPatch patch_layout(Layout& Y, const Incremental& inc, const UpdateResult& 
     out.relocated += moved ? 1 : 0;
     scratch.resize(std::max(scratch.size(), vs.size()));
     fill_block(Y, b, vs, g, L.width, scratch);
-    if (B.size > L.most_size) {
-      L.most_size = B.size;
+    if (B.size > L.most_size) {  // with room to grow (up to n_max), so that the next growth need not capture again
+      L.most_size = std::min(inc.n_max, B.size + B.size / 4 + 128);
       out.launches_changed = true;
     }
     out.positions.push_back({B.base, B.base + room.positions});
