@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "balsa/generators.hpp"
+#include "balsa/matrix_market.hpp"
 #include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
@@ -189,10 +190,12 @@ void copy_ranges(std::vector<V>& device, const std::vector<V>& host, const std::
     std::copy(host.begin() + g.begin, host.begin() + g.end, device.begin() + g.begin);
 }
 
-void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps, index_t columns, std::uint64_t seed) {
-  SCOPED_TRACE(std::string(tri == Triangle::Lower ? "Lower" : "Upper") + ", n_max " + std::to_string(n_max));
+void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps, index_t columns, std::uint64_t seed,
+                          int width = 64, index_t chunk = 7) {
+  SCOPED_TRACE(std::string(tri == Triangle::Lower ? "Lower" : "Upper") + ", n_max " + std::to_string(n_max) +
+               ", width " + std::to_string(width));
   const tassl::Partition P = tassl::partition(A, tri, n_max);
-  tassl::Layout Y = tassl::lay_out(P, tassl::schedule(A, tri, P), {.max_width = 64, .isolated_chunk = 7});
+  tassl::Layout Y = tassl::lay_out(P, tassl::schedule(A, tri, P), {.max_width = width, .isolated_chunk = chunk});
   tassl::Incremental inc(P, tassl::schedule(A, tri, P), tri, A.row_ptr);
   std::vector<index_t> off = tassl::diagonal_offsets(A, DiagonalKind::NonUnit);
   tassl::ScaledValues<double> V = tassl::scale_values<double>(Y, A.row_ptr, A.values, off);
@@ -218,10 +221,10 @@ void expect_patches_solve(Csr<double> A, Triangle tri, index_t n_max, int steps,
     if (!r.feasible) {  // re-partition: a fresh layout, copied whole
       const tassl::Partition Q = tassl::partition(A, tri, n_max);
       inc = tassl::Incremental(Q, tassl::schedule(A, tri, Q), tri, A.row_ptr);
-      Y = D = tassl::lay_out(Q, inc.schedule, {.max_width = 64, .isolated_chunk = 7});
+      Y = D = tassl::lay_out(Q, inc.schedule, {.max_width = width, .isolated_chunk = chunk});
       V = DV = tassl::scale_values<double>(Y, A.row_ptr, A.values, off);
     } else {
-      const tassl::LayoutPatch patch = tassl::patch_layout(Y, inc, r, {.max_width = 64, .isolated_chunk = 7});
+      const tassl::LayoutPatch patch = tassl::patch_layout(Y, inc, r, {.max_width = width, .isolated_chunk = chunk});
       ++patched;
       relocated += patch.relocated;
       relaunched += patch.launches_changed ? 1 : 0;
@@ -265,6 +268,17 @@ TEST(TasslLayout, PatchesAfterUpdatesSolve) {
   // Many isolated vertices that join sub-graphs (V0 shrinks, blocks grow and move).
   const Csr<double> S = test::with_dominant_diagonal(random_block_diagonal_lower<double>(3, 200, 0.002, 8));
   expect_patches_solve(S, Triangle::Lower, 30, 20, 4, 50);
+  // Wide blocks (the GPU's 1024 lanes): slots of one round, so most patches
+  // are in place; one sub-graph with isolated vertices joining it (as an LP
+  // basis' L factor), whose rounds shrink and grow.
+  const Csr<double> W = test::with_dominant_diagonal(random_block_diagonal_lower<double>(2, 500, 0.01, 9));
+  expect_patches_solve(W, Triangle::Lower, 24000, 20, 1, 60, 1024, 8192);
+  expect_patches_solve(W, Triangle::Lower, 24000, 10, 8, 70, 1024, 8192);
+  expect_patches_solve(S, Triangle::Lower, 24000, 20, 2, 80, 1024, 8192);
+  // The L factor of an LP basis (one sub-graph, slots of one round, V0
+  // vertices joining): caught a relaid block's stale tail entries.
+  const Csr<double> lp = read_matrix_market_csr<double>(test::data_file("25fv47-L.mtx.gz"));
+  expect_patches_solve(lp, Triangle::Lower, 24000, 10, 1, 1, 1024, 8192);
 }
 
 TEST(TasslLayout, BadInput) {

@@ -113,6 +113,9 @@ void fill_block(Layout& Y, std::size_t b, std::span<const index_t> vertices, con
   // Every slot in ceil(edges / width) rounds, the last one padded.
   std::int64_t e = B.entry_begin;
   for (index_t q = 0; q < g.int_slots(); ++q) e = fill_slot(Y, b, g, q, width, e);
+  // The rest of its segment (entries of a longer earlier layout) padded.
+  std::fill(Y.int_key.begin() + e, Y.int_key.begin() + B.entry_begin + room.entries, kPadEntry);
+  std::fill(Y.int_value.begin() + e, Y.int_value.begin() + B.entry_begin + room.entries, -1);
 }
 
 Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning) {
