@@ -44,23 +44,21 @@ std::vector<Start> starts(const SequenceBenchOptions& o) {
     return std::any_of(o.only.begin(), o.only.end(), [&](const std::string& s) { return name.find(s) != std::string::npos; });
   };
   namespace fs = std::filesystem;
-  auto sorted_files = [](const fs::path& dir) {
+  auto sorted_files = [](const fs::path& dir, const char* ending) {
     std::vector<fs::path> files;
     if (fs::is_directory(dir))
-      for (const auto& e : fs::directory_iterator(dir)) {
-        const std::string f = e.path().filename().string();
-        if (f.ends_with(".mtx") || f.ends_with(".mtx.gz")) files.push_back(e.path());
-      }
+      for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().filename().string().ends_with(ending)) files.push_back(e.path());
     std::sort(files.begin(), files.end());
     return files;
   };
   if (o.suite == "all" || o.suite == "lp")
-    for (const fs::path& f : sorted_files(o.lp_dir)) {
+    for (const fs::path& f : sorted_files(o.lp_dir, "-L.mtx.gz")) {
       const std::string name = "lp:" + f.filename().string().substr(0, f.filename().string().find("-L.mtx"));
       if (wanted(name)) out.push_back({name, "LU of an optimal LP basis", read_matrix_market_csr<double>(f), DiagonalKind::Unit});
     }
   if (o.suite == "all" || o.suite == "ilu")
-    for (const fs::path& f : sorted_files(o.data_dir)) {
+    for (const fs::path& f : sorted_files(o.data_dir, ".mtx")) {
       const std::string name = "ilu0:" + f.filename().string().substr(0, f.filename().string().find(".mtx"));
       if (!wanted(name)) continue;
       try {

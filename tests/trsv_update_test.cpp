@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "balsa/generators.hpp"
@@ -163,6 +164,26 @@ TEST(TasslUpdate, RandomSequencesStayFeasible) {
         inc = tassl::Incremental(Q, tassl::schedule(L2, tri, Q), tri, L2.row_ptr);
       }
       EXPECT_NO_THROW(inc.check(L2.row_ptr, L2.col_idx));
+      // Exact: every sub-graph's slots are a fresh schedule's of the same partition.
+      std::vector<index_t> finish(std::size_t(L2.rows), -1);
+      for (index_t s = 0; s < inc.subgraphs(); ++s) {
+        const tassl::SubgraphSchedule fresh =
+            tassl::schedule_subgraph(L2.row_ptr, L2.col_idx, tri, inc.members[std::size_t(s)], s, inc.sub_of, finish);
+        const tassl::SubgraphSchedule& mine = inc.schedule.subgraphs[std::size_t(s)];
+        ASSERT_EQ(mine.int_ptr, fresh.int_ptr) << "sub-graph " << s;
+        ASSERT_EQ(mine.ext_ptr, fresh.ext_ptr) << "sub-graph " << s;
+        for (index_t q = 0; q < fresh.int_slots(); ++q) {
+          auto key = [](const tassl::SlotEdge& e) { return std::tuple(e.to, e.from, e.value); };
+          std::vector<std::tuple<index_t, index_t, index_t>> a, b;
+          for (index_t e = fresh.int_ptr[q]; e < fresh.int_ptr[q + 1]; ++e) {
+            a.push_back(key(mine.internal[std::size_t(e)]));
+            b.push_back(key(fresh.internal[std::size_t(e)]));
+          }
+          std::sort(a.begin(), a.end());
+          std::sort(b.begin(), b.end());
+          ASSERT_EQ(a, b) << "sub-graph " << s << ", slot " << q;
+        }
+      }
       L = L2;
     }
   }

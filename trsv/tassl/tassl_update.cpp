@@ -245,52 +245,30 @@ index_t Incremental::reslot(index_t s, std::span<const index_t> row_ptr, std::sp
   auto parent = [&](index_t v, index_t j) { return lower ? j < v : j > v; };
   const std::vector<index_t>& m = members[std::size_t(s)];
   std::vector<std::pair<index_t, index_t>> ready;  // (first allowed slot, entry)
-  std::vector<index_t> redone, used;
+  std::vector<index_t> redone;
   std::size_t t = 0;
   while (t < m.size() && !dirty_[std::size_t(m[t])]) ++t;
   for (; t < m.size(); ++t) {
     const index_t v = m[t];
     const index_t before = finish_[std::size_t(v)];
-    if (dirty_[std::size_t(v)]) {  // its row changed: the list-scheduling rule of schedule_subgraph
-      ready.clear();
-      for (index_t p = row_ptr[v]; p < row_ptr[v + 1]; ++p) {
-        const index_t j = col_idx[p];
-        if (parent(v, j) && sub_of[std::size_t(j)] == s) ready.push_back({finish_[std::size_t(j)] + 1, p});
-      }
-      std::stable_sort(ready.begin(), ready.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      index_t slot = -1;
-      for (const auto& [first, p] : ready) slot_[std::size_t(p)] = slot = std::max(first, slot + 1);
-      finish_[std::size_t(v)] = slot;
-    } else {  // move only the edges a parent's later finish made too early
-      bool broken = false;
-      for (index_t p = row_ptr[v]; p < row_ptr[v + 1] && !broken; ++p) {
-        const index_t j = col_idx[p];
-        broken = moved_[std::size_t(j)] && slot_[std::size_t(p)] >= 0 && slot_[std::size_t(p)] <= finish_[std::size_t(j)];
-      }
-      if (!broken) continue;
-      used.clear();
-      ready.clear();
-      for (index_t p = row_ptr[v]; p < row_ptr[v + 1]; ++p) {
-        const index_t j = col_idx[p], q = slot_[std::size_t(p)];
-        if (q < 0) continue;
-        if (q <= finish_[std::size_t(j)]) ready.push_back({finish_[std::size_t(j)] + 1, p});
-        else used.push_back(q);
-      }
-      std::sort(used.begin(), used.end());
-      std::sort(ready.begin(), ready.end());
-      for (const auto& [first, p] : ready) {
-        index_t q = first;
-        for (auto it = std::lower_bound(used.begin(), used.end(), q); it != used.end() && *it == q; ++it) ++q;
-        used.insert(std::lower_bound(used.begin(), used.end(), q), q);
-        slot_[std::size_t(p)] = q;
-      }
-      finish_[std::size_t(v)] = used.empty() ? -1 : used.back();
+    // Again when its row changed or an internal parent's last slot moved
+    // (either way: a parent finishing earlier lets v start earlier).
+    bool again = dirty_[std::size_t(v)] != 0;
+    for (index_t p = row_ptr[v]; p < row_ptr[v + 1] && !again; ++p)
+      again = moved_[std::size_t(col_idx[p])] && slot_[std::size_t(p)] >= 0;
+    if (!again) continue;
+    ready.clear();  // the list-scheduling rule of schedule_subgraph
+    for (index_t p = row_ptr[v]; p < row_ptr[v + 1]; ++p) {
+      const index_t j = col_idx[p];
+      if (parent(v, j) && sub_of[std::size_t(j)] == s) ready.push_back({finish_[std::size_t(j)] + 1, p});
     }
+    std::stable_sort(ready.begin(), ready.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    index_t slot = -1;
+    for (const auto& [first, p] : ready) slot_[std::size_t(p)] = slot = std::max(first, slot + 1);
+    finish_[std::size_t(v)] = slot;
     redone_[std::size_t(v)] = 1;
     redone.push_back(v);
-    // Only a later last slot can break a child's edges (an earlier one
-    // leaves them valid, if later than needed: Fig. 6.6's effect).
-    if (finish_[std::size_t(v)] > before) moved_[std::size_t(v)] = 1;
+    if (finish_[std::size_t(v)] != before) moved_[std::size_t(v)] = 1;
   }
   if (!redone.empty()) {  // the re-slotted vertices' edges from their rows, then bucketed
     std::vector<std::pair<index_t, SlotEdge>> fresh_int, fresh_ext;

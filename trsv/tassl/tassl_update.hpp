@@ -24,18 +24,19 @@
 // n_max vertices). Vertices are never moved between sub-graphs, and levels are
 // never lowered when edges go (a removed edge cannot break feasibility).
 //
-// Schedule update (Alg. 6.3 with Fig. 6.7a's shortcut, per edge). In each
-// touched sub-graph, the vertices whose rows changed get their in-edges
-// slotted again by the list-scheduling rule of tassl_schedule (from their
-// parents' current last slots). Then, in dependency order, an edge j -> v
-// whose slot is no longer after j's last in-slot (j now finishes later) is
-// moved to the first slot after it that no other edge into v uses; v's last
-// slot may then move later, and so on downstream. Every other edge keeps its
-// slot, which stays valid. A vertex that now finishes earlier leaves its
-// children where they were: Fig. 6.6's effect, slots later than a fresh
-// schedule would give; the caller bounds the drift (tassl_level_growth) by a
-// full analysis. Cost: a scan of the touched sub-graphs' rows after the first
-// changed vertex and a counting sort of their edges, plus the moved edges.
+// Schedule update (Alg. 6.3, exact). In each touched sub-graph, the
+// vertices whose rows changed get their in-edges slotted again by the
+// list-scheduling rule of tassl_schedule (from their parents' current last
+// slots); then, in dependency order, so does every vertex with an internal
+// parent whose last slot moved, earlier or later; every other vertex keeps
+// its slots. List scheduling is a function of a vertex's row and its
+// parents' last slots, so the result is the schedule a fresh analysis gives
+// this partition: no empty slots left behind by removed edges (Fig. 6.6's
+// slowdown), unlike Alg. 6.3, which follows only the new column's reach
+// (Fig. 6.7c). Cost: a scan of the touched sub-graphs' rows after the first
+// changed vertex (slots are kept per entry, carried across patterns), the
+// re-slotted vertices' sorts, and a counting sort of the touched sub-graphs'
+// edges.
 #pragma once
 
 #include <cstdint>
