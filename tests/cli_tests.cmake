@@ -114,6 +114,10 @@ balsa_cli_test(qr_stats ARGS qr ${DATA}/bayer10.mtx --stats PASS "1190 column si
 balsa_cli_test(lsq_wrong_b ARGS lsq ${DATA}/lp_e226.mtx ${DATA}/olm1000.mtx ERROR "olm1000.mtx: the right-hand side has 1000 rows, the matrix 223")
 balsa_cli_test(bench_qr ARGS bench qr --data-dir ${DATA} --no-generated --repeat 1 PASS "Franz6.*\\| 3016 / 3016 / (3016|-) \\|")
 
+balsa_cli_test(bench_sequence ARGS bench sequence --suite lp --lp-dir ${DATA} --steps 2 --no-multi --device cpu
+               PASS "\\| lp:25fv47 \\| 821 \\| 5955 \\| 1 \\|.*\\| 2 \\| 0 \\| 0 \\| 0.0e\\+00 \\|")
+balsa_cli_test(bench_sequence_bad_suite ARGS bench sequence --suite nope ERROR "--suite: nope not in" EXIT 2)
+
 balsa_cli_test(info_not_mtx ARGS info ${DATA}/SOURCES.md ERROR "balsa: error: .*SOURCES.md:1: ")
 balsa_cli_test(convert_transpose ARGS convert ${DATA}/lp_e226.mtx ${OUT}/lp_t.mtx --transpose PASS "wrote 472 x 223, 2768 nonzeros")
 balsa_cli_test(convert_permute ARGS convert ${DATA}/west0479.mtx ${OUT}/w_perm.mtx --permute random --seed 3
