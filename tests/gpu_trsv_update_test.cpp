@@ -126,3 +126,29 @@ TYPED_TEST(TrsvUpdateGpu, OtherAlgorithmsAnalyseAgain) {
 
 }  // namespace
 }  // namespace balsa
+
+namespace balsa {
+namespace {
+
+// An update that both the incremental path and the full analysis reject (a
+// new entry that overflows float once its row is scaled by 1/l_ii) leaves
+// the solver as it was.
+TEST(TrsvUpdateGpuErrors, AFailedUpdateLeavesTheSolverAsItWas) {
+  BALSA_REQUIRE_GPU();
+  const Csr<float> L{6, 6, {0, 1, 3, 4, 6, 8, 10}, {0, 0, 1, 2, 1, 3, 2, 4, 2, 5},
+                     {2.f, 0.5f, 2.f, 2.f, 0.25f, 2.f, 0.5f, 2.f, 1e-31f, 1e-30f}};
+  TriangularSolver<float> solver(L, {.algorithm = TrsvAlgorithm::Tassl, .device = Device::Cuda});
+  const std::vector<float> b = {1.f, 2.f, 3.f, 4.f, 5.f, 6e-30f};
+  std::vector<float> before(6), after(6, std::numeric_limits<float>::quiet_NaN());
+  solver.solve(b, before);
+  const std::vector<index_t> columns = {1}, col_ptr = {0, 3}, rows = {1, 3, 5};
+  const std::vector<float> values = {2.f, 0.25f, 1e10f};
+  EXPECT_THROW(solver.replace_columns(columns, col_ptr, rows, values), Error);
+  solver.solve(b, after);
+  EXPECT_EQ(before, after);
+  EXPECT_EQ(solver.stats().updates.updates, 0);
+  EXPECT_EQ(solver.stats().nnz, L.nnz());
+}
+
+}  // namespace
+}  // namespace balsa

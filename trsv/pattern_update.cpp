@@ -92,10 +92,12 @@ std::span<const index_t> row_of(const Csr<T>& A, index_t i) {
   return {A.col_idx.data() + A.row_ptr[std::size_t(i)], std::size_t(A.row_ptr[std::size_t(i) + 1] - A.row_ptr[std::size_t(i)])};
 }
 
-// Column by column (parents first): the order Alg. 6.2 places vertices in.
-void order_added(tassl::PatternChange& change) {
-  std::stable_sort(change.added.begin(), change.added.end(),
-                   [](const tassl::Edge& x, const tassl::Edge& y) { return x.parent < y.parent; });
+// Column by column, parents in dependency order (increasing for Lower,
+// decreasing for Upper): the order Alg. 6.2 places vertices in.
+void order_added(tassl::PatternChange& change, Triangle tri) {
+  std::stable_sort(change.added.begin(), change.added.end(), [tri](const tassl::Edge& x, const tassl::Edge& y) {
+    return tri == Triangle::Lower ? x.parent < y.parent : x.parent > y.parent;
+  });
 }
 
 }  // namespace
@@ -156,7 +158,7 @@ Csr<T> with_columns_replaced(const Csr<T>& M, Triangle tri, const NewColumns<T>&
       row_difference(i, tri, row_of(M, i), row_of(out, i), change);
     }
   }
-  order_added(change);
+  order_added(change, tri);
   return out;
 }
 
@@ -191,7 +193,7 @@ Csr<T> with_rows_replaced(const Csr<T>& M, Triangle tri, const NewColumns<T>& c,
     change.rows.push_back(i);
     row_difference(i, tri, row_of(M, i), row_of(out, i), change);
   }
-  order_added(change);
+  order_added(change, tri);
   return out;
 }
 
@@ -208,7 +210,7 @@ tassl::PatternChange pattern_difference(const Csr<T>& M, const Csr<T>& M_new, Tr
     change.rows.push_back(i);
     row_difference(i, tri, before, after, change);
   }
-  order_added(change);
+  order_added(change, tri);
   return change;
 }
 

@@ -555,13 +555,19 @@ void TriangularSolver<T>::Impl::change_pattern(std::unique_ptr<Impl>& self, Csr<
   TrsvUpdateStats u = s.stats.updates;
   ++u.updates;
   std::string reason;
-  bool done = false;
+  bool done = false, attempted = false;
   if (s.stats.algorithm != TrsvAlgorithm::Tassl)
     reason = std::string("algorithm '") + to_string(s.stats.algorithm) + "' has no incremental analysis";
   else if (s.options.tassl_repartition_every > 0 && s.updates_since_analysis + 1 >= s.options.tassl_repartition_every)
     reason = "tassl_repartition_every = " + std::to_string(s.options.tassl_repartition_every);
-  else
-    done = s.update_tassl(M_new, change, u, reason);
+  else {
+    attempted = true;
+    try {
+      done = s.update_tassl(M_new, change, u, reason);
+    } catch (const std::exception& e) {  // internal (out of memory, a value the scaling rejects): analyse afresh
+      reason = std::string("the incremental update failed (") + e.what() + ")";
+    }
+  }
   const bool transposed = !s.source.empty();
   if (done) {
     s.M = std::move(M_new);
@@ -590,7 +596,26 @@ void TriangularSolver<T>::Impl::change_pattern(std::unique_ptr<Impl>& self, Csr<
   // A full analysis of the new matrix (A's orientation: transposed back).
   Csr<T> A_new = transposed ? transpose(M_new) : std::move(M_new);
   const double per_edge = s.seconds_per_edge;
-  auto fresh = analysed<Impl>([&](Impl& x) { x.analyse(A_new, s.options, &A_new, /*checked=*/true); });
+  std::unique_ptr<Impl> fresh;
+  try {
+    fresh = analysed<Impl>([&](Impl& x) { x.analyse(A_new, s.options, &A_new, /*checked=*/true); });
+  } catch (...) {
+    // A failed incremental attempt may have changed the solver's analysis:
+    // the old matrix analysed again, so that the error leaves it as it was.
+    if (attempted) {
+      const TrsvUpdateStats before = s.stats.updates;
+      Csr<T> A_old = transposed ? transpose(s.M) : s.M;
+      try {
+        auto old = analysed<Impl>([&](Impl& x) { x.analyse(A_old, s.options, &A_old, /*checked=*/true); });
+        old->stats.updates = before;
+        old->seconds_per_edge = s.seconds_per_edge;
+        self = std::move(old);
+      } catch (...) {
+        self.reset();  // nothing valid is left: later calls say so
+      }
+    }
+    throw;
+  }
   const double dt = seconds_since(t0);
   ++u.reanalyses;
   u.reanalysis_seconds += dt;

@@ -118,7 +118,9 @@ struct TrsvStats {
   Device device = Device::Cpu;
   index_t rows = 0;
   index_t nnz = 0;
-  index_t levels = 0;        // dependency levels of the system actually solved
+  // Of the last full analysis (pattern updates keep them): dependency levels
+  // of the system actually solved, the widest, the mean width.
+  index_t levels = 0;
   index_t widest_level = 0;  // rows in the widest level
   double mean_level_width = 0.0;
   double analysis_seconds = 0.0;    // constructor (checks, analysis, uploads)
