@@ -98,15 +98,6 @@ double solve_ms(TriangularSolver<double>& s, cuda::DeviceBuffer<double>& b, cuda
   return median(t);
 }
 
-double relative_difference(const std::vector<double>& x, const std::vector<double>& y) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    num += (x[i] - y[i]) * (x[i] - y[i]);
-    den += y[i] * y[i];
-  }
-  return std::sqrt(num / std::max(den, 1e-300));
-}
-
 nlohmann::json run_case(const Start& s, const SequenceBenchOptions& o, index_t columns, bool gpu) {
   const Device device = gpu ? Device::Cuda : Device::Cpu;
   const TrsvOptions opt{.algorithm = TrsvAlgorithm::Tassl, .device = device, .diagonal = s.diagonal};
@@ -143,7 +134,7 @@ nlohmann::json run_case(const Start& s, const SequenceBenchOptions& o, index_t c
       std::vector<double> x(b.size()), y(b.size());
       solver.solve(b, x);
       fresh.solve(b, y);
-      worst = std::max(worst, relative_difference(x, y));
+      worst = std::max(worst, relative_difference(std::span<const double>(x), std::span<const double>(y)));
       if (gpu) {
         step["solve_updated_ms"] = solve_ms(solver, db, dx, o.repeat);
         step["solve_fresh_ms"] = solve_ms(fresh, db, dx, o.repeat);

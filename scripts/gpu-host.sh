@@ -144,22 +144,26 @@ run_compare() {
   done
 }
 
+# compute-sanitizer TOOL on tests/TEST restricted to gtest FILTER, at most
+# SECONDS: its summary lines here, the whole output appended to sanitizer.log.
+sanitize() {
+  local tool="$1" test="$2" filter="$3" seconds="$4"
+  step "compute-sanitizer --tool $tool $test ($filter)"
+  timeout "$seconds" compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/$test" --gtest_brief=1 \
+    --gtest_filter="$filter" >"$outdir/sanitizer.tmp" 2>&1
+  echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/sanitizer.tmp" | sort | uniq -c | head
+  { echo "### $tool $test"; cat "$outdir/sanitizer.tmp"; } >>"$outdir/sanitizer.log"
+  rm -f "$outdir/sanitizer.tmp"
+}
+
 # Multifrontal QR on the GPU (issue 24): tests, sanitizers, the front-class
 # comparison and the bench against SPQR.
 run_qr() {
   step "QR tests"
   ctest --test-dir $build -R "Qr|QR|Bucket|GpuPlan|cli.qr|cli.lsq" --output-on-failure -j 8 --timeout 600 >"$outdir/ctest-qr.log" 2>&1
   echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout|\*\*\*" "$outdir/ctest-qr.log" | head -30
-  for tool in memcheck racecheck; do
-    local filter='GpuQr.TaskKernel*:GpuQr.Wide*:GpuQr.Dead*'
-    [ $tool = racecheck ] && filter='GpuQr.LaunchByLaunch*'
-    step "compute-sanitizer --tool $tool gpu_qr_test ($filter)"
-    timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 $build/tests/gpu_qr_test --gtest_brief=1 \
-      --gtest_filter="$filter" >"$outdir/sanitizer.tmp" 2>&1
-    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/sanitizer.tmp" | sort | uniq -c | head
-    { echo "### $tool gpu_qr_test"; cat "$outdir/sanitizer.tmp"; } >>"$outdir/sanitizer.log"
-  done
-  rm -f "$outdir/sanitizer.tmp"
+  sanitize memcheck gpu_qr_test 'GpuQr.TaskKernel*:GpuQr.Wide*:GpuQr.Dead*' 400
+  sanitize racecheck gpu_qr_test 'GpuQr.LaunchByLaunch*' 400
   step "balsa bench qr --fronts"
   $build/balsa bench qr --fronts --json "$outdir/bench-qr-fronts.json" --markdown "$outdir/bench-qr-fronts.md"
   echo "exit $?"; cat "$outdir/bench-qr-fronts.md" | grep "^|"
@@ -175,14 +179,7 @@ run_sequence() {
   ctest --test-dir $build -R "Trsv|Tassl|trsv|tassl|Generator" --output-on-failure -j 8 --timeout 600 \
     >"$outdir/ctest-sequence.log" 2>&1
   echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout|\*\*\*Failed" "$outdir/ctest-sequence.log" | head -30
-  for tool in memcheck racecheck; do
-    step "compute-sanitizer --tool $tool gpu_trsv_update_test"
-    timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 $build/tests/gpu_trsv_update_test --gtest_brief=1 \
-      --gtest_filter='*/1.RealMatrixTriangles' >"$outdir/sanitizer.tmp" 2>&1
-    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/sanitizer.tmp" | sort | uniq -c | head
-    { echo "### $tool gpu_trsv_update_test"; cat "$outdir/sanitizer.tmp"; } >>"$outdir/sanitizer.log"
-  done
-  rm -f "$outdir/sanitizer.tmp"
+  for tool in memcheck racecheck; do sanitize $tool gpu_trsv_update_test '*/1.RealMatrixTriangles' 200; done
   step "balsa bench sequence $*"
   $build/balsa bench sequence --json "$outdir/bench-sequence.json" --markdown "$outdir/bench-sequence.md" "$@"
   echo "exit $?"; grep -E "^\||^Mean" "$outdir/bench-sequence.md"

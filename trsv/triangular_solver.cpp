@@ -538,13 +538,7 @@ bool TriangularSolver<T>::Impl::update_tassl(const Csr<T>& M_new, const tassl::P
   u.last_scheduled_edges = r.scheduled_edges;
   u.last_blocks = u.last_relocated = 0;
   u.last_uploaded_bytes = 0;
-  const TasslStats keep = stats.tassl;
-  stats.tassl = tassl::summarize(*tassl_state, nullptr);
-  stats.tassl.partition_seconds = keep.partition_seconds;
-  stats.tassl.schedule_seconds = keep.schedule_seconds;
-  stats.tassl.components = keep.components;
-  stats.tassl.split_components = keep.split_components;
-  stats.tassl.fallbacks = keep.fallbacks;
+  tassl::refresh(stats.tassl, *tassl_state, nullptr);
   return true;
 }
 

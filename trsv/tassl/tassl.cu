@@ -444,15 +444,7 @@ class TasslSolver final : public Algorithm<T> {
       exec_.emplace(1, capture(1));
       u.recaptured = true;
     }
-    const TasslStats keep = stats_;
-    stats_ = tassl::summarize(*inc_, &layout_);
-    stats_.partition_seconds = keep.partition_seconds;
-    stats_.schedule_seconds = keep.schedule_seconds;
-    stats_.layout_seconds = keep.layout_seconds;
-    stats_.upload_seconds = keep.upload_seconds;
-    stats_.components = keep.components;
-    stats_.split_components = keep.split_components;
-    stats_.fallbacks = keep.fallbacks;
+    tassl::refresh(stats_, *inc_, &layout_);
     return true;
   }
 

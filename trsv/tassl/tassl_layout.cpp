@@ -10,6 +10,7 @@
 
 #include "balsa/error.hpp"
 #include "core/instantiate.hpp"
+#include "trsv/off_diagonal.hpp"
 
 namespace balsa::tassl {
 
@@ -281,13 +282,9 @@ ScaledValues<T> scale_values(const Layout& layout, std::span<const index_t> row_
 
 template <class T>
 std::vector<index_t> diagonal_offsets(const Csr<T>& A, DiagonalKind diag) {
-  std::vector<index_t> off(std::size_t(A.rows), -1);
-  if (diag == DiagonalKind::NonUnit) {
-#pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < A.rows; ++i)
-      for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
-        if (A.col_idx[p] == i) off[std::size_t(i)] = p - A.row_ptr[i];
-  }
+  std::vector<index_t> off = trsv_gpu::detail::diagonal_positions(A, diag);  // positions in A.values
+  for (index_t i = 0; i < A.rows; ++i)
+    if (off[std::size_t(i)] >= 0) off[std::size_t(i)] -= A.row_ptr[i];
   return off;
 }
 

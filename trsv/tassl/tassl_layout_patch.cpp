@@ -215,28 +215,4 @@ double layout_waste(const Layout& Y) {
   return total > 0 ? double(std::max<std::int64_t>(total - live, 0)) / double(total) : 0.0;
 }
 
-TasslStats summarize(const Incremental& inc, const Layout* layout) {
-  TasslStats s;
-  s.n_max = inc.n_max;
-  s.subgraphs = inc.subgraphs();
-  s.subgraph_levels = inc.levels();
-  s.isolated = inc.isolated();
-  s.external_edges = std::int64_t(inc.schedule.external_edges);
-  s.internal_edges = std::int64_t(inc.schedule.internal_edges);
-  for (const SubgraphSchedule& g : inc.schedule.subgraphs) {
-    s.internal_slots += g.int_slots();
-    s.most_slots = std::max<std::int64_t>(s.most_slots, std::int64_t(g.int_slots()) + g.ext_slots());
-  }
-  if (layout)
-    for (const LevelLaunch& L : layout->launches) {
-      index_t longest = 0;
-      for (index_t b = L.first_block; b < L.last_block; ++b) {
-        s.rounds += layout->blocks[std::size_t(b)].rounds;
-        longest = std::max(longest, layout->blocks[std::size_t(b)].rounds);
-      }
-      s.critical_rounds += longest;
-    }
-  return s;
-}
-
 }  // namespace balsa::tassl

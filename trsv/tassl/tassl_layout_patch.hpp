@@ -54,7 +54,4 @@ LayoutPatch patch_layout(Layout& Y, const Incremental& inc, const UpdateResult& 
 // over all entries: a full layout compacts them.
 double layout_waste(const Layout& Y);
 
-// TasslStats of an incremental analysis and its layout.
-TasslStats summarize(const Incremental& inc, const Layout* layout);
-
 }  // namespace balsa::tassl

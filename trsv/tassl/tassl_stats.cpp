@@ -5,17 +5,13 @@
 
 namespace balsa::tassl {
 
-TasslStats summarize(const Partition& P, const Schedule& S, const Layout* layout) {
-  TasslStats s;
-  s.n_max = P.n_max;
-  s.subgraphs = P.subgraphs();
-  s.subgraph_levels = P.levels;
-  s.isolated = index_t(P.isolated.size());
-  s.components = P.stats.components;
-  s.split_components = P.stats.split_components;
-  s.fallbacks = P.stats.fallbacks;
+namespace {
+
+// What the schedule and (when given) the layout hold: edges, slots, rounds.
+void count_schedule(TasslStats& s, const Schedule& S, const Layout* layout) {
   s.external_edges = std::int64_t(S.external_edges);
   s.internal_edges = std::int64_t(S.internal_edges);
+  s.internal_slots = s.most_slots = s.rounds = s.critical_rounds = 0;
   for (const SubgraphSchedule& g : S.subgraphs) {
     s.internal_slots += g.int_slots();
     s.most_slots = std::max<std::int64_t>(s.most_slots, std::int64_t(g.int_slots()) + g.ext_slots());
@@ -29,7 +25,28 @@ TasslStats summarize(const Partition& P, const Schedule& S, const Layout* layout
       }
       s.critical_rounds += longest;
     }
+}
+
+}  // namespace
+
+TasslStats summarize(const Partition& P, const Schedule& S, const Layout* layout) {
+  TasslStats s;
+  s.n_max = P.n_max;
+  s.subgraphs = P.subgraphs();
+  s.subgraph_levels = P.levels;
+  s.isolated = index_t(P.isolated.size());
+  s.components = P.stats.components;
+  s.split_components = P.stats.split_components;
+  s.fallbacks = P.stats.fallbacks;
+  count_schedule(s, S, layout);
   return s;
+}
+
+void refresh(TasslStats& s, const Incremental& inc, const Layout* layout) {
+  s.subgraphs = inc.subgraphs();
+  s.subgraph_levels = inc.levels();
+  s.isolated = inc.isolated();
+  count_schedule(s, inc.schedule, layout);
 }
 
 }  // namespace balsa::tassl
