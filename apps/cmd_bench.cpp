@@ -25,7 +25,7 @@ void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown)
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr, sequence, sparse");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr, sequence, sparse, lp");
   bench->require_subcommand(1);
 
   auto o = std::make_shared<bench::TrsvBenchOptions>();
@@ -171,6 +171,23 @@ void add_bench_command(CLI::App& app) {
   add_device_option(sequence, sq->device);
   add_output_options(sequence, sq->json_path, sq->markdown_path);
   sequence->callback([sq] { bench::run_sequence_bench(*sq, bench::process_command_line()); });
+
+  auto lpo = std::make_shared<bench::LpBenchOptions>();
+  CLI::App* lpb = bench->add_subcommand(
+      "lp",
+      "Linear programs (thesis ch. 7): balsa's revised simplex vs CLP's dual simplex (and HiGHS' results from "
+      "scripts/lp-highs.py) on every MPS file of --dir and --dir/infeasible");
+  lpb->add_option("--dir", lpo->dir, "Folder of *.mps[.gz] (e.g. ../shared/data/lp)")->capture_default_str();
+  lpb->add_option("--reference", lpo->reference, "reference.csv with the expected status and objective "
+                  "(default: DIR/reference.csv when present)");
+  lpb->add_option("--highs-json", lpo->highs_json, "HiGHS' results (scripts/lp-highs.py --json) to put beside");
+  lpb->add_option("--only", lpo->only, "Problems whose file name contains one of these")->delimiter(',');
+  lpb->add_option("--repeat", lpo->repeat, "Timed solves of balsa and CLP (median)")->check(between(1, 100))
+      ->capture_default_str();
+  lpb->add_flag("!--no-gpu", lpo->gpu, "Skip the run with the basis solves forced onto the GPU");
+  lpb->add_option("--time-limit", lpo->time_limit, "Seconds per solve")->check(positive())->capture_default_str();
+  add_output_options(lpb, lpo->json_path, lpo->markdown_path);
+  lpb->callback([lpo] { bench::run_lp_bench(*lpo, bench::process_command_line()); });
 
   auto spo = std::make_shared<bench::SparseBenchOptions>();
   CLI::App* sparse = bench->add_subcommand(

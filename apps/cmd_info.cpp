@@ -1,8 +1,14 @@
-// balsa info FILE: what the file holds and the structure of the matrix.
+// balsa info FILE: what the file holds and the structure of the matrix; for
+// an MPS file (*.mps, *.mps.gz), the linear program's sizes and kinds of rows
+// and bounds.
 #include <fmt/core.h>
+
+#include <cctype>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
+#include "balsa/lp.hpp"
 #include "balsa/stats.hpp"
 #include "common.hpp"
 
@@ -27,7 +33,79 @@ std::string diagonal_text(const DiagonalReport& d) {
   return s;
 }
 
+// Whether `file` names an MPS file: *.mps or *.mps.gz, in any case.
+bool is_mps(const std::string& file) {
+  std::string f;
+  for (const char c : file) f += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto ends = [&](const std::string& s) { return f.size() >= s.size() && f.compare(f.size() - s.size(), s.size(), s) == 0; };
+  return ends(".mps") || ends(".mps.gz");
+}
+
+// The kinds of an LP's rows and column bounds.
+struct LpCounts {
+  std::int64_t equality = 0, less = 0, greater = 0, ranged = 0, free_rows = 0;
+  std::int64_t free_cols = 0, lower_only = 0, upper_only = 0, boxed = 0, fixed = 0;
+};
+
+LpCounts count_kinds(const LinearProgram& lp) {
+  LpCounts c;
+  for (std::size_t i = 0; i < lp.row_lower.size(); ++i) {
+    const bool lo = std::isfinite(lp.row_lower[i]), up = std::isfinite(lp.row_upper[i]);
+    if (lo && up)
+      ++(lp.row_lower[i] == lp.row_upper[i] ? c.equality : c.ranged);
+    else
+      ++(lo ? c.greater : up ? c.less : c.free_rows);
+  }
+  for (std::size_t j = 0; j < lp.col_lower.size(); ++j) {
+    const bool lo = std::isfinite(lp.col_lower[j]), up = std::isfinite(lp.col_upper[j]);
+    if (lo && up)
+      ++(lp.col_lower[j] == lp.col_upper[j] ? c.fixed : c.boxed);
+    else
+      ++(lo ? c.lower_only : up ? c.upper_only : c.free_cols);
+  }
+  return c;
+}
+
+void run_info_mps(const InfoOptions& o) {
+  const Stopwatch clock;
+  const LinearProgram lp = read_mps(o.file);
+  const double seconds = clock.seconds();
+  const LpCounts c = count_kinds(lp);
+  if (o.json) {
+    const nlohmann::json j = {
+        {"file", o.file},
+        {"format", "mps"},
+        {"name", lp.name},
+        {"rows", lp.rows()},
+        {"cols", lp.cols()},
+        {"nnz", lp.A.nnz()},
+        {"sense", to_string(lp.sense)},
+        {"objective_name", lp.objective_name},
+        {"objective_constant", lp.objective_constant},
+        {"integer_columns", lp.integer_columns()},
+        {"free_rows_dropped", lp.free_rows_dropped},
+        {"row_types", {{"equality", c.equality}, {"less", c.less}, {"greater", c.greater}, {"ranged", c.ranged},
+                       {"free", c.free_rows}}},
+        {"column_bounds", {{"free", c.free_cols}, {"lower_only", c.lower_only}, {"upper_only", c.upper_only},
+                           {"boxed", c.boxed}, {"fixed", c.fixed}}},
+        {"read_seconds", seconds},
+    };
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("file         {} (MPS linear program '{}')\n", o.file, lp.name);
+  fmt::print("read         {:.2f} ms\n", seconds * 1e3);
+  fmt::print("size         {} rows, {} columns, {} nonzeros\n", lp.rows(), lp.cols(), lp.A.nnz());
+  fmt::print("objective    {} row '{}', constant {}\n", to_string(lp.sense), lp.objective_name, lp.objective_constant);
+  fmt::print("rows         {} equality, {} less, {} greater, {} ranged, {} free ({} further N rows dropped)\n",
+             c.equality, c.less, c.greater, c.ranged, c.free_rows, lp.free_rows_dropped);
+  fmt::print("bounds       {} free, {} lower only, {} upper only, {} boxed, {} fixed\n", c.free_cols, c.lower_only,
+             c.upper_only, c.boxed, c.fixed);
+  fmt::print("integer      {} columns\n", lp.integer_columns());
+}
+
 void run_info(const InfoOptions& o) {
+  if (is_mps(o.file)) return run_info_mps(o);
   const LoadedMatrix<double> m = load_matrix<double>(o.file);
   const StructureStats s = structure_stats(m.A);
   const double mb = double(m.bytes) / 1e6;
@@ -90,8 +168,10 @@ void run_info(const InfoOptions& o) {
 
 void add_info_command(CLI::App& app) {
   auto o = std::make_shared<InfoOptions>();
-  CLI::App* cmd = app.add_subcommand("info", "Print what a Matrix Market file holds and the matrix's structure");
-  cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input)")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "info", "Print what a Matrix Market file holds and the matrix's structure, or an MPS file's linear program");
+  cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input), or MPS file (*.mps, *.mps.gz)")
+      ->required();
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->callback([o] { run_info(*o); });
 }

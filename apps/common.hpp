@@ -111,6 +111,7 @@ void add_trsv_command(CLI::App& app);
 void add_solve_command(CLI::App& app);
 void add_qr_commands(CLI::App& app);  // lsq, qr
 void add_reorder_command(CLI::App& app);
+void add_lp_command(CLI::App& app);
 
 // ---- template definitions ------------------------------------------------------------
 

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add_solve_command(app);
   add_qr_commands(app);
   add_reorder_command(app);
+  add_lp_command(app);
   // CLI11 answers an unknown first word with "a subcommand is required";
   // name the word instead.
   if (argc > 1 && argv[1][0] != '-') {

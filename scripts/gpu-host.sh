@@ -13,6 +13,8 @@
 #   scripts/gpu-host.sh sequence [bench args]  build, the trsv/TASSL tests (CPU
 #                               and GPU), memcheck and racecheck of
 #                               gpu_trsv_update_test, balsa bench sequence [args]
+#   scripts/gpu-host.sh lp [bench args]  build, the LP tests (CPU and GPU), memcheck
+#                               of gpu_lp_test, HiGHS on .lp-data, balsa bench lp [args]
 #   scripts/gpu-host.sh compare OLD  spot check against another source tree OLD
 #                               (e.g. a git worktree of an earlier commit): its
 #                               balsa built beside this one, then balsa run and
@@ -33,6 +35,21 @@ outdir="${OUT:-/tmp}"
 exec > >(tee "$outdir/gpu-host-$stage.log") 2>&1
 # shellcheck disable=SC1091
 source .gpu-deps/env.sh
+# HiGHS (highspy) for scripts/lp-highs.py, `balsa bench lp`'s second baseline:
+# when python3 cannot import it, the wheel bundled by scripts/gpu-bundle.sh
+# (.gpu-deps/wheels), into site-packages if writable, else into $pydir (on PYTHONPATH).
+pydir=/tmp/balsa-python
+on_pythonpath() { [[ ":${PYTHONPATH:-}:" == *":$pydir:"* ]] || export PYTHONPATH="$pydir${PYTHONPATH:+:$PYTHONPATH}"; }
+[ -d "$pydir/highspy" ] && on_pythonpath
+if ! python3 -c 'import highspy' 2>/dev/null; then
+  pipi=(env PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check --no-index --no-deps
+        --no-compile --no-cache-dir --find-links .gpu-deps/wheels)
+  if python3 -c 'import os, sys, sysconfig; sys.exit(not os.access(sysconfig.get_paths()["purelib"], os.W_OK))'; then
+    "${pipi[@]}" highspy
+  else
+    "${pipi[@]}" --upgrade --target "$pydir" highspy && on_pythonpath
+  fi || echo "warning: highspy not installed (no wheel for $(python3 -V 2>&1) in .gpu-deps/wheels?)"
+fi
 build=build-gpu
 step() { echo; echo "=== $*"; }
 step "device"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nvcc --version | tail -1
@@ -185,9 +202,30 @@ run_sequence() {
   echo "exit $?"; grep -E "^\||^Mean" "$outdir/bench-sequence.md"
 }
 
+# Linear programming (issue 26, thesis ch. 7): the LP tests (CPU and GPU),
+# memcheck of the GPU basis solves, HiGHS on every LP (scripts/lp-highs.py),
+# then balsa bench lp against CLP with HiGHS' results beside. The LPs: a copy
+# of shared/data/lp carried as .lp-data (LP_DIR overrides).
+run_lp() {
+  local dir="${LP_DIR:-.lp-data}"
+  step "LP tests"
+  ctest --test-dir $build -R "Lp|lp|Mps|mps|info" --output-on-failure -j 8 --timeout 600 >"$outdir/ctest-lp.log" 2>&1
+  echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout|\*\*\*Failed" "$outdir/ctest-lp.log" | head -30
+  sanitize memcheck gpu_lp_test 'LpGpu.BasisSolves*' 400
+  step "HiGHS (scripts/lp-highs.py)"
+  python3 scripts/lp-highs.py --repeat "${LP_REPEAT:-3}" --json "$outdir/highs.json" "$dir"/*.mps.gz "$dir"/infeasible/*.mps.gz \
+    >"$outdir/highs.txt" 2>&1
+  echo "exit $?"; tail -3 "$outdir/highs.txt"
+  step "balsa bench lp --dir $dir $*"
+  $build/balsa bench lp --dir "$dir" --highs-json "$outdir/highs.json" --json "$outdir/bench-lp.json" \
+    --markdown "$outdir/bench-lp.md" "$@"
+  echo "exit $?"; grep -E "^\||^Status" "$outdir/bench-lp.md" | tail -90
+}
+
 case "$stage" in
   qr) run_qr "$@" ;;
   sequence) run_sequence "$@" ;;
+  lp) run_lp "$@" ;;
   compare) run_compare "$1" ;;
   tests) run_tests ;;
   racecheck) run_racecheck ;;

@@ -189,6 +189,14 @@ balsa_cli_test(qr_json ARGS qr ${DATA}/bayer10.mtx --json PASS "\"rank\": 13291"
 balsa_cli_test(qr_device_cpu ARGS qr ${DATA}/Franz6_id1959_aug.mtx --stats --device cpu PASS "device cpu\n")
 balsa_cli_test(lsq_device_unknown ARGS lsq ${DATA}/lp_e226.mtx --device gpu ERROR "device" EXIT 2)
 balsa_cli_test(info_gz ARGS info ${DATA}/west0479.mtx.gz PASS "479 x 479, 1910 nonzeros")
+# balsa info on an MPS file (*.mps, *.mps.gz): the LP's sizes, kinds of rows and bounds.
+balsa_cli_test(info_mps ARGS info ${DATA}/lp/afiro.mps.gz
+               PASS "MPS linear program 'AFIRO'.*27 rows, 32 columns, 83 nonzeros.*minimize row 'COST', constant 0.*8 equality, 19 less, 0 greater, 0 ranged.*32 lower only")
+balsa_cli_test(info_mps_json ARGS info --json ${DATA}/lp/boeing2.mps.gz
+               PASS "\"format\": \"mps\".*\"nnz\": 1196.*\"ranged\": 19")
+file(WRITE ${OUT}/bad.mps "NAME BAD\nROWS\n N OBJ\n L C1\nCOLUMNS\n X C1 1\n X C2 1\nENDATA\n")
+balsa_cli_test(info_mps_malformed ARGS info ${OUT}/bad.mps ERROR "balsa: error: .*bad.mps:7: unknown row 'C2' in COLUMNS" EXIT 1)
+balsa_cli_test(info_mps_missing ARGS info ${OUT}/no-such-file.mps ERROR "balsa: error: cannot open MPS file .*no-such-file.mps")
 balsa_cli_test(convert_gz ARGS convert ${DATA}/west0479.mtx.gz ${OUT}/west_from_gz.mtx PASS "wrote 479 x 479, 1910 nonzeros")
 balsa_cli_test(bench_banded_sweep_limits ARGS bench banded --device cpu --suite sweep --n 3000 --k 12 --d 1 --repeat 1
                --json - PASS "\"suite\": \"sweep\"" NOT "\"N\": 200000")
@@ -215,3 +223,16 @@ balsa_cli_test(reorder_not_square ARGS reorder ${DATA}/lp_e226.mtx
                ERROR "lp_e226.mtx: the matrix is 223 x 472, a reordering needs a square one" EXIT 1)
 balsa_cli_test(reorder_cm_and_rcm ARGS reorder ${DATA}/west0479.mtx --cm --rcm ERROR "--cm excludes --rcm" EXIT 2)
 balsa_cli_test(reorder_bad_max_starts ARGS reorder ${DATA}/west0479.mtx --max-starts 0 ERROR "--max-starts" EXIT 2)
+# balsa lp: the revised simplex on MPS files (issue 26).
+balsa_cli_test(lp_afiro ARGS lp ${DATA}/lp/afiro.mps.gz --device cpu
+               PASS "status optimal, objective -464.753142857")
+balsa_cli_test(lp_json ARGS lp ${DATA}/lp/kb2.mps.gz --device cpu --json
+               PASS "\"status\": \"optimal\".*\"time\": {.*\"btran\"")
+balsa_cli_test(lp_infeasible ARGS lp ${DATA}/lp/itest2.mps.gz --device cpu PASS "status infeasible")
+balsa_cli_test(lp_solution_file ARGS lp ${DATA}/lp/sc50a.mps.gz --device cpu -q -o ${OUT}/sc50a.sol SETUP lp_sol)
+balsa_cli_test(lp_solution_read ARGS info ${OUT}/sc50a.sol NEEDS lp_sol ERROR "sc50a.sol:1: ")
+balsa_cli_test(lp_missing ARGS lp ${OUT}/no-such.mps ERROR "balsa: error: .*no-such.mps")
+balsa_cli_test(lp_not_mps ARGS lp ${DATA}/SOURCES.md ERROR "balsa: error: .*SOURCES.md:[0-9]+: ")
+balsa_cli_test(lp_bad_device ARGS lp ${DATA}/lp/afiro.mps.gz --device gpu ERROR "--device" EXIT 2)
+balsa_cli_test(bench_lp ARGS bench lp --dir ${DATA}/lp --only afiro,itest2 --no-gpu
+               PASS "Status as the reference's: 2 of 2")

@@ -11,6 +11,7 @@
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
 #include "balsa/krylov.hpp"
+#include "balsa/lp.hpp"
 #include "balsa/matrix_market.hpp"
 #include "balsa/qr.hpp"
 #include "balsa/reorder.hpp"

@@ -120,6 +120,24 @@ struct SequenceBenchOptions {
 };
 void run_sequence_bench(const SequenceBenchOptions& options, const std::string& command_line);
 
+// balsa bench lp: the revised simplex (include/balsa/lp.hpp) on every MPS
+// file of a folder (and its infeasible/ subfolder) against CLP's dual simplex
+// (linked, same process, same data) and HiGHS (scripts/lp-highs.py's JSON,
+// run on the same host): status, objective difference, iterations, time and
+// Table 7.1's time split; the basis solves on the GPU (forced) for
+// correctness, and the model's predictions against the measured times.
+struct LpBenchOptions {
+  std::string dir = "tests/data/lp";  // *.mps[.gz] here and in dir/infeasible
+  std::string reference;              // reference.csv (default: dir/reference.csv when present)
+  std::string highs_json;             // scripts/lp-highs.py --json output to merge
+  std::vector<std::string> only;      // problems whose name contains one of these
+  int repeat = 1;                     // timed solves of balsa and CLP (median)
+  bool gpu = true;                    // also the basis solves forced onto the GPU (when present)
+  double time_limit = 600;            // seconds per solve
+  std::string json_path, markdown_path;  // "-": standard output
+};
+void run_lp_bench(const LpBenchOptions& options, const std::string& command_line);
+
 // balsa bench sparse: general sparse systems as in the SaP report's sec.
 // 4.3: x* on a parabola (1 at both ends, 400 in the middle), b = A x*, x0 =
 // 0; a solve succeeds when ||x - x*||_2 / ||x*||_2 <= success. balsa::solve

@@ -1,0 +1,143 @@
+// balsa lp MODEL.mps: the revised simplex (thesis ch. 7) on an MPS file.
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "balsa/lp.hpp"
+#include "common.hpp"
+
+namespace balsa::app {
+
+namespace {
+
+struct LpOptions {
+  std::string model;
+  SimplexOptions simplex;
+  bool json = false;
+  bool quiet = false;
+  std::string output;
+};
+
+void print_line(const std::string& line, void* stream) { fmt::print(static_cast<std::FILE*>(stream), "{}\n", line); }
+
+nlohmann::json model_json(const BasisSolveModel& m) {
+  return {{"rows", m.rows},           {"nnz_L", m.nnz_L},         {"nnz_U", m.nnz_U},
+          {"levels_L", m.levels_L},   {"levels_U", m.levels_U},   {"density", m.density},
+          {"cpu_seconds_per_iteration", m.cpu_seconds}, {"gpu_seconds_per_iteration", m.gpu_seconds},
+          {"chosen", to_string(m.chosen)}};
+}
+
+// Column name, value, reduced cost; then row name, activity, dual.
+void write_solution(const std::string& path, const LinearProgram& lp, const LpSolution& s) {
+  std::ofstream out(path);
+  if (!out) throw Error("cannot write the solution to '" + path + "'");
+  out << fmt::format("# balsa lp: {} status {} objective {:.17g}\n", lp.name, to_string(s.status), s.objective);
+  out << "# columns: name value reduced_cost\n";
+  for (index_t j = 0; j < lp.cols(); ++j)
+    out << fmt::format("{} {:.17g} {:.17g}\n", lp.col_names.empty() ? fmt::format("C{}", j) : lp.col_names[j],
+                       s.x[j], s.reduced_cost[j]);
+  out << "# rows: name activity dual\n";
+  for (index_t i = 0; i < lp.rows(); ++i)
+    out << fmt::format("{} {:.17g} {:.17g}\n", lp.row_names.empty() ? fmt::format("R{}", i) : lp.row_names[i],
+                       s.row_activity[i], s.row_dual[i]);
+  if (!out) throw Error("writing the solution to '" + path + "' failed");
+}
+
+void run_lp(LpOptions& o) {
+  Stopwatch read_clock;
+  const LinearProgram lp = read_mps(o.model);
+  const double read_seconds = read_clock.seconds();
+  std::FILE* report = o.json ? stderr : stdout;
+  if (!o.quiet) {
+    o.simplex.log = print_line;
+    o.simplex.log_user = report;
+    if (o.simplex.log_every == 0) o.simplex.log_every = 1000;
+  }
+  if (!o.quiet && !o.json) {
+    fmt::print(report, "{}: {} rows, {} columns, {} nonzeros{}\n", lp.name.empty() ? o.model : lp.name, lp.rows(),
+               lp.cols(), lp.A.nnz(),
+               lp.integer_columns() > 0
+                   ? fmt::format(" ({} integer columns: solving the LP relaxation)", lp.integer_columns())
+                   : std::string());
+    fmt::print(report, "{:>9} {:>18} {:>11} {:>11} {:>10}\n", "iteration", "objective", "primal inf", "dual inf",
+               "time");
+  }
+  SimplexSolver solver(lp, o.simplex);
+  const LpSolution s = solver.solve();
+  const SimplexStats& st = solver.stats();
+  if (!o.output.empty()) write_solution(o.output, lp, s);
+  if (o.json) {
+    print_json({{"model", o.model},
+                {"name", lp.name},
+                {"rows", lp.rows()},
+                {"cols", lp.cols()},
+                {"nnz", lp.A.nnz()},
+                {"integer_columns", lp.integer_columns()},
+                {"status", to_string(s.status)},
+                {"objective", s.objective},
+                {"iterations", s.iterations},
+                {"dual_phase1_iterations", st.dual_phase1_iterations},
+                {"dual_phase2_iterations", st.dual_phase2_iterations},
+                {"primal_iterations", st.primal_iterations},
+                {"bound_flips", st.bound_flips},
+                {"factorizations", st.factorizations},
+                {"singular_recoveries", st.singular_recoveries},
+                {"unscaled_restarts", st.unscaled_restarts},
+                {"presolved_rows", st.presolved_rows},
+                {"presolved_cols", st.presolved_cols},
+                {"max_primal_infeasibility", s.max_primal_infeasibility},
+                {"max_dual_infeasibility", s.max_dual_infeasibility},
+                {"device", to_string(st.device)},
+                {"gpu_factorizations", st.gpu_factorizations},
+                {"model_prediction", model_json(st.model)},
+                {"measured_solve_seconds_per_iteration", st.measured_solve_seconds_per_iteration},
+                {"time", {{"read", read_seconds},
+                          {"presolve", st.presolve_seconds},
+                          {"factorization", st.factorization_seconds},
+                          {"ftran", st.ftran_seconds},
+                          {"btran", st.btran_seconds},
+                          {"pricing", st.pricing_seconds},
+                          {"update", st.update_seconds},
+                          {"gpu_solves", st.gpu_solve_seconds},
+                          {"total", st.total_seconds}}}});
+  } else if (!o.quiet) {
+    fmt::print(report, "status {}, objective {:.12g}, {} iterations ({} dual phase 1, {} dual phase 2, {} primal), "
+               "{:.3f} s\n", to_string(s.status), s.objective, s.iterations, st.dual_phase1_iterations,
+               st.dual_phase2_iterations, st.primal_iterations, st.total_seconds);
+    fmt::print(report, "time: factorization {:.3f} s, FTRAN {:.3f} s, BTRAN {:.3f} s, pricing {:.3f} s, update "
+               "{:.3f} s; basis solves on {} ({} of {} factorisations on the GPU)\n", st.factorization_seconds,
+               st.ftran_seconds, st.btran_seconds, st.pricing_seconds, st.update_seconds, to_string(st.device),
+               st.gpu_factorizations, st.factorizations);
+    fmt::print(report, "max primal infeasibility {:.2e}, max dual infeasibility {:.2e}\n",
+               s.max_primal_infeasibility, s.max_dual_infeasibility);
+  }
+}
+
+}  // namespace
+
+void add_lp_command(CLI::App& app) {
+  auto o = std::make_shared<LpOptions>();
+  CLI::App* cmd = app.add_subcommand("lp", "Solve a linear program (MPS, .mps.gz) with the revised simplex");
+  cmd->add_option("model", o->model, "MPS file (fixed or free format, gzip allowed)")->required()->option_text(" FILE");
+  add_device_option(cmd, o->simplex.device);
+  add_enum_option(cmd, "--pricing", o->simplex.pricing, "Dual pricing");
+  cmd->add_option("--max-iterations", o->simplex.max_iterations, "Iteration limit")->check(positive());
+  cmd->add_option("--time-limit", o->simplex.time_limit_seconds, "Time limit in seconds")->check(positive());
+  cmd->add_option("--primal-tol", o->simplex.primal_tolerance, "Primal feasibility tolerance")->check(positive());
+  cmd->add_option("--dual-tol", o->simplex.dual_tolerance, "Dual feasibility tolerance")->check(positive());
+  cmd->add_option("--refactor-every", o->simplex.refactor_every, "Forrest-Tomlin updates between factorisations")
+      ->check(between(1, 1000));
+  cmd->add_flag("--no-presolve", [o](std::int64_t) { o->simplex.presolve = false; }, "Solve without presolve");
+  cmd->add_flag("--no-scale", [o](std::int64_t) { o->simplex.scale = false; }, "Solve without scaling");
+  cmd->add_flag("--no-perturb", [o](std::int64_t) { o->simplex.perturb = false; }, "No cost perturbation");
+  cmd->add_option("--log-every", o->simplex.log_every, "A progress line every this many iterations (default 1000)");
+  cmd->add_flag("--json", o->json, "Print the result as JSON (progress lines go to standard error)");
+  cmd->add_flag("-q,--quiet", o->quiet, "No progress lines");
+  cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file")
+      ->option_text(" FILE");
+  cmd->callback([o] { run_lp(*o); });
+}
+
+}  // namespace balsa::app

@@ -1,0 +1,283 @@
+// balsa bench lp (include/balsa/bench.hpp): the revised simplex on every MPS
+// file of a folder against CLP (bench/lp_baselines.hpp) and HiGHS
+// (scripts/lp-highs.py's JSON), with the reference statuses and objectives of
+// reference.csv when there is one. Targets of the LP issue: every status as
+// the reference's, optimal objectives within 1e-6 relative, the geometric
+// mean time ratio to CLP over the problems where CLP takes >= 10 ms.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "balsa/bench.hpp"
+#include "balsa/cuda.hpp"
+#include "balsa/lp.hpp"
+#include "bench_output.hpp"
+#include "core/clock.hpp"
+#include "lp_baselines.hpp"
+
+namespace balsa::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Reference {
+  std::string status;  // balsa's names
+  double objective = std::nan("");
+};
+
+std::string reference_status(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (s == "optimal") return "optimal";
+  if (s.find("infeasible") != std::string::npos) return "infeasible";
+  if (s.find("unbounded") != std::string::npos) return "unbounded";
+  return s;
+}
+
+// reference.csv: path, problem, ..., highs_status, highs_objective, ...
+std::map<std::string, Reference> read_reference(const std::string& path) {
+  std::map<std::string, Reference> out;
+  std::ifstream in(path);
+  if (!in) return out;
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> head;
+  {
+    std::stringstream ss(line);
+    for (std::string f; std::getline(ss, f, ',');) head.push_back(f);
+  }
+  auto col = [&](const char* name) { return int(std::find(head.begin(), head.end(), name) - head.begin()); };
+  const int c_path = col("path"), c_status = col("highs_status"), c_obj = col("highs_objective");
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (int(f.size()) <= std::max({c_path, c_status, c_obj})) continue;
+    Reference r{reference_status(f[c_status]), std::nan("")};
+    try {
+      r.objective = std::stod(f[c_obj]);
+    } catch (const std::exception&) {
+    }
+    out[fs::path(f[c_path]).filename().string()] = r;
+  }
+  return out;
+}
+
+std::map<std::string, nlohmann::json> read_highs(const std::string& path) {
+  std::map<std::string, nlohmann::json> out;
+  if (path.empty()) return out;
+  std::ifstream in(path);
+  if (!in) throw Error("bench lp: cannot read the HiGHS results '" + path + "'");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  for (const nlohmann::json& p : j.at("problems")) out[fs::path(p.at("path").get<std::string>()).filename().string()] = p;
+  return out;
+}
+
+std::vector<fs::path> problems(const LpBenchOptions& o) {
+  std::vector<fs::path> files;
+  for (const fs::path& dir : {fs::path(o.dir), fs::path(o.dir) / "infeasible"}) {
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (!(name.ends_with(".mps") || name.ends_with(".mps.gz"))) continue;
+      if (!o.only.empty() &&
+          std::none_of(o.only.begin(), o.only.end(), [&](const std::string& s) { return name.find(s) != std::string::npos; }))
+        continue;
+      files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw Error("bench lp: no *.mps or *.mps.gz files in '" + o.dir + "'");
+  return files;
+}
+
+double relative_difference(double a, double b) { return std::abs(a - b) / std::max(1.0, std::abs(b)); }
+
+struct BalsaRun {
+  LpSolution solution;
+  SimplexStats stats;
+  double seconds = 0;
+};
+
+BalsaRun run_balsa(const LinearProgram& lp, Device device, int repeat, double time_limit) {
+  BalsaRun best;
+  std::vector<double> times;
+  for (int k = 0; k < std::max(1, repeat); ++k) {
+    SimplexSolver s(lp, {.device = device, .time_limit_seconds = time_limit});
+    const Clock::time_point t0 = Clock::now();
+    LpSolution sol = s.solve();
+    times.push_back(seconds_since(t0) + s.stats().presolve_seconds);
+    if (k == 0) {
+      best.solution = std::move(sol);
+      best.stats = s.stats();
+    }
+  }
+  std::sort(times.begin(), times.end());
+  best.seconds = times[times.size() / 2];
+  return best;
+}
+
+nlohmann::json split_json(const SimplexStats& s) {
+  return {{"presolve", s.presolve_seconds}, {"factorization", s.factorization_seconds}, {"ftran", s.ftran_seconds},
+          {"btran", s.btran_seconds},       {"pricing", s.pricing_seconds},             {"update", s.update_seconds},
+          {"gpu_solves", s.gpu_solve_seconds}, {"total", s.total_seconds}};
+}
+
+// The per-iteration time of the basis solves (FTRAN + BTRAN).
+double solve_time_per_iteration(const SimplexStats& s) {
+  return s.iterations > 0 ? (s.ftran_seconds + s.btran_seconds) / double(s.iterations) : 0.0;
+}
+
+}  // namespace
+
+void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
+  const std::vector<fs::path> files = problems(o);
+  const std::string ref_path = !o.reference.empty() ? o.reference : (fs::path(o.dir) / "reference.csv").string();
+  const std::map<std::string, Reference> reference = read_reference(ref_path);
+  const std::map<std::string, nlohmann::json> highs = read_highs(o.highs_json);
+  const bool gpu = o.gpu && resolve_device(Device::Auto) == Device::Cuda;
+  const std::string gpu_name = gpu ? cuda::device_info().name : "none";
+  nlohmann::json rows = nlohmann::json::array();
+  std::string md = fmt::format(
+      "# balsa bench lp ({})\n\n`{}`\n\nGPU: {}. {}. Times in ms (balsa: presolve + solve; CLP: its dual simplex "
+      "with presolve; HiGHS: run()). Status marks: `!` differs from the reference, `~` objective off by more than "
+      "1e-6 relative.\n\n" "| problem | rows | cols | nnz | reference | balsa | iterations | ms | CLP | CLP it | CLP ms "
+      "| balsa/CLP | HiGHS | HiGHS ms | rel. diff | GPU status | GPU ms | GPU/CPU solves per it. (model) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      utc_now_iso(), command_line, gpu_name, clp_version());
+  int total = 0, status_ok = 0, objective_ok = 0, optimal = 0, gpu_ok = 0, gpu_runs = 0;
+  std::vector<double> ratios;
+  for (const fs::path& f : files) {
+    const std::string file = f.filename().string();
+    nlohmann::json r = {{"path", fs::relative(f, o.dir).string()}};
+    ++total;
+    try {
+      const LinearProgram lp = read_mps(f.string());
+      r["name"] = lp.name;
+      r["rows"] = lp.rows();
+      r["cols"] = lp.cols();
+      r["nnz"] = lp.A.nnz();
+      const BalsaRun b = run_balsa(lp, Device::Cpu, o.repeat, o.time_limit);
+      const LpSolution& s = b.solution;
+      r["balsa"] = {{"status", to_string(s.status)},
+                    {"objective", s.objective},
+                    {"iterations", s.iterations},
+                    {"seconds", b.seconds},
+                    {"max_primal_infeasibility", s.max_primal_infeasibility},
+                    {"max_dual_infeasibility", s.max_dual_infeasibility},
+                    {"factorizations", b.stats.factorizations},
+                    {"singular_recoveries", b.stats.singular_recoveries},
+                    {"unscaled_restarts", b.stats.unscaled_restarts},
+                    {"presolved_rows", b.stats.presolved_rows},
+                    {"presolved_cols", b.stats.presolved_cols},
+                    {"time", split_json(b.stats)},
+                    {"solve_seconds_per_iteration", solve_time_per_iteration(b.stats)},
+                    {"model", {{"cpu_seconds", b.stats.model.cpu_seconds},
+                               {"gpu_seconds", b.stats.model.gpu_seconds},
+                               {"levels_L", b.stats.model.levels_L},
+                               {"levels_U", b.stats.model.levels_U},
+                               {"nnz_L", b.stats.model.nnz_L},
+                               {"nnz_U", b.stats.model.nnz_U},
+                               {"density", b.stats.model.density},
+                               {"chosen", to_string(b.stats.model.chosen)}}}};
+      const LpBaselineResult clp = run_clp(lp, o.repeat);
+      r["clp"] = {{"status", clp.status}, {"objective", clp.objective}, {"iterations", clp.iterations},
+                  {"seconds", clp.seconds}, {"error", clp.error}};
+      std::string ref_status = clp.status;
+      double ref_objective = clp.objective;
+      if (auto it = reference.find(file); it != reference.end()) {
+        ref_status = it->second.status;
+        ref_objective = it->second.objective;
+      }
+      std::string highs_status = "-", highs_ms = "-";
+      if (auto it = highs.find(file); it != highs.end()) {
+        r["highs"] = it->second;
+        highs_status = it->second.value("status", "?");
+        highs_ms = fmt::format("{:.1f}", 1e3 * it->second.value("seconds", 0.0));
+        if (reference.find(file) == reference.end() && highs_status == "optimal")
+          ref_objective = it->second.value("objective", ref_objective);
+      }
+      r["reference"] = {{"status", ref_status}, {"objective", ref_objective}};
+      const bool same_status = to_string(s.status) == ref_status;
+      const double diff = ref_status == "optimal" ? relative_difference(s.objective, ref_objective) : 0.0;
+      const bool same_objective = same_status && (ref_status != "optimal" || diff <= 1e-6);
+      status_ok += same_status;
+      objective_ok += same_objective;
+      optimal += ref_status == "optimal";
+      r["objective_relative_difference"] = diff;
+      const double ratio = clp.seconds > 0 ? b.seconds / clp.seconds : std::nan("");
+      if (clp.status != "not_run" && clp.seconds >= 0.010) ratios.push_back(ratio);
+      std::string gpu_status = "-", gpu_ms = "-", gpu_model = "-";
+      if (gpu) {
+        const BalsaRun g = run_balsa(lp, Device::Cuda, 1, o.time_limit);
+        ++gpu_runs;
+        const bool g_ok = to_string(g.solution.status) == ref_status &&
+                          (ref_status != "optimal" || relative_difference(g.solution.objective, ref_objective) <= 1e-6);
+        gpu_ok += g_ok;
+        const double measured_gpu = solve_time_per_iteration(g.stats), measured_cpu = solve_time_per_iteration(b.stats);
+        r["gpu"] = {{"status", to_string(g.solution.status)},
+                    {"objective", g.solution.objective},
+                    {"iterations", g.solution.iterations},
+                    {"seconds", g.seconds},
+                    {"time", split_json(g.stats)},
+                    {"gpu_factorizations", g.stats.gpu_factorizations},
+                    {"solve_seconds_per_iteration", measured_gpu},
+                    {"model_gpu_seconds", g.stats.model.gpu_seconds},
+                    {"model_cpu_seconds", g.stats.model.cpu_seconds},
+                    {"correct", g_ok}};
+        gpu_status = std::string(to_string(g.solution.status)) + (g_ok ? "" : " !");
+        gpu_ms = fmt::format("{:.1f}", 1e3 * g.seconds);
+        gpu_model = fmt::format("{:.1f} ({:.1f})", measured_cpu > 0 ? measured_gpu / measured_cpu : 0.0,
+                                b.stats.model.cpu_seconds > 0 ? b.stats.model.gpu_seconds / b.stats.model.cpu_seconds
+                                                               : 0.0);
+      }
+      const std::string line = fmt::format(
+          "| {} | {} | {} | {} | {} | {}{}{} | {} | {:.1f} | {} | {} | {:.1f} | {:.2f} | {} | {} | {:.1e} | {} | {} | {} |\n",
+          file, lp.rows(), lp.cols(), lp.A.nnz(), ref_status, to_string(s.status), same_status ? "" : " !",
+          same_objective || !same_status ? "" : " ~", s.iterations, 1e3 * b.seconds, clp.status, clp.iterations,
+          1e3 * clp.seconds, ratio, highs_status, highs_ms, diff, gpu_status, gpu_ms, gpu_model);
+      md += line;
+      fmt::print(stderr, "{}", line);
+    } catch (const std::exception& e) {
+      r["error"] = e.what();
+      md += fmt::format("| {} | error: {} |\n", file, e.what());
+      fmt::print(stderr, "{}: error: {}\n", file, e.what());
+    }
+    rows.push_back(r);
+  }
+  double log_sum = 0;
+  for (double x : ratios) log_sum += std::log(x);
+  const double geomean = ratios.empty() ? std::nan("") : std::exp(log_sum / double(ratios.size()));
+  const std::string summary = fmt::format(
+      "Status as the reference's: {} of {}; optimal objectives within 1e-6 relative: {} of {} (of them optimal: "
+      "{}). Geometric-mean time balsa/CLP over the {} problems where CLP takes >= 10 ms: {:.2f} (target <= 3). "
+      "GPU basis solves (forced): {} of {} correct.\n",
+      status_ok, total, objective_ok, total, optimal, ratios.size(), geomean, gpu_ok, gpu_runs);
+  md += "\n" + summary;
+  const nlohmann::json json = {{"benchmark", "lp"},
+                               {"date", utc_now_iso()},
+                               {"command_line", command_line},
+                               {"gpu", gpu_name},
+                               {"clp", clp_version()},
+                               {"reference", ref_path},
+                               {"highs_json", o.highs_json},
+                               {"repeat", o.repeat},
+                               {"problems", rows},
+                               {"summary",
+                                {{"total", total},
+                                 {"status_as_reference", status_ok},
+                                 {"objective_within_1e-6", objective_ok},
+                                 {"geomean_time_vs_clp", geomean},
+                                 {"problems_clp_over_10ms", ratios.size()},
+                                 {"gpu_correct", gpu_ok},
+                                 {"gpu_runs", gpu_runs}}}};
+  write_results(o.json_path, json, o.markdown_path, md, summary);
+}
+
+}  // namespace balsa::bench
