@@ -19,6 +19,7 @@
 #include "balsa/lp.hpp"
 #include "bench_output.hpp"
 #include "core/clock.hpp"
+#include "lp/basis_gpu.hpp"
 #include "lp_baselines.hpp"
 
 namespace balsa::bench {
@@ -129,9 +130,52 @@ nlohmann::json split_json(const SimplexStats& s) {
           {"gpu_solves", s.gpu_solve_seconds}, {"total", s.total_seconds}};
 }
 
-// The per-iteration time of the basis solves (FTRAN + BTRAN).
+void add_split(SimplexStats& sum, const SimplexStats& s) {
+  sum.presolve_seconds += s.presolve_seconds;
+  sum.factorization_seconds += s.factorization_seconds;
+  sum.ftran_seconds += s.ftran_seconds;
+  sum.btran_seconds += s.btran_seconds;
+  sum.pricing_seconds += s.pricing_seconds;
+  sum.update_seconds += s.update_seconds;
+  sum.gpu_solve_seconds += s.gpu_solve_seconds;
+  sum.total_seconds += s.total_seconds;
+  sum.iterations += s.iterations;
+}
+
+// Where the time goes, as the thesis' Table 7.1: shares of the total over
+// every problem (the rest: presolve, scaling, recomputations, bookkeeping).
+std::string split_table(const SimplexStats& cpu, const SimplexStats& gpu, bool with_gpu) {
+  auto row = [](const char* name, const SimplexStats& s) {
+    const double t = s.total_seconds > 0 ? s.total_seconds : 1;
+    const double rest = t - s.presolve_seconds - s.factorization_seconds - s.ftran_seconds - s.btran_seconds -
+                        s.pricing_seconds - s.update_seconds;
+    return fmt::format("| {} | {:.2f} | {} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} |\n", name,
+                       s.total_seconds, s.iterations, 100 * s.factorization_seconds / t, 100 * s.ftran_seconds / t,
+                       100 * s.btran_seconds / t, 100 * s.pricing_seconds / t, 100 * s.update_seconds / t,
+                       100 * s.gpu_solve_seconds / t, 100 * rest / t);
+  };
+  std::string t = "Time split (Table 7.1), % of the total over all problems:\n\n| basis solves | total s | iterations | "
+                  "factorisation | FTRAN | BTRAN | pricing (CHUZR, PRICE, CHUZC) | update | of FTRAN+BTRAN: GPU solves | "
+                  "other |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  t += row("CPU", cpu);
+  if (with_gpu) t += row("GPU (forced)", gpu);
+  return t;
+}
+
+// The per-iteration time of the basis solves (FTRAN + BTRAN + the factor's
+// update: what the model predicts).
 double solve_time_per_iteration(const SimplexStats& s) {
-  return s.iterations > 0 ? (s.ftran_seconds + s.btran_seconds) / double(s.iterations) : 0.0;
+  return s.iterations > 0 ? (s.ftran_seconds + s.btran_seconds + s.update_seconds) / double(s.iterations) : 0.0;
+}
+
+// The model's CPU estimate from the last basis alone (no measured time).
+double cpu_model(const BasisSolveModel& m) {
+  const lp::BasisSolveCoefficients c;
+  return c.cpu_fixed + c.cpu_per_edge * m.density * double(m.nnz_L + m.nnz_U) + c.cpu_per_row * double(m.rows);
+}
+
+bool within_2x(double predicted, double measured) {
+  return measured > 0 && predicted / measured >= 0.5 && predicted / measured <= 2.0;
 }
 
 }  // namespace
@@ -148,10 +192,13 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
       "# balsa bench lp ({})\n\n`{}`\n\nGPU: {}. {}. Times in ms (balsa: presolve + solve; CLP: its dual simplex "
       "with presolve; HiGHS: run()). Status marks: `!` differs from the reference, `~` objective off by more than "
       "1e-6 relative.\n\n" "| problem | rows | cols | nnz | reference | balsa | iterations | ms | CLP | CLP it | CLP ms "
-      "| balsa/CLP | HiGHS | HiGHS ms | rel. diff | GPU status | GPU ms | GPU/CPU solves per it. (model) |\n"
+      "| balsa/CLP | HiGHS | HiGHS ms | rel. diff | GPU status | GPU ms | GPU/CPU basis solves per it. (model) |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       utc_now_iso(), command_line, gpu_name, clp_version());
   int total = 0, status_ok = 0, objective_ok = 0, optimal = 0, gpu_ok = 0, gpu_runs = 0;
+  SimplexStats split_cpu, split_gpu;  // Table 7.1: the time split summed over the problems
+  int gpu_model_ok = 0, cpu_model_ok = 0, modelled = 0, model_chose_gpu = 0;
+  std::vector<std::string> gpu_faster;
   std::vector<double> ratios;
   for (const fs::path& f : files) {
     const std::string file = f.filename().string();
@@ -165,6 +212,7 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
       r["nnz"] = lp.A.nnz();
       const BalsaRun b = run_balsa(lp, Device::Cpu, o.repeat, o.time_limit);
       const LpSolution& s = b.solution;
+      add_split(split_cpu, b.stats);
       r["balsa"] = {{"status", to_string(s.status)},
                     {"objective", s.objective},
                     {"iterations", s.iterations},
@@ -216,11 +264,19 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
       std::string gpu_status = "-", gpu_ms = "-", gpu_model = "-";
       if (gpu) {
         const BalsaRun g = run_balsa(lp, Device::Cuda, 1, o.time_limit);
+        add_split(split_gpu, g.stats);
         ++gpu_runs;
         const bool g_ok = to_string(g.solution.status) == ref_status &&
                           (ref_status != "optimal" || relative_difference(g.solution.objective, ref_objective) <= 1e-6);
         gpu_ok += g_ok;
         const double measured_gpu = solve_time_per_iteration(g.stats), measured_cpu = solve_time_per_iteration(b.stats);
+        if (g.stats.iterations > 0 && b.stats.iterations > 0) {
+          ++modelled;
+          gpu_model_ok += within_2x(g.stats.model.gpu_seconds, measured_gpu);
+          cpu_model_ok += within_2x(cpu_model(b.stats.model), measured_cpu);
+          model_chose_gpu += b.stats.model.chosen == Device::Cuda;
+          if (measured_gpu < measured_cpu) gpu_faster.push_back(file);
+        }
         r["gpu"] = {{"status", to_string(g.solution.status)},
                     {"objective", g.solution.objective},
                     {"iterations", g.solution.iterations},
@@ -229,7 +285,7 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
                     {"gpu_factorizations", g.stats.gpu_factorizations},
                     {"solve_seconds_per_iteration", measured_gpu},
                     {"model_gpu_seconds", g.stats.model.gpu_seconds},
-                    {"model_cpu_seconds", g.stats.model.cpu_seconds},
+                    {"model_cpu_seconds_from_the_basis", cpu_model(b.stats.model)},
                     {"correct", g_ok}};
         gpu_status = std::string(to_string(g.solution.status)) + (g_ok ? "" : " !");
         gpu_ms = fmt::format("{:.1f}", 1e3 * g.seconds);
@@ -259,7 +315,17 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
       "{}). Geometric-mean time balsa/CLP over the {} problems where CLP takes >= 10 ms: {:.2f} (target <= 3). "
       "GPU basis solves (forced): {} of {} correct.\n",
       status_ok, total, objective_ok, total, optimal, ratios.size(), geomean, gpu_ok, gpu_runs);
-  md += "\n" + summary;
+  std::string model_line;
+  if (modelled > 0) {
+    std::string faster;
+    for (const std::string& f : gpu_faster) faster += (faster.empty() ? "" : ", ") + f;
+    model_line = fmt::format(
+        "The basis-solve model (lp/basis_gpu.hpp; per iteration FTRAN + BTRAN + update) against the measured times "
+        "of the {} problems solved both ways: GPU predicted within 2x on {}, CPU (from the basis alone) within 2x on "
+        "{}; the model chose the GPU for {} of them; the GPU's basis solves were faster than the CPU's on: {}.\n",
+        modelled, gpu_model_ok, cpu_model_ok, model_chose_gpu, faster.empty() ? "none" : faster);
+  }
+  md += "\n" + summary + "\n" + model_line + "\n" + split_table(split_cpu, split_gpu, gpu_runs > 0);
   const nlohmann::json json = {{"benchmark", "lp"},
                                {"date", utc_now_iso()},
                                {"command_line", command_line},
@@ -276,6 +342,11 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
                                  {"geomean_time_vs_clp", geomean},
                                  {"problems_clp_over_10ms", ratios.size()},
                                  {"gpu_correct", gpu_ok},
+                                 {"model_problems", modelled},
+                                 {"model_gpu_within_2x", gpu_model_ok},
+                                 {"model_cpu_within_2x", cpu_model_ok},
+                                 {"model_chose_gpu", model_chose_gpu},
+                                 {"gpu_faster", gpu_faster},
                                  {"gpu_runs", gpu_runs}}}};
   write_results(o.json_path, json, o.markdown_path, md, summary);
 }

@@ -222,6 +222,33 @@ Csr<double> BasisFactor::upper_factor(index_t size) const {
   return U;
 }
 
+void BasisFactor::upper_columns(std::span<const index_t> columns, std::vector<index_t>& col_ptr,
+                                std::vector<index_t>& rows, std::vector<double>& values) const {
+  const index_t ns = slots();
+  col_ptr.assign(1, 0);
+  rows.clear();
+  values.clear();
+  std::vector<std::pair<index_t, double>> col;
+  for (const index_t s : columns) {
+    if (s < ns && data_) {
+      const Data& d = *data_;
+      const index_t len = d.ucol.len[s];
+      const index_t* ix = d.ucol.indices(s);
+      const double* vx = d.ucol.values(s);
+      col.assign(std::size_t(len), {});
+      for (index_t k = 0; k < len; ++k) col[k] = {ix[k], vx[k]};
+      std::sort(col.begin(), col.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [i, v] : col) {
+        rows.push_back(i);
+        values.push_back(v);
+      }
+    }
+    rows.push_back(s);  // the diagonal, below every entry of an upper column
+    values.push_back(s < ns && data_ ? data_->diag[s] : 1.0);
+    col_ptr.push_back(index_t(rows.size()));
+  }
+}
+
 std::span<const index_t> BasisFactor::slot_of_row() const {
   if (!data_) return {};
   return {data_->slot_of_row.data(), std::size_t(m_)};

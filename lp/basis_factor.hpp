@@ -120,6 +120,10 @@ class BasisFactor {
   index_t slots() const;                   // m + updates so far
   Csr<double> lower_factor() const;        // unit lower, slots 0..m-1, diagonal stored (1.0)
   Csr<double> upper_factor(index_t size) const;  // upper, size >= slots(), vacated/unused slots identity
+  // The columns `columns` (slots) of upper_factor(): rows ascending, the
+  // diagonal last (CSC pieces: col_ptr has columns.size() + 1 entries).
+  void upper_columns(std::span<const index_t> columns, std::vector<index_t>& col_ptr, std::vector<index_t>& rows,
+                     std::vector<double>& values) const;
   std::span<const index_t> slot_of_row() const;       // m: the slot whose L row is this row (L's P)
   std::span<const index_t> position_of_slot() const;  // slots(): basis position (-1 vacated)
   // The slots whose U column changed in the last update() (vacated, new, and

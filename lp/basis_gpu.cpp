@@ -81,16 +81,9 @@ void GpuBasisSolves::load(const BasisFactor& f, int max_updates) {
 void GpuBasisSolves::update(const BasisFactor& f) {
   const std::span<const index_t> columns = f.changed_upper_columns();
   if (columns.empty()) return;
-  const Csc<double> U = to_csc(f.upper_factor(capacity_));
-  std::vector<index_t> col_ptr{0}, rows;
+  std::vector<index_t> col_ptr, rows;
   std::vector<double> values;
-  for (index_t j : columns) {
-    for (index_t k = U.col_ptr[j]; k < U.col_ptr[j + 1]; ++k) {
-      rows.push_back(U.row_idx[k]);
-      values.push_back(U.values[k]);
-    }
-    col_ptr.push_back(index_t(rows.size()));
-  }
+  f.upper_columns(columns, col_ptr, rows, values);
   U_->replace_columns(columns, col_ptr, rows, values);
   Ut_->replace_columns(columns, col_ptr, rows, values);
 }

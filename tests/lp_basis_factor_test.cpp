@@ -790,6 +790,20 @@ TEST(LpBasisFactor, ExportedFactorsMatchTheSolves) {
           EXPECT_TRUE(std::binary_search(changed.begin(), changed.end(), j)) << "column " << j;
         }
       }
+      // upper_columns gives the changed columns exactly as upper_factor has them.
+      std::vector<index_t> ptr, rows;
+      std::vector<double> vals;
+      F.upper_columns(changed, ptr, rows, vals);
+      const Csc<double> Uc = to_csc(F.upper_factor(size));
+      ASSERT_EQ(ptr.size(), changed.size() + 1);
+      for (std::size_t c = 0; c < changed.size(); ++c) {
+        const index_t j = changed[c];
+        ASSERT_EQ(ptr[c + 1] - ptr[c], Uc.col_ptr[j + 1] - Uc.col_ptr[j]) << "column " << j;
+        for (index_t k = 0; k < ptr[c + 1] - ptr[c]; ++k) {
+          EXPECT_EQ(rows[ptr[c] + k], Uc.row_idx[Uc.col_ptr[j] + k]);
+          EXPECT_EQ(vals[ptr[c] + k], Uc.values[Uc.col_ptr[j] + k]);
+        }
+      }
       expect_exported_factors_solve(F, rng);
       check_solves(F, A, basic, rng);
     }

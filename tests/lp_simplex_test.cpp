@@ -9,6 +9,8 @@
 #include <random>
 
 #include "balsa/lp.hpp"
+#include "lp/simplex_core.hpp"
+#include "lp/working_lp.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -97,6 +99,7 @@ INSTANTIATE_TEST_SUITE_P(
                       NetlibCase{"sc50a.mps.gz", LpStatus::Optimal, -64.5750770585645},
                       NetlibCase{"vtpbase.mps.gz", LpStatus::Optimal, 129831.46246136137},
                       NetlibCase{"itest2.mps.gz", LpStatus::Infeasible, 0},
+                      NetlibCase{"cplex2.mps.gz", LpStatus::Infeasible, 0},
                       NetlibCase{"woodinfe.mps.gz", LpStatus::Infeasible, 0}),
     [](const auto& info) {
       std::string n = info.param.file;
@@ -251,6 +254,38 @@ TEST(LpSimplex, IterationAndTimeLimits) {
   const LpSolution s = solve(lp, {.device = Device::Cpu, .max_iterations = 3, .presolve = false});
   EXPECT_EQ(s.status, LpStatus::IterationLimit);
   EXPECT_LE(s.iterations, 3);
+  EXPECT_EQ(s.x.size(), std::size_t(lp.cols()));  // a point to look at, not an answer
+  const LpSolution t = solve(lp, {.device = Device::Cpu, .time_limit_seconds = 1e-9, .presolve = false});
+  EXPECT_EQ(t.status, LpStatus::TimeLimit);
+}
+
+// A singular basis (two equal columns basic together) is repaired with
+// logicals, counted, and the simplex goes on to the optimum.
+TEST(LpSimplex, SingularBasisIsRepairedAndCounted) {
+  // min -x0 - x1 - 2 x2  s.t.  x0 + x1 + x2 <= 4,  2 x0 + 2 x1 + x2 <= 6,  x <= 3.
+  const LinearProgram lp = dense_lp({{1, 1, 1}, {2, 2, 1}}, {-inf, -inf}, {4, 6}, {-1, -1, -2}, {0, 0, 0}, {3, 3, 3});
+  balsa::lp::Scaling scaling;
+  const balsa::lp::WorkingLp w = balsa::lp::make_working_lp(lp, false, scaling);
+  balsa::SimplexStats stats;
+  const SimplexOptions o{.device = Device::Cpu};
+  balsa::lp::SimplexCore core(w, o, stats, balsa::Clock::now());
+  const std::vector<index_t> singular = {0, 1};  // columns 0 and 1 are parallel
+  ASSERT_EQ(core.run(&singular), LpStatus::Optimal);
+  EXPECT_GE(stats.singular_recoveries, 1);
+  double z = 0;
+  for (index_t j = 0; j < 3; ++j) z += lp.cost[j] * core.x()[j];
+  EXPECT_NEAR(z, -7, 1e-9);  // x2 = 3, x0 + x1 = 1
+}
+
+// Integer markers are reported; the LP relaxation is solved.
+TEST(LpSimplex, IntegerColumnsAreRelaxed) {
+  LinearProgram lp = dense_lp({{2, 2}}, {-inf}, {3}, {-1, -1}, {0, 0}, {inf, inf});
+  lp.integer = {1, 1};
+  SimplexSolver s(lp, {.device = Device::Cpu});
+  EXPECT_EQ(s.stats().integer_columns, 2);
+  const LpSolution r = s.solve();
+  ASSERT_EQ(r.status, LpStatus::Optimal);
+  EXPECT_NEAR(r.objective, -1.5, 1e-12);  // the relaxation's, not the integer optimum -1
 }
 
 TEST(LpSimplex, BadInputIsAnError) {
