@@ -53,7 +53,6 @@ void run_lp(LpOptions& o) {
   if (!o.quiet) {
     o.simplex.log = print_line;
     o.simplex.log_user = report;
-    if (o.simplex.log_every == 0) o.simplex.log_every = 1000;
   }
   if (!o.quiet && !o.json) {
     fmt::print(report, "{}: {} rows, {} columns, {} nonzeros{}\n", lp.name.empty() ? o.model : lp.name, lp.rows(),
@@ -132,7 +131,9 @@ void add_lp_command(CLI::App& app) {
   cmd->add_flag("--no-presolve", [o](std::int64_t) { o->simplex.presolve = false; }, "Solve without presolve");
   cmd->add_flag("--no-scale", [o](std::int64_t) { o->simplex.scale = false; }, "Solve without scaling");
   cmd->add_flag("--no-perturb", [o](std::int64_t) { o->simplex.perturb = false; }, "No cost perturbation");
-  cmd->add_option("--log-every", o->simplex.log_every, "A progress line every this many iterations (default 1000)");
+  o->simplex.log_every = 1000;
+  cmd->add_option("--log-every", o->simplex.log_every, "A progress line every this many iterations (0: only the "
+                  "phases' last lines)")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON (progress lines go to standard error)");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress lines");
   cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file")

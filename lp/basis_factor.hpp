@@ -114,6 +114,7 @@ class BasisFactor {
   UpdateResult update(index_t position, double expected_pivot);
 
   const BasisFactorStats& stats() const { return stats_; }
+  int max_updates() const { return options_.max_updates; }
   index_t rows() const { return m_; }
 
   // ---- the triangular factors in slot space (the GPU path) ----

@@ -180,6 +180,9 @@ struct BasisFactor::Data {
   detail::LuWork lu;
 
   void allocate(index_t rows, int updates);
+  // Moves rhs (length rows, entry k to slot slot_of[k]) into w, marking and
+  // listing the slots it fills; rhs is left empty. Returns the count listed.
+  index_t gather(SparseVector& rhs, const index_t* slot_of, index_t rows);
   std::uint32_t new_stamp() {
     if (++stamp == 0) {
       std::fill(mark.begin(), mark.end(), 0u);

@@ -18,7 +18,9 @@
 namespace balsa::lp {
 namespace {
 
-constexpr double kOutputDrop = 1e-14;  // |x| at or below this leaves a solve's output as zero
+// Only exact zeros leave a solve's output: an absolute drop loses the tiny
+// duals of badly scaled LPs (a row of 1e100s has duals near 1e-100).
+constexpr double kOutputDrop = 0.0;
 
 void check_vector(const SparseVector& v, index_t m, const char* where) {
   if (v.size() != m)
@@ -27,6 +29,27 @@ void check_vector(const SparseVector& v, index_t m, const char* where) {
 }
 
 }  // namespace
+
+index_t BasisFactor::Data::gather(SparseVector& rhs, const index_t* slot_of, index_t rows) {
+  const std::uint32_t st = new_stamp();
+  index_t cnt = 0;
+  auto take = [&](index_t k) {
+    const double v = rhs.values[k];
+    if (v == 0.0) return;
+    rhs.values[k] = 0.0;
+    const index_t s = slot_of[k];
+    w[s] = v;
+    mark[s] = st;
+    list[cnt++] = s;
+  };
+  if (rhs.count >= 0 && rhs.count <= rows) {
+    for (index_t k = 0; k < rhs.count; ++k) take(rhs.index[k]);
+  } else {
+    for (index_t k = 0; k < rows; ++k) take(k);
+  }
+  rhs.count = 0;
+  return cnt;
+}
 
 void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
   if (!data_) throw Error("BasisFactor::ftran: the basis was not factorised");
@@ -41,25 +64,7 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
   const double hd = options_.hypersparse_density;
 
   // Gather: row i -> slot slot_of_row[i] (the permutation P).
-  {
-    const std::uint32_t st = d.new_stamp();
-    const index_t* sor = d.slot_of_row.data();
-    auto take = [&](index_t i) {
-      const double v = rhs.values[i];
-      if (v == 0.0) return;
-      rhs.values[i] = 0.0;
-      const index_t s = sor[i];
-      w[s] = v;
-      mark[s] = st;
-      list[cnt++] = s;
-    };
-    if (rhs.count >= 0 && rhs.count <= m) {
-      for (index_t k = 0; k < rhs.count; ++k) take(rhs.index[k]);
-    } else {
-      for (index_t i = 0; i < m; ++i) take(i);
-    }
-    rhs.count = 0;
-  }
+  cnt = d.gather(rhs, d.slot_of_row.data(), m);
 
   // L: z = L^{-1} P a.
   if (d.use_hyper(Data::FtranL, cnt, hd)) {
@@ -188,25 +193,7 @@ void BasisFactor::btran(SparseVector& rhs) {
   const double hd = options_.hypersparse_density;
 
   // Gather: position p -> its slot.
-  {
-    const std::uint32_t st = d.new_stamp();
-    const index_t* sop = d.slot_of_position.data();
-    auto take = [&](index_t p) {
-      const double v = rhs.values[p];
-      if (v == 0.0) return;
-      rhs.values[p] = 0.0;
-      const index_t s = sop[p];
-      w[s] = v;
-      mark[s] = st;
-      list[cnt++] = s;
-    };
-    if (rhs.count >= 0 && rhs.count <= m) {
-      for (index_t k = 0; k < rhs.count; ++k) take(rhs.index[k]);
-    } else {
-      for (index_t p = 0; p < m; ++p) take(p);
-    }
-    rhs.count = 0;
-  }
+  cnt = d.gather(rhs, d.slot_of_position.data(), m);
 
   // U^T y = w, row-oriented (push along the rows of U).
   {

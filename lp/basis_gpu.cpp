@@ -57,9 +57,9 @@ BasisSolveModel predict_basis_solves(const BasisFactor& f, double density, doubl
   return m;
 }
 
-void GpuBasisSolves::load(const BasisFactor& f, int max_updates) {
+void GpuBasisSolves::load(const BasisFactor& f) {
   m_ = f.rows();
-  capacity_ = m_ + max_updates + 1;
+  capacity_ = m_ + f.max_updates() + 1;
   TrsvOptions lo{.algorithm = TrsvAlgorithm::Auto, .device = Device::Cuda, .triangle = Triangle::Lower,
                  .diagonal = DiagonalKind::Unit};
   const Csr<double> L = f.lower_factor();
@@ -106,7 +106,7 @@ void GpuBasisSolves::ftran(BasisFactor& f, SparseVector& v, bool keep_spike, dou
   const std::span<const index_t> position_of_slot = f.position_of_slot();
   for (index_t s = 0; s < index_t(position_of_slot.size()); ++s)
     if (position_of_slot[s] >= 0) v.values[position_of_slot[s]] = z_[s];
-  v.rebuild_index(1e-14);
+  v.rebuild_index();
 }
 
 // BTRAN: the transposes in reverse order.
@@ -124,7 +124,7 @@ void GpuBasisSolves::btran(BasisFactor& f, SparseVector& v, double& gpu_seconds)
   gpu_seconds += seconds_since(t0);
   const std::span<const index_t> slot_of_row = f.slot_of_row();
   for (index_t i = 0; i < m_; ++i) v.values[i] = z_[slot_of_row[i]];
-  v.rebuild_index(1e-14);
+  v.rebuild_index();
 }
 
 }  // namespace balsa::lp

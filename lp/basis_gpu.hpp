@@ -44,8 +44,9 @@ BasisSolveModel predict_basis_solves(const BasisFactor& factor, double density, 
 
 class GpuBasisSolves {
  public:
-  // Sets up the four solvers for the factor just computed.
-  void load(const BasisFactor& f, int max_updates);
+  // Sets up the four solvers for the factor just computed (U's room: the
+  // factor's max_updates new slots).
+  void load(const BasisFactor& f);
   // The last Forrest-Tomlin update's columns of U.
   void update(const BasisFactor& f);
   void ftran(BasisFactor& f, SparseVector& v, bool keep_spike, double& gpu_seconds);

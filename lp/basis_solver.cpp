@@ -25,7 +25,7 @@ FactorResult BasisSolver::factorize(const Csc<double>& A, std::vector<index_t>& 
   FactorResult f = factor_.factorize(A, basic);
   decide_device();
   if (gpu_) {
-    gpu_->load(factor_, options_.refactor_every);
+    gpu_->load(factor_);
     ++stats_.gpu_factorizations;
   }
   stats_.device = gpu_ ? Device::Cuda : Device::Cpu;

@@ -9,10 +9,6 @@
 
 namespace balsa::lp {
 
-namespace {
-constexpr double kPivotTolerance = 1e-9;  // |alpha_rj| below this never enters
-}
-
 // CHUZR: the basic variable with the largest infeasibility^2 / weight.
 index_t SimplexCore::choose_row() {
   const Clock::time_point t0 = Clock::now();
@@ -20,7 +16,7 @@ index_t SimplexCore::choose_row() {
   double best_score = 0;
   for (index_t i = 0; i < m_; ++i) {
     const double v = primal_infeasibility(i);
-    if (v == 0) continue;
+    if (v == 0 || (!rejected_.empty() && rejected_[i])) continue;
     const double score = v * v / weight_[i];
     if (score > best_score) {
       best_score = score;
@@ -89,7 +85,7 @@ void SimplexCore::price(SparseVector& row) {
 // flipping the group's boxed variables; the entering variable is the group's
 // largest |alpha_rj|. Returns -1 when no candidate is left: the dual ray is
 // unbounded, the LP primal infeasible.
-index_t SimplexCore::choose_column(index_t /*r*/, double delta) {
+index_t SimplexCore::choose_column(double delta) {
   const double s = delta < 0 ? 1.0 : -1.0;
   const double tol = options_.dual_tolerance;
   candidates_.clear();
@@ -162,12 +158,27 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
   basis_.note_density(rho_.dense() ? 1.0 : double(rho_.count) / double(m_));
   Clock::time_point t0 = Clock::now();
   price(row_);
-  const index_t q = choose_column(r, delta);
+  const index_t q = choose_column(delta);
   stats_.pricing_seconds += seconds_since(t0);
   if (q < 0) return Step::Infeasible;
   const double alpha_row = row_.values[q];
 
-  // FTRAN of the flipped columns' change, then of the entering column.
+  // FTRAN of the entering column, checked against the pivot row's alpha.
+  load_column(q, column_);
+  basis_.ftran(column_, true);
+  const double alpha = column_.values[r];
+  if (std::abs(alpha - alpha_row) > 1e-7 * (1.0 + std::abs(alpha)) || std::abs(alpha) < kPivotTolerance) {
+    if (!fresh_factor_) {  // the factor has drifted: start again from a fresh one
+      reinvert();
+      return Step::Retry;
+    }
+    if (std::abs(alpha) < kPivotTolerance) {  // even fresh: leave this row out for now
+      reject_row(r);
+      return Step::Retry;
+    }
+  }
+
+  // FTRAN of the flipped columns' change: x_B follows the flips.
   t0 = Clock::now();
   if (!flipped_.empty()) {
     flips_.clear();
@@ -187,23 +198,9 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
     stats_.update_seconds += seconds_since(t0);
     basis_.ftran(flips_);
     t0 = Clock::now();
-    if (flips_.dense()) {
-      for (index_t i = 0; i < m_; ++i) x_[basic_[i]] -= flips_.values[i];
-    } else {
-      for (index_t k = 0; k < flips_.count; ++k) x_[basic_[flips_.index[k]]] -= flips_.values[flips_.index[k]];
-    }
+    for_each_nonzero(flips_, [&](index_t i) { x_[basic_[i]] -= flips_.values[i]; });
     stats_.bound_flips += std::int64_t(flipped_.size());
     stats_.update_seconds += seconds_since(t0);
-  }
-  load_column(q, column_);
-  basis_.ftran(column_, true);
-  const double alpha = column_.values[r];
-  if (std::abs(alpha - alpha_row) > 1e-7 * (1.0 + std::abs(alpha)) || std::abs(alpha) < kPivotTolerance) {
-    if (!fresh_factor_) {  // the factor has drifted: start again from a fresh one
-      reinvert();
-      return Step::Retry;
-    }
-    if (std::abs(alpha) < kPivotTolerance) return Step::Retry;
   }
 
   // Dual steepest edge: tau = B^{-1} rho_r.
@@ -242,14 +239,7 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
   // The primal step: the leaving variable goes to its violated bound.
   const double bound = delta < 0 ? lower_[p] : upper_[p];
   const double theta_p = (x_[p] - bound) / alpha;
-  if (column_.dense()) {
-    for (index_t i = 0; i < m_; ++i) x_[basic_[i]] -= theta_p * column_.values[i];
-  } else {
-    for (index_t k = 0; k < column_.count; ++k) {
-      const index_t i = column_.index[k];
-      x_[basic_[i]] -= theta_p * column_.values[i];
-    }
-  }
+  for_each_nonzero(column_, [&](index_t i) { x_[basic_[i]] -= theta_p * column_.values[i]; });
   x_[q] += theta_p;
   x_[p] = bound;
 
@@ -257,22 +247,14 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
   const double w_r = weight_[r];
   if (dse) {
     double rho_norm = 0;
-    if (rho_.dense()) {
-      for (double v : rho_.values) rho_norm += v * v;
-    } else {
-      for (index_t k = 0; k < rho_.count; ++k) rho_norm += rho_.values[rho_.index[k]] * rho_.values[rho_.index[k]];
-    }
+    for_each_nonzero(rho_, [&](index_t i) { rho_norm += rho_.values[i] * rho_.values[i]; });
     auto update = [&](index_t i) {
       if (i == r) return;
       const double ratio = column_.values[i] / alpha;
       if (ratio == 0) return;
       weight_[i] = std::max(weight_[i] + ratio * (ratio * rho_norm - 2.0 * tau_.values[i]), 1e-4);
     };
-    if (column_.dense()) {
-      for (index_t i = 0; i < m_; ++i) update(i);
-    } else {
-      for (index_t k = 0; k < column_.count; ++k) update(column_.index[k]);
-    }
+    for_each_nonzero(column_, update);
     weight_[r] = std::max(rho_norm / (alpha * alpha), 1e-4);
   } else if (options_.pricing == DualPricing::Devex) {
     auto update = [&](index_t i) {
@@ -280,11 +262,7 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
       const double ratio = column_.values[i] / alpha;
       weight_[i] = std::max(weight_[i], ratio * ratio * w_r);
     };
-    if (column_.dense()) {
-      for (index_t i = 0; i < m_; ++i) update(i);
-    } else {
-      for (index_t k = 0; k < column_.count; ++k) update(column_.index[k]);
-    }
+    for_each_nonzero(column_, update);
     weight_[r] = std::max(w_r / (alpha * alpha), 1.0);
   }
   stats_.update_seconds += seconds_since(t0);

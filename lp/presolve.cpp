@@ -7,8 +7,14 @@
 namespace balsa::lp {
 
 namespace {
-constexpr double kFeasibility = 1e-9;
+constexpr double kFeasibility = 1e-9;  // relative to the magnitudes involved
 bool finite(double v) { return std::abs(v) < lp_infinity; }
+
+// The value a column with cost c (minimisation sign) and no rows takes: the
+// bound its cost asks for; with no cost the finite bound nearest zero's side.
+double best_bound(double c, double lo, double up) {
+  return c > 0 ? lo : (c < 0 ? up : (finite(lo) ? lo : (finite(up) ? up : 0.0)));
+}
 }  // namespace
 
 void Presolve::identity(const LinearProgram& lp) {
@@ -35,6 +41,13 @@ void Presolve::run(const LinearProgram& lp) {
   cost_ = lp.cost;
   std::vector<std::uint8_t> row_alive(std::size_t(m), 1), col_alive(std::size_t(n), 1);
   std::vector<index_t> row_count(std::size_t(m), 0), col_count(std::size_t(n), 0);
+  // Magnitudes moved into each row's bounds (fixed columns): the scale of the
+  // rounding the feasibility tests must allow.
+  std::vector<double> row_mag(std::size_t(m), 0.0);
+  for (index_t i = 0; i < m; ++i)
+    row_mag[i] = std::max(finite(lp.row_lower[i]) ? std::abs(lp.row_lower[i]) : 0.0,
+                          finite(lp.row_upper[i]) ? std::abs(lp.row_upper[i]) : 0.0);
+  auto row_tol = [&](index_t i) { return kFeasibility * (1.0 + row_mag[i]); };
   for (index_t j = 0; j < n; ++j)
     for (index_t k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
       if (A.values[k] != 0) {
@@ -50,6 +63,7 @@ void Presolve::run(const LinearProgram& lp) {
       --row_count[i];
       w.row_lower[i] -= A.values[k] * value;
       w.row_upper[i] -= A.values[k] * value;
+      row_mag[i] = std::max(row_mag[i], std::abs(A.values[k] * value));
     }
   };
   auto remove_row = [&](index_t i) {
@@ -79,9 +93,9 @@ void Presolve::run(const LinearProgram& lp) {
     changed = false;
     for (index_t i = 0; i < m && status_ == LpStatus::Optimal; ++i) {
       if (!row_alive[i]) continue;
-      if (w.row_lower[i] > w.row_upper[i] + kFeasibility) return infeasible();
+      if (w.row_lower[i] > w.row_upper[i] + row_tol(i)) return infeasible();
       if (row_count[i] == 0) {
-        if (w.row_lower[i] > kFeasibility || w.row_upper[i] < -kFeasibility) return infeasible();
+        if (w.row_lower[i] > row_tol(i) || w.row_upper[i] < -row_tol(i)) return infeasible();
         remove_row(i);
         steps_.push_back({.kind = Kind::EmptyRow, .row = i});
         changed = true;
@@ -97,7 +111,8 @@ void Presolve::run(const LinearProgram& lp) {
         w.col_lower[j] = std::max(w.col_lower[j], lo);
         w.col_upper[j] = std::min(w.col_upper[j], up);
         if (w.col_lower[j] > w.col_upper[j]) {
-          if (w.col_lower[j] > w.col_upper[j] + kFeasibility * (1 + std::abs(w.col_upper[j]))) return infeasible();
+          if (w.col_lower[j] > w.col_upper[j] + row_tol(i) / std::abs(a) + kFeasibility * std::abs(w.col_upper[j]))
+            return infeasible();
           w.col_lower[j] = w.col_upper[j];
         }
         remove_row(i);
@@ -107,7 +122,7 @@ void Presolve::run(const LinearProgram& lp) {
     for (index_t j = 0; j < n && status_ == LpStatus::Optimal; ++j) {
       if (!col_alive[j]) continue;
       const double lo = w.col_lower[j], up = w.col_upper[j];
-      if (lo > up + kFeasibility) return infeasible();
+      if (lo > up + kFeasibility * (1.0 + std::abs(up))) return infeasible();
       if (lo == up) {
         remove_column(j, lo);
         w.objective_constant += cost_[j] * lo;
@@ -115,7 +130,7 @@ void Presolve::run(const LinearProgram& lp) {
         changed = true;
       } else if (col_count[j] == 0) {
         const double c = cost_[j] * (lp.sense == ObjectiveSense::Maximize ? -1.0 : 1.0);
-        double v = c > 0 ? lo : (c < 0 ? up : (finite(lo) ? lo : (finite(up) ? up : 0.0)));
+        const double v = best_bound(c, lo, up);
         if (!finite(v)) continue;  // the simplex decides (unbounded if the LP is feasible)
         remove_column(j, v);
         w.objective_constant += cost_[j] * v;
@@ -195,7 +210,7 @@ LpStatus Presolve::solve_without_rows(std::vector<double>& x) const {
   const double sense = r.sense == ObjectiveSense::Maximize ? -1.0 : 1.0;
   for (index_t j = 0; j < r.cols(); ++j) {
     const double c = sense * r.cost[j], lo = r.col_lower[j], up = r.col_upper[j];
-    const double v = c > 0 ? lo : (c < 0 ? up : (finite(lo) ? lo : (finite(up) ? up : 0.0)));
+    const double v = best_bound(c, lo, up);
     if (!finite(v)) return LpStatus::Unbounded;
     x[j] = v;
   }
@@ -243,7 +258,9 @@ void Presolve::postsolve(const std::vector<double>& x_reduced, const std::vector
         if (s.a < 0) std::swap(lo, up);
         const double d = sense * reduced_cost(s.col, s.cost);  // minimisation sign
         const bool at_own_lo = std::abs(v - s.lower) <= tol, at_own_up = std::abs(v - s.upper) <= tol;
-        const bool own_ok = (at_own_lo && d >= 0) || (at_own_up && d <= 0) || (at_own_lo && at_own_up) || d == 0;
+        const double dtol = 1e-9 * (1.0 + std::abs(s.cost));
+        const bool own_ok = (at_own_lo && d >= -dtol) || (at_own_up && d <= dtol) || (at_own_lo && at_own_up) ||
+                            std::abs(d) <= dtol;
         const bool at_row = (finite(lo) && std::abs(v - lo) <= tol) || (finite(up) && std::abs(v - up) <= tol);
         if (!own_ok && at_row) y[s.row] = reduced_cost(s.col, s.cost) / s.a;
         break;
@@ -257,12 +274,14 @@ void Presolve::postsolve(const std::vector<double>& x_reduced, const std::vector
         if (std::isnan(up)) up = lp_infinity;
         lo = std::max(lo, s.lower);
         up = std::min(up, s.upper);
-        double v = std::clamp(0.0, lo, std::max(lo, up));
-        // A nonzero row dual: the widened row is active at its lower (y > 0 in
-        // minimisation terms, x_j maximises a x_j) or upper bound.
-        const double yi = sense * y[s.row];
-        if (yi > 0) v = s.a > 0 ? s.upper : s.lower;
-        if (yi < 0) v = s.a > 0 ? s.lower : s.upper;
+        up = std::max(lo, up);
+        // Within [lo, up] (the row feasible): with a row dual clearly nonzero
+        // the widened row is active at its lower (y > 0 in minimisation terms:
+        // x_j maximises a x_j) or upper bound, so x_j takes that end.
+        const double yi = sense * y[s.row], ytol = 1e-9;
+        double v = std::clamp(0.0, lo, up);
+        if (yi > ytol) v = s.a > 0 ? up : lo;
+        if (yi < -ytol) v = s.a > 0 ? lo : up;
         if (!finite(v)) v = finite(lo) ? lo : (finite(up) ? up : 0.0);
         x[s.col] = v;
         break;

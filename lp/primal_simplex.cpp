@@ -11,10 +11,6 @@
 
 namespace balsa::lp {
 
-namespace {
-constexpr double kPivotTolerance = 1e-9;
-}
-
 index_t SimplexCore::choose_entering() const {
   const Clock::time_point t0 = Clock::now();
   index_t best = -1;
@@ -39,13 +35,7 @@ SimplexCore::PrimalStep SimplexCore::primal_iteration(index_t q) {
   // Harris pass 1: the smallest step with every bound relaxed by the
   // tolerance; pass 2: among exact ratios within it, the largest |alpha|.
   const double tol = options_.primal_tolerance;
-  auto for_each = [&](auto&& f) {
-    if (column_.dense()) {
-      for (index_t i = 0; i < m_; ++i) f(i);
-    } else {
-      for (index_t k = 0; k < column_.count; ++k) f(column_.index[k]);
-    }
-  };
+  auto for_each = [&](auto&& f) { for_each_nonzero(column_, f); };
   double relaxed = lp_infinity;
   for_each([&](index_t i) {
     const double a = column_.values[i];
@@ -77,14 +67,16 @@ SimplexCore::PrimalStep SimplexCore::primal_iteration(index_t q) {
       theta = std::max(ratio, 0.0);
     }
   });
-  const double range = upper_[q] - lower_[q];
+  const double room = dir > 0 ? upper_[q] - x_[q] : x_[q] - lower_[q];  // to the other bound
   stats_.pricing_seconds += seconds_since(t0);
-  if (r < 0 && !(range < lp_infinity)) return PrimalStep::Unbounded;
+  if (r < 0 && !(room < lp_infinity)) return PrimalStep::Unbounded;
 
   t0 = Clock::now();
-  if (r < 0 || range <= theta) {  // the entering variable reaches its other bound first
-    x_[q] = dir > 0 ? upper_[q] : lower_[q];
-    for_each([&](index_t i) { x_[basic_[i]] -= dir * range * column_.values[i]; });
+  if (r < 0 || room <= theta) {  // the entering variable reaches its other bound first
+    const double target = dir > 0 ? upper_[q] : lower_[q];
+    const double step = target - x_[q];
+    x_[q] = target;
+    for_each([&](index_t i) { x_[basic_[i]] -= step * column_.values[i]; });
     ++stats_.bound_flips;
     ++stats_.iterations;
     stats_.update_seconds += seconds_since(t0);
@@ -92,14 +84,9 @@ SimplexCore::PrimalStep SimplexCore::primal_iteration(index_t q) {
   }
   const index_t p = basic_[r];
   const double alpha = column_.values[r];
-  const double change = -dir * alpha;
-  const double bound = change < 0 ? lower_[p] : upper_[p];
-  for_each([&](index_t i) { x_[basic_[i]] -= dir * theta * column_.values[i]; });
-  x_[q] += dir * theta;
-  x_[p] = bound;
   stats_.update_seconds += seconds_since(t0);
 
-  // The pivot row updates the reduced costs.
+  // The pivot row (for d), checked against the column before x moves.
   rho_.clear();
   rho_.set(r, 1.0);
   basis_.btran(rho_);
@@ -112,6 +99,11 @@ SimplexCore::PrimalStep SimplexCore::primal_iteration(index_t q) {
     return PrimalStep::Retry;
   }
   t0 = Clock::now();
+  const double change = -dir * alpha;
+  const double bound = change < 0 ? lower_[p] : upper_[p];
+  for_each([&](index_t i) { x_[basic_[i]] -= dir * theta * column_.values[i]; });
+  x_[q] += dir * theta;
+  x_[p] = bound;
   const double theta_d = d_[q] / alpha;
   for (index_t k = 0; k < row_.count; ++k) d_[row_.index[k]] -= theta_d * row_.values[row_.index[k]];
   d_[q] = 0.0;

@@ -7,6 +7,7 @@
 #include "balsa/lp.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
+#include "core/pimpl.hpp"
 #include "lp/presolve.hpp"
 #include "lp/simplex_core.hpp"
 #include "lp/working_lp.hpp"
@@ -14,6 +15,7 @@
 namespace balsa {
 
 struct SimplexSolver::Impl {
+  static constexpr const char* kOwner = "SimplexSolver";
   LinearProgram lp;
   SimplexOptions options;
   SimplexStats stats;
@@ -29,6 +31,7 @@ void measure_infeasibilities(const LinearProgram& lp, LpSolution& s, double tol)
   double p = 0, d = 0;
   const double sense = lp.sense == ObjectiveSense::Maximize ? -1.0 : 1.0;
   for (index_t j = 0; j < lp.cols(); ++j) {
+    if (!std::isfinite(s.x[j]) || !std::isfinite(s.reduced_cost[j])) p = d = lp_infinity;
     p = std::max({p, lp.col_lower[j] - s.x[j], s.x[j] - lp.col_upper[j]});
     const double dj = sense * s.reduced_cost[j];
     const bool at_lo = s.x[j] <= lp.col_lower[j] + tol, at_up = s.x[j] >= lp.col_upper[j] - tol;
@@ -37,12 +40,19 @@ void measure_infeasibilities(const LinearProgram& lp, LpSolution& s, double tol)
   }
   for (index_t i = 0; i < lp.rows(); ++i) {
     const double r = s.row_activity[i], y = sense * s.row_dual[i];
+    if (!std::isfinite(r) || !std::isfinite(y)) p = d = lp_infinity;
     p = std::max({p, lp.row_lower[i] - r, r - lp.row_upper[i]});
     if (r > lp.row_lower[i] + tol) d = std::max(d, y);   // not at its lower bound: y <= 0
     if (r < lp.row_upper[i] - tol) d = std::max(d, -y);  // not at its upper bound: y >= 0
   }
   s.max_primal_infeasibility = p;
   s.max_dual_infeasibility = d;
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
 }
 
 // Every quantity of the solution from x and y on the original data.
@@ -64,8 +74,12 @@ void complete_solution(const LinearProgram& lp, LpSolution& s) {
 SimplexSolver::SimplexSolver(const LinearProgram& lp, const SimplexOptions& options) try
     : impl_(std::make_unique<Impl>()) {
   validate(lp);
-  if (!(options.primal_tolerance > 0) || !(options.dual_tolerance > 0))
-    throw Error("SimplexSolver: the primal and dual tolerances must be positive");
+  if (!(options.primal_tolerance > 0 && options.primal_tolerance < 1) ||
+      !(options.dual_tolerance > 0 && options.dual_tolerance < 1))
+    throw Error("SimplexSolver: the primal and dual tolerances must lie in (0, 1)");
+  if (std::isnan(options.time_limit_seconds) || options.time_limit_seconds <= 0)
+    throw Error("SimplexSolver: time_limit_seconds must be positive (infinity: no limit)");
+  if (options.max_iterations < 0) throw Error("SimplexSolver: max_iterations must not be negative");
   if (!(options.pivot_threshold > 0 && options.pivot_threshold <= 1))
     throw Error("SimplexSolver: pivot_threshold must lie in (0, 1]");
   if (options.refactor_every < 1 || options.refactor_every > 1000)
@@ -89,10 +103,10 @@ SimplexSolver::~SimplexSolver() = default;
 SimplexSolver::SimplexSolver(SimplexSolver&&) noexcept = default;
 SimplexSolver& SimplexSolver::operator=(SimplexSolver&&) noexcept = default;
 
-const SimplexStats& SimplexSolver::stats() const { return impl_->stats; }
+const SimplexStats& SimplexSolver::stats() const { return live_impl(impl_).stats; }
 
 LpSolution SimplexSolver::solve() try {
-  Impl& im = *impl_;
+  Impl& im = live_impl(impl_);
   if (im.solved) throw Error("SimplexSolver::solve: this solver has solved its LP already (build a new one)");
   im.solved = true;
   const Clock::time_point t0 = Clock::now();
@@ -111,7 +125,8 @@ LpSolution SimplexSolver::solve() try {
     // unscaled LP.
     lp::WorkingLp unscaled;
     if (status == LpStatus::Optimal && im.options.scale &&
-        core->unscaled_dual_infeasibility(scaling.col, scaling.row) > im.options.dual_tolerance) {
+        (core->unscaled_dual_infeasibility(scaling.col, scaling.row) > im.options.dual_tolerance ||
+         core->unscaled_primal_infeasibility(scaling.col, scaling.row) > im.options.primal_tolerance)) {
       const std::vector<index_t> basis = core->basic();
       unscaled = lp::make_working_lp(reduced, false, scaling);
       core = std::make_unique<lp::SimplexCore>(unscaled, im.options, st, t0);
@@ -133,6 +148,24 @@ LpSolution SimplexSolver::solve() try {
   s.iterations = st.iterations;
   complete_solution(im.lp, s);
   measure_infeasibilities(im.lp, s, im.options.primal_tolerance);
+  // An "optimal" answer that is not, in the LP's own terms (beyond a loose
+  // 1e-6 relative check): never reported as optimal.
+  if (s.status == LpStatus::Optimal && !(s.max_primal_infeasibility <= 1e-6 * (1.0 + max_abs(s.row_activity)) &&
+                                         s.max_dual_infeasibility <= 1e-6 * (1.0 + max_abs(im.lp.cost)))) {
+    if (im.options.presolve) {  // the presolved path went wrong: once more on the LP as it is
+      SimplexOptions again = im.options;
+      again.presolve = false;
+      SimplexSolver plain(im.lp, again);
+      LpSolution p = plain.solve();
+      const double presolve_seconds = st.presolve_seconds, first = seconds_since(t0);
+      st = plain.stats();
+      st.presolve_seconds = presolve_seconds;
+      st.total_seconds += first + presolve_seconds;
+      ++st.presolve_restarts;
+      return p;
+    }
+    s.status = status = LpStatus::NumericalTrouble;
+  }
   st.status = status;
   st.max_primal_infeasibility = s.max_primal_infeasibility;
   st.max_dual_infeasibility = s.max_dual_infeasibility;

@@ -60,6 +60,16 @@ void SimplexCore::crash(const std::vector<index_t>* start) {
     if (position_[j] < 0) set_nonbasic_value(j);
 }
 
+double SimplexCore::unscaled_primal_infeasibility(const std::vector<double>& col, const std::vector<double>& row) const {
+  double worst = 0;
+  for (index_t i = 0; i < m_; ++i) {
+    const index_t j = basic_[i];
+    const double v = std::max({0.0, lower_[j] - x_[j], x_[j] - upper_[j]});
+    worst = std::max(worst, v * (j < n_ ? col[j] : 1.0 / row[j - n_]));
+  }
+  return worst;
+}
+
 double SimplexCore::unscaled_dual_infeasibility(const std::vector<double>& col, const std::vector<double>& row) const {
   double worst = 0;
   for (index_t j = 0; j < n_ + m_; ++j)
@@ -82,7 +92,7 @@ void SimplexCore::set_nonbasic_value(index_t j) {
     x_[j] = 0.0;
 }
 
-bool SimplexCore::refactorize() {
+void SimplexCore::refactorize() {
   const std::vector<index_t> before = basic_;
   const FactorResult f = basis_.factorize(lp_.A, basic_);
   for (std::size_t k = 0; k < f.missing_positions.size(); ++k) {
@@ -102,7 +112,12 @@ bool SimplexCore::refactorize() {
   ++stats_.factorizations;
   updates_since_refactor_ = 0;
   fresh_factor_ = true;
-  return true;
+}
+
+void SimplexCore::reject_row(index_t r) {
+  if (rejected_.empty()) rejected_.assign(std::size_t(m_), 0);
+  if (!rejected_[r]) rejected_list_.push_back(r);
+  rejected_[r] = 1;
 }
 
 // A fresh factor and x, d computed from it; in the dual phases any reduced
@@ -205,10 +220,9 @@ double SimplexCore::objective() const {
   return z;
 }
 
-// Nonbasic variables whose reduced cost has the wrong sign: a boxed one moves
-// to its other bound (x_B must then be recomputed: the return value says so),
-// any other gets its cost shifted so that d_j is zero (removed at the end).
-void SimplexCore::remove_dual_infeasibilities_by_shifting() {
+// Boxed nonbasic variables whose reduced cost has the wrong sign move to
+// their other bound; true when any did (x_B must then be recomputed).
+bool SimplexCore::flip_boxed_dual_infeasibilities() {
   bool flipped = false;
   for (index_t j = 0; j < n_ + m_; ++j) {
     if (!dual_infeasible(j)) continue;
@@ -216,8 +230,18 @@ void SimplexCore::remove_dual_infeasibilities_by_shifting() {
     if (boxed && (x_[j] == lower_[j] || x_[j] == upper_[j])) {
       x_[j] = x_[j] == lower_[j] ? upper_[j] : lower_[j];
       flipped = true;
-      continue;
     }
+  }
+  return flipped;
+}
+
+// Nonbasic variables whose reduced cost has the wrong sign: a boxed one moves
+// to its other bound (x_B is recomputed), any other gets its cost shifted so
+// that d_j is zero (removed at the end).
+void SimplexCore::remove_dual_infeasibilities_by_shifting() {
+  const bool flipped = flip_boxed_dual_infeasibilities();
+  for (index_t j = 0; j < n_ + m_; ++j) {
+    if (!dual_infeasible(j)) continue;
     cost_[j] -= d_[j];
     d_[j] = 0.0;
     shifted_ = true;
@@ -270,8 +294,8 @@ bool SimplexCore::out_of_time_or_iterations(LpStatus& status) const {
 }
 
 void SimplexCore::log_progress(const char* phase, bool force) {
-  if (!options_.log || options_.log_every <= 0) return;
-  if (!force && stats_.iterations % options_.log_every != 0) return;
+  if (!options_.log) return;
+  if (!force && (options_.log_every <= 0 || stats_.iterations % options_.log_every != 0)) return;
   if (!force && stats_.iterations == last_log_) return;
   last_log_ = double(stats_.iterations);
   char line[160];
@@ -339,17 +363,12 @@ LpStatus SimplexCore::run(const std::vector<index_t>* start) {
     if (status != LpStatus::Optimal) return status;
     // Primal feasible for the working costs: back to the LP's own costs.
     if (perturbed_ || shifted_) restore_costs();
-    bool flipped = false;
-    for (index_t j = 0; j < n_ + m_; ++j) {
-      if (!dual_infeasible(j)) continue;
-      if (lower_[j] > -lp_infinity && upper_[j] < lp_infinity && (x_[j] == lower_[j] || x_[j] == upper_[j])) {
-        x_[j] = x_[j] == lower_[j] ? upper_[j] : lower_[j];
-        flipped = true;
-      }
-    }
-    if (flipped) {
+    if (flip_boxed_dual_infeasibilities()) {
       compute_primal();
-      if (sum_primal_infeasibilities() > 0) continue;  // dual simplex again (no perturbation)
+      if (sum_primal_infeasibilities() > 0) {  // dual simplex again (no perturbation)
+        remove_dual_infeasibilities_by_shifting();
+        continue;
+      }
     }
     phase_ = Phase::Primal;
     const std::int64_t before_primal = stats_.iterations;
@@ -371,6 +390,13 @@ LpStatus SimplexCore::dual_loop(Phase phase) {
     LpStatus status;
     if (out_of_time_or_iterations(status)) return status;
     const index_t r = choose_row();
+    if (r < 0 && !rejected_list_.empty()) {  // only rows whose pivots were rejected are left
+      for (index_t i : rejected_list_) rejected_[i] = 0;
+      rejected_list_.clear();
+      if (++retries > 50) return LpStatus::NumericalTrouble;
+      reinvert();
+      continue;
+    }
     if (r < 0) {
       if (!fresh_factor_) {  // confirm on a fresh factor
         reinvert();
@@ -392,6 +418,7 @@ LpStatus SimplexCore::dual_loop(Phase phase) {
       if (++retries > 50) return LpStatus::NumericalTrouble;
       continue;
     }
+    retries = 0;
     log_progress(name);
   }
 }
@@ -414,7 +441,11 @@ LpStatus SimplexCore::primal_loop() {
       }
       return LpStatus::Unbounded;
     }
-    if (s == PrimalStep::Retry && ++retries > 50) return LpStatus::NumericalTrouble;
+    if (s == PrimalStep::Retry) {
+      if (++retries > 50) return LpStatus::NumericalTrouble;
+      continue;
+    }
+    retries = 0;
     log_progress("primal");
   }
 }
@@ -429,6 +460,8 @@ bool SimplexCore::replace_basic(index_t r, index_t q, double alpha_col) {
   ++stats_.iterations;
   fresh_factor_ = false;
   ++updates_since_refactor_;
+  for (index_t i : rejected_list_) rejected_[i] = 0;
+  rejected_list_.clear();
   if (basis_.update(r, alpha_col) == UpdateResult::Refactor || updates_since_refactor_ >= options_.refactor_every) {
     reinvert();
     return false;

@@ -23,6 +23,18 @@ namespace balsa::lp {
 
 enum class Phase { DualPhase1, DualPhase2, Primal };
 
+inline constexpr double kPivotTolerance = 1e-9;  // |alpha| below this never pivots
+
+// f(i) for every position i of v that may be nonzero (all of them when v is dense).
+template <class F>
+void for_each_nonzero(const SparseVector& v, F&& f) {
+  if (v.dense()) {
+    for (index_t i = 0; i < v.size(); ++i) f(i);
+  } else {
+    for (index_t k = 0; k < v.count; ++k) f(v.index[k]);
+  }
+}
+
 class SimplexCore {
  public:
   SimplexCore(const WorkingLp& lp, const SimplexOptions& options, SimplexStats& stats, Clock::time_point start);
@@ -32,6 +44,8 @@ class SimplexCore {
   // The largest reduced cost of the wrong sign once the factors `col` (n)
   // and `row` (m) of a scaling are undone (d_j / col_j, d_{n+i} * row_i).
   double unscaled_dual_infeasibility(const std::vector<double>& col, const std::vector<double>& row) const;
+  // The same for the bound violations of the basic variables (x_j * col_j, x_{n+i} / row_i).
+  double unscaled_primal_infeasibility(const std::vector<double>& col, const std::vector<double>& row) const;
 
   // The result (valid after run()): values and reduced costs of every
   // variable (n + m), row duals pi (m) with d = c - [A I]^T pi.
@@ -43,12 +57,13 @@ class SimplexCore {
  private:
   // ---- simplex_core.cpp: set up, factorisation, recomputation, phases ----
   void crash(const std::vector<index_t>* start);
-  bool refactorize();  // false: numerical trouble (no nonsingular basis)
+  void refactorize();  // singular bases are repaired with logicals (counted)
   void reinvert();     // refactorize, then x and d afresh (and, in the dual phases, shifts)
   void load_column(index_t q, SparseVector& v) const;
   void compute_primal();
   void compute_dual();
   void set_nonbasic_value(index_t j);
+  bool flip_boxed_dual_infeasibilities();
   void remove_dual_infeasibilities_by_shifting();
   void perturb_costs();
   void restore_costs();
@@ -67,10 +82,11 @@ class SimplexCore {
 
   // ---- dual_simplex.cpp ----
   index_t choose_row();
-  index_t choose_column(index_t r, double delta);
-  // One dual iteration with leaving row r: false when the pivot was rejected
-  // (numerically) and the basis was refactorised instead.
+  index_t choose_column(double delta);
+  // One dual iteration with leaving row r: Retry when the pivot was rejected
+  // (numerically; the basis was refactorised, or the row left out for now).
   enum class Step { Done, Infeasible, Retry };
+  void reject_row(index_t r);
   Step dual_iteration(index_t r);
 
   // ---- primal_simplex.cpp ----
@@ -96,6 +112,8 @@ class SimplexCore {
   std::vector<std::uint8_t> row_mark_;
   std::vector<std::pair<double, index_t>> candidates_;
   std::vector<index_t> flipped_;
+  std::vector<std::uint8_t> rejected_;  // rows left out of CHUZR until the next basis change
+  std::vector<index_t> rejected_list_;
   bool perturbed_ = false, shifted_ = false;
   int updates_since_refactor_ = 0;
   bool fresh_factor_ = false;

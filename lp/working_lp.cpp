@@ -8,8 +8,9 @@ namespace balsa::lp {
 
 namespace {
 
-// The power of two nearest to v (> 0).
-double power_of_two(double v) { return std::exp2(std::round(std::log2(v))); }
+// The power of two nearest to v (> 0), within 2^-256 .. 2^256 (a factor
+// outside would turn extreme but finite entries into 0 or inf).
+double power_of_two(double v) { return std::exp2(std::clamp(std::round(std::log2(v)), -256.0, 256.0)); }
 
 // Geometric-mean passes (each row, then each column, divided by the square
 // root of its largest times its smallest magnitude) until the spread of
@@ -33,7 +34,7 @@ void compute_scaling(const Csc<double>& A, Scaling& s) {
         rmax[A.row_idx[k]] = std::max(rmax[A.row_idx[k]], v);
       }
     for (index_t i = 0; i < m; ++i)
-      if (rmax[i] > 0) s.row[i] = 1.0 / std::sqrt(rmin[i] * rmax[i]);
+      if (rmax[i] > 0) s.row[i] = power_of_two(1.0 / (std::sqrt(rmin[i]) * std::sqrt(rmax[i])));
     double spread = 0;
     for (index_t j = 0; j < n; ++j) {
       double lo = lp_infinity, hi = 0;
@@ -44,7 +45,7 @@ void compute_scaling(const Csc<double>& A, Scaling& s) {
         hi = std::max(hi, v);
       }
       if (hi > 0) {
-        s.col[j] = 1.0 / std::sqrt(lo * hi);
+        s.col[j] = power_of_two(1.0 / (std::sqrt(lo) * std::sqrt(hi)));
         spread = std::max(spread, hi / lo);
       }
     }

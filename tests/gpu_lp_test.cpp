@@ -47,17 +47,19 @@ TEST(LpGpu, BasisSolvesMatchTheHostFactorThroughUpdates) {
   const Csc<double> A = random_columns(m, n, 0.01, 3);
   std::vector<index_t> basic(static_cast<std::size_t>(m));
   for (index_t k = 0; k < m; ++k) basic[k] = k % 2 == 0 ? n + k : k;  // half logicals, half structurals
-  lp::BasisFactor host, device;
+  // Room for 12 updates: the loop below goes past it and refactorises (U's
+  // slot space on the GPU is sized by max_updates).
+  lp::BasisFactor host({.max_updates = 12}), device({.max_updates = 12});
   host.factorize(A, basic);
   std::vector<index_t> basic_device = basic;
   device.factorize(A, basic_device);
   ASSERT_EQ(basic, basic_device);
   lp::GpuBasisSolves gpu;
-  gpu.load(device, 60);
+  gpu.load(device);
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
   double gpu_seconds = 0;
-  int updates = 0;
+  int updates = 0, refactors = 0;
   for (int step = 0; step < 120 && updates < 50; ++step) {
     // A random sparse rhs: FTRAN and BTRAN on both.
     lp::SparseVector a, b;
@@ -98,13 +100,23 @@ TEST(LpGpu, BasisSolvesMatchTheHostFactorThroughUpdates) {
     gpu.ftran(device, d, true, gpu_seconds);
     expect_same(d, c, "FTRAN of the entering column", updates);
     if (std::abs(c.values[r]) < 0.1) continue;
-    ASSERT_EQ(host.update(r, c.values[r]), lp::UpdateResult::Ok);
-    ASSERT_EQ(device.update(r, d.values[r]), lp::UpdateResult::Ok);
-    gpu.update(device);
+    const lp::UpdateResult h = host.update(r, c.values[r]);
+    ASSERT_EQ(device.update(r, d.values[r]), h);
     basic[r] = q;
+    if (h == lp::UpdateResult::Refactor) {  // full: factorise the new basis afresh on both
+      std::vector<index_t> again = basic;
+      host.factorize(A, basic);
+      device.factorize(A, again);
+      ASSERT_EQ(basic, again);
+      gpu.load(device);
+      ++refactors;
+      continue;
+    }
+    gpu.update(device);
     ++updates;
   }
   EXPECT_GE(updates, 20);
+  EXPECT_GE(refactors, 1);
   EXPECT_GT(gpu_seconds, 0);
 }
 

@@ -185,6 +185,35 @@ TEST(LpSimplex, UnboundedAndInfeasible) {
   EXPECT_EQ(solve(crossed_row).status, LpStatus::Infeasible);
 }
 
+// Coefficients near the ends of double's range: scaling must not turn them
+// into 0, inf or NaN. min x0 + 2 x1 s.t. v x0 + v x1 >= v: x = (1, 0); with
+// v tiny the row's violation at x = 0 is below the absolute tolerance, so x = 0
+// is an accepted answer too (as for CLP and HiGHS): finite, within tolerance.
+TEST(LpSimplex, ExtremeCoefficientsScaleSafely) {
+  for (const double v : {1e-170, 1e-100, 1e100, 1e170}) {
+    SCOPED_TRACE(v);
+    const LinearProgram lp = dense_lp({{v, v}}, {v}, {inf}, {1, 2}, {0, 0}, {inf, inf});
+    for (const bool presolve : {true, false}) {
+      const LpSolution s = solve(lp, {.device = Device::Cpu, .presolve = presolve});
+      ASSERT_EQ(s.status, LpStatus::Optimal) << balsa::to_string(s.status);
+      ASSERT_TRUE(std::isfinite(s.x[0]) && std::isfinite(s.x[1]));
+      EXPECT_LE(s.max_primal_infeasibility, 1e-7);
+      if (v > 1) {
+        EXPECT_NEAR(s.objective, 1.0, 1e-9);
+        EXPECT_NEAR(s.x[0], 1.0, 1e-9);
+      }
+    }
+  }
+}
+
+// Primal and dual infeasible at once: reported infeasible.
+TEST(LpSimplex, PrimalAndDualInfeasible) {
+  // x0 - x1 >= 1, -x0 + x1 >= 1 (infeasible); min -x0 - x1 (unbounded direction).
+  const LinearProgram lp = dense_lp({{1, -1}, {-1, 1}}, {1, 1}, {inf, inf}, {-1, -1}, {0, 0}, {inf, inf});
+  EXPECT_EQ(solve(lp).status, LpStatus::Infeasible);
+  EXPECT_EQ(solve(lp, {.device = Device::Cpu, .presolve = false}).status, LpStatus::Infeasible);
+}
+
 TEST(LpSimplex, EmptyAndRowlessProblems) {
   const LinearProgram none = dense_lp({}, {}, {}, {}, {}, {});
   const LpSolution s = solve(none);
@@ -301,6 +330,12 @@ TEST(LpSimplex, BadInputIsAnError) {
   EXPECT_THROW(SimplexSolver(bad, {}), balsa::Error);
   EXPECT_THROW(SimplexSolver(lp, {.primal_tolerance = 0}), balsa::Error);
   EXPECT_THROW(SimplexSolver(lp, {.pivot_threshold = 2}), balsa::Error);
+  EXPECT_THROW(SimplexSolver(lp, {.max_iterations = -1}), balsa::Error);
+  EXPECT_THROW(SimplexSolver(lp, {.time_limit_seconds = std::nan("")}), balsa::Error);
+  EXPECT_THROW(SimplexSolver(lp, {.primal_tolerance = inf}), balsa::Error);
+  SimplexSolver moved(lp, {.device = Device::Cpu});
+  SimplexSolver taken = std::move(moved);
+  EXPECT_THROW(moved.solve(), balsa::Error);  // NOLINT(bugprone-use-after-move): on purpose
   SimplexSolver once(lp, {.device = Device::Cpu});
   EXPECT_EQ(once.solve().status, LpStatus::Optimal);
   EXPECT_THROW(once.solve(), balsa::Error);

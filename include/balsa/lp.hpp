@@ -115,7 +115,8 @@ struct SimplexOptions {
   bool perturb = true;            // cost perturbation against dual degeneracy (removed at the end)
   int refactor_every = 100;       // Forrest-Tomlin updates before a fresh factorisation
   double pivot_threshold = 0.1;   // LU threshold partial pivoting (0 < u <= 1)
-  // Progress: a line every this many iterations through `log` (0: none).
+  // Progress through `log` (when set): a line every log_every iterations and
+  // one at the end of each phase (log_every 0: those alone).
   std::int64_t log_every = 0;
   void (*log)(const std::string& line, void* user) = nullptr;
   void* log_user = nullptr;
@@ -159,6 +160,7 @@ struct SimplexStats {
   std::int64_t factorizations = 0;
   std::int64_t singular_recoveries = 0;  // singular bases repaired with logicals
   std::int64_t unscaled_restarts = 0;    // optimal when scaled, not unscaled: continued unscaled
+  std::int64_t presolve_restarts = 0;    // postsolved answer not optimal: solved again without presolve
   std::int64_t gpu_factorizations = 0;   // factorisations whose solves ran on the GPU
   // Presolve / scaling.
   index_t rows = 0, cols = 0;                  // original
