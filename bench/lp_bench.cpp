@@ -185,8 +185,8 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
   const std::string ref_path = !o.reference.empty() ? o.reference : (fs::path(o.dir) / "reference.csv").string();
   const std::map<std::string, Reference> reference = read_reference(ref_path);
   const std::map<std::string, nlohmann::json> highs = read_highs(o.highs_json);
-  const bool gpu = o.gpu && resolve_device(Device::Auto) == Device::Cuda;
-  const std::string gpu_name = gpu ? cuda::device_info().name : "none";
+  const bool has_gpu = resolve_device(Device::Auto) == Device::Cuda, gpu = o.gpu && has_gpu;
+  const std::string gpu_name = has_gpu ? cuda::device_info().name : "none";
   nlohmann::json rows = nlohmann::json::array();
   std::string md = fmt::format(
       "# balsa bench lp ({})\n\n`{}`\n\nGPU: {}. {}. Times in ms (balsa: presolve + solve; CLP: its dual simplex "
