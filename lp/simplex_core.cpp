@@ -362,14 +362,9 @@ LpStatus SimplexCore::run(const std::vector<index_t>* start) {
     stats_.dual_phase2_iterations += stats_.iterations - before;
     if (status != LpStatus::Optimal) return status;
     // Primal feasible for the working costs: back to the LP's own costs.
+    // The reduced costs left of the wrong sign (boxed ones too: flipping them
+    // would undo primal feasibility) go to the primal simplex.
     if (perturbed_ || shifted_) restore_costs();
-    if (flip_boxed_dual_infeasibilities()) {
-      compute_primal();
-      if (sum_primal_infeasibilities() > 0) {  // dual simplex again (no perturbation)
-        remove_dual_infeasibilities_by_shifting();
-        continue;
-      }
-    }
     phase_ = Phase::Primal;
     const std::int64_t before_primal = stats_.iterations;
     status = primal_loop();
