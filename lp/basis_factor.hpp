@@ -37,7 +37,7 @@ namespace balsa::lp {
 // "dense: index not maintained" (every position may be nonzero).
 // `index` is a buffer (resize() makes it n long); only index[0..count) counts.
 // ftran/btran read a listed or a dense input and always return a listed
-// output (count >= 0, each nonzero once; |x| <= 1e-14 left out as zero).
+// output (count >= 0, each nonzero once; exact zeros left out).
 struct SparseVector {
   std::vector<double> values;
   std::vector<index_t> index;
@@ -141,6 +141,7 @@ class BasisFactor {
 
  private:
   struct Data;
+  Data& begin_solve(SparseVector& rhs, const char* where);
   BasisFactorOptions options_;
   BasisFactorStats stats_;
   index_t m_ = 0;

@@ -18,9 +18,9 @@
 namespace balsa::lp {
 namespace {
 
-// Only exact zeros leave a solve's output: an absolute drop loses the tiny
-// duals of badly scaled LPs (a row of 1e100s has duals near 1e-100).
-constexpr double kOutputDrop = 0.0;
+// Only exact zeros leave a solve's output (the finish/emit steps below): an
+// absolute drop would lose the tiny duals of badly scaled LPs (a row of
+// 1e100s has duals near 1e-100).
 
 void check_vector(const SparseVector& v, index_t m, const char* where) {
   if (v.size() != m)
@@ -51,20 +51,25 @@ index_t BasisFactor::Data::gather(SparseVector& rhs, const index_t* slot_of, ind
   return cnt;
 }
 
+// What every solve checks and prepares: a factor, rhs of the basis' size,
+// room in rhs.index for a listed output.
+BasisFactor::Data& BasisFactor::begin_solve(SparseVector& rhs, const char* where) {
+  if (!data_) throw Error(std::string(where) + ": the basis was not factorised");
+  check_vector(rhs, m_, where);
+  if (index_t(rhs.index.size()) < m_) rhs.index.resize(std::size_t(m_));
+  return *data_;
+}
+
 void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
-  if (!data_) throw Error("BasisFactor::ftran: the basis was not factorised");
-  check_vector(rhs, m_, "BasisFactor::ftran");
-  Data& d = *data_;
+  Data& d = begin_solve(rhs, "BasisFactor::ftran");
   const index_t m = m_;
-  if (index_t(rhs.index.size()) < m) rhs.index.resize(std::size_t(m));
   double* w = d.w.data();
   std::uint32_t* mark = d.mark.data();
   index_t* list = d.list.data();
-  index_t cnt = 0;
   const double hd = options_.hypersparse_density;
 
   // Gather: row i -> slot slot_of_row[i] (the permutation P).
-  cnt = d.gather(rhs, d.slot_of_row.data(), m);
+  index_t cnt = d.gather(rhs, d.slot_of_row.data(), m);
 
   // L: z = L^{-1} P a.
   if (d.use_hyper(Data::FtranL, cnt, hd)) {
@@ -164,7 +169,7 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
     const index_t* ui = uidx + ustart[s];
     const double* uv = uval + ustart[s];
     for (index_t p = 0; p < len; ++p) w[ui[p]] -= uv[p] * x;
-    if (std::abs(x) <= kOutputDrop) return;  // dropped from the output only: the residual stays tiny
+    if (x == 0.0) return;  // underflowed in the division: not listed
     const index_t pos = pos_of[s];
     values[pos] = x;
     index[out++] = pos;
@@ -181,19 +186,15 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
 }
 
 void BasisFactor::btran(SparseVector& rhs) {
-  if (!data_) throw Error("BasisFactor::btran: the basis was not factorised");
-  check_vector(rhs, m_, "BasisFactor::btran");
-  Data& d = *data_;
+  Data& d = begin_solve(rhs, "BasisFactor::btran");
   const index_t m = m_;
-  if (index_t(rhs.index.size()) < m) rhs.index.resize(std::size_t(m));
   double* w = d.w.data();
   std::uint32_t* mark = d.mark.data();
   index_t* list = d.list.data();
-  index_t cnt = 0;
   const double hd = options_.hypersparse_density;
 
   // Gather: position p -> its slot.
-  cnt = d.gather(rhs, d.slot_of_position.data(), m);
+  index_t cnt = d.gather(rhs, d.slot_of_position.data(), m);
 
   // U^T y = w, row-oriented (push along the rows of U).
   {
@@ -276,7 +277,6 @@ void BasisFactor::btran(SparseVector& rhs) {
     const double x = w[s];
     if (x == 0.0) return;
     w[s] = 0.0;
-    if (std::abs(x) <= kOutputDrop) return;
     const index_t i = row_of[s];
     values[i] = x;
     index[out++] = i;

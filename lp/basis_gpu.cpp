@@ -38,7 +38,7 @@ index_t levels_of(const Csr<double>& T, bool lower) {
 }  // namespace
 
 // Per iteration (7.39-7.46), see BasisSolveCoefficients.
-BasisSolveModel predict_basis_solves(const BasisFactor& f, double density, double measured_cpu,
+BasisSolveModel predict_basis_solves(const BasisFactor& f, double density, double measured_cpu, bool levels,
                                      const BasisSolveCoefficients& c) {
   BasisSolveModel m;
   m.rows = f.rows();
@@ -46,8 +46,10 @@ BasisSolveModel predict_basis_solves(const BasisFactor& f, double density, doubl
   m.nnz_U = f.stats().nnz_U;
   m.density = std::clamp(density, m.rows > 0 ? 1.0 / double(m.rows) : 1.0, 1.0);
   if (m.rows == 0) return m;
-  m.levels_L = levels_of(f.lower_factor(), true);
-  m.levels_U = levels_of(f.upper_factor(f.slots()), false);
+  if (levels) {
+    m.levels_L = levels_of(f.lower_factor(), true);
+    m.levels_U = levels_of(f.upper_factor(f.slots()), false);
+  }
   const double edges = double(m.nnz_L + m.nnz_U);
   m.cpu_seconds = measured_cpu > 0 ? measured_cpu
                                    : c.cpu_fixed + c.cpu_per_edge * m.density * edges + c.cpu_per_row * double(m.rows);

@@ -39,8 +39,10 @@ struct BasisSolveCoefficients {
 
 // `measured_cpu`: the CPU's measured seconds per iteration over the last
 // factorisation's iterations (0: none; the model's own estimate is used).
+// `levels`: also count the factors' dependency levels (reported, not in the
+// formula; two O(nnz) passes per factorisation, so only when the GPU is an option).
 BasisSolveModel predict_basis_solves(const BasisFactor& factor, double density, double measured_cpu = 0,
-                                     const BasisSolveCoefficients& c = {});
+                                     bool levels = true, const BasisSolveCoefficients& c = {});
 
 class GpuBasisSolves {
  public:

@@ -37,7 +37,8 @@ FactorResult BasisSolver::factorize(const Csc<double>& A, std::vector<index_t>& 
 // cpu or cuda overrides it.
 void BasisSolver::decide_device() {
   const double density = density_count_ > 0 ? density_sum_ / double(density_count_) : 1.0;
-  stats_.model = predict_basis_solves(factor_, density, measured_cpu_);
+  const bool gpu_possible = options_.device != Device::Cpu && resolve_device(Device::Auto) == Device::Cuda;
+  stats_.model = predict_basis_solves(factor_, density, measured_cpu_, gpu_possible);
   Device want = options_.device;
   if (want == Device::Auto) want = stats_.model.chosen;
   if (want == Device::Cuda) {

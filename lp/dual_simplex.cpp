@@ -182,7 +182,6 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
   t0 = Clock::now();
   if (!flipped_.empty()) {
     flips_.clear();
-    std::fill(flips_.values.begin(), flips_.values.end(), 0.0);
     for (index_t j : flipped_) {
       const double to = x_[j] == lower_[j] ? upper_[j] : lower_[j];
       const double step = to - x_[j];
@@ -207,7 +206,6 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
   const bool dse = options_.pricing == DualPricing::SteepestEdge;
   if (dse) {
     tau_.clear();
-    std::fill(tau_.values.begin(), tau_.values.end(), 0.0);
     if (rho_.dense()) {
       tau_.values = rho_.values;
       tau_.rebuild_index();

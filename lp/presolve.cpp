@@ -18,9 +18,8 @@ double best_bound(double c, double lo, double up) {
 }  // namespace
 
 void Presolve::identity(const LinearProgram& lp) {
-  original_ = lp;
-  reduced_ = lp;
-  cost_ = lp.cost;
+  original_ = &lp;
+  identity_ = true;
   row_map_.resize(std::size_t(lp.rows()));
   col_map_.resize(std::size_t(lp.cols()));
   for (index_t i = 0; i < lp.rows(); ++i) row_map_[i] = i;
@@ -32,13 +31,18 @@ void Presolve::identity(const LinearProgram& lp) {
 }
 
 void Presolve::run(const LinearProgram& lp) {
-  original_ = lp;
+  original_ = &lp;
+  identity_ = false;
   const index_t m = lp.rows(), n = lp.cols();
   const Csc<double>& A = lp.A;
   const Csr<double> R = to_csr(A);
-  LinearProgram& w = reduced_;  // bounds and costs while reducing (A stays)
-  w = lp;
-  cost_ = lp.cost;
+  LinearProgram w;  // the bounds while reducing (the matrix stays lp's)
+  w.row_lower = lp.row_lower;
+  w.row_upper = lp.row_upper;
+  w.col_lower = lp.col_lower;
+  w.col_upper = lp.col_upper;
+  w.objective_constant = lp.objective_constant;
+  std::vector<double> costs = lp.cost;  // costs after the substitutions
   std::vector<std::uint8_t> row_alive(std::size_t(m), 1), col_alive(std::size_t(n), 1);
   std::vector<index_t> row_count(std::size_t(m), 0), col_count(std::size_t(n), 0);
   // Magnitudes moved into each row's bounds (fixed columns): the scale of the
@@ -107,7 +111,7 @@ void Presolve::run(const LinearProgram& lp) {
         if (a < 0) std::swap(lo, up);
         steps_.push_back({.kind = Kind::SingletonRow, .row = i, .col = j, .a = a, .lower = w.col_lower[j],
                           .upper = w.col_upper[j], .row_lower = w.row_lower[i], .row_upper = w.row_upper[i],
-                          .cost = cost_[j]});
+                          .cost = costs[j]});
         w.col_lower[j] = std::max(w.col_lower[j], lo);
         w.col_upper[j] = std::min(w.col_upper[j], up);
         if (w.col_lower[j] > w.col_upper[j]) {
@@ -125,22 +129,22 @@ void Presolve::run(const LinearProgram& lp) {
       if (lo > up + kFeasibility * (1.0 + std::abs(up))) return infeasible();
       if (lo == up) {
         remove_column(j, lo);
-        w.objective_constant += cost_[j] * lo;
+        w.objective_constant += costs[j] * lo;
         steps_.push_back({.kind = Kind::FixedColumn, .col = j, .value = lo});
         changed = true;
       } else if (col_count[j] == 0) {
-        const double c = cost_[j] * (lp.sense == ObjectiveSense::Maximize ? -1.0 : 1.0);
+        const double c = costs[j] * (lp.sense == ObjectiveSense::Maximize ? -1.0 : 1.0);
         const double v = best_bound(c, lo, up);
         if (!finite(v)) continue;  // the simplex decides (unbounded if the LP is feasible)
         remove_column(j, v);
-        w.objective_constant += cost_[j] * v;
+        w.objective_constant += costs[j] * v;
         steps_.push_back({.kind = Kind::EmptyColumn, .col = j, .value = v});
         changed = true;
       } else if (col_count[j] == 1) {
         index_t i = -1;
         double a = 0;
         entry_of_column(j, i, a);
-        if (cost_[j] == 0 && row_count[i] > 1) {  // a slack: its range widens the row's
+        if (costs[j] == 0 && row_count[i] > 1) {  // a slack: its range widens the row's
           const double t1 = a * lo, t2 = a * up;
           steps_.push_back({.kind = Kind::SlackColumn, .row = i, .col = j, .a = a, .lower = lo, .upper = up,
                             .row_lower = w.row_lower[i], .row_upper = w.row_upper[i]});
@@ -155,10 +159,10 @@ void Presolve::run(const LinearProgram& lp) {
           // x_j = (b - a_i' x') / a: c_j x_j leaves the objective for the row's other columns.
           const double b = w.row_lower[i];
           steps_.push_back({.kind = Kind::FreeColumn, .row = i, .col = j, .a = a, .row_lower = b, .row_upper = b,
-                            .cost = cost_[j]});
-          const double f = cost_[j] / a;
+                            .cost = costs[j]});
+          const double f = costs[j] / a;
           for (index_t k = R.row_ptr[i]; k < R.row_ptr[i + 1]; ++k)
-            if (col_alive[R.col_idx[k]] && R.col_idx[k] != j) cost_[R.col_idx[k]] -= f * R.values[k];
+            if (col_alive[R.col_idx[k]] && R.col_idx[k] != j) costs[R.col_idx[k]] -= f * R.values[k];
           w.objective_constant += f * b;
           col_alive[j] = 0;
           remove_row(i);
@@ -187,7 +191,7 @@ void Presolve::run(const LinearProgram& lp) {
   for (index_t j = 0; j < n; ++j) {
     if (!col_alive[j]) continue;
     col_map_.push_back(j);
-    red.cost.push_back(cost_[j]);
+    red.cost.push_back(costs[j]);
     red.col_lower.push_back(w.col_lower[j]);
     red.col_upper.push_back(w.col_upper[j]);
     for (index_t k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
@@ -205,7 +209,7 @@ void Presolve::run(const LinearProgram& lp) {
 }
 
 LpStatus Presolve::solve_without_rows(std::vector<double>& x) const {
-  const LinearProgram& r = reduced_;
+  const LinearProgram& r = reduced();
   x.assign(std::size_t(r.cols()), 0.0);
   const double sense = r.sense == ObjectiveSense::Maximize ? -1.0 : 1.0;
   for (index_t j = 0; j < r.cols(); ++j) {
@@ -219,7 +223,7 @@ LpStatus Presolve::solve_without_rows(std::vector<double>& x) const {
 
 void Presolve::postsolve(const std::vector<double>& x_reduced, const std::vector<double>& y_reduced,
                          std::vector<double>& x, std::vector<double>& y) const {
-  const LinearProgram& lp = original_;
+  const LinearProgram& lp = *original_;
   x.assign(std::size_t(lp.cols()), 0.0);
   y.assign(std::size_t(lp.rows()), 0.0);
   if (status_ != LpStatus::Optimal) {  // nothing solved: a point within the column bounds

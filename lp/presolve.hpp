@@ -19,9 +19,10 @@ namespace balsa::lp {
 
 class Presolve {
  public:
+  // lp is kept by reference: it must outlive this Presolve.
   void identity(const LinearProgram& lp);
   void run(const LinearProgram& lp);
-  const LinearProgram& reduced() const { return reduced_; }
+  const LinearProgram& reduced() const { return identity_ ? *original_ : reduced_; }
   // Optimal: go on with reduced(); Infeasible (or Unbounded) when presolve
   // found it alone.
   LpStatus status() const { return status_; }
@@ -43,11 +44,12 @@ class Presolve {
   };
   void build_reduced(const LinearProgram& lp);
 
-  LinearProgram original_, reduced_;
+  const LinearProgram* original_ = nullptr;
+  bool identity_ = false;
+  LinearProgram reduced_;
   LpStatus status_ = LpStatus::Optimal;
   std::vector<Step> steps_;
   std::vector<index_t> row_map_, col_map_;  // reduced index -> original
-  std::vector<double> cost_;                // original-size costs after substitutions
 };
 
 }  // namespace balsa::lp

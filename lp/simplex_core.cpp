@@ -145,7 +145,6 @@ void SimplexCore::load_column(index_t q, SparseVector& v) const {
 void SimplexCore::compute_primal() {
   SparseVector& v = column_;
   v.clear();
-  std::fill(v.values.begin(), v.values.end(), 0.0);
   for (index_t j = 0; j < n_; ++j) {
     if (position_[j] >= 0 || x_[j] == 0.0) continue;
     for (index_t k = lp_.A.col_ptr[j]; k < lp_.A.col_ptr[j + 1]; ++k)
@@ -157,14 +156,12 @@ void SimplexCore::compute_primal() {
   basis_.ftran(v);
   for (index_t k = 0; k < m_; ++k) x_[basic_[k]] = v.values[k];
   v.clear();
-  std::fill(v.values.begin(), v.values.end(), 0.0);
 }
 
 // pi = B^{-T} c_B, d_j = c_j - a_j^T pi (logicals: -pi_i).
 void SimplexCore::compute_dual() {
   SparseVector& v = rho_;
   v.clear();
-  std::fill(v.values.begin(), v.values.end(), 0.0);
   for (index_t k = 0; k < m_; ++k) v.values[k] = cost_[basic_[k]];
   v.rebuild_index();
   basis_.btran(v);
@@ -179,7 +176,6 @@ void SimplexCore::compute_dual() {
   }
   for (index_t i = 0; i < m_; ++i) d_[n_ + i] = position_[n_ + i] >= 0 ? 0.0 : cost_[n_ + i] - v.values[i];
   v.clear();
-  std::fill(v.values.begin(), v.values.end(), 0.0);
 }
 
 // How far d_j is on the wrong side of zero for where x_j sits (0: fine).

@@ -230,7 +230,7 @@ void check_solves(BasisFactor& F, const Csc<double>& A, const std::vector<index_
     for (int q = 0; q < 3; ++q) s[pick(rng, m)] = uniform(rng, -2.0, 2.0);
     rhs.push_back(s);
   }
-  {  // a column of A, scaled to max 1 (the solves drop |x| <= 1e-14 absolutely)
+  {  // a column of A, scaled to max 1
     Dense a = column(A, pick(rng, A.cols));
     double amax = 0.0;
     for (double v : a) amax = std::max(amax, std::abs(v));

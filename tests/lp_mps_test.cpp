@@ -40,14 +40,7 @@ std::string fx(const std::vector<std::string>& fields) {
   return line + "\n";
 }
 
-fs::path write_file(const std::string& name, const std::string& text) {
-  const fs::path p = temp_dir() / name;
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  out.close();
-  EXPECT_TRUE(out.good()) << "cannot write " << p;
-  return p;
-}
+fs::path write_file(const std::string& name, const std::string& text) { return test::write_temp_file(name, text); }
 
 fs::path write_gzip(const std::string& name, const std::string& text) {
   const fs::path p = temp_dir() / name;

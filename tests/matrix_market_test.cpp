@@ -39,12 +39,7 @@ using test::temp_dir;
 // ---- helpers ----------------------------------------------------------------
 
 fs::path write_text(const std::string& text, const std::string& name = "bad.mtx") {
-  const fs::path p = temp_dir() / name;
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  out.close();
-  EXPECT_TRUE(out.good()) << "cannot write " << p;
-  return p;
+  return test::write_temp_file(name, text);
 }
 
 std::string read_text(const fs::path& p) {

@@ -142,7 +142,7 @@ struct LpSolution {
 struct BasisSolveModel {
   index_t rows = 0;
   std::int64_t nnz_L = 0, nnz_U = 0;
-  index_t levels_L = 0, levels_U = 0;
+  index_t levels_L = 0, levels_U = 0;  // counted when the GPU is an option (else 0)
   double density = 0.0;      // mean density of the solves' right-hand sides (eq. 7.45)
   double cpu_seconds = 0.0;  // predicted, per iteration
   double gpu_seconds = 0.0;  // predicted, per iteration

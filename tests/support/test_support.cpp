@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <unistd.h>
 
 #include "balsa/generators.hpp"
@@ -41,6 +42,15 @@ std::filesystem::path temp_dir() {
   static int counter = 0;
   auto p = root.path / std::to_string(counter++);
   std::filesystem::create_directories(p);
+  return p;
+}
+
+std::filesystem::path write_temp_file(const std::string& name, const std::string& text) {
+  const std::filesystem::path p = temp_dir() / name;
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  out.close();
+  EXPECT_TRUE(out.good()) << "cannot write " << p;
   return p;
 }
 

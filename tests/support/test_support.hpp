@@ -42,6 +42,10 @@ int for_each_square_real_matrix(F&& f) {
 // A fresh empty directory for a test's files (removed at process exit).
 std::filesystem::path temp_dir();
 
+// `text` written (bytes as given) to a file `name` in a fresh temp_dir(); a
+// test failure when it cannot be written.
+std::filesystem::path write_temp_file(const std::string& name, const std::string& text);
+
 // Random sparse matrix with about `density` * rows * cols entries.
 template <class T>
 Csr<T> random_sparse(index_t rows, index_t cols, double density, std::uint64_t seed);
