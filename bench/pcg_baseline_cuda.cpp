@@ -10,6 +10,7 @@
 #include "balsa/cuda.hpp"
 #include "cuda/check.hpp"
 #include "cuda/cusparse.hpp"
+#include "cuda/handle_pool.hpp"
 #include "pcg_baseline.hpp"
 #include "core/clock.hpp"
 
@@ -17,11 +18,6 @@ namespace balsa::bench {
 
 namespace {
 
-struct Cublas {
-  cublasHandle_t h = nullptr;
-  Cublas() { BALSA_CUBLAS_CHECK(cublasCreate(&h)); }
-  ~Cublas() { cublasDestroy(h); }
-};
 struct MatDescr {
   cusparseMatDescr_t d = nullptr;
   MatDescr() { BALSA_CUSPARSE_CHECK(cusparseCreateMatDescr(&d)); }
@@ -75,9 +71,11 @@ BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b,
   const int n = A.rows;
   cuda::DeviceCsr<double> dA = cuda::to_device(A);
   cuda::DeviceCsr<double> dL = cuda::to_device(extract_triangle(A, Triangle::Lower));
-  cuda::detail::CusparseHandle sp;
-  cuda::detail::create(sp);
-  Cublas bl;
+  // The library handles lent by balsa's pool (cuda/handle_pool.hpp), on the
+  // current stream: the calling thread's default stream, never the legacy one.
+  const cuda::detail::CusparseHandle sp;
+  const cuda::detail::CublasHandle blas;
+  const cublasHandle_t bl = blas.get();
   // IC(0) of the lower triangle, in place (csric02: analysis, then factorisation).
   const auto t_factor = Clock::now();
   {
@@ -101,7 +99,7 @@ BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b,
       return res;
     }
   }
-  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda::detail::synchronize();
   res.factor_seconds = seconds_since(t_factor);
   // U = L^T as CSR (the CSC of L), on the device.
   cuda::DeviceCsr<double> dU;
@@ -141,20 +139,20 @@ BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b,
   BALSA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(sp.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(),
                                                &zero, vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &spmv_bytes));
   cuda::DeviceBuffer<char> spmv_work(std::max<std::size_t>(spmv_bytes, 1));
-  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda::detail::synchronize();
   res.setup_seconds = seconds_since(t_setup);
 
   // The stopping norm of a device vector, on the host (as the thesis' loop).
   auto norm_of = [&](const double* v) {
     if (norm == StoppingNorm::Two) {
       double s = 0;
-      BALSA_CUBLAS_CHECK(cublasDnrm2(bl.h, n, v, 1, &s));
+      BALSA_CUBLAS_CHECK(cublasDnrm2(bl, n, v, 1, &s));
       return s;
     }
     int at = 0;
-    BALSA_CUBLAS_CHECK(cublasIdamax(bl.h, n, v, 1, &at));
+    BALSA_CUBLAS_CHECK(cublasIdamax(bl, n, v, 1, &at));
     double value = 0;
-    BALSA_CUDA_CHECK(cudaMemcpy(&value, v + (at - 1), sizeof value, cudaMemcpyDeviceToHost));
+    cuda::detail::copy_to_host(&value, v + (at - 1), sizeof value);
     return std::abs(value);
   };
   const auto t_solve = Clock::now();
@@ -162,31 +160,31 @@ BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b,
   double rnorm = bnorm;
   L.solve(sp.get(), vr.get(), vy.get());
   U.solve(sp.get(), vy.get(), vz.get());
-  BALSA_CUBLAS_CHECK(cublasDcopy(bl.h, n, z.data(), 1, p.data(), 1));
+  BALSA_CUBLAS_CHECK(cublasDcopy(bl, n, z.data(), 1, p.data(), 1));
   double rho = 0;
-  BALSA_CUBLAS_CHECK(cublasDdot(bl.h, n, r.data(), 1, z.data(), 1, &rho));
+  BALSA_CUBLAS_CHECK(cublasDdot(bl, n, r.data(), 1, z.data(), 1, &rho));
   int k = 0;
   while (bnorm > 0 && rnorm > tol * bnorm && k < maxit) {  // Saad Alg. 9.1 with the thesis' stopping test
     BALSA_CUSPARSE_CHECK(cusparseSpMV(sp.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(), &zero,
                                       vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, spmv_work.data()));
     double pq = 0;
-    BALSA_CUBLAS_CHECK(cublasDdot(bl.h, n, p.data(), 1, q.data(), 1, &pq));
+    BALSA_CUBLAS_CHECK(cublasDdot(bl, n, p.data(), 1, q.data(), 1, &pq));
     const double alpha = rho / pq, minus_alpha = -alpha;
-    BALSA_CUBLAS_CHECK(cublasDaxpy(bl.h, n, &alpha, p.data(), 1, x.data(), 1));
-    BALSA_CUBLAS_CHECK(cublasDaxpy(bl.h, n, &minus_alpha, q.data(), 1, r.data(), 1));
+    BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &alpha, p.data(), 1, x.data(), 1));
+    BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &minus_alpha, q.data(), 1, r.data(), 1));
     ++k;
     rnorm = norm_of(r.data());
     if (!(rnorm > tol * bnorm)) break;
     L.solve(sp.get(), vr.get(), vy.get());
     U.solve(sp.get(), vy.get(), vz.get());
     double rho_new = 0;
-    BALSA_CUBLAS_CHECK(cublasDdot(bl.h, n, r.data(), 1, z.data(), 1, &rho_new));
+    BALSA_CUBLAS_CHECK(cublasDdot(bl, n, r.data(), 1, z.data(), 1, &rho_new));
     const double beta = rho_new / rho;
     rho = rho_new;
-    BALSA_CUBLAS_CHECK(cublasDscal(bl.h, n, &beta, p.data(), 1));
-    BALSA_CUBLAS_CHECK(cublasDaxpy(bl.h, n, &one, z.data(), 1, p.data(), 1));
+    BALSA_CUBLAS_CHECK(cublasDscal(bl, n, &beta, p.data(), 1));
+    BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &one, z.data(), 1, p.data(), 1));
   }
-  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda::detail::synchronize();
   res.solve_seconds = seconds_since(t_solve);
   res.iterations = k;
   res.converged = bnorm == 0 || rnorm <= tol * bnorm;

@@ -7,6 +7,8 @@
 #include <cublas_v2.h>
 #include <cusparse.h>
 
+#include "cuda/stream.hpp"
+
 namespace balsa::cuda::detail {
 [[noreturn]] void throw_cuda(cudaError_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cusparse(cusparseStatus_t status, const char* call, const char* file, int line);
@@ -21,14 +23,15 @@ namespace balsa::cuda::detail {
   } while (0)
 
 // After a kernel launch: launch-configuration errors (and, in debug builds,
-// execution errors) become exceptions at the launch site.
+// execution errors: the current stream is waited for, cuda/stream.hpp)
+// become exceptions at the launch site.
 #ifdef NDEBUG
 #define BALSA_CHECK_LAUNCH() BALSA_CUDA_CHECK(cudaGetLastError())
 #else
-#define BALSA_CHECK_LAUNCH()               \
-  do {                                     \
-    BALSA_CUDA_CHECK(cudaGetLastError());  \
-    BALSA_CUDA_CHECK(cudaDeviceSynchronize()); \
+#define BALSA_CHECK_LAUNCH()                                      \
+  do {                                                            \
+    BALSA_CUDA_CHECK(cudaGetLastError());                         \
+    BALSA_CUDA_CHECK(cudaStreamSynchronize(::balsa::cuda::stream())); \
   } while (0)
 #endif
 

@@ -1,5 +1,6 @@
-// Internal: RAII owners of cuSPARSE objects (handle, CSR and dense-vector
-// descriptors), shared by every balsa class that calls cuSPARSE.
+// Internal: RAII owners of cuSPARSE objects (CSR and dense-vector
+// descriptors; the handle is lent from a pool, cuda/handle_pool.hpp), shared
+// by every balsa class that calls cuSPARSE.
 #pragma once
 
 #include <type_traits>
@@ -7,6 +8,7 @@
 
 #include "balsa/cuda.hpp"
 #include "cuda/check.hpp"
+#include "cuda/handle_pool.hpp"
 
 namespace balsa::cuda::detail {
 
@@ -30,12 +32,9 @@ class CusparseObject {
   H h_{};
 };
 
-using CusparseHandle = CusparseObject<cusparseHandle_t, cusparseDestroy>;
 using CusparseSpMat = CusparseObject<cusparseSpMatDescr_t, cusparseDestroySpMat>;
 using CusparseDnVec = CusparseObject<cusparseDnVecDescr_t, cusparseDestroyDnVec>;
 using CusparseDnMat = CusparseObject<cusparseDnMatDescr_t, cusparseDestroyDnMat>;
-
-inline void create(CusparseHandle& h) { BALSA_CUSPARSE_CHECK(cusparseCreate(h.out())); }
 
 // CSR descriptor over a device matrix (32-bit indices, zero-based); the
 // matrix must outlive the descriptor.

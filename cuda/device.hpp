@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <mutex>
 
 #include "balsa/cuda.hpp"
 #include "cuda/check.hpp"
@@ -23,10 +24,12 @@ inline bool cooperative_launch() { return current_device_info().cooperative_laun
 
 // Shared memory beyond the 48 KB default needs an opt-in per kernel, one
 // setting for the whole process: solvers built one after the other, or on
-// several threads (cuda/setup_lock.hpp), that launch the same kernel with
-// different sizes must not lower each other's. So the setting only grows.
-// Call it under cuda::SetupLock.
+// several threads at once (README, "Threads"), that launch the same kernel
+// with different sizes must not lower each other's. So the setting only
+// grows, under a lock of its own (the read and the write are one step).
 inline void raise_dynamic_shared_memory(const void* kernel, std::size_t bytes) {
+  static std::mutex m;
+  const std::lock_guard<std::mutex> hold(m);
   cudaFuncAttributes a{};
   BALSA_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
   if (std::size_t(a.maxDynamicSharedSizeBytes) < bytes)

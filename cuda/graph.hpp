@@ -5,8 +5,10 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
 #include <utility>
 
+#include "balsa/error.hpp"
 #include "cuda/check.hpp"
 
 namespace balsa::cuda {
@@ -47,21 +49,43 @@ using GraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
 // and instantiated. enqueue returns the first launch error (cudaGetLastError
 // after a launch: no device synchronisation is allowed while capturing); the
 // capture is ended before any error is thrown.
+//
+// The capture is thread-local (cudaStreamCaptureModeThreadLocal): other
+// threads may use CUDA meanwhile, and balsa's own work never synchronises the
+// device (README, "Threads"). What can still invalidate a capture is
+// another thread's device-wide synchronisation (cudaDeviceSynchronize, a
+// plain cudaFree, work on the legacy default stream: the caller's code, or a
+// library's); such a capture is made again, up to kCaptureAttempts times in
+// all, before a CudaError says why.
+inline constexpr int kCaptureAttempts = 4;
+
 template <class Enqueue>
 GraphExec capture_graph(cudaStream_t stream, Enqueue&& enqueue) {
-  BALSA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  const cudaError_t launched = enqueue(stream);
-  Graph graph;
-  const cudaError_t ended = cudaStreamEndCapture(stream, graph.out());
-  BALSA_CUDA_CHECK(launched);
-  BALSA_CUDA_CHECK(ended);
-  GraphExec exec;
-  BALSA_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
-  return exec;
+  for (int attempt = 1;; ++attempt) {
+    BALSA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const cudaError_t launched = enqueue(stream);
+    Graph graph;
+    const cudaError_t ended = cudaStreamEndCapture(stream, graph.out());
+    const bool invalidated =
+        ended == cudaErrorStreamCaptureInvalidated || launched == cudaErrorStreamCaptureInvalidated;
+    if (invalidated) {
+      (void)cudaGetLastError();  // not sticky: the next attempt starts clean
+      if (attempt < kCaptureAttempts) continue;
+      throw CudaError("CUDA graph capture invalidated " + std::to_string(kCaptureAttempts) +
+                      " times in a row: another thread synchronised the device (cudaDeviceSynchronize, cudaFree "
+                      "or the legacy default stream) while balsa captured its launches (README, \"Threads\")");
+    }
+    BALSA_CUDA_CHECK(launched);
+    BALSA_CUDA_CHECK(ended);
+    GraphExec exec;
+    BALSA_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
+    return exec;
+  }
 }
 
-// The same on a fresh non-blocking stream, so that the capture cannot collide
-// with work on the legacy default stream (where the solvers replay graphs).
+// The same on a fresh non-blocking stream of its own: nothing else is
+// enqueued there, and work on the legacy default stream does not join it.
+// The graph is then replayed on the object's stream (cuda/stream.hpp).
 template <class Enqueue>
 GraphExec capture_graph(Enqueue&& enqueue) {
   Stream cap;

@@ -1,4 +1,5 @@
-// balsa's own small kernels: fill (poisoning outputs in tests) and a CSR SpMV.
+// balsa's own small kernels: fill (poisoning outputs in tests) and a CSR
+// SpMV, on the current stream (cuda/stream.hpp).
 #include <algorithm>
 #include <string>
 
@@ -54,7 +55,8 @@ int grid_for(std::size_t threads) {
 template <class T, int LANES>
 void launch_spmv(const DeviceCsr<T>& A, const T* x, T* y) {
   const int grid = std::max(1, grid_for(std::size_t(A.rows) * LANES));
-  spmv_csr_kernel<T, LANES><<<grid, 256>>>(A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), x, y);
+  spmv_csr_kernel<T, LANES>
+      <<<grid, 256, 0, stream()>>>(A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), x, y);
   BALSA_CHECK_LAUNCH();
 }
 
@@ -63,10 +65,28 @@ void launch_spmv(const DeviceCsr<T>& A, const T* x, T* y) {
 template <class T>
 void fill(DeviceBuffer<T>& x, T value) try {
   if (x.empty()) return;
-  fill_kernel<<<std::max(1, grid_for(x.size())), 256>>>(x.data(), x.size(), value);
+  fill_kernel<<<std::max(1, grid_for(x.size())), 256, 0, stream()>>>(x.data(), x.size(), value);
   BALSA_CHECK_LAUNCH();
 } catch (...) {
   rethrow_as_balsa_error("fill");
+}
+
+template <class T>
+void spmv(const DeviceCsr<T>& A, const T* x, T* y) try {
+  if (A.rows == 0) return;
+  const double mean = double(A.nnz) / double(A.rows);
+  if (mean <= 2)
+    launch_spmv<T, 1>(A, x, y);
+  else if (mean <= 6)
+    launch_spmv<T, 4>(A, x, y);
+  else if (mean <= 12)
+    launch_spmv<T, 8>(A, x, y);
+  else if (mean <= 24)
+    launch_spmv<T, 16>(A, x, y);
+  else
+    launch_spmv<T, 32>(A, x, y);
+} catch (...) {
+  rethrow_as_balsa_error("spmv");
 }
 
 template <class T>
@@ -74,25 +94,15 @@ void spmv(const DeviceCsr<T>& A, const DeviceBuffer<T>& x, DeviceBuffer<T>& y) t
   if (x.size() != std::size_t(A.cols) || y.size() != std::size_t(A.rows))
     throw DimensionError("spmv: x has " + std::to_string(x.size()) + " and y " + std::to_string(y.size()) +
                          " elements for a " + std::to_string(A.rows) + " x " + std::to_string(A.cols) + " matrix");
-  if (A.rows == 0) return;
-  const double mean = double(A.nnz) / double(A.rows);
-  if (mean <= 2)
-    launch_spmv<T, 1>(A, x.data(), y.data());
-  else if (mean <= 6)
-    launch_spmv<T, 4>(A, x.data(), y.data());
-  else if (mean <= 12)
-    launch_spmv<T, 8>(A, x.data(), y.data());
-  else if (mean <= 24)
-    launch_spmv<T, 16>(A, x.data(), y.data());
-  else
-    launch_spmv<T, 32>(A, x.data(), y.data());
+  spmv(A, x.data(), y.data());
 } catch (...) {
   rethrow_as_balsa_error("spmv");
 }
 
 #define BALSA_INSTANTIATE(T)                  \
   template void fill(DeviceBuffer<T>&, T);    \
-  template void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&);
+  template void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&); \
+  template void spmv(const DeviceCsr<T>&, const T*, T*);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::cuda

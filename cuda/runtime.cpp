@@ -8,9 +8,10 @@
 #include <string>
 
 #include "balsa/cuda.hpp"
-#include "cuda/setup_lock.hpp"
+#include "cuda/caller_context.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
+#include "cuda/stream.hpp"
 #include "core/exceptions.hpp"
 
 namespace balsa::cuda {
@@ -44,10 +45,18 @@ void throw_cublas(cublasStatus_t status, const char* call, const char* file, int
   throw CudaError(msg);
 }
 
-void* allocate(std::size_t bytes) {
+// Stream-ordered allocation (cudaMallocAsync / cudaFreeAsync on the
+// buffer's stream) where the device has memory pools: cudaMalloc and cudaFree
+// are not stream-ordered, and cudaFree waits for the whole device, which
+// would tie every stream of the process together (README, "Threads").
+namespace {
+bool memory_pools() { return current_device_info().memory_pools; }
+}  // namespace
+
+void* allocate(std::size_t bytes, StreamHandle stream) {
   if (bytes == 0) return nullptr;
   void* p = nullptr;
-  const cudaError_t status = cudaMalloc(&p, bytes);
+  const cudaError_t status = memory_pools() ? cudaMallocAsync(&p, bytes, as_stream(stream)) : cudaMalloc(&p, bytes);
   if (status == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     std::size_t free = 0, total = 0;
@@ -60,22 +69,29 @@ void* allocate(std::size_t bytes) {
   return p;
 }
 
-void release(void* p) noexcept {
-  if (p) (void)cudaFree(p);
+void release(void* p, StreamHandle stream) noexcept {
+  if (!p) return;
+  bool pools = false;
+  try {
+    pools = memory_pools();
+  } catch (...) {  // the device cannot be queried any more (process exit): the plain free
+  }
+  (void)(pools ? cudaFreeAsync(p, as_stream(stream)) : cudaFree(p));
 }
 
 namespace {
-// Large uploads from pageable memory. cudaMemcpy stages them through the
+// Large uploads from pageable memory. A plain copy stages them through the
 // driver's own small pinned buffer at 6-8 GB/s on the H200 host; here the
 // host threads copy chunks into two pinned buffers of our own (an OpenMP
 // memcpy) while the copy engine drains the other one. The buffers are made
 // on first use and kept for the process (pinning costs milliseconds; a
 // solver library uploads the same sizes again and again). One upload at a
 // time goes through them; a process that cannot pin memory falls back to
-// cudaMemcpy. The stream belongs to the device current at the first large
-// upload: balsa uses one device per process (multi-GPU would need one
-// staging set per device).
-constexpr std::size_t kStagedFrom = std::size_t(8) << 20;  // smaller uploads: cudaMemcpy
+// the plain copy. The buffers belong to the device current at the first
+// large upload: balsa uses one device per process (multi-GPU would need one
+// staging set per device). The chunks are copied on the calling thread's
+// current stream, like every other copy.
+constexpr std::size_t kStagedFrom = std::size_t(8) << 20;  // smaller uploads: the plain copy
 constexpr std::size_t kStageBytes = std::size_t(16) << 20;
 
 struct Staging {
@@ -83,22 +99,19 @@ struct Staging {
   bool usable = false;
   void* buffer[2] = {nullptr, nullptr};
   cudaEvent_t drained[2] = {};
-  cudaStream_t stream = nullptr;  // blocking: ordered with the legacy default stream
   Staging() {
     bool ok = cudaHostAlloc(&buffer[0], kStageBytes, cudaHostAllocDefault) == cudaSuccess &&
-              cudaHostAlloc(&buffer[1], kStageBytes, cudaHostAllocDefault) == cudaSuccess &&
-              cudaStreamCreate(&stream) == cudaSuccess;
+              cudaHostAlloc(&buffer[1], kStageBytes, cudaHostAllocDefault) == cudaSuccess;
     for (auto& e : drained) ok = ok && cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess;
     if (ok) {
       usable = true;
       return;
     }
-    (void)cudaGetLastError();  // unusable: give back what was made, uploads take cudaMemcpy
+    (void)cudaGetLastError();  // unusable: give back what was made, uploads take the plain copy
     for (void* b : buffer)
       if (b) (void)cudaFreeHost(b);
     for (auto& e : drained)
       if (e) (void)cudaEventDestroy(e);
-    if (stream) (void)cudaStreamDestroy(stream);
   }
 };
 
@@ -120,8 +133,10 @@ void parallel_memcpy(void* dst, const void* src, std::size_t bytes) {
 
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
+  const cudaStream_t st = stream();
   if (bytes < kStagedFrom || !staging().usable) {
-    BALSA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st));
+    BALSA_CUDA_CHECK(cudaStreamSynchronize(st));  // `src` may go when this returns
     return;
   }
   Staging& s = staging();
@@ -131,21 +146,23 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes) {
     const std::size_t len = std::min(kStageBytes, bytes - off);
     BALSA_CUDA_CHECK(cudaEventSynchronize(s.drained[b]));  // its last chunk has left
     parallel_memcpy(s.buffer[b], static_cast<const char*>(src) + off, len);
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, s.buffer[b], len, cudaMemcpyHostToDevice, s.stream));
-    BALSA_CUDA_CHECK(cudaEventRecord(s.drained[b], s.stream));
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, s.buffer[b], len, cudaMemcpyHostToDevice, st));
+    BALSA_CUDA_CHECK(cudaEventRecord(s.drained[b], st));
   }
-  BALSA_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  BALSA_CUDA_CHECK(cudaStreamSynchronize(st));  // the buffers are free for the next upload
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
-  if (bytes) BALSA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  if (bytes == 0) return;
+  BALSA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream()));
+  BALSA_CUDA_CHECK(cudaStreamSynchronize(stream()));
 }
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
-  if (bytes) BALSA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+  if (bytes) BALSA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream()));
 }
 void fill_bytes(void* dst, int byte, std::size_t bytes) {
-  if (bytes) BALSA_CUDA_CHECK(cudaMemset(dst, byte, bytes));
+  if (bytes) BALSA_CUDA_CHECK(cudaMemsetAsync(dst, byte, bytes, stream()));
 }
-void synchronize() { BALSA_CUDA_CHECK(cudaDeviceSynchronize()); }
+void synchronize() { BALSA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 }  // namespace detail
 
 bool built_with_cuda() noexcept { return true; }
@@ -186,6 +203,7 @@ DeviceInfo query_device(int device) {
   d.warp_size = p.warpSize;
   d.max_threads_per_block = p.maxThreadsPerBlock;
   d.cooperative_launch = p.cooperativeLaunch != 0;
+  d.memory_pools = p.memoryPoolsSupported != 0;
   BALSA_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
   BALSA_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   return d;
@@ -226,8 +244,8 @@ EventTimer::~EventTimer() {
   (void)cudaEventDestroy(static_cast<cudaEvent_t>(start_));
   (void)cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
 }
-void EventTimer::start() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(start_))); }
-void EventTimer::stop() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(stop_))); }
+void EventTimer::start() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(start_), stream())); }
+void EventTimer::stop() { BALSA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(stop_), stream())); }
 double EventTimer::milliseconds() try {
   BALSA_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop_)));
   float ms = 0;

@@ -1,7 +1,7 @@
 // The GPU entry points of a build without CUDA: no device, and every use is a
 // clear error rather than a link failure.
 #include "balsa/cuda.hpp"
-#include "cuda/setup_lock.hpp"
+#include "cuda/caller_context.hpp"
 #include "core/instantiate.hpp"
 
 namespace balsa::cuda {
@@ -26,11 +26,11 @@ void EventTimer::stop() { no_cuda("EventTimer"); }
 double EventTimer::milliseconds() { no_cuda("EventTimer"); }
 
 namespace detail {
-void* allocate(std::size_t bytes) {
+void* allocate(std::size_t bytes, StreamHandle) {
   if (bytes == 0) return nullptr;
   no_cuda("DeviceBuffer");
 }
-void release(void*) noexcept {}
+void release(void*, StreamHandle) noexcept {}
 void copy_to_device(void*, const void*, std::size_t) { no_cuda("copy to device"); }
 void copy_to_host(void*, const void*, std::size_t) { no_cuda("copy to host"); }
 void copy_on_device(void*, const void*, std::size_t) { no_cuda("device copy"); }
@@ -47,7 +47,9 @@ template <class T> struct CusparseSpmv<T>::Impl {};
 template <class T> CusparseSpmv<T>::CusparseSpmv(const DeviceCsr<T>&) { no_cuda("CusparseSpmv"); }
 template <class T> CusparseSpmv<T>::~CusparseSpmv() = default;
 template <class T> void CusparseSpmv<T>::apply(T, const DeviceBuffer<T>&, T, DeviceBuffer<T>&) { no_cuda("CusparseSpmv"); }
+template <class T> void CusparseSpmv<T>::apply(T, const T*, T, T*) { no_cuda("CusparseSpmv"); }
 template <class T> void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&) { no_cuda("spmv"); }
+template <class T> void spmv(const DeviceCsr<T>&, const T*, T*) { no_cuda("spmv"); }
 
 #define BALSA_INSTANTIATE(T)                                                        \
   template void fill(DeviceBuffer<T>&, T);                                          \
@@ -56,7 +58,8 @@ template <class T> void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, Device
   template Csr<T> to_host(const DeviceCsr<T>&);                                     \
   template Csc<T> to_host(const DeviceCsc<T>&);                                     \
   template class CusparseSpmv<T>;                                                   \
-  template void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&);
+  template void spmv(const DeviceCsr<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&); \
+  template void spmv(const DeviceCsr<T>&, const T*, T*);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::cuda

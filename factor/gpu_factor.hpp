@@ -8,7 +8,8 @@
 //   a       the values being factored (A's, or A's lower triangle)
 //   work    the attempt's output: a copied, the diagonal shifted, factored
 //   values  the last successful factors (device_values())
-// Every call runs on the legacy default stream.
+// Every call runs on the current stream (cuda/stream.hpp): the
+// factorisation's (IncompleteOptions::stream), which its front end opens.
 #pragma once
 
 #include <cstdint>

@@ -22,7 +22,7 @@
 // Levels too thin for one pass of a block are merged into runs that a single
 // block walks with __syncthreads between levels; every other level gets a
 // launch over the whole GPU. The launch sequence is captured once into a
-// CUDA graph and replayed by every attempt on the legacy default stream.
+// CUDA graph and replayed by every attempt on the factorisation's stream.
 // A row that breaks down writes its index into a device word with atomicMin;
 // later levels still run (their rows that depend on a broken row hold
 // garbage but have larger indices), so the word ends with the smallest row
@@ -239,52 +239,46 @@ class GpuIncomplete final : public Backend<T> {
     flags_ = cuda::DeviceBuffer<int>(2);  // [0] breakdown row, [1] first non-finite input
     if (n_ > 0) capture(pattern, levels, tol);
   }
-  ~GpuIncomplete() override {
-    (void)cudaStreamSynchronize(cudaStreamLegacy);  // nothing in flight when the buffers go
-  }
-
   void set_values(std::span<const T> a) override { a_.upload(a); }
 
   std::int64_t set_values_from_device(const T* A_values, std::size_t count) override {
     if (count != A_nnz_) throw DimensionError("GPU incomplete factorisation: wrong number of values");
     if (count == 0) return -1;
     const int none = kNone;
-    BALSA_CUDA_CHECK(cudaMemcpy(flags_.data() + 1, &none, sizeof none, cudaMemcpyHostToDevice));
-    first_nonfinite_kernel<T><<<grid_for(count, sms_), kBlock, 0, cudaStreamLegacy>>>(A_values, count, flags_.data() + 1);
+    cuda::detail::copy_to_device(flags_.data() + 1, &none, sizeof none);
+    first_nonfinite_kernel<T><<<grid_for(count, sms_), kBlock, 0, cuda::stream()>>>(A_values, count, flags_.data() + 1);
     BALSA_CHECK_LAUNCH();
     int first = kNone;
-    BALSA_CUDA_CHECK(cudaMemcpy(&first, flags_.data() + 1, sizeof first, cudaMemcpyDeviceToHost));
+    cuda::detail::copy_to_host(&first, flags_.data() + 1, sizeof first);
     if (first != kNone) return first;
     if (ic_) {
-      gather_lower_kernel<T><<<grid_for(std::size_t(n_), sms_), kBlock, 0, cudaStreamLegacy>>>(
+      gather_lower_kernel<T><<<grid_for(std::size_t(n_), sms_), kBlock, 0, cuda::stream()>>>(
           a_.data(), A_values, row_ptr_.data(), A_row_ptr_.data(), n_);
       BALSA_CHECK_LAUNCH();
     } else {
-      BALSA_CUDA_CHECK(cudaMemcpyAsync(a_.data(), A_values, a_.bytes(), cudaMemcpyDeviceToDevice, cudaStreamLegacy));
+      cuda::detail::copy_on_device(a_.data(), A_values, a_.bytes());
     }
     return -1;
   }
 
   Breakdown attempt(double alpha) override {
     if (n_ == 0) return {};
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(work_.data(), a_.data(), a_.bytes(), cudaMemcpyDeviceToDevice, cudaStreamLegacy));
-    shift_diagonal_kernel<T><<<grid_for(std::size_t(n_), sms_), kBlock, 0, cudaStreamLegacy>>>(
+    cuda::detail::copy_on_device(work_.data(), a_.data(), a_.bytes());
+    shift_diagonal_kernel<T><<<grid_for(std::size_t(n_), sms_), kBlock, 0, cuda::stream()>>>(
         work_.data(), diag_.data(), n_, T(alpha), flags_.data());
     BALSA_CHECK_LAUNCH();
-    BALSA_CUDA_CHECK(cudaGraphLaunch(exec_.get(), cudaStreamLegacy));
+    BALSA_CUDA_CHECK(cudaGraphLaunch(exec_.get(), cuda::stream()));
     int row = kNone;
-    BALSA_CUDA_CHECK(cudaMemcpy(&row, flags_.data(), sizeof row, cudaMemcpyDeviceToHost));  // waits
+    cuda::detail::copy_to_host(&row, flags_.data(), sizeof row);  // waits for the attempt
     if (row == kNone) return {};
     T pivot{};
-    BALSA_CUDA_CHECK(cudaMemcpy(&pivot, work_.data() + diag_host_[std::size_t(row)], sizeof pivot,
-                                cudaMemcpyDeviceToHost));
+    cuda::detail::copy_to_host(&pivot, work_.data() + diag_host_[std::size_t(row)], sizeof pivot);
     return {index_t(row), double(pivot)};
   }
 
   void commit() override {
     if (nnz_ == 0) return;
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(values_.data(), work_.data(), work_.bytes(), cudaMemcpyDeviceToDevice,
-                                     cudaStreamLegacy));
+    cuda::detail::copy_on_device(values_.data(), work_.data(), work_.bytes());
   }
 
   const cuda::DeviceBuffer<T>& values() const override { return values_; }
@@ -338,7 +332,7 @@ class GpuIncomplete final : public Backend<T> {
   cuda::DeviceBuffer<index_t> row_ptr_, col_idx_, diag_, rows_, level_ptr_, A_row_ptr_;
   cuda::DeviceBuffer<T> a_, work_, values_;
   cuda::DeviceBuffer<int> flags_;
-  cuda::GraphExec exec_;  // destroyed before the buffers it refers to
+  cuda::GraphExec exec_;  // destroyed before the buffers it refers to (whose frees follow any replay on the stream)
 };
 
 }  // namespace

@@ -20,7 +20,6 @@
 
 #include "balsa/factor.hpp"
 #include "balsa/graph.hpp"
-#include "cuda/setup_lock.hpp"
 #include "factor/gpu_factor.hpp"
 #include "core/instantiate.hpp"
 #include "core/pimpl.hpp"
@@ -243,6 +242,7 @@ template <class T>
 IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked,
                                                     bool values_later) try
     : impl_(std::make_unique<Impl>()) {
+  const cuda::StreamScope on(options.stream);
   try {
     const auto t0 = Clock::now();
     Impl& s = *impl_;
@@ -291,9 +291,6 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
         throw CudaError(std::string(factor_name(kind)) +
                         (cuda::built_with_cuda() ? " on Device::Cuda: no CUDA GPU found"
                                                  : " on Device::Cuda: balsa was built without CUDA"));
-      // The device part of the set-up, locked (cuda/setup_lock.hpp): the
-      // backend captures a graph.
-      const cuda::SetupLock lock;
       trace::Span backend(values_later ? "factor: GPU backend set-up" : "factor: GPU backend set-up, values up");
       s.gpu = factor_gpu::make_backend<T>(kind, s.pattern, s.diag, levels, s.A_row_ptr, A.nnz(), options.pivot_tolerance);
       if (!values_later) s.gpu->set_values(s.pattern.values);
@@ -307,8 +304,7 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
       if (!values_later) s.factor_host(s.pattern.values);
     }
   } catch (...) {
-    const cuda::SetupLock lock;  // its device memory is freed beside other set-ups (cuda/setup_lock.hpp)
-    impl_.reset();
+    impl_.reset();  // the device memory first (freed on the stream), then the error
     throw;
   }
 } catch (...) {
@@ -325,6 +321,7 @@ IncompleteFactorization<T>& IncompleteFactorization<T>::operator=(IncompleteFact
 template <class T>
 void IncompleteFactorization<T>::refactor(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   s.check_values(values);
   s.factor_host(s.gather(values));
 } catch (...) {
@@ -334,6 +331,7 @@ void IncompleteFactorization<T>::refactor(std::span<const T> values) try {
 template <class T>
 void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   if (!s.gpu)
     throw Error(std::string(factor_name(s.options.kind)) +
                 " refactor: device values need Device::Cuda (this factorisation runs on the CPU)");
@@ -353,14 +351,18 @@ void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) t
 
 template <class T>
 const Csr<T>& IncompleteFactorization<T>::pattern() const try {
-  return live_impl(impl_).host_factors();
+  Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
+  return s.host_factors();
 } catch (...) {
   rethrow_as_balsa_error("IncompleteFactorization::pattern");
 }
 
 template <class T>
 Csr<T> IncompleteFactorization<T>::factors() const try {
-  return live_impl(impl_).host_factors();
+  Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
+  return s.host_factors();
 } catch (...) {
   rethrow_as_balsa_error("IncompleteFactorization::factors");
 }

@@ -308,6 +308,7 @@ void weights_cpu(const Csr<T>& A, std::vector<double>& amax, std::vector<double>
 template <class T>
 DiagonalBoosting diagonal_boosting(const Csr<T>& A, const MatchingOptions& options) try {
   const auto t_start = Clock::now();
+  const cuda::StreamScope on(options.stream);  // DB-S1 and S4 on the GPU
   require_square(A, "diagonal boosting");
   validate(A, /*require_sorted=*/true);
   require_finite(A);

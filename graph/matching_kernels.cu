@@ -100,11 +100,11 @@ Weights device_weights(const Csr<T>& A) try {
   w.t_transfer = seconds_since(t0);
   t0 = Clock::now();
   if (n > 0) {
-    weights_kernel<T><<<blocks_for(std::int64_t(n) * kLanes), kThreads>>>(n, ptr.data(), val.data(), amax.data(),
-                                                                          c.data());
+    weights_kernel<T><<<blocks_for(std::int64_t(n) * kLanes), kThreads, 0, cuda::stream()>>>(
+        n, ptr.data(), val.data(), amax.data(), c.data());
     BALSA_CHECK_LAUNCH();
   }
-  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda::detail::synchronize();  // the kernel's time (the current stream only)
   w.t_kernel = seconds_since(t0);
   t0 = Clock::now();
   w.amax = amax.to_host();
@@ -125,11 +125,11 @@ Scaling device_scaling(std::span<const double> u, std::span<const double> v, std
   s.t_transfer = seconds_since(t0);
   t0 = Clock::now();
   if (n > 0) {
-    scaling_kernel<<<std::min(blocks_for(std::int64_t(n)), 4096), kThreads>>>(index_t(n), du.data(), dv.data(),
-                                                                             da.data(), rs.data(), cs.data());
+    scaling_kernel<<<std::min(blocks_for(std::int64_t(n)), 4096), kThreads, 0, cuda::stream()>>>(
+        index_t(n), du.data(), dv.data(), da.data(), rs.data(), cs.data());
     BALSA_CHECK_LAUNCH();
   }
-  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda::detail::synchronize();
   s.t_kernel = seconds_since(t0);
   t0 = Clock::now();
   s.row_scale = rs.to_host();
@@ -154,20 +154,22 @@ cuda::DeviceCsr<T> apply_boosting(const cuda::DeviceCsr<T>& A, const cuda::Devic
   cuda::DeviceCsr<T> B{n, n, A.nnz, cuda::DeviceBuffer<index_t>(un + 1), cuda::DeviceBuffer<index_t>(A.col_idx.size()),
                        cuda::DeviceBuffer<T>(A.values.size())};
   cuda::DeviceBuffer<index_t> len(un + 1);
-  lengths_kernel<<<std::min(blocks_for(std::int64_t(n) + 1), 4096), kThreads>>>(n, A.row_ptr.data(), row_perm.data(),
-                                                                               len.data());
+  lengths_kernel<<<std::min(blocks_for(std::int64_t(n) + 1), 4096), kThreads, 0, cuda::stream()>>>(
+      n, A.row_ptr.data(), row_perm.data(), len.data());
   BALSA_CHECK_LAUNCH();
   std::size_t temp_bytes = 0;
-  BALSA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, len.data(), B.row_ptr.data(), int(n) + 1));
+  BALSA_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, len.data(), B.row_ptr.data(), int(n) + 1, cuda::stream()));
   cuda::DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
-  BALSA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, len.data(), B.row_ptr.data(), int(n) + 1));
+  BALSA_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, len.data(), B.row_ptr.data(), int(n) + 1, cuda::stream()));
   if (n > 0) {
-    gather_kernel<T><<<blocks_for(std::int64_t(n) * kLanes), kThreads>>>(
+    gather_kernel<T><<<blocks_for(std::int64_t(n) * kLanes), kThreads, 0, cuda::stream()>>>(
         n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), row_perm.data(), row_scale.data(), col_scale.data(),
         B.row_ptr.data(), B.col_idx.data(), B.values.data());
     BALSA_CHECK_LAUNCH();
   }
-  BALSA_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda::detail::synchronize();
   return B;
 } catch (...) {
   rethrow_as_balsa_error("apply_boosting (device)");

@@ -21,13 +21,14 @@ template <class T>
 class Solver {
  public:
   virtual ~Solver() = default;
-  // b and x: rows() values each, on the device (legacy default stream); x
-  // is the initial guess and receives the solution. Fills stats' solve fields
-  // (outcome, message, iterations, matvecs, residual, true_residual,
-  // history, phase times), not solve_seconds. Returns when the solve is
-  // over (x is final). Throws, naming the index, when b or x holds NaN/Inf;
-  // b == 0 gives x = 0, converged at iteration 0.
-  virtual void solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x, KrylovStats& stats) = 0;
+  // b and x: device arrays of rows() values each, ordered on the current
+  // stream (the Krylov solver's); x is the initial guess and receives the
+  // solution. Fills stats' solve fields (outcome, message, iterations,
+  // matvecs, residual, true_residual, history, phase times), not
+  // solve_seconds. Returns when the solve is over (x is final). Throws,
+  // naming the index, when b or x holds NaN/Inf; b == 0 gives x = 0,
+  // converged at iteration 0.
+  virtual void solve(const T* b, T* x, KrylovStats& stats) = 0;
   // New values of A (A's CSR order, already checked): uploaded in place.
   virtual void update_values(std::span<const T> values) = 0;
 };

@@ -111,11 +111,11 @@ class BiCgStab final : public Method<T> {
     sh_ = cuda::DeviceBuffer<T>(m);
   }
 
-  void start(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) override {
-    x_ = &x;
-    c_.spmv(x, v_);
+  void start(const T* b, T* x) override {
+    x_ = x;
+    c_.spmv(x, v_.data());
     // r = b - A x, r0 = p = r, rho = r0^T r = r^T r.
-    c_.launch.reduce(InitialResidual<T>{b.data(), x.data(), v_.data(), r_.data(), r0_.data(), p_.data(), nullptr,
+    c_.launch.reduce(InitialResidual<T>{b, x, v_.data(), r_.data(), r0_.data(), p_.data(), nullptr,
                                         nullptr, c_.stopping});
   }
 
@@ -126,17 +126,17 @@ class BiCgStab final : public Method<T> {
     if (c_.M) c_.precondition(p_.data(), ph_.data());
     c_.spmv(ph, v_);
     c_.launch.reduce(Alpha<T>{r0_.data(), v_.data(), k1});
-    c_.launch.reduce(Half<T>{{c_.stopping, k1, T(0)}, r_.data(), x_->data(), v_.data(), ph.data()});
+    c_.launch.reduce(Half<T>{{c_.stopping, k1, T(0)}, r_.data(), x_, v_.data(), ph.data()});
     if (c_.M) c_.precondition(r_.data(), sh_.data());
     c_.spmv(sh, t_);
     c_.launch.reduce(Omega<T>{t_.data(), r_.data(), k1});
-    c_.launch.reduce(Full<T>{x_->data(), r_.data(), sh.data(), t_.data(), r0_.data(), c_.stopping, k1, T(0)});
+    c_.launch.reduce(Full<T>{x_, r_.data(), sh.data(), t_.data(), r0_.data(), c_.stopping, k1, T(0)});
     c_.launch.map(Direction<T>{p_.data(), r_.data(), v_.data(), T(0), T(0)});
   }
 
  private:
   Context<T>& c_;
-  cuda::DeviceBuffer<T>* x_ = nullptr;
+  T* x_ = nullptr;
   cuda::DeviceBuffer<T> r_, r0_, p_, v_, t_, ph_, sh_;
 };
 

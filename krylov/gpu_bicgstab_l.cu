@@ -207,10 +207,10 @@ class BiCgStabL final : public Method<T> {
     s.omega = 1;
   }
 
-  void start(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) override {
-    c_.spmv(x, w_);
+  void start(const T* b, T* x) override {
+    c_.spmv(x, w_.data());
     // r_0 = b - A x, r0 = r_0, u_0 = 0, y = 0.
-    c_.launch.reduce(InitialResidual<T>{b.data(), x.data(), w_.data(), R_[0].data(), r0_.data(), nullptr,
+    c_.launch.reduce(InitialResidual<T>{b, x, w_.data(), R_[0].data(), r0_.data(), nullptr,
                                         U_[0].data(), y_.data(), c_.stopping});
   }
 
@@ -226,13 +226,13 @@ class BiCgStabL final : public Method<T> {
   }
 
   // x = x0 + M^{-1} y, after the stop (unmasked).
-  void finish(cuda::DeviceBuffer<T>& x) override {
+  void finish(T* x) override {
     const T* dy = y_.data();
     if (c_.M) {
       c_.precondition(y_.data(), w_.data());
       dy = w_.data();
     }
-    c_.launch.map_unmasked(AddTo<T>{dy, x.data()});
+    c_.launch.map_unmasked(AddTo<T>{dy, x});
   }
 
  private:

@@ -96,11 +96,11 @@ class Cg final : public Method<T> {
   explicit Cg(Context<T>& c)
       : c_(c), r_(std::size_t(c.n)), p_(std::size_t(c.n)), q_(std::size_t(c.n)), z_(c.M ? std::size_t(c.n) : 0) {}
 
-  void start(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) override {
-    x_ = x.data();
-    c_.spmv(x, q_);
+  void start(const T* b, T* x) override {
+    x_ = x;
+    c_.spmv(x, q_.data());
     // Without M, p = z = r straight away; rho = r^T r from the same pass.
-    c_.launch.reduce(InitialResidual<T>{b.data(), x.data(), q_.data(), r_.data(), c_.M ? nullptr : p_.data(),
+    c_.launch.reduce(InitialResidual<T>{b, x, q_.data(), r_.data(), c_.M ? nullptr : p_.data(),
                                         nullptr, nullptr, nullptr, c_.stopping});
     if (c_.M) {
       c_.precondition(r_.data(), z_.data());

@@ -174,7 +174,8 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(std::int64_t n, State* s
   }
 }
 
-// Launches over the n entries of one solver's vectors (the legacy default stream).
+// Launches over the n entries of one solver's vectors (the current stream:
+// the Krylov solver's).
 struct Launcher {
   std::int64_t n = 0;
   int grid = 1;
@@ -183,22 +184,22 @@ struct Launcher {
 
   template <class Op>
   void map(const Op& op) const {
-    map_kernel<Op><<<grid, kBlock>>>(n, state, op);
+    map_kernel<Op><<<grid, kBlock, 0, cuda::stream()>>>(n, state, op);
     BALSA_CHECK_LAUNCH();
   }
   template <class Op>
   void map_unmasked(const Op& op) const {
-    map_kernel<Op, false><<<grid, kBlock>>>(n, state, op);
+    map_kernel<Op, false><<<grid, kBlock, 0, cuda::stream()>>>(n, state, op);
     BALSA_CHECK_LAUNCH();
   }
   template <class Op>
   void reduce(const Op& op) const {
-    reduce_kernel<Op><<<grid, kBlock>>>(n, state, partials, op);
+    reduce_kernel<Op><<<grid, kBlock, 0, cuda::stream()>>>(n, state, partials, op);
     BALSA_CHECK_LAUNCH();
   }
   template <class Op>
   void reduce_unmasked(const Op& op) const {
-    reduce_kernel<Op, false><<<grid, kBlock>>>(n, state, partials, op);
+    reduce_kernel<Op, false><<<grid, kBlock, 0, cuda::stream()>>>(n, state, partials, op);
     BALSA_CHECK_LAUNCH();
   }
 };

@@ -4,8 +4,9 @@
 // A method enqueues work only: start() the initial residual and the first
 // direction, iterate(k) iteration k (0-based) with every kernel masked by the
 // status, finish() what x still needs once the solve has stopped. All of it
-// on the legacy default stream, without host synchronisation; the driver
-// decides how far ahead to enqueue and reads the status.
+// on the current stream (the Krylov solver's, cuda/stream.hpp), without host
+// synchronisation; the driver decides how far ahead to enqueue and reads the
+// status.
 #pragma once
 
 #include <memory>
@@ -47,18 +48,20 @@ struct Context {
   // Null outside iterate(), so start() and finish() always compute.
   const int* stopped = nullptr;
 
-  // y = A x (not masked unless `stopped` is set and the operator reads it:
-  // after a stop it recomputes from vectors that no longer change).
-  void spmv(const cuda::DeviceBuffer<T>& x, cuda::DeviceBuffer<T>& y) {
+  // y = A x on device arrays of n values (not masked unless `stopped` is
+  // set and the operator reads it: after a stop it recomputes from vectors
+  // that no longer change).
+  void spmv(const T* x, T* y) {
     marks->mark(Phase::Spmv);
     if (op)
-      op->apply_device_unless(x.data(), y.data(), stopped);
+      op->apply_device_unless(x, y, stopped);
     else if (cusparse)
       cusparse->apply(T(1), x, T(0), y);
     else
       cuda::spmv(A, x, y);
     marks->mark(Phase::Vector);
   }
+  void spmv(const cuda::DeviceBuffer<T>& x, cuda::DeviceBuffer<T>& y) { spmv(x.data(), y.data()); }
   // z = M^{-1} r (only called when M is set).
   void precondition(const T* r, T* z) {
     marks->mark(Phase::Preconditioner);
@@ -73,13 +76,14 @@ class Method {
   virtual ~Method() = default;
   // The method's scalars before start() (the driver zeroes the rest of the State).
   virtual void initial_scalars(Scalars&) const {}
-  // r = b - A x and what the first iteration needs; the InitialResidual
-  // finish records history[0] and stops when b == 0, b or x is not finite,
-  // or x already meets the tolerance.
-  virtual void start(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) = 0;
+  // r = b - A x and what the first iteration needs (b and x: device arrays
+  // of n values; x is updated in place until the solve ends); the
+  // InitialResidual finish records history[0] and stops when b == 0, b or x
+  // is not finite, or x already meets the tolerance.
+  virtual void start(const T* b, T* x) = 0;
   virtual void iterate(int k) = 0;
   // After the last iteration (not masked): BiCGStab(l) forms x = x0 + M^{-1} y.
-  virtual void finish(cuda::DeviceBuffer<T>&) {}
+  virtual void finish(T* /*x*/) {}
 };
 
 template <class T> std::unique_ptr<Method<T>> make_cg(Context<T>& c);          // gpu_cg.cu

@@ -87,7 +87,7 @@ class PhaseTimer final : public PhaseMarks {
       e = pool_.back();
       pool_.pop_back();
     }
-    BALSA_CUDA_CHECK(cudaEventRecord(e, 0));
+    BALSA_CUDA_CHECK(cudaEventRecord(e, cuda::stream()));
     return e;
   }
   void release(Sample& s) {

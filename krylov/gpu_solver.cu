@@ -20,11 +20,13 @@
 #include <deque>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "krylov/gpu_method.cuh"
 #include "krylov/gpu_phase_timer.cuh"
 #include "core/instantiate.hpp"
 #include "cuda/device.hpp"
+#include "cuda/handle_pool.hpp"
 
 namespace balsa::krylov::gpu {
 
@@ -36,11 +38,22 @@ constexpr int kSlots = kLookahead / kCheckEvery + 2;
 static_assert(kRing > kLookahead + kCheckEvery, "the history ring must outlast the iterations in flight");
 static_assert(offsetof(State, status) == 0, "the host copies the Status from the State's address");
 
-// Pinned host copies of the Status, one event each.
+// Pinned host copies of the Status, one event each. The pinned block is
+// lent by a pool (cuda/handle_pool.hpp): pinning and unpinning per solver
+// could wait for the whole device.
+struct PinnedStatus {
+  Status* slots;
+};
+
 class StatusSlots {
  public:
-  StatusSlots() {
-    BALSA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&slots_), sizeof(Status) * kSlots));
+  StatusSlots()
+      : device_(cuda::current_device()),
+        slots_(cuda::detail::HandlePool<PinnedStatus>::instance()
+                   .take([](PinnedStatus& p) {
+                     BALSA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p.slots), sizeof(Status) * kSlots));
+                   })
+                   .slots) {
     for (int i = 0; i < kSlots; ++i) {
       const cudaError_t e = cudaEventCreateWithFlags(&events_[i], cudaEventDisableTiming);
       if (e != cudaSuccess) {
@@ -59,8 +72,9 @@ class StatusSlots {
   void release() noexcept {
     for (cudaEvent_t& e : events_)
       if (e) (void)cudaEventDestroy(std::exchange(e, nullptr));
-    if (slots_) (void)cudaFreeHost(std::exchange(slots_, nullptr));
+    if (slots_) cuda::detail::HandlePool<PinnedStatus>::instance().give({std::exchange(slots_, nullptr)}, device_);
   }
+  int device_;
   Status* slots_ = nullptr;
   cudaEvent_t events_[kSlots] = {};
 };
@@ -102,23 +116,23 @@ class DeviceSolver final : public Solver<T> {
     c_.A.values.upload(values);
   }
 
-  void solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x, KrylovStats& st) override {
+  void solve(const T* b, T* x, KrylovStats& st) override {
     timer_.reset();
     State init{};
     method_->initial_scalars(init.s);
-    BALSA_CUDA_CHECK(cudaMemcpy(c_.state.data(), &init, sizeof(State), cudaMemcpyHostToDevice));
+    cuda::detail::copy_to_device(c_.state.data(), &init, sizeof(State));
     method_->start(b, x);
     Status s0{};
-    BALSA_CUDA_CHECK(cudaMemcpy(&s0, c_.state.data(), sizeof(Status), cudaMemcpyDeviceToHost));
+    cuda::detail::copy_to_host(&s0, c_.state.data(), sizeof(Status));
     if (s0.stop == kNonFinite && s0.quantity == kInput) {  // name the index, as the host path does
-      if (s0.bad_b) require_finite(std::span<const T>(b.to_host()), "right-hand side b");
-      require_finite(std::span<const T>(x.to_host()), "initial guess x");
+      if (s0.bad_b) require_finite(std::span<const T>(host_copy(b)), "right-hand side b");
+      require_finite(std::span<const T>(host_copy(x)), "initial guess x");
       throw Error("Krylov solve: NaN or Inf in b or x");
     }
     st.history.assign(1, s0.history[0]);
     if (options_.progress && s0.normb != 0) options_.progress(0, s0.history[0]);
     if (s0.normb == 0) {  // b == 0: x = 0
-      BALSA_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.bytes(), 0));
+      cuda::detail::fill_bytes(x, 0, std::size_t(c_.n) * sizeof(T));
       st.iterations = st.matvecs = 0;
       st.residual = st.true_residual = 0;
       record_stop(st, kConverged, kNoQuantity, 0.0, 0, options_.tolerance);
@@ -128,10 +142,10 @@ class DeviceSolver final : public Solver<T> {
     if (s0.stop == kRunning) known = run_iterations(st);
     // x's last touches and the true residual, then the final status.
     if (s0.stop == kRunning) method_->finish(x);
-    c_.spmv(x, q_);
-    c_.launch.reduce_unmasked(TrueResidual<T>{b.data(), q_.data()});
+    c_.spmv(x, q_.data());
+    c_.launch.reduce_unmasked(TrueResidual<T>{b, q_.data()});
     Status fin{};
-    BALSA_CUDA_CHECK(cudaMemcpy(&fin, c_.state.data(), sizeof(Status), cudaMemcpyDeviceToHost));
+    cuda::detail::copy_to_host(&fin, c_.state.data(), sizeof(Status));
     for (int k = known + 1; k <= fin.iterations; ++k) st.history.push_back(fin.history[k % kRing]);
     if (options_.progress && fin.iterations > known) options_.progress(fin.iterations, fin.residual);
     st.iterations = fin.iterations;
@@ -143,7 +157,7 @@ class DeviceSolver final : public Solver<T> {
     else
       record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
                   options_.tolerance);
-    check_attainable_accuracy(st, options_.norm, index_t(x.size()), options_.tolerance);
+    check_attainable_accuracy(st, options_.norm, c_.n, options_.tolerance);
     timer_.retire(fin.iterations);
     timer_.drop();
     st.phase_samples = timer_.samples();
@@ -153,6 +167,13 @@ class DeviceSolver final : public Solver<T> {
   }
 
  private:
+  // A device vector of n values on the host (error messages).
+  std::vector<T> host_copy(const T* v) const {
+    std::vector<T> h(std::size_t(c_.n));
+    cuda::detail::copy_to_host(h.data(), v, h.size() * sizeof(T));
+    return h;
+  }
+
   // Enqueues the iterations (see the top of the file); returns how many
   // history entries it collected. The status copies it has not read yet
   // need no care: their slots are only reused by the next solve, which
@@ -196,9 +217,9 @@ class DeviceSolver final : public Solver<T> {
       if ((k + 1) % kCheckEvery == 0 && k + 1 < options_.max_iterations) {
         const int slot = next_slot;
         next_slot = (next_slot + 1) % kSlots;
-        BALSA_CUDA_CHECK(cudaMemcpyAsync(&slots_[slot], c_.state.data(), sizeof(Status),
-                                         cudaMemcpyDeviceToHost, 0));
-        BALSA_CUDA_CHECK(cudaEventRecord(slots_.event(slot), 0));
+        BALSA_CUDA_CHECK(cudaMemcpyAsync(&slots_[slot], c_.state.data(), sizeof(Status), cudaMemcpyDeviceToHost,
+                                         cuda::stream()));
+        BALSA_CUDA_CHECK(cudaEventRecord(slots_.event(slot), cuda::stream()));
         pending.emplace_back(slot, k + 1);
       }
       while (!stopped && !pending.empty() && read_oldest(false)) {

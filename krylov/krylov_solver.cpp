@@ -1,5 +1,8 @@
 // balsa::KrylovSolver: the front end of the Krylov methods (checks, setup of
-// the preconditioner and of the GPU path, then any number of solves).
+// the preconditioner and of the GPU path, then any number of solves). Every
+// public call runs on the solver's stream (KrylovOptions::stream, opened as
+// a StreamScope), and so do the preconditioner and its triangular solvers,
+// which take the same stream.
 // The methods: krylov/*_cpu.cpp (CPU, the references) and krylov/gpu_*.cu.
 #include <algorithm>
 #include <chrono>
@@ -13,7 +16,7 @@
 
 #include "balsa/krylov.hpp"
 #include "krylov/cpu.hpp"
-#include "cuda/setup_lock.hpp"
+#include "cuda/caller_context.hpp"
 #include "krylov/gpu.hpp"
 #include "krylov/operator.hpp"
 #include "krylov/preconditioner.hpp"
@@ -101,6 +104,24 @@ struct KrylovSolver<T>::Impl {
 
   void set_up(const Csr<T>& A, const KrylovOptions& options, std::unique_ptr<krylov::Preconditioner<T>> given);
 
+  void require_device() const {
+    if (options.device != Device::Cuda)
+      throw Error("Krylov solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
+  }
+  // The device-vector solves (b and x: device arrays of A.rows values, on
+  // the solver's stream).
+  KrylovStats solve_on_device(const T* b, T* x) {
+    const auto t0 = Clock::now();
+    KrylovStats st = setup;
+    if (A.rows == 0)
+      zero_solution(st, options.tolerance);
+    else
+      gpu->solve(b, x, st);  // checks b and x, handles b == 0
+    st.solve_seconds = seconds_since(t0);
+    stats = st;
+    return st;
+  }
+
   void solve_cpu(std::span<const T> b, std::span<T> x, KrylovStats& st) {
     krylov::cpu::Run<T> run(A, M.get(), options, st, op.get());
     switch (options.method) {
@@ -121,6 +142,7 @@ struct KrylovSolver<T>::Impl {
 
 template <class T>
 KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given) try : impl_(std::make_unique<Impl>()) {
+  const cuda::StreamScope on(given.stream);
   impl_->set_up(A, with_device_resolved(given), nullptr);
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
@@ -131,6 +153,7 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, std::unique_ptr<krylov::Precondit
                               const KrylovOptions& given) try
     : impl_(std::make_unique<Impl>()) {
   if (!M) throw Error("Krylov solver: no preconditioner given");
+  const cuda::StreamScope on(given.stream);
   impl_->set_up(A, with_device_resolved(given), std::move(M));
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
@@ -168,11 +191,12 @@ void KrylovSolver<T>::Impl::set_up(const Csr<T>& in, const KrylovOptions& opt,
     // the upload, after it).
     std::future<cuda::DeviceCsr<T>> device_A;
     if (opt.device == Device::Cuda)
-      device_A = parallel::async_with_threads(1, [&in, caller = cuda::CallerDevice(true)] {
-        caller.enter();
-        const cuda::SetupLock lock;  // cuda/setup_lock.hpp
+      device_A = parallel::async_with_threads(1, [&in, caller = cuda::CallerContext(true)] {
+        const cuda::StreamScope on = caller.enter();  // cuda/caller_context.hpp
         const trace::Span span("krylov: upload A");
-        return cuda::to_device(in);
+        cuda::DeviceCsr<T> uploaded = cuda::to_device(in);
+        caller.finish();
+        return uploaded;
       });
     trace::Span preconditioner("krylov: preconditioner");
     s.M = given ? std::move(given) : krylov::make_preconditioner(in, opt);
@@ -206,6 +230,7 @@ KrylovSolver<T>::KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::uniqu
     : impl_(std::make_unique<Impl>()) {
   const KrylovOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
+  const cuda::StreamScope on(options.stream);
   Impl& s = *impl_;
   if (!A) throw Error("Krylov solver: no operator");
   check_options<T>(options);
@@ -233,6 +258,7 @@ KrylovSolver<T>& KrylovSolver<T>::operator=(KrylovSolver&&) noexcept = default;
 template <class T>
 KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   check_length(b.size(), s.A.rows, "b");
   check_length(x.size(), s.A.rows, "x");
   require_finite(b, "right-hand side b");
@@ -249,7 +275,7 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
     }
     s.staging_b.upload(b);
     s.staging_x.upload(std::span<const T>(x));
-    s.gpu->solve(s.staging_b, s.staging_x, st);
+    s.gpu->solve(s.staging_b.data(), s.staging_x.data(), st);
     s.staging_x.download(x);
   } else {
     s.solve_cpu(b, x, st);
@@ -264,26 +290,31 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
 template <class T>
 KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) try {
   Impl& s = live_impl(impl_);
-  if (s.options.device != Device::Cuda)
-    throw Error("Krylov solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
+  const cuda::StreamScope on(s.options.stream);
+  s.require_device();
   check_length(b.size(), s.A.rows, "b");
   check_length(x.size(), s.A.rows, "x");
-  const auto t0 = Clock::now();
-  KrylovStats st = s.setup;
-  if (s.A.rows == 0)
-    zero_solution(st, s.options.tolerance);
-  else
-    s.gpu->solve(b, x, st);  // checks b and x, handles b == 0
-  st.solve_seconds = seconds_since(t0);
-  s.stats = st;
-  return st;
+  return s.solve_on_device(b.data(), x.data());
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::solve");
 }
 
 template <class T>
+KrylovStats KrylovSolver<T>::solve_device(const T* b, T* x) try {
+  Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
+  s.require_device();
+  if (s.A.rows > 0 && (!b || !x)) throw Error("Krylov solve: null device array");
+  if (s.A.rows > 0 && b == x) throw Error("Krylov solve: b and x must be different device arrays");
+  return s.solve_on_device(b, x);
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::solve_device");
+}
+
+template <class T>
 void KrylovSolver<T>::update_values(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   if (s.op) throw Error("Krylov solver update_values: this solver's A is an operator (update its owner instead)");
   if (values.size() != std::size_t(s.A.nnz()))
     throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +

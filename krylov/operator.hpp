@@ -17,8 +17,8 @@ class Operator {
   virtual index_t rows() const = 0;
   // CPU path: y = A x on host arrays of rows() values (no aliasing).
   virtual void apply(const T* x, T* y) = 0;
-  // GPU path: the same on device arrays, asynchronous on the legacy default
-  // stream, no host synchronisation.
+  // GPU path: the same on device arrays, asynchronous on the current stream
+  // (the Krylov solver's, cuda/stream.hpp), no host synchronisation.
   virtual void apply_device(const T* x, T* y) = 0;
   // The same, but a no-op on the device once *stopped != 0 (a device int:
   // the Krylov status's stop code, see krylov/gpu_method.cuh). Operators

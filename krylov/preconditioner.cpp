@@ -24,6 +24,11 @@
 // update_values_device, which factors them and pushes the factors, so A's
 // lower triangle is neither copied on the host nor uploaded a second time.
 //
+// Streams: the factorisation and both solvers take the Krylov solver's
+// stream (KrylovOptions::stream); the two solver threads enter it
+// (cuda/caller_context.hpp). Nothing here synchronises the device, so the
+// solvers' graph captures on those threads proceed undisturbed.
+//
 // The factor values reach the triangular solvers without leaving the device:
 // IncompleteFactorization keeps them on the GPU; they are gathered into the
 // L and U value orders there (trsv_gpu::gather_device) and handed to
@@ -36,7 +41,7 @@
 #include <optional>
 #include <type_traits>
 
-#include "cuda/setup_lock.hpp"
+#include "cuda/caller_context.hpp"
 #include "krylov/preconditioner.hpp"
 #include "krylov/preconditioner_kernels.hpp"
 #include "core/instantiate.hpp"
@@ -94,6 +99,7 @@ class Incomplete final : public Preconditioner<T> {
     const bool ic0 = o.preconditioner == PreconditionerKind::Ic0;
     fo.kind = ic0 ? IncompleteKind::Ic0 : IncompleteKind::Ilu0;
     fo.device = o.device;
+    fo.stream = o.stream;
     // The solvers' patterns (no values), built on the solvers' threads, and
     // where their values come from in the factor pattern: IC(0) L is that
     // pattern itself, U = L^T takes its entries through the mirror or transpose map;
@@ -101,26 +107,28 @@ class Incomplete final : public Preconditioner<T> {
     // diagonal and above) take theirs through their positions in A's
     // pattern, the factor pattern.
     const TrsvOptions lo{.algorithm = o.trsv, .device = o.device, .triangle = Triangle::Lower,
-                         .diagonal = ic0 ? DiagonalKind::NonUnit : DiagonalKind::Unit};
-    const TrsvOptions uo{.algorithm = o.trsv, .device = o.device, .triangle = Triangle::Upper};
+                         .diagonal = ic0 ? DiagonalKind::NonUnit : DiagonalKind::Unit, .stream = o.stream};
+    const TrsvOptions uo{.algorithm = o.trsv, .device = o.device, .triangle = Triangle::Upper, .stream = o.stream};
     const int share = std::max(1, omp_get_max_threads() / 3);
-    const cuda::CallerDevice caller(o.device == Device::Cuda);  // the tasks' device is this thread's
+    const cuda::CallerContext caller(o.device == Device::Cuda);  // the tasks' device and stream are this thread's
     auto L = parallel::async_with_threads(share, [&] {
-      caller.enter();
+      const cuda::StreamScope on = caller.enter();
       trace::Span pattern("preconditioner: L pattern");
       Csr<P> S = triangle_pattern<P>(A, Triangle::Lower, ic0 ? nullptr : &lower_pos_);
       pattern.end();
       auto solver = std::make_unique<TriangularSolver<P>>(std::move(S), lo, detail::PrecheckedMatrix());
       upload_map(lower_pos_, dlower_pos_, dlower_);
+      caller.finish();
       return solver;
     });
     auto U = parallel::async_with_threads(share, [&] {
-      caller.enter();
+      const cuda::StreamScope on = caller.enter();
       trace::Span pattern("preconditioner: U pattern");
       Csr<P> S = ic0 ? unit_lower_transpose(A, upper_pos_) : triangle_pattern<P>(A, Triangle::Upper, &upper_pos_);
       pattern.end();
       auto solver = std::make_unique<TriangularSolver<P>>(std::move(S), uo, detail::PrecheckedMatrix());
       upload_map(upper_pos_, dupper_pos_, dupper_);
+      caller.finish();
       return solver;
     });
     try {
@@ -134,9 +142,8 @@ class Incomplete final : public Preconditioner<T> {
         fac_ = std::make_unique<IncompleteFactorization<P>>(convert_values<P>(A), fo);
       }
     } catch (...) {
-      // The factorisation's error wins. Both solvers finish before either is
-      // freed: a free while the other still captures its graph would
-      // invalidate that capture (cuda/setup_lock.hpp).
+      // The factorisation's error wins; both solver tasks end first (they
+      // refer to this object's members).
       L.wait();
       U.wait();
       throw;
@@ -267,7 +274,6 @@ class Incomplete final : public Preconditioner<T> {
   // values, on the device (on the solver's set-up thread).
   void upload_map(const std::vector<index_t>& pos, cuda::DeviceBuffer<index_t>& dpos, cuda::DeviceBuffer<P>& gathered) {
     if (device_ != Device::Cuda || pos.empty()) return;
-    const cuda::SetupLock lock;  // cuda/setup_lock.hpp
     const trace::Span span("preconditioner: value map upload");
     dpos = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pos));
     gathered = cuda::DeviceBuffer<P>(pos.size());

@@ -20,7 +20,8 @@ class Preconditioner {
   // CPU path: z = M^{-1} r on host vectors (r and z do not alias).
   virtual void apply(std::span<const T> r, std::span<T> z) = 0;
   // GPU path: the same on device arrays of rows() values, asynchronous on
-  // the legacy default stream, no host synchronisation (r and z do not alias).
+  // the current stream (the Krylov solver's, cuda/stream.hpp), no host
+  // synchronisation (r and z do not alias).
   virtual void apply_device(const T* r, T* z) = 0;
   // The same, but a no-op on the device once *stopped != 0 (a device int:
   // the Krylov status's stop code, see krylov/gpu_method.cuh). A

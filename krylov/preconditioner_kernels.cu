@@ -23,14 +23,14 @@ __global__ void scale_kernel(const T* r, const T* inv_diag, T* z, std::size_t n)
 template <class From, class To>
 void convert(const From* in, To* out, std::size_t n) {
   if (n == 0) return;
-  convert_kernel<From, To><<<blocks_for(n), 256>>>(in, out, n);
+  convert_kernel<From, To><<<blocks_for(n), 256, 0, cuda::stream()>>>(in, out, n);
   BALSA_CHECK_LAUNCH();
 }
 
 template <class T>
 void scale(const T* r, const T* inv_diag, T* z, std::size_t n) {
   if (n == 0) return;
-  scale_kernel<T><<<blocks_for(n), 256>>>(r, inv_diag, z, n);
+  scale_kernel<T><<<blocks_for(n), 256, 0, cuda::stream()>>>(r, inv_diag, z, n);
   BALSA_CHECK_LAUNCH();
 }
 

@@ -1,6 +1,6 @@
 // Internal: the elementwise device kernels of the preconditioners
 // (krylov/preconditioner_kernels.cu; stand-ins in preconditioner_kernels_no_cuda.cpp).
-// Asynchronous on the legacy default stream.
+// Asynchronous on the current stream (the Krylov solver's, cuda/stream.hpp).
 #pragma once
 
 #include <cstddef>

@@ -63,13 +63,13 @@ void GpuBasisSolves::load(const BasisFactor& f) {
   m_ = f.rows();
   capacity_ = m_ + f.max_updates() + 1;
   TrsvOptions lo{.algorithm = TrsvAlgorithm::Auto, .device = Device::Cuda, .triangle = Triangle::Lower,
-                 .diagonal = DiagonalKind::Unit};
+                 .diagonal = DiagonalKind::Unit, .stream = stream_};
   const Csr<double> L = f.lower_factor();
   L_ = std::make_unique<TriangularSolver<double>>(L, lo);
   lo.operation = Operation::Transpose;
   Lt_ = std::make_unique<TriangularSolver<double>>(L, lo);
   TrsvOptions up{.algorithm = TrsvAlgorithm::Tassl, .device = Device::Cuda, .triangle = Triangle::Upper,
-                 .diagonal = DiagonalKind::NonUnit};
+                 .diagonal = DiagonalKind::NonUnit, .stream = stream_};
   const Csr<double> U = f.upper_factor(capacity_);
   U_ = std::make_unique<TriangularSolver<double>>(U, up);
   up.operation = Operation::Transpose;

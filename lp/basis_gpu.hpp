@@ -46,6 +46,8 @@ BasisSolveModel predict_basis_solves(const BasisFactor& factor, double density, 
 
 class GpuBasisSolves {
  public:
+  // The four solvers' CUDA stream: the simplex solver's (SimplexOptions::stream).
+  explicit GpuBasisSolves(StreamHandle stream = nullptr) : stream_(stream) {}
   // Sets up the four solvers for the factor just computed (U's room: the
   // factor's max_updates new slots).
   void load(const BasisFactor& f);
@@ -55,6 +57,7 @@ class GpuBasisSolves {
   void btran(BasisFactor& f, SparseVector& v, double& gpu_seconds);
 
  private:
+  StreamHandle stream_;
   index_t m_ = 0, capacity_ = 0;
   std::unique_ptr<TriangularSolver<double>> L_, Lt_, U_, Ut_;
   std::vector<double> z_, w_;  // slot-space work vectors

@@ -42,7 +42,7 @@ void BasisSolver::decide_device() {
   Device want = options_.device;
   if (want == Device::Auto) want = stats_.model.chosen;
   if (want == Device::Cuda) {
-    if (!gpu_) gpu_ = std::make_unique<GpuBasisSolves>();
+    if (!gpu_) gpu_ = std::make_unique<GpuBasisSolves>(options_.stream);
   } else {
     gpu_.reset();
   }

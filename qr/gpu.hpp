@@ -46,7 +46,7 @@ void gpu_q_transpose(GpuFactor& g, const GpuPlan& plan, std::span<const double> 
 std::vector<double> gpu_q_times(GpuFactor& g, const GpuPlan& plan, const cuda::DeviceBuffer<double>& Y, index_t ldy,
                                 index_t M, index_t nrhs);
 
-// Waits for the GPU factor's stream (before work on other streams reads Y).
+// Waits for the current stream (the host then sees the factor's results).
 void gpu_synchronize(GpuFactor& g);
 
 }  // namespace balsa::qr

@@ -13,7 +13,6 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/graph.hpp"
-#include "cuda/setup_lock.hpp"
 #include "qr/gpu.hpp"
 
 namespace balsa::qr {
@@ -25,10 +24,9 @@ struct GpuFactor {
   ~GpuFactor() {
     if (solver) (void)cusolverDnDestroy(solver);
   }
-  cusolverDnHandle_t solver = nullptr;  // the dense fronts' (geqrf, ormqr), on `stream`
+  cusolverDnHandle_t solver = nullptr;  // the dense fronts' (geqrf, ormqr); on_stream() before each use
   cuda::DeviceBuffer<double> tau, work;
   cuda::DeviceBuffer<int> info;
-  cuda::Stream stream;
   cuda::DeviceBuffer<double> arena, vt, values, r_values;
   cuda::DeviceBuffer<std::int64_t> s_dst, cb_src, cb_dst, r_row, r_out;
   cuda::DeviceBuffer<std::int32_t> cb_q, colmap, r_ld, r_n, r_t;
@@ -49,6 +47,12 @@ void check_cusolver(cusolverStatus_t status, const char* call) {
   throw CudaError(msg);
 }
 #define BALSA_CUSOLVER_CHECK(call) check_cusolver((call), #call)
+
+// The cuSOLVER handle on the current stream (the SparseQR's, cuda/stream.hpp).
+cusolverDnHandle_t on_stream(GpuFactor& g) {
+  BALSA_CUSOLVER_CHECK(cusolverDnSetStream(g.solver, cuda::stream()));
+  return g.solver;
+}
 
 constexpr int kThreads = 256;
 constexpr int kLd = kTile * kBundleTiles + 1;  // shared stacks: 96 rows (+1 against bank conflicts)
@@ -396,12 +400,8 @@ GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit) {
                             std::to_string(need) + " bytes, more than device_memory_limit (" + std::to_string(limit) +
                             ")");
   GpuFactorPtr g(new GpuFactor);
-  {
-    const cuda::SetupLock lock;
-    cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(tile_tasks), kSharedBytes);
-    cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(solve_tasks), kSharedBytes);
-  }
-  BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(g->stream.out(), cudaStreamNonBlocking));
+  cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(tile_tasks), kSharedBytes);
+  cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(solve_tasks), kSharedBytes);
   g->arena = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.arena, 1)));
   g->vt = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.vt_size, 1)));
   g->values = cuda::DeviceBuffer<double>(std::size_t(std::max<index_t>(nnz, 1)));
@@ -429,11 +429,12 @@ GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit) {
   g->solve_tasks = upload(plan.solve_tasks);
   if (!plan.dense.empty()) {
     BALSA_CUSOLVER_CHECK(cusolverDnCreate(&g->solver));
-    BALSA_CUSOLVER_CHECK(cusolverDnSetStream(g->solver, g->stream.get()));
+    const cusolverDnHandle_t solver = on_stream(*g);
     int lwork = 1;
     for (const DenseFront& d : plan.dense) {
       int lw = 0;
-      BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf_bufferSize(g->solver, int(d.m), int(d.n), g->arena.data() + d.offset, d.ld, &lw));
+      BALSA_CUSOLVER_CHECK(
+          cusolverDnDgeqrf_bufferSize(solver, int(d.m), int(d.n), g->arena.data() + d.offset, d.ld, &lw));
       lwork = std::max(lwork, lw);
     }
     g->tau = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.tau_size, 1)));
@@ -448,7 +449,7 @@ namespace {
 // The dense fronts of launch l factored (cuSOLVER dgeqrf on the factor's stream).
 void dense_factor(GpuFactor& g, const GpuPlan& plan, std::int64_t l) {
   for (const DenseFront& d : plan.dense_in(l))
-    BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf(g.solver, int(d.m), int(d.n), g.arena.data() + d.offset, d.ld,
+    BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf(on_stream(g), int(d.m), int(d.n), g.arena.data() + d.offset, d.ld,
                                           g.tau.data() + d.tau, g.work.data(), int(g.work.size()),
                                           g.info.data() + (&d - plan.dense.data())));
 }
@@ -458,7 +459,7 @@ void dense_apply(GpuFactor& g, const DenseFront& d, std::int64_t rhs_rows, int n
   double* C = g.rhs.data() + d.rhs_base;
   const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
   int lw = 0;
-  BALSA_CUSOLVER_CHECK(cusolverDnDormqr_bufferSize(g.solver, CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k,
+  BALSA_CUSOLVER_CHECK(cusolverDnDormqr_bufferSize(on_stream(g), CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k,
                                                    g.arena.data() + d.offset, d.ld, g.tau.data() + d.tau, C,
                                                    int(rhs_rows), &lw));
   if (g.work.size() < std::size_t(lw)) g.work = cuda::DeviceBuffer<double>(std::size_t(lw));
@@ -474,7 +475,7 @@ std::vector<double> gpu_vt(const GpuFactor& g) { return g.vt.to_host(); }
 
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches) {
-  cudaStream_t st = g.stream.get();
+  const cudaStream_t st = cuda::stream();
   launches = 0;
   if (!values.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(g.values.data(), values.data(), values.size() * 8, cudaMemcpyHostToDevice, st));
@@ -522,7 +523,7 @@ namespace {
 std::int64_t clear_rhs(GpuFactor& g, const GpuPlan& plan, index_t nrhs) {
   const std::int64_t R = std::max<std::int64_t>(plan.rhs_rows, 1);
   ensure(g.rhs, std::size_t(R) * std::size_t(nrhs));
-  BALSA_CUDA_CHECK(cudaMemsetAsync(g.rhs.data(), 0, std::size_t(R) * std::size_t(nrhs) * 8, g.stream.get()));
+  BALSA_CUDA_CHECK(cudaMemsetAsync(g.rhs.data(), 0, std::size_t(R) * std::size_t(nrhs) * 8, cuda::stream()));
   return R;
 }
 
@@ -536,7 +537,7 @@ void replay(GpuFactor& g, const GpuPlan& plan, std::int64_t R, index_t nrhs, boo
     for (const DenseFront& d : plan.dense_in(std::int64_t(l))) dense_apply(g, d, R, int(nrhs), transpose);
     const std::int64_t n = plan.solve_launch_start[l + 1] - plan.solve_launch_start[l];
     if (n == 0) continue;
-    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, g.stream.get()>>>(
+    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, cuda::stream()>>>(
         g.solve_tasks.data() + plan.solve_launch_start[l], g.arena.data(), g.vt.data(), g.rhs.data(), R, int(nrhs),
         g.rpack_src.data(), g.rpack_dst.data(), transpose);
     BALSA_CHECK_LAUNCH();
@@ -547,7 +548,7 @@ void replay(GpuFactor& g, const GpuPlan& plan, std::int64_t R, index_t nrhs, boo
 
 void gpu_q_transpose(GpuFactor& g, const GpuPlan& plan, std::span<const double> B2, index_t M, index_t nrhs,
                      cuda::DeviceBuffer<double>& Y, index_t ldy) {
-  cudaStream_t st = g.stream.get();
+  const cudaStream_t st = cuda::stream();
   const std::int64_t R = clear_rhs(g, plan, nrhs);
   if (M > 0) {  // S-assembly of B2's rows into their fronts, column by column
     ensure(g.b2, B2.size());
@@ -568,7 +569,7 @@ void gpu_q_transpose(GpuFactor& g, const GpuPlan& plan, std::span<const double> 
 
 std::vector<double> gpu_q_times(GpuFactor& g, const GpuPlan& plan, const cuda::DeviceBuffer<double>& Y, index_t ldy,
                                 index_t M, index_t nrhs) {
-  cudaStream_t st = g.stream.get();
+  const cudaStream_t st = cuda::stream();
   const std::int64_t R = clear_rhs(g, plan, nrhs);
   const std::int64_t ny = std::int64_t(plan.y_row.size());
   if (ny > 0) {  // Z's rows into the fronts' R rows
@@ -590,6 +591,6 @@ std::vector<double> gpu_q_times(GpuFactor& g, const GpuPlan& plan, const cuda::D
   return X;
 }
 
-void gpu_synchronize(GpuFactor& g) { BALSA_CUDA_CHECK(cudaStreamSynchronize(g.stream.get())); }
+void gpu_synchronize(GpuFactor&) { BALSA_CUDA_CHECK(cudaStreamSynchronize(cuda::stream())); }
 
 }  // namespace balsa::qr

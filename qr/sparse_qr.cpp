@@ -206,6 +206,7 @@ struct SparseQR::Impl {
     if (!r_solver) {
       TrsvOptions o = options.r_solve;
       if (o.device == Device::Auto) o.device = Device::Cpu;
+      o.stream = options.stream;  // the factor's stream (qr.hpp)
       o.triangle = Triangle::Upper;
       o.operation = transposed ? Operation::Transpose : Operation::NonTranspose;
       r_solver = std::make_unique<TriangularSolver<double>>(std::move(r.R), o);
@@ -260,8 +261,7 @@ struct SparseQR::Impl {
     const index_t rank = index_t(r.column.size());
     cuda::DeviceBuffer<double> Yd(std::max<std::size_t>(Y.size(), 1));
     if (!Y.empty()) Yd.upload(Y);
-    qr::gpu_q_transpose(*gpu, *plan, B2, symbolic.m, nrhs, Yd, rank);
-    qr::gpu_synchronize(*gpu);  // (the R solver runs on its own stream)
+    qr::gpu_q_transpose(*gpu, *plan, B2, symbolic.m, nrhs, Yd, rank);  // Yd ready on the stream for the R solve
     if (Y.empty()) return;
     device_r_solve(Yd, Y, nrhs);
   }
@@ -344,6 +344,7 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factoris
                                           "to_csr(to_coo(A)))");
   if (A.rows == 0 || A.cols == 0)
     throw DimensionError("SparseQR: A is empty (" + s(A.rows) + " x " + s(A.cols) + ")");
+  const cuda::StreamScope on(options.stream);
   Impl& m = *impl_;
   m.options = options;
   m.row_ptr = A.row_ptr;
@@ -372,6 +373,7 @@ SparseQR& SparseQR::operator=(SparseQR&&) noexcept = default;
 
 void SparseQR::factorise(const Csr<double>& A) try {
   Impl& m = live_impl(impl_);
+  const cuda::StreamScope on(m.options.stream);
   validate(A);
   if (A.rows != m.stats.rows || A.cols != m.stats.cols || A.row_ptr != m.row_ptr || A.col_idx != m.col_idx)
     throw DimensionError("SparseQR::factorise: A is " + s(A.rows) + " x " + s(A.cols) + " with " + s(A.nnz()) +
@@ -390,6 +392,7 @@ std::vector<double> SparseQR::solve(std::span<const double> b) { return solve(b,
 
 std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try {
   Impl& m = live_impl(impl_);
+  const cuda::StreamScope on(m.options.stream);
   if (!m.factorised) throw Error("SparseQR::solve: A is analysed but not factorised (call factorise(A) first)");
   if (nrhs < 1 || B.size() != std::size_t(m.stats.rows) * std::size_t(nrhs))
     throw DimensionError("SparseQR::solve: " + s(std::int64_t(B.size())) + " right-hand-side values for " + s(nrhs) +

@@ -1,7 +1,8 @@
 // Internal: SaP's GPU steps as host code sees them (no CUDA headers),
 // implemented in sap/gpu_*.cu; in a build without CUDA, sap/gpu_no_cuda.cpp
-// throws CudaError. Every function enqueues on the legacy default stream and
-// returns without synchronising unless it says otherwise. Arrays are device
+// throws CudaError. Every function enqueues on the current stream (the
+// solver's, cuda/stream.hpp) and returns without synchronising unless it
+// says otherwise ("synchronises": waits for that stream only). Arrays are device
 // pointers in the layouts of sap/host.hpp (bands as Banded, interfaces as
 // count consecutive k x k column-major blocks).
 //

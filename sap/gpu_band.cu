@@ -140,11 +140,12 @@ DeviceBlocks upload(const Blocks& blocks, index_t k) {
 template <class T>
 void measure_bandwidths(const T* band, index_t n, index_t k, DeviceBlocks& blocks) {
   if (blocks.count == 0) return;
-  BALSA_CUDA_CHECK(cudaMemset(blocks.bandwidths.data(), 0, blocks.bandwidths.bytes()));
+  blocks.bandwidths.fill_bytes(0);
   const std::int64_t columns = n / blocks.count + 1;  // a block's columns, about (load-balanced sizes)
   const dim3 grid(unsigned(std::clamp<std::int64_t>((columns + 7) / 8, 1, 64)),
                   unsigned(std::min<index_t>(blocks.count, 65535)));
-  bandwidth_kernel<T><<<grid, kThreads>>>(band, k, blocks.count, blocks.starts.data(), blocks.bandwidths.data());
+  bandwidth_kernel<T>
+      <<<grid, kThreads, 0, cuda::stream()>>>(band, k, blocks.count, blocks.starts.data(), blocks.bandwidths.data());
   BALSA_CHECK_LAUNCH();
   const BandwidthRange r = bandwidth_range(blocks.bandwidths.to_host());
   blocks.min_bandwidth = r.min;
@@ -155,16 +156,16 @@ template <class T>
 void to_diagonals(const T* band, index_t n, index_t k, T* diag) {
   if (n == 0) return;
   const std::int64_t ld = 2 * std::int64_t(k) + 1;
-  BALSA_CUDA_CHECK(cudaMemset(diag, 0, std::size_t(ld) * std::size_t(n) * sizeof(T)));  // entries outside A
+  cuda::detail::fill_bytes(diag, 0, std::size_t(ld) * std::size_t(n) * sizeof(T));  // entries outside A
   const dim3 grid(unsigned((n + 31) / 32), unsigned((ld + 31) / 32)), block(32, 8);
-  to_diagonals_kernel<T><<<grid, block>>>(band, n, k, diag);
+  to_diagonals_kernel<T><<<grid, block, 0, cuda::stream()>>>(band, n, k, diag);
   BALSA_CHECK_LAUNCH();
 }
 
 template <class T>
 void diagonal_spmv(const T* diag, index_t n, index_t k, const T* x, T* y, const int* stopped) {
   if (n == 0) return;
-  diagonal_spmv_kernel<T><<<(n + kThreads - 1) / kThreads, kThreads>>>(diag, n, k, x, y, stopped);
+  diagonal_spmv_kernel<T><<<(n + kThreads - 1) / kThreads, kThreads, 0, cuda::stream()>>>(diag, n, k, x, y, stopped);
   BALSA_CHECK_LAUNCH();
 }
 
@@ -176,7 +177,8 @@ BandCheck check_band(const T* band, std::size_t count) {
   cuda::DeviceBuffer<unsigned long long> out(2);
   const unsigned long long init[2] = {0ull, ~0ull};
   out.upload(std::span<const unsigned long long>(init, 2));
-  check_kernel<T><<<grid_for(std::int64_t(count)), kThreads>>>(band, std::int64_t(count), out.data(), out.data() + 1);
+  check_kernel<T><<<grid_for(std::int64_t(count)), kThreads, 0, cuda::stream()>>>(band, std::int64_t(count), out.data(),
+                                                                                  out.data() + 1);
   BALSA_CHECK_LAUNCH();
   const std::vector<unsigned long long> h = out.to_host();
   std::memcpy(&r.amax, &h[0], sizeof(double));
@@ -187,7 +189,7 @@ BandCheck check_band(const T* band, std::size_t count) {
 template <class To, class From>
 void convert(const From* x, To* y, std::int64_t n, const int* stopped) {
   if (n == 0) return;
-  convert_kernel<To, From><<<grid_for(n), kThreads>>>(x, y, n, stopped);
+  convert_kernel<To, From><<<grid_for(n), kThreads, 0, cuda::stream()>>>(x, y, n, stopped);
   BALSA_CHECK_LAUNCH();
 }
 
@@ -195,7 +197,7 @@ template <class P>
 void reverse_blocks(const P* from, P* to, index_t k, const DeviceBlocks& blocks, index_t max_block) {
   if (blocks.count == 0) return;
   const dim3 grid(grid_for(std::int64_t(max_block) * (2 * std::int64_t(k) + 1)), unsigned(blocks.count));
-  reverse_kernel<P><<<grid, kThreads>>>(from, to, k, blocks.starts.data());
+  reverse_kernel<P><<<grid, kThreads, 0, cuda::stream()>>>(from, to, k, blocks.starts.data());
   BALSA_CHECK_LAUNCH();
 }
 

@@ -373,8 +373,8 @@ int factor_launch(Bands<P> bands, index_t k, const BoostRule& rule, const Device
   const index_t groups = blocks.count * (bands.second ? 2 : 1);
   cuda::DeviceBuffer<int> boosted(1);
   cuda::DeviceBuffer<Failure> failures(static_cast<std::size_t>(groups));
-  BALSA_CUDA_CHECK(cudaMemset(boosted.data(), 0, sizeof(int)));
-  BALSA_CUDA_CHECK(cudaMemset(failures.data(), 0xff, failures.bytes()));  // row -1
+  boosted.fill_bytes(0);
+  failures.fill_bytes(0xff);  // row -1
   const index_t* starts = blocks.starts.data();
   const index_t* bandwidths = blocks.bandwidths.data();
   double small = rule.small(), boosted_value = rule.boosted();
@@ -383,24 +383,24 @@ int factor_launch(Bands<P> bands, index_t k, const BoostRule& rule, const Device
   Failure* failed = failures.data();
   if (window) {
     const std::size_t smem = window_bytes<P>(kmax);
-    BALSA_CUDA_CHECK(cudaFuncSetAttribute(factor_window_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    factor_window_kernel<P><<<unsigned(groups), kThreads, smem>>>(bands, k, starts, bandwidths, small, boosted_value,
-                                                                  boost, boosted_count, failed);
+    cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(factor_window_kernel<P>), smem);
+    factor_window_kernel<P><<<unsigned(groups), kThreads, smem, cuda::stream()>>>(
+        bands, k, starts, bandwidths, small, boosted_value, boost, boosted_count, failed);
     BALSA_CHECK_LAUNCH();
   } else {
     int G = wide_group_size<P>(groups, kmax);
     cuda::DeviceBuffer<int> published(static_cast<std::size_t>(groups));
-    BALSA_CUDA_CHECK(cudaMemset(published.data(), 0, published.bytes()));
+    published.fill_bytes(0);
     int* counters = published.data();
     const dim3 grid(unsigned(groups * G)), block(kWideThreads);
     if (G > 1) {  // the groups' thread blocks wait for each other: all resident
       void* args[] = {&bands, &k, &starts, &bandwidths, &G, &small, &boosted_value, &boost, &boosted_count, &failed,
                       &counters};
       BALSA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(factor_wide_kernel<P>), grid, block, args,
-                                                   0, nullptr));
+                                                   0, cuda::stream()));
     } else {
-      factor_wide_kernel<P><<<grid, block>>>(bands, k, starts, bandwidths, G, small, boosted_value, boost, boosted_count,
-                                             failed, counters);
+      factor_wide_kernel<P><<<grid, block, 0, cuda::stream()>>>(bands, k, starts, bandwidths, G, small, boosted_value,
+                                                                boost, boosted_count, failed, counters);
     }
     BALSA_CHECK_LAUNCH();
   }

@@ -162,12 +162,13 @@ Geometry geometry(index_t k, int threads, std::size_t limit) {
 template <class P>
 void solve_blocks(const P* band, index_t n, index_t k, const DeviceBlocks& blocks, P* x, const int* stopped) {
   if (blocks.count == 0) return;
-  // Per call, as the factorisations do: the attribute belongs to the current device.
+  // Per call, as the factorisations do: the attribute belongs to the current
+  // device. Always the opt-in maximum, so concurrent solvers never lower it.
   BALSA_CUDA_CHECK(cudaFuncSetAttribute(solve_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(cuda::optin_shared_bytes())));
   const index_t kmax = blocks.max_bandwidth;  // the geometry fits the widest block
   const int threads = threads_for(kmax);
   const Geometry g = geometry<P>(kmax, threads, cuda::optin_shared_bytes());
-  solve_kernel<P><<<blocks.count, threads, smem_bytes(kmax, g, threads, sizeof(P))>>>(
+  solve_kernel<P><<<blocks.count, threads, smem_bytes(kmax, g, threads, sizeof(P)), cuda::stream()>>>(
       band, n, k, blocks.starts.data(), blocks.bandwidths.data(), g, x, stopped);
   BALSA_CHECK_LAUNCH();
 }

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "cuda/check.hpp"
+#include "cuda/device.hpp"
+#include "cuda/handle_pool.hpp"
 #include "sap/gpu.hpp"
 #include "core/instantiate.hpp"
 
@@ -145,15 +147,6 @@ cublasStatus_t getri_batched(cublasHandle_t h, int k, const double* const* A, co
   return cublasDgetriBatched(h, k, A, k, piv, C, k, info, count);
 }
 
-// A cuBLAS handle on the legacy default stream.
-struct Cublas {
-  cublasHandle_t h = nullptr;
-  Cublas() { BALSA_CUBLAS_CHECK(cublasCreate(&h)); }
-  ~Cublas() { cublasDestroy(h); }
-  Cublas(const Cublas&) = delete;
-  Cublas& operator=(const Cublas&) = delete;
-};
-
 // Device array of pointers to the count k x k blocks of `base`.
 template <class P>
 cuda::DeviceBuffer<P*> pointers(P* base, index_t k, index_t count) {
@@ -167,7 +160,7 @@ cuda::DeviceBuffer<P*> pointers(P* base, index_t k, index_t count) {
 template <class P>
 void coupling_blocks(const P* A, index_t k, const DeviceBlocks& blocks, P* B, P* C) {
   if (blocks.count < 2 || k == 0) return;
-  coupling_kernel<P><<<blocks.count - 1, kThreads>>>(A, k, blocks.starts.data(), B, C);
+  coupling_kernel<P><<<blocks.count - 1, kThreads, 0, cuda::stream()>>>(A, k, blocks.starts.data(), B, C);
   BALSA_CHECK_LAUNCH();
 }
 
@@ -178,18 +171,20 @@ void truncated_spikes(const P* lu, const P* ul, index_t k, const DeviceBlocks& b
   if (count < 1 || k == 0) return;
   const std::size_t kk = std::size_t(k) * k * count;
   cuda::DeviceBuffer<P> X(kk), Y(kk), Wr(kk);
-  spike_inputs_kernel<P><<<count, kThreads>>>(lu, ul, k, blocks.starts.data(), B, C, X.data(), Y.data(), V, Wr.data());
+  spike_inputs_kernel<P><<<count, kThreads, 0, cuda::stream()>>>(lu, ul, k, blocks.starts.data(), B, C, X.data(),
+                                                                  Y.data(), V, Wr.data());
   BALSA_CHECK_LAUNCH();
-  Cublas blas;
+  const cuda::detail::CublasHandle blas;  // lent by the pool (cuda/handle_pool.hpp), on the current stream
+  const cublasHandle_t h = blas.get();
   auto pX = pointers(X.data(), k, count), pY = pointers(Y.data(), k, count), pV = pointers(V, k, count),
        pW = pointers(Wr.data(), k, count);
   const auto cX = reinterpret_cast<const P* const*>(pX.data());
   const auto cY = reinterpret_cast<const P* const*>(pY.data());
-  BALSA_CUBLAS_CHECK(trsm_batched(blas.h, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_UNIT, k, cX, pV.data(), count));
-  BALSA_CUBLAS_CHECK(trsm_batched(blas.h, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, k, cX, pV.data(), count));
-  BALSA_CUBLAS_CHECK(trsm_batched(blas.h, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_UNIT, k, cY, pW.data(), count));
-  BALSA_CUBLAS_CHECK(trsm_batched(blas.h, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, k, cY, pW.data(), count));
-  spike_outputs_kernel<P><<<count, kThreads>>>(Wr.data(), k, W, static_cast<P*>(nullptr));
+  BALSA_CUBLAS_CHECK(trsm_batched(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_UNIT, k, cX, pV.data(), count));
+  BALSA_CUBLAS_CHECK(trsm_batched(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, k, cX, pV.data(), count));
+  BALSA_CUBLAS_CHECK(trsm_batched(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_UNIT, k, cY, pW.data(), count));
+  BALSA_CUBLAS_CHECK(trsm_batched(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, k, cY, pW.data(), count));
+  spike_outputs_kernel<P><<<count, kThreads, 0, cuda::stream()>>>(Wr.data(), k, W, static_cast<P*>(nullptr));
   BALSA_CHECK_LAUNCH();
   cuda::detail::synchronize();
 }
@@ -199,13 +194,14 @@ void reduced_systems(const P* V, const P* W, index_t k, index_t count, P* R) {
   if (count < 1 || k == 0) return;
   const std::size_t kk = std::size_t(k) * k * count;
   cuda::DeviceBuffer<P> Q(kk);
-  spike_outputs_kernel<P><<<count, kThreads>>>(W, k, static_cast<P*>(nullptr), Q.data());  // Q = I
+  spike_outputs_kernel<P><<<count, kThreads, 0, cuda::stream()>>>(W, k, static_cast<P*>(nullptr), Q.data());  // Q = I
   BALSA_CHECK_LAUNCH();
-  Cublas blas;
-  BALSA_CUBLAS_CHECK(gemm_minus(blas.h, k, W, V, Q.data(), count));  // Q = I - W V
+  const cuda::detail::CublasHandle blas;
+  const cublasHandle_t h = blas.get();
+  BALSA_CUBLAS_CHECK(gemm_minus(h, k, W, V, Q.data(), count));  // Q = I - W V
   auto pQ = pointers(Q.data(), k, count), pR = pointers(R, k, count);
   cuda::DeviceBuffer<int> piv(static_cast<std::size_t>(k) * count), info(static_cast<std::size_t>(count));
-  BALSA_CUBLAS_CHECK(getrf_batched(blas.h, k, pQ.data(), piv.data(), info.data(), count));
+  BALSA_CUBLAS_CHECK(getrf_batched(h, k, pQ.data(), piv.data(), info.data(), count));
   std::vector<int> bad = info.to_host();
   for (index_t i = 0; i < count; ++i)
     if (bad[std::size_t(i)] != 0)
@@ -213,7 +209,7 @@ void reduced_systems(const P* V, const P* W, index_t k, index_t count, P* R) {
                         std::to_string(i) + " and " + std::to_string(i + 1) + ") is singular (U(" +
                         std::to_string(bad[std::size_t(i)]) + ", " + std::to_string(bad[std::size_t(i)]) +
                         ") = 0 in its LU); use SaP-D or fewer partitions");
-  BALSA_CUBLAS_CHECK(getri_batched(blas.h, k, reinterpret_cast<const P* const*>(pQ.data()), piv.data(), pR.data(),
+  BALSA_CUBLAS_CHECK(getri_batched(h, k, reinterpret_cast<const P* const*>(pQ.data()), piv.data(), pR.data(),
                                    info.data(), count));
   cuda::detail::synchronize();
 }
@@ -223,9 +219,8 @@ void coupling_corrections(const P* B, const P* C, const P* V, const P* W, const 
                           const DeviceBlocks& blocks, const P* g, P* rhs, const int* stopped) {
   if (blocks.count < 2 || k == 0) return;
   const std::size_t smem = 5 * std::size_t(k) * sizeof(P);
-  if (smem > 48 * 1024)
-    BALSA_CUDA_CHECK(cudaFuncSetAttribute(corrections_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  corrections_kernel<P><<<blocks.count - 1, kThreads, smem>>>(B, C, V, W, R, k,
+  if (smem > 48 * 1024) cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(corrections_kernel<P>), smem);
+  corrections_kernel<P><<<blocks.count - 1, kThreads, smem, cuda::stream()>>>(B, C, V, W, R, k,
                                                       blocks.starts.data(), g, rhs, stopped);
   BALSA_CHECK_LAUNCH();
 }

@@ -57,7 +57,7 @@ struct SparseSapSolver<T>::Impl {
     Csr<T> C;
     auto t = Clock::now();
     if (o.boosting) {
-      const DiagonalBoosting db = diagonal_boosting(A, {.scaling = true, .device = o.device});
+      const DiagonalBoosting db = diagonal_boosting(A, {.scaling = true, .device = o.device, .stream = o.stream});
       C = apply_boosting(A, db);
       map = SystemMap::boosting(db);
       stats.matching = db.stats;
@@ -146,6 +146,7 @@ struct SparseSapSolver<T>::Impl {
     ko.stagnation_window = o.stagnation_window;
     ko.progress = o.progress;
     ko.check_symmetry = false;
+    ko.stream = o.stream;
     krylov = std::make_unique<KrylovSolver<T>>(C, std::move(pre), ko);
     record_banded(plan);
   }
@@ -163,6 +164,7 @@ SparseSapSolver<T>::SparseSapSolver(const Csr<T>& A, const SparseSapOptions& giv
     : impl_(std::make_unique<Impl>()) {
   const SparseSapOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
+  const cuda::StreamScope on(options.stream);
   check_options(options, std::is_same_v<T, double>);
   validate(A, /*require_sorted=*/true);
   require_square(A, "SaP sparse solver");
@@ -191,6 +193,7 @@ SparseSapSolver<T>& SparseSapSolver<T>::operator=(SparseSapSolver&&) noexcept = 
 template <class T>
 KrylovStats SparseSapSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& m = live_impl(impl_);
+  const cuda::StreamScope on(m.options.stream);
   const std::size_t n = std::size_t(m.stats.n);
   if (b.size() != n || x.size() != n)
     throw DimensionError("SaP sparse solver: b has " + std::to_string(b.size()) + " and x " +

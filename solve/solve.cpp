@@ -53,7 +53,8 @@ class KrylovInner final : public Inner<T> {
 template <class T>
 class BoostedInner final : public Inner<T> {
  public:
-  BoostedInner(const Csr<T>& A, const KrylovOptions& o) : BoostedInner(A, diagonal_boosting(A, {.device = o.device}), o) {}
+  BoostedInner(const Csr<T>& A, const KrylovOptions& o)
+      : BoostedInner(A, diagonal_boosting(A, {.device = o.device, .stream = o.stream}), o) {}
   KrylovStats solve(std::span<const T> b, std::span<T> x) override {
     map_.rhs_in(b, std::span<T>(c_));
     map_.x_in(std::span<const T>(x), std::span<T>(y_));
@@ -114,6 +115,7 @@ struct Chain {
       k.divergence = o.divergence;
       k.stagnation_window = o.stagnation_window;
       k.progress = progress;
+      k.stream = o.stream;
       return k;
     };
     switch (m) {
@@ -135,6 +137,7 @@ struct Chain {
         s.divergence = o.divergence;
         s.stagnation_window = o.stagnation_window;
         s.progress = progress;
+        s.stream = o.stream;
         return std::make_unique<SapInner<T>>(A, s);
       }
       default: throw Error("internal: not an iterative method");
@@ -191,7 +194,7 @@ struct Chain {
       }
     } else {
       const Csr<double> Ad = convert_values<double>(A);
-      SparseQR qr(Ad);
+      SparseQR qr(Ad, {.stream = o.stream});
       if (qr.stats().rank < A.rows) {
         a.reason = "QR: A is numerically rank deficient (rank " + std::to_string(qr.stats().rank) + " of " +
                    std::to_string(A.rows) + ")";

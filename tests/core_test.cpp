@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "balsa/balsa.hpp"
 #include "core/exceptions.hpp"
@@ -91,6 +92,39 @@ TEST(Devices, AutoIsEveryDefaultAndResolvesToTheMachine) {
   EXPECT_EQ(resolve_device(Device::Auto), cuda::available() ? Device::Cuda : Device::Cpu);
   EXPECT_EQ(resolve_device(Device::Cpu), Device::Cpu);
   EXPECT_EQ(resolve_device(Device::Cuda), Device::Cuda);  // asked for: the solver says when there is none
+}
+
+// Streams (README, "Threads"): every GPU-capable options struct starts on
+// the calling thread's per-thread default stream (nullptr), and a
+// StreamScope names the current stream of this thread only, nesting.
+TEST(Streams, OptionsDefaultToThePerThreadStream) {
+  EXPECT_EQ(TrsvOptions{}.stream, nullptr);
+  EXPECT_EQ(IncompleteOptions{}.stream, nullptr);
+  EXPECT_EQ(KrylovOptions{}.stream, nullptr);
+  EXPECT_EQ(BandedOptions{}.stream, nullptr);
+  EXPECT_EQ(SparseSapOptions{}.stream, nullptr);
+  EXPECT_EQ(MatchingOptions{}.stream, nullptr);
+  EXPECT_EQ(QrOptions{}.stream, nullptr);
+  EXPECT_EQ(SolveOptions{}.stream, nullptr);
+  EXPECT_EQ(SimplexOptions{}.stream, nullptr);
+}
+
+TEST(Streams, ScopesNestPerThread) {
+  int a = 0, b = 0;  // any addresses serve as handles here: nothing is enqueued
+  EXPECT_EQ(cuda::current_stream(), nullptr);
+  {
+    const cuda::StreamScope outer(&a);
+    EXPECT_EQ(cuda::current_stream(), &a);
+    {
+      const cuda::StreamScope inner(&b);
+      EXPECT_EQ(cuda::current_stream(), &b);
+      StreamHandle seen = &a;
+      std::thread([&] { seen = cuda::current_stream(); }).join();
+      EXPECT_EQ(seen, nullptr);  // another thread starts outside every scope
+    }
+    EXPECT_EQ(cuda::current_stream(), &a);
+  }
+  EXPECT_EQ(cuda::current_stream(), nullptr);
 }
 
 // What a program written from the README does: default options everywhere.

@@ -50,14 +50,15 @@ BadValue find_bad_value(const T* values, std::size_t count, const index_t* diag_
   cuda::DeviceBuffer<unsigned long long> first(2);
   first.fill_bytes(0xFF);
   if (count > 0) {
-    find_non_finite_kernel<T><<<grid_for(count), 256>>>(values, count, first.data());
+    find_non_finite_kernel<T><<<grid_for(count), 256, 0, cuda::stream()>>>(values, count, first.data());
     BALSA_CHECK_LAUNCH();
   }
   if (rows > 0 && diag_pos) {
-    find_zero_diagonal_kernel<T><<<grid_for(std::size_t(rows)), 256>>>(values, diag_pos, rows, first.data() + 1);
+    find_zero_diagonal_kernel<T>
+        <<<grid_for(std::size_t(rows)), 256, 0, cuda::stream()>>>(values, diag_pos, rows, first.data() + 1);
     BALSA_CHECK_LAUNCH();
   }
-  const std::vector<unsigned long long> f = first.to_host();  // synchronous
+  const std::vector<unsigned long long> f = first.to_host();  // waits for the stream
   BadValue bad;
   if (f[0] != kNone && (f[1] == kNone || f[0] <= f[1])) {
     bad.position = std::int64_t(f[0]);
@@ -71,14 +72,14 @@ BadValue find_bad_value(const T* values, std::size_t count, const index_t* diag_
 template <class T>
 void gather_device(const index_t* pos, const T* from, T* to, std::size_t count, T missing) {
   if (count == 0) return;
-  gather_kernel<T><<<unsigned((count + 255) / 256), 256>>>(pos, from, to, count, missing);
+  gather_kernel<T><<<unsigned((count + 255) / 256), 256, 0, cuda::stream()>>>(pos, from, to, count, missing);
   BALSA_CHECK_LAUNCH();
 }
 
 template <class T>
 void gather_reciprocal_device(const index_t* pos, const T* from, T* to, std::size_t count) {
   if (count == 0) return;
-  gather_reciprocal_kernel<T><<<unsigned((count + 255) / 256), 256>>>(pos, from, to, count);
+  gather_reciprocal_kernel<T><<<unsigned((count + 255) / 256), 256, 0, cuda::stream()>>>(pos, from, to, count);
   BALSA_CHECK_LAUNCH();
 }
 

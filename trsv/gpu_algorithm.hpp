@@ -5,7 +5,9 @@
 // square, every entry in `tri`, nonzero diagonal unless Unit, finite). It
 // hands the algorithm the matrix actually solved (for a transposed solve,
 // A^T with the other triangle). The constructor analyses and uploads; solve()
-// then runs on device pointers, on the legacy default stream, asynchronously.
+// then runs on device pointers, asynchronously. Everything runs on the
+// current stream (cuda/stream.hpp), which the front end sets to the solver's
+// stream (TrsvOptions::stream) in each of its calls.
 #pragma once
 
 #include <cstdint>
@@ -53,8 +55,8 @@ class Algorithm {
   // (the front end has checked them).
   virtual void update_values(std::span<const T> values) = 0;
   // The same from device memory (the front end has checked them on the
-  // device), asynchronous on the legacy default stream. The default copies
-  // them to the host (a round trip) and calls update_values.
+  // device), asynchronous. The default copies them to the host (a round
+  // trip) and calls update_values.
   virtual void update_values_device(const T* values, std::size_t count);
   // The matrix solved became M (same size; `u.change` says how): true when
   // the algorithm updated its analysis in place, false (u.reason) when it

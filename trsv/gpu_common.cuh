@@ -20,7 +20,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/graph.hpp"
-#include "cuda/setup_lock.hpp"
+#include "cuda/stream.hpp"
 #include "trsv/off_diagonal.hpp"
 
 namespace balsa::trsv_gpu::detail {
@@ -77,10 +77,12 @@ struct RhsAndX {
 static __device__ std::uint64_t watchdog_ns = 2'000'000'000ull;
 
 // Host: whether the error word at `word` (device memory) says that the solve
-// numbered `epoch` hit the watchdog. Waits for that solve (synchronous copy).
+// numbered `epoch` hit the watchdog. Waits for that solve (a copy on the
+// current stream, waited for).
 inline bool watchdog_fired_in(const int* word, int epoch) {
   int value = 0;
-  BALSA_CUDA_CHECK(cudaMemcpy(&value, word, sizeof value, cudaMemcpyDeviceToHost));
+  BALSA_CUDA_CHECK(cudaMemcpyAsync(&value, word, sizeof value, cudaMemcpyDeviceToHost, cuda::stream()));
+  BALSA_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));
   return value == epoch;
 }
 
@@ -89,8 +91,8 @@ inline void set_watchdog_from_environment() {
   if (!ms || !*ms) return;
   const std::uint64_t ns = std::strtoull(ms, nullptr, 10) * 1'000'000ull;
   if (ns == 0) return;
-  const cuda::SetupLock lock;  // a blocking copy (cuda/setup_lock.hpp)
-  BALSA_CUDA_CHECK(cudaMemcpyToSymbol(watchdog_ns, &ns, sizeof ns));
+  BALSA_CUDA_CHECK(cudaMemcpyToSymbolAsync(watchdog_ns, &ns, sizeof ns, 0, cudaMemcpyHostToDevice, cuda::stream()));
+  BALSA_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));  // `ns` goes out of scope
 }
 constexpr unsigned kPollsBetweenChecks = 64;             // timer/error checks every 64 polls
 constexpr unsigned kPollsBeforeSleep = 16;               // then back off with __nanosleep

@@ -1,5 +1,7 @@
 // balsa::TriangularSolver: the front end of every triangular-solve algorithm
-// (analyse once -> solve many times -> update values).
+// (analyse once -> solve many times -> update values). Every public call
+// runs on the solver's stream (TrsvOptions::stream): it opens a StreamScope
+// with it, which the GPU algorithms read (cuda/stream.hpp).
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -9,7 +11,6 @@
 #include "balsa/graph.hpp"
 #include "graph/components.hpp"
 #include "balsa/trsv.hpp"
-#include "cuda/setup_lock.hpp"
 #include "core/instantiate.hpp"
 #include "core/pimpl.hpp"
 #include "core/parallel.hpp"
@@ -78,7 +79,6 @@ struct TriangularSolver<T>::Impl {
   void prepare_device_updates() {
     if (!device_diag_pos.empty() || nnz() == 0) return;
     const std::vector<index_t> pos = trsv_gpu::detail::diagonal_positions(M, options.diagonal);
-    const cuda::SetupLock lock;  // cuda/setup_lock.hpp
     device_diag_pos = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pos));
     if (!source.empty()) device_source = cuda::DeviceBuffer<index_t>(std::span<const index_t>(source));
     device_values = cuda::DeviceBuffer<T>(nnz());
@@ -116,6 +116,25 @@ struct TriangularSolver<T>::Impl {
       throw Error(std::string("GPU triangular solve (") + to_string(stats.algorithm) +
                   "): a dependency wait exceeded the watchdog (BALSA_TRSV_WATCHDOG_MS, default 2000 ms); x is invalid");
   }
+  // The device solves (device buffers or pointers): `columns` right-hand
+  // sides of M.rows values, column-major; `kind` names the arrays in errors.
+  void check_device_solve(index_t columns) const {
+    if (!gpu)
+      throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
+    if (columns < 0) throw DimensionError("triangular solve: " + std::to_string(columns) + " right-hand sides");
+  }
+  void solve_on_device(const T* B, T* X, index_t columns, const char* kind) {
+    if (M.rows > 0 && columns > 0) {
+      if (!B || !X) throw Error(std::string("triangular solve: null ") + kind);
+      if (B == X)
+        throw Error(std::string("triangular solve: the right-hand sides and the solutions must be different ") + kind);
+    }
+    require_values();
+    const auto t0 = Clock::now();
+    gpu->solve_many(B, X, M.rows, columns);
+    stats.last_solve_seconds = seconds_since(t0);  // launch time only: the solve is asynchronous
+    stats.solves += int(columns);
+  }
   // Host columns (column-major, M.rows values each) solved on the GPU in one
   // call through the staging buffers.
   void solve_staged(std::span<const T> B, std::span<T> X, index_t columns) {
@@ -151,6 +170,7 @@ struct TriangularSolver<T>::Impl {
 template <class T>
 void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& given, Csr<T>* owned, bool checked) {
   const auto t0 = Clock::now();
+  const cuda::StreamScope on(given.stream);
   options = given;
   options.device = resolve_device(given.device);
   const TrsvOptions& o = options;
@@ -252,8 +272,7 @@ void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) {
       throw Error(std::string("triangular solve: algorithm '") + to_string(stats.algorithm) +
                   "' runs on the CPU only (use Device::Cpu)");
   }
-  const cuda::SetupLock lock;  // a device synchronisation (cuda/setup_lock.hpp)
-  cuda::detail::synchronize();
+  cuda::detail::synchronize();  // the set-up's device work done (the solver's stream only)
   gpu->describe(stats);
 }
 
@@ -279,18 +298,11 @@ void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) {
 }
 
 namespace {
-// A new Impl analysed by analyse(impl); on an error, its device memory is
-// freed beside other set-ups (cuda/setup_lock.hpp) and the error goes on.
+// A new Impl analysed by analyse(impl) (which opens the solver's stream).
 template <class Impl, class Analyse>
 std::unique_ptr<Impl> analysed(Analyse&& analyse) {
   auto impl = std::make_unique<Impl>();
-  try {
-    analyse(*impl);
-  } catch (...) {
-    const cuda::SetupLock lock;
-    impl.reset();
-    throw;
-  }
+  analyse(*impl);
   return impl;
 }
 }  // namespace
@@ -326,6 +338,7 @@ TriangularSolver<T>& TriangularSolver<T>::operator=(TriangularSolver&&) noexcept
 template <class T>
 void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
   require_finite(b, "right-hand side");
@@ -344,6 +357,7 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
 template <class T>
 void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   s.check_length(std::size_t(B.rows), "B");
   if (B.values.size() != std::size_t(B.rows) * std::size_t(B.cols))
     throw DimensionError("triangular solve: B holds " + std::to_string(B.values.size()) + " values for " +
@@ -367,20 +381,14 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) try 
 template <class T>
 void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns) try {
   Impl& s = live_impl(impl_);
-  if (!s.gpu)
-    throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
-  if (columns < 0) throw DimensionError("triangular solve: " + std::to_string(columns) + " right-hand sides");
+  const cuda::StreamScope on(s.options.stream);
+  s.check_device_solve(columns);
   const std::size_t size = std::size_t(s.M.rows) * std::size_t(columns);
   if (B.size() != size || X.size() != size)
     throw DimensionError("triangular solve: B and X must hold rows x columns = " + std::to_string(s.M.rows) + " x " +
                          std::to_string(columns) + " values, got " + std::to_string(B.size()) + " and " +
                          std::to_string(X.size()));
-  if (B.data() == X.data() && !B.empty()) throw Error("triangular solve: B and X must be different device buffers");
-  s.require_values();
-  const auto t0 = Clock::now();
-  s.gpu->solve_many(B.data(), X.data(), s.M.rows, columns);
-  s.stats.last_solve_seconds = seconds_since(t0);  // launch time only: the solve is asynchronous
-  s.stats.solves += int(columns);
+  s.solve_on_device(B.data(), X.data(), columns, "device buffers");
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver::solve");
 }
@@ -388,29 +396,28 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuff
 template <class T>
 void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) try {
   Impl& s = live_impl(impl_);
-  if (!s.gpu)
-    throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
+  const cuda::StreamScope on(s.options.stream);
+  s.check_device_solve(1);
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
-  if (b.data() == x.data() && !b.empty()) throw Error("triangular solve: b and x must be different device buffers");
-  s.require_values();
-  const auto t0 = Clock::now();
-  s.gpu->solve(b.data(), x.data());
-  s.stats.last_solve_seconds = seconds_since(t0);  // launch time only: the solve is asynchronous
-  ++s.stats.solves;
+  s.solve_on_device(b.data(), x.data(), 1, "device buffers");
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver::solve");
 }
 
 template <class T>
 void TriangularSolver<T>::solve_device(const T* b, T* x) try {
+  solve_device(b, x, 1);
+} catch (...) {
+  rethrow_as_balsa_error("TriangularSolver::solve_device");
+}
+
+template <class T>
+void TriangularSolver<T>::solve_device(const T* B, T* X, index_t columns) try {
   Impl& s = live_impl(impl_);
-  if (!s.gpu)
-    throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
-  if (b == x && s.M.rows > 0) throw Error("triangular solve: b and x must be different device arrays");
-  s.require_values();
-  s.gpu->solve(b, x);
-  ++s.stats.solves;
+  const cuda::StreamScope on(s.options.stream);
+  s.check_device_solve(columns);
+  s.solve_on_device(B, X, columns, "device arrays");
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver::solve_device");
 }
@@ -418,6 +425,7 @@ void TriangularSolver<T>::solve_device(const T* b, T* x) try {
 template <class T>
 void TriangularSolver<T>::update_values(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   if (values.size() != s.nnz())
     throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
                          std::to_string(s.nnz()) + " entries");
@@ -445,6 +453,7 @@ void TriangularSolver<T>::update_values(std::span<const T> values) try {
 template <class T>
 void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   if (!s.gpu)
     throw Error("update_values: device values need a solver on Device::Cuda (this one runs on the CPU)");
   const std::size_t count = s.nnz();
@@ -487,6 +496,7 @@ const TrsvStats& TriangularSolver<T>::stats() const try {
 template <class T>
 void TriangularSolver<T>::check_last_solve() try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   s.check_watchdog();
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver::check_last_solve");
@@ -627,6 +637,7 @@ template <class T>
 void TriangularSolver<T>::replace_columns(std::span<const index_t> columns, std::span<const index_t> col_ptr,
                                           std::span<const index_t> row_idx, std::span<const T> values) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   const auto t0 = Clock::now();
   s.require_host_values("replace_columns");
   const trsv_update::NewColumns<T> c{columns, col_ptr, row_idx, values};
@@ -642,6 +653,7 @@ void TriangularSolver<T>::replace_columns(std::span<const index_t> columns, std:
 template <class T>
 void TriangularSolver<T>::update_pattern(const Csr<T>& A) try {
   Impl& s = live_impl(impl_);
+  const cuda::StreamScope on(s.options.stream);
   const auto t0 = Clock::now();
   s.require_host_values("update_pattern");
   if (A.rows != s.M.rows || A.cols != s.M.cols)

@@ -17,6 +17,11 @@
 // (resolve_device). A solver records the device it resolved to in its
 // stats(); where a capability has a reason to prefer the CPU for its data
 // (the sparse QR's R solve reads host vectors), its header says so.
+//
+// Streams. The same options take `stream` (StreamHandle below): where the
+// object's GPU work goes. Objects balsa builds inside others (a Krylov
+// solver's preconditioner and its triangular solvers, QR's R solve,
+// balsa::solve's chain, the LP's basis solves) run on the outer object's.
 #pragma once
 
 #include <concepts>
@@ -109,6 +114,18 @@ struct EnumNames<Device> {
 // else Cpu; Cpu and Cuda are returned as they are (a Cuda request on a
 // machine without a GPU is the solver's error to report). Never throws.
 Device resolve_device(Device device) noexcept;
+
+// ---- streams -------------------------------------------------------------------
+
+// A CUDA stream (a cudaStream_t) as balsa's headers take it, without CUDA's
+// headers. Every options struct of a GPU-capable object has one (`stream`,
+// nullptr by default): the object orders all its device work on it. nullptr
+// means the calling thread's per-thread default stream (cudaStreamPerThread),
+// never the legacy default stream (stream 0 of a program built without
+// --default-stream per-thread; like any blocking stream, the per-thread one
+// still waits for work the program puts there). The stream must outlive the
+// object. The threading rules: README, "Threads".
+using StreamHandle = void*;
 
 // ---- triangular systems ------------------------------------------------------------
 

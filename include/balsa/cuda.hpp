@@ -2,6 +2,18 @@
 // device discovery, an owning device buffer, device copies of the sparse
 // types, and a cuSPARSE SpMV. In a build without CUDA, device_count() is 0
 // and everything else throws CudaError("... built without CUDA ...").
+//
+// Streams. Everything here runs on the calling thread's current stream:
+// the per-thread default stream (cudaStreamPerThread), or the stream a
+// StreamScope names while it lives. A DeviceBuffer is allocated on the
+// current stream when it is made (stream-ordered: usable at once on that
+// stream, on another only after the caller orders the two) and freed on that
+// same stream when it goes; copies to and from the host wait for that stream.
+//
+//   cudaStream_t s = ...;                        // the caller's stream
+//   balsa::cuda::StreamScope on(s);              // this thread's balsa helpers go to s
+//   balsa::cuda::DeviceBuffer<double> x(n);      // allocated, then freed, on s
+//   balsa::TriangularSolver<double> L(A, {.stream = s});  // its work on s too
 #pragma once
 
 #include <cstddef>
@@ -12,9 +24,30 @@
 #include <utility>
 #include <vector>
 
+#include "balsa/core.hpp"
 #include "balsa/sparse.hpp"
 
 namespace balsa::cuda {
+
+// The calling thread's current stream: the one the innermost live
+// StreamScope of this thread names, else nullptr (the per-thread default
+// stream).
+StreamHandle current_stream() noexcept;
+
+// While it lives, balsa's device work on this thread (the helpers of this
+// header; every balsa object opens one with its own options' stream in each
+// of its calls) goes to `stream` (nullptr: the per-thread default stream).
+// Scopes nest; each restores the one before it.
+class StreamScope {
+ public:
+  explicit StreamScope(StreamHandle stream) noexcept;
+  ~StreamScope();
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+
+ private:
+  StreamHandle previous_;
+};
 
 bool built_with_cuda() noexcept;
 // Number of usable CUDA devices; 0 when there is no driver, no device or no
@@ -36,6 +69,7 @@ struct DeviceInfo {
   int warp_size = 32;
   int max_threads_per_block = 0;
   bool cooperative_launch = false;        // cudaLaunchCooperativeKernel supported
+  bool memory_pools = false;  // stream-ordered allocation (cudaMallocAsync); without it cudaMalloc/cudaFree
   int runtime_version = 0;  // e.g. 13000
   int driver_version = 0;
 };
@@ -45,7 +79,9 @@ DeviceInfo device_info(int device = 0);
 std::pair<std::size_t, std::size_t> memory_info();
 
 namespace detail {
-void* allocate(std::size_t bytes);  // throws DeviceOutOfMemory with sizes in the message
+// `bytes` on `stream` (stream-ordered where the device has memory pools);
+// throws DeviceOutOfMemory with sizes in the message.
+void* allocate(std::size_t bytes, StreamHandle stream);
 // n * element_size, or DeviceOutOfMemory when the product overflows size_t.
 inline std::size_t bytes_for(std::size_t n, std::size_t element_size) {
   if (element_size != 0 && n > std::numeric_limits<std::size_t>::max() / element_size)
@@ -53,33 +89,40 @@ inline std::size_t bytes_for(std::size_t n, std::size_t element_size) {
                             std::to_string(element_size) + " bytes overflow the address space");
   return n * element_size;
 }
-void release(void* p) noexcept;
+void release(void* p, StreamHandle stream) noexcept;  // on the stream it was allocated on
+// On the current stream; the copies that involve the host return when they
+// are done (and so does everything enqueued on that stream before them).
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
-void copy_on_device(void* dst, const void* src, std::size_t bytes);
-void fill_bytes(void* dst, int byte, std::size_t bytes);
-void synchronize();
+void copy_on_device(void* dst, const void* src, std::size_t bytes);  // asynchronous
+void fill_bytes(void* dst, int byte, std::size_t bytes);             // asynchronous
+void synchronize();  // waits for the current stream (never the whole device)
 }  // namespace detail
 
-// Owning, move-only array in device memory.
+// Owning, move-only array in device memory, allocated on the current stream
+// and freed on that same stream (see the top of this file).
 template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) : data_(static_cast<T*>(detail::allocate(detail::bytes_for(n, sizeof(T))))), size_(n) {}
+  explicit DeviceBuffer(std::size_t n)
+      : data_(static_cast<T*>(detail::allocate(detail::bytes_for(n, sizeof(T)), current_stream()))), size_(n),
+        stream_(current_stream()) {}
   explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), stream_(o.stream_) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
-      detail::release(data_);
+      detail::release(data_, stream_);
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
+      stream_ = o.stream_;
     }
     return *this;
   }
-  ~DeviceBuffer() { detail::release(data_); }
+  ~DeviceBuffer() { detail::release(data_, stream_); }
 
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
@@ -111,9 +154,11 @@ class DeviceBuffer {
   }
   T* data_ = nullptr;
   std::size_t size_ = 0;
+  StreamHandle stream_ = nullptr;  // where it was allocated, and is freed
 };
 
-// Elapsed GPU time between two points of the default stream (CUDA events).
+// Elapsed GPU time between two points of the current stream (CUDA events,
+// recorded on the stream current at start() and at stop()).
 //   EventTimer t; t.start(); ...launches...; t.stop(); double ms = t.milliseconds();
 class EventTimer {
  public:
@@ -130,7 +175,8 @@ class EventTimer {
   void* stop_ = nullptr;
 };
 
-// Fill every element with `value` (a kernel; use NaN to poison outputs).
+// Fill every element with `value` (a kernel on the current stream; use NaN
+// to poison outputs).
 template <class T> void fill(DeviceBuffer<T>& x, T value);
 
 // Device copy of a CSR matrix (also used for CSC: same three arrays).
@@ -170,16 +216,22 @@ class CusparseSpmv {
   ~CusparseSpmv();
   CusparseSpmv(const CusparseSpmv&) = delete;
   CusparseSpmv& operator=(const CusparseSpmv&) = delete;
+  // On the current stream, asynchronous.
   void apply(T alpha, const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y);
+  // The same on device pointers (x: A.cols values, y: A.rows).
+  void apply(T alpha, const T* x, T beta, T* y);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-// balsa's own CSR SpMV kernel (vector-per-row), y = A x. Checked against the
-// CPU SpMV and cuSPARSE in the tests.
+// balsa's own CSR SpMV kernel (vector-per-row), y = A x, on the current
+// stream. Checked against the CPU SpMV and cuSPARSE in the tests.
 template <class T>
 void spmv(const DeviceCsr<T>& A, const DeviceBuffer<T>& x, DeviceBuffer<T>& y);
+// The same on device pointers (x: A.cols values, y: A.rows).
+template <class T>
+void spmv(const DeviceCsr<T>& A, const T* x, T* y);
 
 }  // namespace balsa::cuda

@@ -65,6 +65,9 @@ struct IncompleteOptions {
   double pivot_tolerance = 1e-12;
   double first_shift = 1e-3;
   int max_shifts = 20;
+  // The CUDA stream of the factorisation's GPU work (include/balsa/core.hpp;
+  // nullptr: the calling thread's per-thread default stream).
+  StreamHandle stream = nullptr;
 };
 
 struct IncompleteStats {

@@ -131,6 +131,11 @@ struct KrylovOptions {
   // learns them (CPU: every iteration; GPU: at its status checks, every
   // few iterations, and once at the end).
   std::function<void(int, double)> progress = nullptr;
+  // The CUDA stream of all the solver's GPU work, its preconditioner's and
+  // triangular solvers' included (include/balsa/core.hpp; nullptr: the
+  // calling thread's per-thread default stream). factor.stream is not read:
+  // the factorisation runs on this one.
+  StreamHandle stream = nullptr;
 };
 
 // The methods as the command line and the Python module name them: a
@@ -215,8 +220,16 @@ class KrylovSolver {
   // x holds the initial guess and receives the solution (host vectors; on
   // the GPU path copied to the device and back).
   KrylovStats solve(std::span<const T> b, std::span<T> x);
-  // Device vectors (Device::Cuda only).
+  // Device vectors (Device::Cuda only), on the solver's stream
+  // (options.stream): b written on another stream must be ordered with it
+  // by the caller. The solve reads its status from the device every few
+  // iterations, so it returns when it is over: x is final for the solver's
+  // stream (and for the host, which the last status read waited for).
   KrylovStats solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x);
+  // The same on device pointers of rows() values each (b and x distinct;
+  // x: initial guess in, solution out), for callers that hold their vectors
+  // elsewhere (zero-copy bindings).
+  KrylovStats solve_device(const T* b, T* x);
   // New values, same pattern (A's CSR order): the preconditioner is refactored.
   void update_values(std::span<const T> values);
 

@@ -120,6 +120,9 @@ struct SimplexOptions {
   std::int64_t log_every = 0;
   void (*log)(const std::string& line, void* user) = nullptr;
   void* log_user = nullptr;
+  // The CUDA stream of the GPU basis solves (include/balsa/core.hpp;
+  // nullptr: the calling thread's per-thread default stream).
+  StreamHandle stream = nullptr;
 };
 
 struct LpSolution {

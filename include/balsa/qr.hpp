@@ -123,6 +123,10 @@ struct QrOptions {
   // factors on the CPU (stats().fallback says why) and Cuda is a
   // DeviceOutOfMemory naming both numbers.
   std::size_t device_memory_limit = 0;
+  // The CUDA stream of the GPU factorisation, of Q's products and of a GPU
+  // R solve (r_solve.stream is not read) (include/balsa/core.hpp; nullptr:
+  // the calling thread's per-thread default stream).
+  StreamHandle stream = nullptr;
 };
 
 struct QrStats {

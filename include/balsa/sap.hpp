@@ -87,6 +87,10 @@ struct BandedOptions {
   // Device memory the solver may use in bytes (0: the GPU's free memory);
   // a problem that needs more is refused with the bytes it needs.
   std::size_t device_memory_limit = 0;
+  // The CUDA stream of all the solver's GPU work, its Krylov iteration's
+  // included (include/balsa/core.hpp; nullptr: the calling thread's
+  // per-thread default stream).
+  StreamHandle stream = nullptr;
 };
 
 struct BandedStats {
@@ -178,6 +182,7 @@ struct SparseSapOptions {
   double divergence = 1e10;         // KrylovOptions::divergence
   int stagnation_window = 0;        // KrylovOptions::stagnation_window
   std::function<void(int, double)> progress = nullptr;
+  StreamHandle stream = nullptr;    // as BandedOptions::stream (DB's GPU stages too)
 };
 
 struct SparseSapStats {

@@ -64,6 +64,9 @@ struct SolveOptions {
   // Called with (method name, iteration, relative residual) as the
   // iterative methods progress.
   std::function<void(const char*, int, double)> progress = nullptr;
+  // The CUDA stream of every method of the chain (include/balsa/core.hpp;
+  // nullptr: the calling thread's per-thread default stream).
+  StreamHandle stream = nullptr;
 };
 
 struct SolveAttempt {

@@ -68,6 +68,9 @@ struct TrsvOptions {
   // those of the last full analysis (+ 2): updates never lower levels.
   int tassl_repartition_every = 0;
   double tassl_level_growth = 0.25;
+  // The CUDA stream of all the solver's GPU work (include/balsa/core.hpp;
+  // nullptr: the calling thread's per-thread default stream).
+  StreamHandle stream = nullptr;
 };
 
 // Pattern updates (replace_columns, update_pattern; thesis ch. 6).
@@ -155,19 +158,27 @@ class TriangularSolver {
   // On the GPU every column goes in one call (TASSL: one launch per sub-graph
   // level for all of them); on the CPU the columns are solved in parallel.
   void solve(const DenseMatrix<T>& B, DenseMatrix<T>& X);
-  // Device vectors (CUDA solvers only): asynchronous with respect to the host,
-  // on the legacy default stream. b is not checked for NaN/Inf on this path.
+  // Device vectors (CUDA solvers only): enqueued on the solver's stream
+  // (options.stream) and asynchronous with respect to the host: the caller
+  // synchronises that stream before reading x, and orders b with it when b
+  // was written on another stream. b is not checked for NaN/Inf on this path.
   void solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x);
   // Device matrices: `columns` right-hand sides of rows() values each,
-  // column-major (B and X hold rows() * columns values). Asynchronous.
+  // column-major (B and X hold rows() * columns values). Asynchronous on the
+  // solver's stream, as above.
   void solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns);
   // Raw device pointers (CUDA solvers only) of rows() values each, b and x
   // distinct: the same as the DeviceBuffer overload, for callers that keep
-  // vectors inside larger buffers (the Krylov solvers).
+  // vectors inside larger buffers (the Krylov solvers, zero-copy bindings).
   void solve_device(const T* b, T* x);
-  // Waits for the last solve and throws if a sync-free solver's dependency
-  // wait exceeded its watchdog (x then holds NaN). Host-vector solves check
-  // this themselves; device-vector solves leave it to the caller.
+  // The same for `columns` right-hand sides: B and X hold rows() * columns
+  // values each, column-major, and do not overlap (columns == 1 is the call
+  // above). Asynchronous on the solver's stream.
+  void solve_device(const T* B, T* X, index_t columns);
+  // Waits for the last solve (the solver's stream) and throws if a sync-free
+  // solver's dependency wait exceeded its watchdog (x then holds NaN).
+  // Host-vector solves check this themselves; device-vector solves leave it
+  // to the caller.
   void check_last_solve();
   // New values for the same pattern, in A's CSR order (A.values' layout).
   // The diagonal and finiteness checks are repeated; on an error the solver
@@ -176,7 +187,7 @@ class TriangularSolver {
   // The same from device memory (Device::Cuda solvers): checked on the
   // device (finite, nonzero diagonal), then gathered into the solver's layout
   // on the device (level-set, sync-free-blocks, cuSPARSE; the other algorithms copy
-  // through the host). Synchronises once for the check.
+  // through the host). Waits once for the check (the solver's stream).
   void update_values(const cuda::DeviceBuffer<T>& values);
 
   // Pattern changes (a sequence of matrices, thesis ch. 6). Column

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "cuda/cusparse.hpp"
-#include "cuda/setup_lock.hpp"
 #include "core/instantiate.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/off_diagonal.hpp"
@@ -22,7 +21,6 @@ class CusparseSpsv final : public Algorithm<T> {
  public:
   CusparseSpsv(const Csr<T>& host, Triangle tri, DiagonalKind diag) : A_(cuda::to_device(host)) {
     using namespace cuda::detail;
-    create(handle_);
     create_csr(mat_, A_);
     cusparseFillMode_t fill = tri == Triangle::Lower ? CUSPARSE_FILL_MODE_LOWER : CUSPARSE_FILL_MODE_UPPER;
     cusparseDiagType_t dt = diag == DiagonalKind::Unit ? CUSPARSE_DIAG_TYPE_UNIT : CUSPARSE_DIAG_TYPE_NON_UNIT;
@@ -68,7 +66,8 @@ class CusparseSpsv final : public Algorithm<T> {
   void update_values_device(const T* values, std::size_t count) override {
     detail::require_values(count, A_.values.size(), "Cusparse");
     if (count > 0)
-      BALSA_CUDA_CHECK(cudaMemcpyAsync(A_.values.data(), values, count * sizeof(T), cudaMemcpyDeviceToDevice, 0));
+      BALSA_CUDA_CHECK(
+          cudaMemcpyAsync(A_.values.data(), values, count * sizeof(T), cudaMemcpyDeviceToDevice, cuda::stream()));
     analyse();
     spsm_.reset();
   }
@@ -109,7 +108,7 @@ class CusparseSpsv final : public Algorithm<T> {
   static constexpr cusparseSpSMAlg_t spsm_alg = CUSPARSE_SPSM_ALG_DEFAULT;
 
   cuda::DeviceCsr<T> A_;  // owned: the analysis refers to it
-  cuda::detail::CusparseHandle handle_;
+  cuda::detail::CusparseHandle handle_;  // lent from the pool; get() puts it on the solver's stream
   cuda::detail::CusparseSpMat mat_;
   cuda::detail::CusparseDnVec b_, x_;
   SpSVDescr spsv_;
@@ -121,7 +120,6 @@ class CusparseSpsv final : public Algorithm<T> {
 
 template <class T>
 std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  const cuda::SetupLock lock;  // cuda/setup_lock.hpp
   return std::make_unique<CusparseSpsv<T>>(A, tri, diag);
 }
 

@@ -12,9 +12,9 @@
 // block barrier between them, keeping the x it computes in a shared-memory
 // ring, after a grid-wide prepass over the run's external entries
 // (trsv/thin_run.cuh, thin_run_layout.hpp). The launch sequence is captured
-// once into a CUDA graph and replayed by every solve; b and x reach the
-// kernels through a device "pointer slot" that solve() rewrites
-// (stream-ordered) before each replay, so the graph never changes.
+// once into a CUDA graph and replayed by every solve on the solver's stream;
+// b and x reach the kernels through a device "pointer slot" that solve()
+// rewrites (stream-ordered) before each replay, so the graph never changes.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -107,7 +107,6 @@ class LevelSetSolver final : public Algorithm<T> {
     ell_offset_ = layout.ell_offset;
     ell_pos_ = std::move(layout.ell_pos);
     ovf_pos_ = std::move(layout.ovf_pos);
-    const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
     row_ptr_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern_.row_ptr));
     ext_end_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(layout.ext_end));
     ref_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pattern_.col_idx));  // reordered by the layout
@@ -122,17 +121,12 @@ class LevelSetSolver final : public Algorithm<T> {
     capture(levels.level_ptr);
   }
 
-  ~LevelSetSolver() override {
-    (void)cudaStreamSynchronize(cudaStreamLegacy);  // no replay in flight when the graph goes
-  }
-
   void solve(const T* b, T* x) override {
     if (n_ == 0) return;
     const RhsAndX<T> s{b, x};  // pageable source: staged before cudaMemcpyAsync returns
-    // On the legacy default stream, like every balsa GPU solver: ordered with
-    // the caller's work there (and with the other solvers).
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cudaStreamLegacy));
-    BALSA_CUDA_CHECK(cudaGraphLaunch(exec_.get(), cudaStreamLegacy));
+    // On the solver's stream: ordered with the caller's work there.
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cuda::stream()));
+    BALSA_CUDA_CHECK(cudaGraphLaunch(exec_.get(), cuda::stream()));
   }
 
   void update_values(std::span<const T> values) override {
@@ -142,7 +136,7 @@ class LevelSetSolver final : public Algorithm<T> {
   }
 
   // The same gathers as upload_values, on the device (asynchronous on the
-  // legacy stream, no host round trip). The position maps go to the device
+  // solver's stream, no host round trip). The position maps go to the device
   // at the first such update.
   void update_values_device(const T* values, std::size_t count) override {
     detail::require_values(count, std::size_t(nnz_), "LevelSet");
@@ -164,7 +158,7 @@ class LevelSetSolver final : public Algorithm<T> {
 
  private:
   // Values in A's CSR order -> the CSR copy, the diagonal, the ELL and
-  // overflow slots. cudaMemcpy on the legacy stream: after the replays queued
+  // overflow slots. Copies on the solver's stream: after the replays queued
   // there, before later ones.
   void upload_values(std::span<const T> values) {
     std::vector<T> off, d, ell, ovf;
@@ -286,7 +280,7 @@ class LevelSetSolver final : public Algorithm<T> {
         else
           cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(detail::thin_run_kernel<T, LANES>), bytes);
       });
-    // Replays go to the legacy default stream; the capture uses its own stream.
+    // Replays go to the solver's stream; the capture uses its own stream.
     exec_ = cuda::capture_graph([&](cudaStream_t stream) {
       for (const Launch& L : launches_) {
         const index_t first = level_ptr[L.first_level], last = level_ptr[L.last_level];
@@ -334,7 +328,9 @@ class LevelSetSolver final : public Algorithm<T> {
       chunk_narrow_;
   cuda::DeviceBuffer<T> values_, diag_, inv_diag_, ell_val_, ovf_val_, rhs_;
   cuda::DeviceBuffer<RhsAndX<T>> slot_;
-  // Destroyed before the buffers (declared after them).
+  // Destroyed before the buffers (declared after them); a replay in flight
+  // keeps the graph until it ends, and the buffers' frees are ordered after
+  // it on the solver's stream.
   cuda::GraphExec exec_;
 };
 

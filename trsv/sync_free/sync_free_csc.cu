@@ -151,24 +151,23 @@ class SyncFreeCscSolver final : public Algorithm<T> {
   void solve(const T* b, T* x) override {
     if (n_ == 0) return;
     if (epoch_ == INT_MAX) {  // error word back to 0, epochs restart at 1
-      BALSA_CUDA_CHECK(cudaMemsetAsync(error_.data(), 0, sizeof(int), 0));
+      BALSA_CUDA_CHECK(cudaMemsetAsync(error_.data(), 0, sizeof(int), cuda::stream()));
       epoch_ = 0;
     }
     ++epoch_;
-    BALSA_CUDA_CHECK(
-        cudaMemcpyAsync(counter_.data(), in_degree_.data(), in_degree_.bytes(), cudaMemcpyDeviceToDevice, 0));
-    BALSA_CUDA_CHECK(cudaMemsetAsync(left_sum_.data(), 0, left_sum_.bytes(), 0));
+    cuda::detail::copy_on_device(counter_.data(), in_degree_.data(), in_degree_.bytes());
+    BALSA_CUDA_CHECK(cudaMemsetAsync(left_sum_.data(), 0, left_sum_.bytes(), cuda::stream()));
     const Columns<T> m{n_, col_ptr_.data(), row_idx_.data(), values_.data(), diag_.data()};
     const std::size_t blocks = (std::size_t(n_) + kWarps - 1) / kWarps;
-    solve_columns_sync_free_kernel<T><<<unsigned(blocks), kWarps * 32>>>(m, b, x, left_sum_.data(), counter_.data(),
-                                                                         error_.data(), epoch_, upper_);
+    solve_columns_sync_free_kernel<T><<<unsigned(blocks), kWarps * 32, 0, cuda::stream()>>>(
+        m, b, x, left_sum_.data(), counter_.data(), error_.data(), epoch_, upper_);
     BALSA_CHECK_LAUNCH();
   }
 
   void update_values(std::span<const T> values) override {
     detail::require_values(values.size(), std::size_t(nnz_), "SyncFreeCsc");
     if (n_ == 0) return;
-    upload_values(values);  // cudaMemcpy: ordered after queued solves on the legacy stream
+    upload_values(values);  // on the solver's stream: ordered after the solves queued there
   }
 
  private:
@@ -200,7 +199,6 @@ class SyncFreeCscSolver final : public Algorithm<T> {
 
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  const cuda::SetupLock lock;  // cuda/setup_lock.hpp
   return std::make_unique<SyncFreeCscSolver<T>>(A, tri, diag);
 }
 

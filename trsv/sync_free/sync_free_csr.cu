@@ -140,17 +140,18 @@ class SyncFreeCsrSolver final : public Algorithm<T> {
   void solve(const T* b, T* x) override {
     if (n_ == 0) return;
     if (epoch_ == INT_MAX) {  // flags and error word back to 0, epochs restart at 1
-      BALSA_CUDA_CHECK(cudaMemsetAsync(sync_.data(), 0, (std::size_t(n_) + 1) * sizeof(int), 0));
+      BALSA_CUDA_CHECK(cudaMemsetAsync(sync_.data(), 0, (std::size_t(n_) + 1) * sizeof(int), cuda::stream()));
       epoch_ = 0;
     }
     ++epoch_;
-    BALSA_CUDA_CHECK(cudaMemsetAsync(sync_.data() + n_ + 1, 0, sizeof(int), 0));  // ticket counter
+    BALSA_CUDA_CHECK(cudaMemsetAsync(sync_.data() + n_ + 1, 0, sizeof(int), cuda::stream()));  // ticket counter
     const Rows<T> m{n_, row_ptr_.data(), dep_.data(), values_.data(), diag_.data(), rows_.data()};
     detail::with_lanes(lanes_, [&](auto lanes_c) {
       constexpr int G = decltype(lanes_c)::value;
       const std::size_t warps = (std::size_t(n_) + 32 / G - 1) / (32 / G);
       const std::size_t blocks = (warps * 32 + kBlock - 1) / kBlock;
-      solve_rows_sync_free_kernel<T, G><<<unsigned(blocks), kBlock>>>(m, b, x, xp_.data(), sync_.data(), epoch_);
+      solve_rows_sync_free_kernel<T, G>
+          <<<unsigned(blocks), kBlock, 0, cuda::stream()>>>(m, b, x, xp_.data(), sync_.data(), epoch_);
     });
     BALSA_CHECK_LAUNCH();
   }
@@ -160,7 +161,7 @@ class SyncFreeCsrSolver final : public Algorithm<T> {
     if (n_ == 0) return;
     std::vector<T> off, d;
     detail::gather_values(pattern_, values, off, d);
-    values_.upload(off);  // cudaMemcpy: ordered after queued solves on the legacy stream
+    values_.upload(off);  // on the solver's stream: ordered after the solves queued there
     diag_.upload(d);
   }
 
@@ -187,7 +188,6 @@ std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, 
                                                  const LevelSets& levels) {
   detail::require_level_sets(levels, A.rows, "make_sync_free_csr");
   (void)tri;  // the levels carry the triangle's dependency order
-  const cuda::SetupLock lock;  // cuda/setup_lock.hpp
   return std::make_unique<SyncFreeCsrSolver<T>>(A, diag, levels);
 }
 

@@ -176,7 +176,6 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     if (const int e = env_int("BALSA_TRSV_BLOCKS_THREADS"); e == 64 || e == 256 || e == 512 || e == 1024) threads_ = e;
     layout_ = detail::layout_sync_free_blocks(plan_, pattern, lanes, blocks::kCap);
     layout_span.end();
-    const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
     const trace::Span device_span("sync-free blocks: uploads, values");
     if (dataflow_) {
       const detail::SyncFreeBlocksBatches batches = detail::batch_sync_free_blocks(plan_, layout_);
@@ -216,7 +215,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     }
     for (auto& xp : xp_) {
       xp = cuda::DeviceBuffer<T>(std::size_t(n_));
-      blocks::fill_sentinel_kernel<T><<<unsigned((n_ + 255) / 256), 256>>>(xp.data(), xp.size());
+      blocks::fill_sentinel_kernel<T><<<unsigned((n_ + 255) / 256), 256, 0, cuda::stream()>>>(xp.data(), xp.size());
       BALSA_CHECK_LAUNCH();
     }
     counters_ = cuda::DeviceBuffer<int>(3);
@@ -230,7 +229,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   void solve(const T* b, T* x) override {
     if (n_ == 0) return;
     if (epoch_ == INT_MAX) {  // the error word back to 0, epochs restart at 1
-      BALSA_CUDA_CHECK(cudaMemsetAsync(counters_.data() + 2, 0, sizeof(int), 0));
+      BALSA_CUDA_CHECK(cudaMemsetAsync(counters_.data() + 2, 0, sizeof(int), cuda::stream()));
       epoch_ = 0;
     }
     ++epoch_;
@@ -247,11 +246,11 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     if (trace_.size()) trace_.fill_bytes(0);  // the dataflow kernel traces chunks only
     if (dataflow_) {
       const blocks::DataflowView dv{reinterpret_cast<const int4*>(batches_.data()), chunk_batch_.data()};
-      dataflow_kernel_<<<unsigned(plan_.chunks), unsigned(threads_), shared_bytes_>>>(
+      dataflow_kernel_<<<unsigned(plan_.chunks), unsigned(threads_), shared_bytes_, cuda::stream()>>>(
           v, dv, x, cur, xp_[current_].data(), counters_.data(), epoch_);
     } else {
-      kernel_<<<unsigned(plan_.chunks), unsigned(threads_)>>>(v, x, cur, xp_[current_].data(), counters_.data(),
-                                                               epoch_);
+      kernel_<<<unsigned(plan_.chunks), unsigned(threads_), 0, cuda::stream()>>>(v, x, cur, xp_[current_].data(),
+                                                                                 counters_.data(), epoch_);
     }
     BALSA_CHECK_LAUNCH();
     if (trace_.size()) write_trace();

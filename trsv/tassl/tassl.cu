@@ -261,7 +261,7 @@ class Patcher {
     const auto* from = reinterpret_cast<const std::uint32_t*>(host + g.begin);
     data_.insert(data_.end(), from, from + words);
   }
-  // Copies and scatters on the legacy default stream; the bytes copied.
+  // Copies and scatters on the solver's stream; the bytes copied.
   std::int64_t run(cuda::DeviceBuffer<unsigned char>& staging) {
     if (ranges_.empty()) return 0;
     const std::size_t head = (ranges_.size() * sizeof(CopyRange) + 15) / 16 * 16;
@@ -269,11 +269,12 @@ class Patcher {
     std::memcpy(bytes.data(), ranges_.data(), ranges_.size() * sizeof(CopyRange));
     std::memcpy(bytes.data() + head, data_.data(), data_.size() * 4);
     if (staging.size() < bytes.size()) staging = cuda::DeviceBuffer<unsigned char>(bytes.size() + bytes.size() / 2);
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(staging.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, cudaStreamLegacy));
-    scatter_ranges<<<unsigned(ranges_.size()), 256, 0, cudaStreamLegacy>>>(
+    BALSA_CUDA_CHECK(
+        cudaMemcpyAsync(staging.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, cuda::stream()));
+    scatter_ranges<<<unsigned(ranges_.size()), 256, 0, cuda::stream()>>>(
         reinterpret_cast<const CopyRange*>(staging.data()), reinterpret_cast<const std::uint32_t*>(staging.data() + head));
     BALSA_CUDA_CHECK(cudaGetLastError());
-    BALSA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // `bytes` goes out of scope
+    BALSA_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));  // `bytes` goes out of scope
     return std::int64_t(bytes.size());
   }
 
@@ -317,7 +318,6 @@ class TasslSolver final : public Algorithm<T> {
     stats_.layout_seconds = seconds_since(t0);
     if (n_ == 0) return;
     t0 = Clock::now();
-    const cuda::SetupLock lock;  // the device part of the set-up (cuda/setup_lock.hpp)
     // With room for pattern updates' moved blocks (as much again as 1/4,
     // plus 4096 entries) so that they seldom reallocate and capture again.
     upload_with_room(order_, layout_.order);
@@ -329,11 +329,9 @@ class TasslSolver final : public Algorithm<T> {
     slot_ = cuda::DeviceBuffer<RhsAndX<T>>(1);
     upload_values(std::span<const T>(A.values));
     exec_.emplace(1, capture(1));
-    BALSA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    BALSA_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));
     stats_.upload_seconds = seconds_since(t0);
   }
-
-  ~TasslSolver() override { (void)cudaStreamSynchronize(cudaStreamLegacy); }
 
   void solve(const T* b, T* x) override { solve_many(b, x, n_, 1); }
 
@@ -343,13 +341,10 @@ class TasslSolver final : public Algorithm<T> {
     if (n_ == 0 || columns == 0) return;
     const int height = int(std::min<index_t>(columns, kMaxGridColumns));
     auto it = exec_.find(height);
-    if (it == exec_.end()) {
-      const cuda::SetupLock lock;  // a capture (cuda/setup_lock.hpp)
-      it = exec_.emplace(height, capture(height)).first;
-    }
+    if (it == exec_.end()) it = exec_.emplace(height, capture(height)).first;
     const RhsAndX<T> s{B, X, columns, rows};  // pageable source: staged before cudaMemcpyAsync returns
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cudaStreamLegacy));
-    BALSA_CUDA_CHECK(cudaGraphLaunch(it->second.get(), cudaStreamLegacy));
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(slot_.data(), &s, sizeof s, cudaMemcpyHostToDevice, cuda::stream()));
+    BALSA_CUDA_CHECK(cudaGraphLaunch(it->second.get(), cuda::stream()));
   }
 
   void update_values(std::span<const T> values) override {
@@ -439,7 +434,6 @@ class TasslSolver final : public Algorithm<T> {
     pack.add(blocks_.data(), layout_.blocks.data(), {0, std::int64_t(layout_.blocks.size())});
     u.uploaded_bytes = pack.run(staging_);
     if (patch.launches_changed || moved) {
-      const cuda::SetupLock lock;  // a capture (cuda/setup_lock.hpp)
       exec_.clear();
       exec_.emplace(1, capture(1));
       u.recaptured = true;
@@ -457,14 +451,12 @@ class TasslSolver final : public Algorithm<T> {
     auto put = [&](cuda::DeviceBuffer<T>& buffer, const std::vector<T>& host) {
       if (buffer.empty()) buffer = cuda::DeviceBuffer<T>(host.size() + host.size() / 4 + 4096);
       moved |= ensure(buffer, host.size());
-      if (!host.empty())
-        BALSA_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+      if (!host.empty()) cuda::detail::copy_to_device(buffer.data(), host.data(), host.size() * sizeof(T));
     };
     put(diag_dev_, scaled_.diag);
     put(ext_val_, scaled_.ext);
     put(int_val_, scaled_.internal);
     if (moved && !exec_.empty()) {
-      const cuda::SetupLock lock;
       exec_.clear();
       exec_.emplace(1, capture(1));
     }
@@ -473,8 +465,7 @@ class TasslSolver final : public Algorithm<T> {
   template <class U>
   static void upload_with_room(cuda::DeviceBuffer<U>& buffer, const std::vector<U>& host) {
     buffer = cuda::DeviceBuffer<U>(host.size() + host.size() / 4 + 4096);
-    if (!host.empty())
-      BALSA_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), host.size() * sizeof(U), cudaMemcpyHostToDevice));
+    if (!host.empty()) cuda::detail::copy_to_device(buffer.data(), host.data(), host.size() * sizeof(U));
   }
 
   // A device array of at least `need` entries (half as much again when it
@@ -484,8 +475,7 @@ class TasslSolver final : public Algorithm<T> {
     if (buffer.size() >= need) return false;
     cuda::DeviceBuffer<U> bigger(need + need / 2 + 64);
     if (!buffer.empty())
-      BALSA_CUDA_CHECK(
-          cudaMemcpyAsync(bigger.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToDevice, cudaStreamLegacy));
+      cuda::detail::copy_on_device(bigger.data(), buffer.data(), buffer.bytes());
     buffer = std::move(bigger);
     return true;
   }

@@ -205,6 +205,7 @@ MicrobenchResult run_microbench(const MicrobenchOptions& options) try {
   r.device = device.name;
   r.sm_count = device.sm_count;
   Bench b(options.repeats);
+  const cuda::StreamScope on(b.stream());  // the buffers too: allocated, filled and freed on the bench's stream
   measure_kappa(b, r.sm_count, r);
   measure_barriers(b, r);
   measure_beta(b, r.sm_count, r);

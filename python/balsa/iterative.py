@@ -1,0 +1,163 @@
+"""balsa.KrylovSolver, balsa.solve and balsa.BandedSolver: the iterative
+solvers (include/balsa/krylov.hpp, solve.hpp, sap.hpp)."""
+
+import warnings
+
+import numpy as np
+
+from . import _arrays as arr
+from ._core import core
+from ._errors import ConvergenceError, ConvergenceWarning
+
+
+def _pick(dtype, f32, f64):
+    return f64 if dtype == arr.FLOATS[1] else f32
+
+
+def _vector_rhs(b, n, dtype, who, device_id=None):
+    r = arr.rhs(b, n, dtype, who, device_id=device_id)
+    if not r.vector:
+        raise arr.DimensionError(f"{who}: b must be a vector of {n} values (one right-hand side), not {r.array.shape}")
+    return r
+
+
+def _start(x0, r, n, dtype, who):
+    """The initial guess as r's kind (a fresh array the solver overwrites)."""
+    if x0 is None:
+        return arr._cupy().zeros(n, dtype=dtype) if r.device == "cuda" else np.zeros(n, dtype=dtype)
+    g = arr.rhs(x0, n, dtype, who, name="x0")
+    if not g.vector:
+        raise arr.DimensionError(f"{who}: x0 must be a vector of {n} values")
+    host = arr.to_host(g).copy()
+    return arr.like_input(host, r) if r.device == "cuda" else host
+
+
+def _warn_unless_converged(info, who):
+    if not info["converged"]:
+        warnings.warn(f"{who}: {info['outcome']}: {info['message']}", ConvergenceWarning, stacklevel=3)
+
+
+class KrylovSolver:
+    """A preconditioned Krylov solver for one sparse matrix, set up once.
+
+    method : a preset ("pcg-ic0", "pcg-ilu0", "pcg-jacobi", "cg",
+        "bicgstab-ilu0", "bicgstab2-ilu0", "bicgstab-jacobi", "bicgstab2-jacobi",
+        "bicgstab", "bicgstab2") or a method ("cg", "bicgstab", "bicgstab(l)")
+        with `preconditioner`.
+    preconditioner : None (the preset's), "none", "jacobi", "ilu0", "ic0",
+        "sap-d", "sap-c".
+    tol : relative residual asked (in `norm`, "inf" or "2").
+    trsv : the preconditioner's triangular-solve algorithm.
+    check_symmetry : CG refuses a nonsymmetric A (MatrixError) when True.
+    device, stream : as for TriangularSolver.
+
+    solve(b, x0=None) returns x as b's kind; a CuPy b on a GPU solver is
+    solved on the device without copies. `info` holds the last solve's stats
+    (iterations, outcome, residuals, history, times); a solve that does not
+    converge warns (ConvergenceWarning) and returns the last iterate.
+    """
+
+    def __init__(self, A, method="pcg-ic0", preconditioner=None, tol=1e-8, maxiter=10000, norm="inf", trsv="auto",
+                 check_symmetry=True, device="auto", stream=None):
+        who = "balsa.KrylovSolver"
+        arr.check_device(device, who)
+        m = arr.csr_arrays(A, who)
+        self.dtype, self.shape, self._nnz = m.dtype, m.shape, int(m.indptr[-1])
+        cls = _pick(self.dtype, core.KrylovF32, core.KrylovF64)
+        self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, method, preconditioner or "", float(tol),
+                           int(maxiter), norm, trsv, bool(check_symmetry), device, *arr.stream_handle(stream))
+        self.device = self._solver.stats()["device"]
+        self._device_id = arr.current_cuda_device() if self.device == "cuda" else None
+        self.info = None
+        self.last_device_pointers = None
+
+    def solve(self, b, x0=None):
+        who = "balsa.KrylovSolver.solve"
+        n = self.shape[0]
+        r = _vector_rhs(b, n, self.dtype, who, self._device_id)
+        x = _start(x0, r, n, self.dtype, who)
+        if r.device == "cuda" and self.device == "cuda":
+            xp = x.data.ptr
+            self.last_device_pointers = (r.pointer, xp)
+            self.info = self._solver.solve_device(r.pointer, xp)
+        elif r.device == "cuda":
+            xh = arr.to_host(arr.Rhs("cuda", x, 1, True))
+            self.info = self._solver.solve(arr.to_host(r), xh)
+            x.set(xh)
+        else:
+            self.info = self._solver.solve(r.array, x)
+        _warn_unless_converged(self.info, who)
+        return x
+
+    def update_values(self, values):
+        """New values for A's pattern (array in CSR order, or a sparse matrix):
+        the preconditioner is factored again."""
+        self._solver.update_values(arr.host_values(values, self._nnz, self.dtype, "balsa.KrylovSolver"))
+
+    @property
+    def stats(self):
+        return self._solver.stats()
+
+
+def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=None, device="auto", stream=None,
+          return_info=False):
+    """x = A \\ b for a square sparse A, by balsa::solve's chain of methods
+    (include/balsa/solve.hpp): "auto", or one of "pcg-ic0",
+    "db-bicgstab2-ilu0", "sap-d", "sap-c", "sap-lu", "umfpack", "direct-qr",
+    with a direct fallback (UMFPACK) unless direct_fallback is False. x comes
+    back as b's kind (a CuPy b: its values go through the host). Raises
+    ConvergenceError when no method solved it (its `info` says why each
+    failed). return_info: (x, info) with the chain, the method that solved
+    it, its residual and times."""
+    who = "balsa.solve"
+    arr.check_device(device, who)
+    m = arr.csr_arrays(A, who)
+    n = m.shape[0]
+    r = _vector_rhs(b, n, m.dtype, who)
+    x = arr.to_host(arr.Rhs(r.device, _start(x0, r, n, m.dtype, who), 1, True)).copy()
+    fn = _pick(m.dtype, core.solve_f32, core.solve_f64)
+    info = fn(n, m.indptr, m.indices, m.data, arr.to_host(r), x, method, float(tol), int(maxiter),
+              bool(direct_fallback), device, arr.stream_handle(stream)[0])
+    if not info["solved"]:
+        raise ConvergenceError(f"{who}: {info['message']}", info)
+    x = arr.like_input(x, r)
+    return (x, info) if return_info else x
+
+
+class BandedSolver:
+    """SaP's banded solver (SaP-D / SaP-C, include/balsa/sap.hpp) for a sparse
+    matrix stored as a band of half-bandwidth k (its largest |i - j|).
+
+    variant : "sap-c" (coupled, exact spikes' coupling) or "sap-d".
+    partitions : P (0: chosen). spd : A is SPD (CG instead of BiCGStab(2)).
+    float_preconditioner : the factors in float inside a double iteration.
+    """
+
+    def __init__(self, A, variant="sap-c", partitions=0, spd=False, tol=1e-10, maxiter=1000,
+                 float_preconditioner=False, device="auto", stream=None):
+        who = "balsa.BandedSolver"
+        arr.check_device(device, who)
+        m = arr.csr_arrays(A, who)
+        self.dtype, self.shape = m.dtype, m.shape
+        cls = _pick(self.dtype, core.BandedF32, core.BandedF64)
+        self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, variant, int(partitions), bool(spd), float(tol),
+                           int(maxiter), bool(float_preconditioner), device, *arr.stream_handle(stream))
+        self.info = None
+
+    def solve(self, b, x0=None):
+        who = "balsa.BandedSolver.solve"
+        n = self.shape[0]
+        r = _vector_rhs(b, n, self.dtype, who)
+        x = arr.to_host(arr.Rhs(r.device, _start(x0, r, n, self.dtype, who), 1, True)).copy()
+        self.info = self._solver.solve(arr.to_host(r), x)
+        _warn_unless_converged(self.info, who)
+        return arr.like_input(x, r)
+
+    def update_values(self, A):
+        """New values, same size and half-bandwidth: factored again."""
+        m = arr.csr_arrays(A, "balsa.BandedSolver.update_values", self.dtype)
+        self._solver.update_values(m.shape[0], m.indptr, m.indices, m.data)
+
+    @property
+    def stats(self):
+        return self._solver.stats()

@@ -1,0 +1,198 @@
+// balsa._balsa.Krylov{F32,F64}, solve_{f32,f64}, Banded{F32,F64}: the
+// iterative solvers (include/balsa/krylov.hpp, solve.hpp, sap.hpp) behind
+// balsa.KrylovSolver, balsa.solve and balsa.BandedSolver.
+#include "balsa/krylov.hpp"
+
+#include "balsa/sap.hpp"
+#include "balsa/solve.hpp"
+#include "python/src/common.hpp"
+#include "python/src/stats.hpp"
+
+namespace balsa::python {
+
+namespace {
+
+using gil = nb::call_guard<nb::gil_scoped_release>;
+
+// A preset name ("pcg-ic0") or a method name ("bicgstab(l)"); a non-empty
+// preconditioner replaces the preset's.
+KrylovOptions krylov_options_named(const std::string& method, const std::string& preconditioner) {
+  KrylovOptions o;
+  bool preset = false;
+  for (const auto& n : EnumNames<KrylovPreset>::names)
+    if (method == n.name) {
+      o = krylov_options(n.value);
+      preset = true;
+    }
+  if (!preset) o.method = named<KrylovMethod>(method);
+  if (!preconditioner.empty()) o.preconditioner = named<PreconditionerKind>(preconditioner);
+  return o;
+}
+
+template <class T>
+class Krylov {
+ public:
+  nb::object stream_owner;  // make_released: destroyed after the solver
+  Krylov(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data, const std::string& method,
+         const std::string& preconditioner, double tolerance, int max_iterations, const std::string& norm,
+         const std::string& trsv, bool check_symmetry, const std::string& device, std::uintptr_t stream)
+      : solver_(csr_from(n, n, indptr, indices, data), options(method, preconditioner, tolerance, max_iterations, norm,
+                                                               trsv, check_symmetry, device, stream)) {}
+
+  // x: initial guess in, answer out.
+  KrylovStats solve(const In<T>& b, const Out<T>& x) { return solver_.solve(span_of(b), span_of(x)); }
+  KrylovStats solve_device(std::uintptr_t b, std::uintptr_t x) {
+    return solver_.solve_device(device_pointer<const T>(b), device_pointer<T>(x));
+  }
+  void update_values(const In<T>& values) { solver_.update_values(span_of(values)); }
+  nb::dict stats() const { return to_dict(solver_.stats()); }
+
+ private:
+  static KrylovOptions options(const std::string& method, const std::string& preconditioner, double tolerance,
+                               int max_iterations, const std::string& norm, const std::string& trsv,
+                               bool check_symmetry, const std::string& device, std::uintptr_t stream) {
+    KrylovOptions o = krylov_options_named(method, preconditioner);
+    o.tolerance = tolerance;
+    o.max_iterations = max_iterations;
+    o.norm = named<StoppingNorm>(norm);
+    o.trsv = named<TrsvAlgorithm>(trsv);
+    o.check_symmetry = check_symmetry;
+    o.device = named<Device>(device);
+    o.stream = stream_from(stream);
+    return o;
+  }
+  KrylovSolver<T> solver_;
+};
+
+template <class T>
+class Banded {
+ public:
+  nb::object stream_owner;  // make_released: destroyed after the solver
+  Banded(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data, const std::string& variant,
+         index_t partitions, bool spd, double tolerance, int max_iterations, bool float_preconditioner,
+         const std::string& device, std::uintptr_t stream)
+      : solver_(csr_from(n, n, indptr, indices, data),
+                options(variant, partitions, spd, tolerance, max_iterations, float_preconditioner, device, stream)) {}
+
+  KrylovStats solve(const In<T>& b, const Out<T>& x) { return solver_.solve(span_of(b), span_of(x)); }
+  // New values, same n and half-bandwidth: factored again.
+  void update_values(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data) {
+    solver_.update_values(to_banded(csr_from(n, n, indptr, indices, data), solver_.stats().k));
+  }
+  nb::dict stats() const { return to_dict(solver_.stats()); }
+
+ private:
+  static BandedOptions options(const std::string& variant, index_t partitions, bool spd, double tolerance,
+                               int max_iterations, bool float_preconditioner, const std::string& device,
+                               std::uintptr_t stream) {
+    BandedOptions o;
+    o.variant = named<SapVariant>(variant);
+    o.partitions = partitions;
+    o.spd = spd;
+    o.tolerance = tolerance;
+    o.max_iterations = max_iterations;
+    o.float_preconditioner = float_preconditioner;
+    o.device = named<Device>(device);
+    o.stream = stream_from(stream);
+    return o;
+  }
+  BandedSolver<T> solver_;
+};
+
+// balsa::solve: x is the initial guess in, the answer out.
+template <class T>
+SolveReport solve_system(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data,
+                         const In<T>& b, const Out<T>& x, const std::string& method, double tolerance,
+                         int max_iterations, bool direct_fallback, const std::string& device, std::uintptr_t stream) {
+  SolveOptions o;
+  o.method = named<SolveMethod>(method);
+  o.tolerance = tolerance;
+  o.max_iterations = max_iterations;
+  o.direct_fallback = direct_fallback;
+  o.device = named<Device>(device);
+  o.stream = stream_from(stream);
+  return solve(csr_from(n, n, indptr, indices, data), span_of(b), span_of(x), o);
+}
+
+template <class T>
+void bind_one(nb::module_& m, const char* krylov, const char* banded, const char* solve_name) {
+  nb::class_<Krylov<T>>(m, krylov)
+      .def_static(
+          "create",
+          [](std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data,
+             const std::string& method, const std::string& preconditioner, double tolerance, int max_iterations,
+             const std::string& norm, const std::string& trsv, bool check_symmetry, const std::string& device,
+             std::uintptr_t stream, std::optional<nb::object> owner) {
+            return make_released<Krylov<T>>(std::move(owner).value_or(nb::none()), n, indptr, indices, data, method,
+                                            preconditioner, tolerance, max_iterations, norm, trsv, check_symmetry,
+                                            device, stream);
+          },
+          nb::rv_policy::take_ownership)
+      .def("solve",
+           [](Krylov<T>& k, const In<T>& b, const Out<T>& x) {
+             KrylovStats s;
+             {
+               nb::gil_scoped_release release;
+               s = k.solve(b, x);
+             }
+             return to_dict(s);
+           })
+      .def("solve_device",
+           [](Krylov<T>& k, std::uintptr_t b, std::uintptr_t x) {
+             KrylovStats s;
+             {
+               nb::gil_scoped_release release;
+               s = k.solve_device(b, x);
+             }
+             return to_dict(s);
+           })
+      .def("update_values", &Krylov<T>::update_values, gil())
+      .def("stats", &Krylov<T>::stats);
+  nb::class_<Banded<T>>(m, banded)
+      .def_static(
+          "create",
+          [](std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data,
+             const std::string& variant, index_t partitions, bool spd, double tolerance, int max_iterations,
+             bool float_preconditioner, const std::string& device, std::uintptr_t stream,
+             std::optional<nb::object> owner) {
+            return make_released<Banded<T>>(std::move(owner).value_or(nb::none()), n, indptr, indices, data, variant,
+                                            partitions, spd, tolerance, max_iterations, float_preconditioner, device,
+                                            stream);
+          },
+          nb::rv_policy::take_ownership)
+      .def("solve",
+           [](Banded<T>& s, const In<T>& b, const Out<T>& x) {
+             KrylovStats st;
+             {
+               nb::gil_scoped_release release;
+               st = s.solve(b, x);
+             }
+             return to_dict(st);
+           })
+      .def("update_values", &Banded<T>::update_values, gil())
+      .def("stats", &Banded<T>::stats);
+  m.def(solve_name, [](std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data, const In<T>& b,
+                       const Out<T>& x, const std::string& method, double tolerance, int max_iterations,
+                       bool direct_fallback, const std::string& device, std::uintptr_t stream) {
+    SolveReport r;
+    {
+      nb::gil_scoped_release release;
+      r = solve_system(n, indptr, indices, data, b, x, method, tolerance, max_iterations, direct_fallback, device,
+                       stream);
+    }
+    return to_dict(r);
+  });
+}
+
+}  // namespace
+
+void bind_krylov(nb::module_& m) {
+  bind_one<float>(m, "KrylovF32", "BandedF32", "solve_f32");
+  bind_one<double>(m, "KrylovF64", "BandedF64", "solve_f64");
+  m.def("krylov_presets", [] { return enum_names<KrylovPreset>(); });
+  m.def("krylov_methods", [] { return enum_names<KrylovMethod>(); });
+  m.def("preconditioners", [] { return enum_names<PreconditionerKind>(); });
+  m.def("solve_methods", [] { return enum_names<SolveMethod>(); });
+}
+
+}  // namespace balsa::python

@@ -1,0 +1,135 @@
+"""The GPU path from Python with CuPy: zero-copy device arrays, results as
+CuPy arrays, streams, two solvers on two threads. Skipped without CuPy or a
+GPU (ctest label gpu)."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import balsa
+from conftest import laplacian_3d, random_lower, tolerance
+
+cupy = pytest.importorskip("cupy")
+if not balsa.cuda_available():
+    pytest.skip("no GPU (or a build without CUDA)", allow_module_level=True)
+import cupyx.scipy.sparse as csp  # noqa: E402
+
+rng = np.random.default_rng(3)
+
+
+def rel(x, y):
+    x, y = cupy.asnumpy(x), cupy.asnumpy(y)
+    return np.linalg.norm(x - y) / np.linalg.norm(y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("algorithm", ["auto", "tassl", "level-set", "sync-free", "cusparse", "sync-free-blocks"])
+def test_trsv_device_arrays_zero_copy(dtype, algorithm):
+    L = random_lower(3000, 0.002, rng, dtype)
+    b = rng.random(3000).astype(dtype)
+    ref = balsa.TriangularSolver(L, device="cpu").solve(b)
+    s = balsa.TriangularSolver(L, algorithm=algorithm, device="cuda")
+    assert s.device == "cuda"
+    bd = cupy.asarray(b)
+    out = cupy.full(3000, cupy.nan, dtype=dtype)  # poisoned
+    x = s.solve(bd, out=out)
+    assert isinstance(x, cupy.ndarray) and x is out
+    assert s.last_device_pointers == (bd.data.ptr, out.data.ptr)  # the kernels read b's and write x's memory
+    cupy.cuda.get_current_stream().synchronize()
+    s.check()
+    assert rel(x, ref) < tolerance(dtype)
+    xh = s.solve(b)  # NumPy in, NumPy out on a GPU solver
+    assert isinstance(xh, np.ndarray) and rel(xh, ref) < tolerance(dtype)
+
+
+def test_trsv_many_rhs_on_device_and_cupyx_matrix():
+    L = random_lower(2000, 0.003, rng)
+    B = rng.random((2000, 7))
+    ref = balsa.TriangularSolver(L, device="cpu").solve(B)
+    s = balsa.TriangularSolver(csp.csr_matrix(L), device="cuda")
+    Bd = cupy.asfortranarray(cupy.asarray(B))
+    X = s.solve(Bd)
+    assert X.shape == (2000, 7) and s.last_device_pointers[0] == Bd.data.ptr
+    assert rel(X, ref) < 1e-11
+    Xc = s.solve(cupy.ascontiguousarray(cupy.asarray(B)))  # C order: copied to column-major first
+    assert rel(Xc, ref) < 1e-11
+
+
+def test_trsv_device_bad_input():
+    L = random_lower(100, 0.05, rng)
+    s = balsa.TriangularSolver(L, device="cuda")
+    with pytest.raises(TypeError, match="float32"):
+        s.solve(cupy.ones(100, dtype=cupy.float32))
+    with pytest.raises(balsa.DimensionError):
+        s.solve(cupy.ones(99))
+    with pytest.raises(TypeError):
+        s.solve(cupy.ones(100), out=np.empty(100))
+
+
+@pytest.mark.parametrize("method", ["pcg-ic0", "cg", "pcg-jacobi"])
+def test_krylov_device_arrays(method):
+    A = laplacian_3d(16)
+    b = rng.random(A.shape[0])
+    s = balsa.KrylovSolver(A, method=method, tol=1e-10, device="cuda")
+    bd = cupy.asarray(b)
+    x = s.solve(bd)
+    assert isinstance(x, cupy.ndarray) and s.last_device_pointers[0] == bd.data.ptr
+    assert s.info["converged"] and s.info["device"] == "cuda"
+    r = np.linalg.norm(b - A @ cupy.asnumpy(x)) / np.linalg.norm(b)
+    assert r < 1e-8
+
+
+def test_solve_and_banded_with_cupy_b():
+    A = laplacian_3d(10)
+    b = cupy.asarray(rng.random(A.shape[0]))
+    x = balsa.solve(A, b)
+    assert isinstance(x, cupy.ndarray)
+    assert np.linalg.norm(cupy.asnumpy(b) - A @ cupy.asnumpy(x)) / float(cupy.linalg.norm(b)) < 1e-8
+
+
+def test_streams_order_the_work():
+    L = random_lower(5000, 0.002, rng)
+    b = rng.random(5000)
+    ref = balsa.TriangularSolver(L, device="cpu").solve(b)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    s = balsa.TriangularSolver(L, device="cuda", stream=stream)
+    with stream:
+        bd = cupy.asarray(b)
+        x = cupy.full(5000, cupy.nan)
+        for _ in range(5):
+            s.solve(bd, out=x)
+            x2 = x * 2.0  # ordered after the solve on the same stream
+        stream.synchronize()
+    assert rel(x2 / 2.0, ref) < 1e-11
+
+
+def test_two_threads_two_streams_concurrently():
+    mats = [random_lower(20000, 0.0005, np.random.default_rng(i)) for i in range(2)]
+    refs = [balsa.TriangularSolver(L, device="cpu").solve(np.ones(20000)) for L in mats]
+    errors, results = [], [[], []]
+
+    def work(i):
+        try:
+            stream = cupy.cuda.Stream(non_blocking=True)
+            with stream:
+                for _ in range(4):
+                    s = balsa.TriangularSolver(mats[i], algorithm="tassl", device="cuda", stream=stream)
+                    k = balsa.KrylovSolver(laplacian_3d(12), device="cuda", stream=stream)
+                    x = s.solve(cupy.ones(20000))
+                    k.solve(cupy.ones(12**3))
+                    stream.synchronize()
+                    results[i].append((rel(x, refs[i]), k.info["converged"] and k.info["true_residual"] < 1e-6))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for i in range(2):
+        assert len(results[i]) == 4
+        assert all(r < 1e-11 and ok for r, ok in results[i])
+

@@ -1,0 +1,149 @@
+"""balsa.TriangularSolver on the CPU against SciPy's spsolve_triangular."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import balsa
+from conftest import random_lower, tolerance
+
+rng = np.random.default_rng(7)
+
+
+def rel(x, y):
+    return np.linalg.norm(x - y) / np.linalg.norm(y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("algorithm", ["auto", "level-set", "reference"])
+@pytest.mark.parametrize("lower,transpose", [(True, False), (False, False), (True, True), (False, True)])
+def test_matches_scipy(dtype, algorithm, lower, transpose):
+    L = random_lower(500, 0.02, rng, dtype)
+    T = L if lower else sp.csr_array(L.T)
+    b = rng.random(500).astype(dtype)
+    s = balsa.TriangularSolver(T, lower=lower, transpose=transpose, algorithm=algorithm, device="cpu")
+    M = sp.csr_array(T.T) if transpose else T
+    ref = spla.spsolve_triangular(M.astype(np.float64), b.astype(np.float64), lower=(lower != transpose))
+    out = np.full(500, np.nan, dtype=dtype)  # poisoned: every entry must be written
+    x = s.solve(b, out=out)
+    assert x is out and x.dtype == dtype
+    assert rel(x, ref) < tolerance(dtype)
+    assert s.stats["device"] == "cpu" and s.stats["solves"] == 1
+
+
+def test_unit_diagonal_ignores_the_stored_diagonal():
+    L = random_lower(300, 0.03, rng)
+    b = rng.random(300)
+    x = balsa.TriangularSolver(L, unit_diagonal=True, device="cpu").solve(b)
+    S = sp.tril(L, k=-1) + sp.eye_array(300)
+    assert rel(x, spla.spsolve_triangular(sp.csr_array(S), b)) < 1e-11
+
+
+def test_csc_and_coo_and_int64_indices():
+    L = random_lower(400, 0.02, rng)
+    b = rng.random(400)
+    ref = spla.spsolve_triangular(L, b)
+    for M in (sp.csc_array(L), sp.coo_array(L), sp.csr_matrix(L)):
+        assert rel(balsa.TriangularSolver(M, device="cpu").solve(b), ref) < 1e-11
+    L64 = sp.csr_array(L)
+    L64.indices = L64.indices.astype(np.int64)
+    L64.indptr = L64.indptr.astype(np.int64)
+    assert rel(balsa.TriangularSolver(L64, device="cpu").solve(b), ref) < 1e-11
+
+
+def test_many_right_hand_sides_and_non_contiguous_b():
+    L = random_lower(400, 0.02, rng)
+    B = rng.random((400, 5))
+    s = balsa.TriangularSolver(L, device="cpu")
+    X = s.solve(B)
+    assert X.shape == (400, 5)
+    for j in range(5):
+        assert rel(X[:, j], spla.spsolve_triangular(L, B[:, j])) < 1e-11
+    C = np.ascontiguousarray(B.T)  # rows of C: a C-ordered matrix, copied to column-major
+    assert rel(s.solve(C.T), X) < 1e-13
+    wide = rng.random(800)
+    assert rel(s.solve(wide[::2]), spla.spsolve_triangular(L, wide[::2])) < 1e-11
+
+
+def test_update_values():
+    L = random_lower(300, 0.03, rng)
+    b = rng.random(300)
+    s = balsa.TriangularSolver(L, device="cpu")
+    L2 = L.copy()
+    L2.data = L2.data * 1.5
+    s.update_values(L2)
+    assert rel(s.solve(b), spla.spsolve_triangular(L2, b)) < 1e-11
+    s.update_values(L.data)
+    assert rel(s.solve(b), spla.spsolve_triangular(L, b)) < 1e-11
+    bad = L.data.copy()
+    bad[L.indptr[1] - 1] = 0.0  # row 0's diagonal
+    with pytest.raises(balsa.MatrixError):
+        s.update_values(bad)
+    assert rel(s.solve(b), spla.spsolve_triangular(L, b)) < 1e-11  # kept its values
+    with pytest.raises(balsa.DimensionError):
+        s.update_values(L.data[:-1])
+
+
+def test_update_values_of_a_csc_solver():
+    L = random_lower(300, 0.03, rng)
+    b = rng.random(300)
+    s = balsa.TriangularSolver(sp.csc_array(L), device="cpu")
+    L2 = L.copy()
+    L2.data = L2.data * rng.random(L2.nnz) + 0.5
+    s.update_values(sp.csc_array(L2))  # a matrix: any format
+    assert rel(s.solve(b), spla.spsolve_triangular(L2, b)) < 1e-11
+    s.update_values(L2)
+    assert rel(s.solve(b), spla.spsolve_triangular(L2, b)) < 1e-11
+    s.update_values(sp.csc_array(L).data)  # an array: the CSC order given to the constructor
+    assert rel(s.solve(b), spla.spsolve_triangular(L, b)) < 1e-11
+
+
+def test_bad_input():
+    L = random_lower(50, 0.1, rng)
+    with pytest.raises(TypeError, match="sparse matrix"):
+        balsa.TriangularSolver(L.toarray())
+    with pytest.raises(balsa.DimensionError, match="square"):
+        balsa.TriangularSolver(sp.csr_array(np.ones((3, 4))))
+    zero_diag = L.tolil()
+    zero_diag[7, 7] = 0
+    with pytest.raises(balsa.MatrixError, match="diagonal") as e:
+        balsa.TriangularSolver(sp.csr_array(zero_diag), device="cpu")
+    assert isinstance(e.value, ValueError)  # a Python user's natural catch
+    upper_entry = L.tolil()
+    upper_entry[0, 5] = 1.0
+    with pytest.raises(balsa.MatrixError):
+        balsa.TriangularSolver(sp.csr_array(upper_entry), device="cpu")
+    nan = L.copy()
+    nan.data[3] = np.nan
+    with pytest.raises(balsa.MatrixError):
+        balsa.TriangularSolver(nan, device="cpu")
+    huge = sp.coo_array((np.ones(1), (np.zeros(1, int), np.zeros(1, int))), shape=(2**31 + 5, 2**31 + 5))
+    with pytest.raises(balsa.IndexOverflow):
+        balsa.TriangularSolver(huge)
+    s = balsa.TriangularSolver(L, device="cpu")
+    with pytest.raises(balsa.DimensionError):
+        s.solve(np.ones(49))
+    with pytest.raises(TypeError, match="float32"):
+        s.solve(np.ones(50, dtype=np.float32))
+    with pytest.raises(TypeError):
+        s.solve(np.ones(50, dtype=np.complex128))
+    with pytest.raises(ValueError, match="device"):
+        balsa.TriangularSolver(L, device="gpu")
+    with pytest.raises(balsa.Error, match="algorithm"):
+        balsa.TriangularSolver(L, algorithm="nope")
+    with pytest.raises(TypeError, match="stream"):
+        balsa.TriangularSolver(L, stream="fast")
+    x = s.solve(np.arange(50))  # integers are promoted
+    assert x.dtype == np.float64
+
+
+def test_cuda_without_gpu_is_a_clear_error():
+    if balsa.cuda_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(balsa.CudaError):
+        balsa.TriangularSolver(random_lower(20, 0.1, rng), device="cuda")
+
+
+def test_algorithms_listed():
+    assert {"auto", "tassl", "level-set", "cusparse"} <= set(balsa.algorithms())
