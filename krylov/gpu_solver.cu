@@ -69,9 +69,15 @@ class StatusSlots {
   cudaEvent_t event(int i) const { return events_[i]; }
 
  private:
+  // An asynchronous status copy may still be in flight (a solve left by an
+  // exception): each slot's event is waited for before the block goes back
+  // to the pool, so a late copy cannot land in the next owner's slots.
   void release() noexcept {
     for (cudaEvent_t& e : events_)
-      if (e) (void)cudaEventDestroy(std::exchange(e, nullptr));
+      if (e) {
+        (void)cudaEventSynchronize(e);
+        (void)cudaEventDestroy(std::exchange(e, nullptr));
+      }
     if (slots_) cuda::detail::HandlePool<PinnedStatus>::instance().give({std::exchange(slots_, nullptr)}, device_);
   }
   int device_;

@@ -89,12 +89,16 @@ def _int32(a, what, who):
 
 
 class CsrArrays:
-    """A matrix as CSR: shape, int32 indptr and indices, float data."""
+    """A matrix as CSR: shape, int32 indptr and indices, float data;
+    `reordered`: its values are not in the order of the caller's matrix's
+    own data array (a COO or other format converted, or a CSR/CSC matrix
+    with unsorted or duplicate indices made canonical)."""
 
-    __slots__ = ("shape", "indptr", "indices", "data")
+    __slots__ = ("shape", "indptr", "indices", "data", "reordered")
 
-    def __init__(self, shape, indptr, indices, data):
+    def __init__(self, shape, indptr, indices, data, reordered=False):
         self.shape, self.indptr, self.indices, self.data = shape, indptr, indices, data
+        self.reordered = reordered
 
     @property
     def dtype(self):
@@ -123,17 +127,20 @@ def csr_arrays(A, who, dtype=None, square=True):
         raise DimensionError(f"{who}: A must be square, not {m} x {n}")
     if A.nnz > _INT32_MAX:
         raise IndexOverflow(f"{who}: {A.nnz} nonzeros go beyond balsa's 32-bit indices")
-    if A.format != "csr":
+    reordered = A.format != "csr"
+    if reordered:
         A = A.tocsr()
     if not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()
+        reordered = True
     value_dtype = _value_dtype(A.dtype if dtype is None else dtype, who)
     return CsrArrays(
         (m, n),
         _int32(A.indptr, "row pointers", who),
         _int32(A.indices, "column indices", who),
         np.ascontiguousarray(A.data, dtype=value_dtype),
+        reordered,
     )
 
 
@@ -144,14 +151,22 @@ def sp_issparse(A):
     return sp.issparse(A) or _is_cupyx_sparse(A)
 
 
-def host_values(values, nnz, dtype, who):
-    """New values for a fixed pattern: an array of nnz values, or a sparse
-    matrix of the same pattern (its CSR data)."""
-    import scipy.sparse as sp
-
-    if sp.issparse(values) or _is_cupyx_sparse(values):
-        values = csr_arrays(values, who, dtype, square=False).data
-    elif is_device_array(values):
+def host_values(values, pattern, dtype, who):
+    """New values for a fixed pattern (`pattern`: the CsrArrays the solver was
+    built from): a sparse matrix with exactly that pattern, or an array of nnz
+    values in the order of the matrix given to the constructor (refused when
+    that order was changed on the way: pass a matrix then)."""
+    nnz = int(pattern.indptr[-1])
+    if sp_issparse(values):
+        m = csr_arrays(values, who, dtype, square=False)
+        if (m.shape != pattern.shape or not np.array_equal(m.indptr, pattern.indptr)
+                or not np.array_equal(m.indices, pattern.indices)):
+            raise DimensionError(f"{who}: the new matrix's pattern differs from the one analysed")
+        return m.data
+    if pattern.reordered:
+        raise ValueError(f"{who}: the matrix given to the constructor was reordered (converted to canonical CSR), "
+                         "so an array of values has no defined order: pass a sparse matrix with the same pattern")
+    if is_device_array(values):
         values = _cupy().asnumpy(values)
     values = np.asarray(values)
     if values.dtype not in FLOATS and values.dtype.kind not in "biu":

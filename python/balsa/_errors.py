@@ -1,7 +1,9 @@
 """balsa's exceptions: one class per ``balsa::Error`` subclass of the C++
-library, with the library's messages. Each also derives from the built-in
-exception a Python user would catch for the same fault (ValueError for bad
-input, MemoryError for memory, ...)."""
+library, with the library's messages. Each subclass of Error also derives
+from the built-in exception a Python user would catch for the same fault
+(ValueError for bad input, MemoryError for memory, ...); what the library
+raises as a plain balsa::Error (an unknown option name, NaN in b, a missing
+file) is a plain Error."""
 
 
 class Error(Exception):

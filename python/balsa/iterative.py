@@ -51,8 +51,9 @@ class KrylovSolver:
     check_symmetry : CG refuses a nonsymmetric A (MatrixError) when True.
     device, stream : as for TriangularSolver.
 
-    solve(b, x0=None) returns x as b's kind; a CuPy b on a GPU solver is
-    solved on the device without copies. `info` holds the last solve's stats
+    solve(b, x0=None) returns x as b's kind; a contiguous CuPy b on a GPU
+    solver is read where it is and x is a new CuPy array (x0 is copied
+    into it through the host). `info` holds the last solve's stats
     (iterations, outcome, residuals, history, times); a solve that does not
     converge warns (ConvergenceWarning) and returns the last iterate.
     """
@@ -62,7 +63,8 @@ class KrylovSolver:
         who = "balsa.KrylovSolver"
         arr.check_device(device, who)
         m = arr.csr_arrays(A, who)
-        self.dtype, self.shape, self._nnz = m.dtype, m.shape, int(m.indptr[-1])
+        self.dtype, self.shape = m.dtype, m.shape
+        self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
         cls = _pick(self.dtype, core.KrylovF32, core.KrylovF64)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, method, preconditioner or "", float(tol),
                            int(maxiter), norm, trsv, bool(check_symmetry), device, *arr.stream_handle(stream))
@@ -92,7 +94,7 @@ class KrylovSolver:
     def update_values(self, values):
         """New values for A's pattern (array in CSR order, or a sparse matrix):
         the preconditioner is factored again."""
-        self._solver.update_values(arr.host_values(values, self._nnz, self.dtype, "balsa.KrylovSolver"))
+        self._solver.update_values(arr.host_values(values, self._pattern, self.dtype, "balsa.KrylovSolver"))
 
     @property
     def stats(self):
@@ -142,6 +144,7 @@ class BandedSolver:
         cls = _pick(self.dtype, core.BandedF32, core.BandedF64)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, variant, int(partitions), bool(spd), float(tol),
                            int(maxiter), bool(float_preconditioner), device, *arr.stream_handle(stream))
+        self.device = self._solver.stats()["device"]
         self.info = None
 
     def solve(self, b, x0=None):

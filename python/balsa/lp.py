@@ -118,6 +118,8 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), *, 
     arr.check_device(device, "balsa.linprog")
     if isinstance(c, LinearProgram):
         lp, n_ub = c, 0
+        if maximize and not lp.maximize:
+            lp = dataclasses.replace(lp, maximize=True)
     else:
         lp, n_ub = _program(c, A_ub, b_ub, A_eq, b_eq, bounds, maximize)
     A = lp.A.tocsc()

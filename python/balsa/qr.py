@@ -25,7 +25,6 @@ class SparseQR:
         arr.check_device(device, who)
         m = arr.csr_arrays(A, who, dtype=_F64, square=False)
         self.shape = m.shape
-        self._pattern = (m.indptr, m.indices)
         tol = -1.0 if rank_tolerance is None else float(rank_tolerance)
         self._qr = core.Qr.create(m.shape[0], m.shape[1], m.indptr, m.indices, m.data, ordering, tol, device,
                            *arr.stream_handle(stream))
@@ -45,6 +44,11 @@ class SparseQR:
         """New values of the same pattern: factored again."""
         m = arr.csr_arrays(A, "balsa.SparseQR.factorize", dtype=_F64, square=False)
         self._qr.factorise(m.shape[0], m.shape[1], m.indptr, m.indices, m.data)
+
+    @property
+    def device(self):
+        """Where the last factorisation ran ("cpu" or "cuda"; stats["fallback"] says why not the GPU)."""
+        return self.stats["device"]
 
     @property
     def rank(self):

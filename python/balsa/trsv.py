@@ -39,7 +39,7 @@ class TriangularSolver:
         m = arr.csr_arrays(L, who)
         self.dtype = m.dtype
         self.shape = m.shape
-        self._nnz = m.indptr[-1]
+        self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
         cls = core.TrsvF64 if self.dtype == arr.FLOATS[1] else core.TrsvF32
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, "lower" if lower else "upper",
                            bool(unit_diagonal), bool(transpose), algorithm, device, *arr.stream_handle(stream))
@@ -49,9 +49,12 @@ class TriangularSolver:
 
     def solve(self, b, out=None):
         """x with L x = b. b: a vector or a matrix of right-hand sides (n x k),
-        NumPy or CuPy; x comes back as b's kind. On a GPU solver a CuPy b is
-        solved in place on the device (no copy), asynchronously on the
-        solver's stream; NumPy arrays are copied to the device and back."""
+        NumPy or CuPy; x comes back as b's kind (a new array, or `out`). On a
+        GPU solver a contiguous CuPy b of the solver's dtype is read where it
+        is (no copy) and x written on the device, asynchronously on the
+        solver's stream; NumPy arrays are copied to the device and back.
+        Call it where the solver's stream is CuPy's current stream (inside
+        `with stream:`), or order b's producer and x's users yourself."""
         who = "balsa.TriangularSolver.solve"
         n = self.shape[0]
         r = arr.rhs(b, n, self.dtype, who, device_id=self._device_id)
@@ -82,9 +85,9 @@ class TriangularSolver:
         (L.data of a CSR or CSC matrix; CSR order for other formats).
         Diagonal and finiteness are checked again; on an error the solver
         keeps its values."""
-        if self._transposed and (arr.sp_issparse(values)):
+        if self._transposed and arr.sp_issparse(values):
             values = values.T  # the stored matrix is L^T in CSR: its data is L's CSC order
-        self._solver.update_values(arr.host_values(values, self._nnz, self.dtype, "balsa.TriangularSolver"))
+        self._solver.update_values(arr.host_values(values, self._pattern, self.dtype, "balsa.TriangularSolver"))
 
     @property
     def stats(self):

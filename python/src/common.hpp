@@ -94,6 +94,12 @@ W* make_released(nb::object owner, const Args&... args) {
   return w.release();
 }
 
+// Text from files and messages as a Python str; bytes that are not UTF-8
+// (a Latin-1 name in an MPS file) become U+FFFD rather than an error.
+inline nb::str text(const std::string& s) {
+  return nb::steal<nb::str>(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+}
+
 // Registers the translation of balsa::Error and its subclasses, and of
 // std:: exceptions, into the classes of balsa._errors.
 void register_errors(nb::module_& m);

@@ -19,17 +19,19 @@ PyObject* error_class(const char* name) {
   return cls.release().ptr();  // a class lives as long as its module: the reference is kept
 }
 
-void raise(const char* cls, const std::exception& e) { PyErr_SetString(error_class(cls), e.what()); }
+void raise(const char* cls, const std::exception& e) {
+  PyErr_SetObject(error_class(cls), text(e.what()).ptr());
+}
 
 void raise_parse_error(const ParseError& e) {
   nb::object cls = nb::borrow(error_class("ParseError"));
-  nb::object err = cls(nb::str(e.what()), nb::str(e.file().c_str()), nb::int_(e.line()));
+  nb::object err = cls(text(e.what()), text(e.file()), nb::int_(e.line()));
   PyErr_SetObject(cls.ptr(), err.ptr());
 }
 
 void raise_structurally_singular(const StructurallySingular& e) {
   nb::object cls = nb::borrow(error_class("StructurallySingular"));
-  nb::object err = cls(nb::str(e.what()), nb::int_(e.structural_rank()), nb::int_(e.n()));
+  nb::object err = cls(text(e.what()), nb::int_(e.structural_rank()), nb::int_(e.n()));
   PyErr_SetObject(cls.ptr(), err.ptr());
 }
 
@@ -60,6 +62,8 @@ void register_errors(nb::module_&) {
       raise("Error", e);
     } catch (const std::bad_alloc&) {
       PyErr_SetString(error_class("HostOutOfMemory"), "host out of memory");
+    } catch (const std::exception& e) {  // not expected: public functions throw balsa::Error only
+      raise("Error", e);
     }
   });
 }

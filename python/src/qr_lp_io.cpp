@@ -55,7 +55,6 @@ std::vector<double> vector_of(const In<double>& a) { return {a.data(), a.data() 
 // it).
 nb::dict lp_dict(LinearProgram&& lp) {
   nb::dict d;
-  d["name"] = lp.name;
   d["sense"] = to_string(lp.sense);
   d["shape"] = nb::make_tuple(lp.A.rows, lp.A.cols);
   d["indptr"] = to_numpy(std::move(lp.A.col_ptr));
@@ -67,8 +66,12 @@ nb::dict lp_dict(LinearProgram&& lp) {
   d["col_upper"] = to_numpy(std::move(lp.col_upper));
   d["row_lower"] = to_numpy(std::move(lp.row_lower));
   d["row_upper"] = to_numpy(std::move(lp.row_upper));
-  d["row_names"] = lp.row_names;
-  d["col_names"] = lp.col_names;
+  nb::list rows, cols;
+  for (const std::string& s : lp.row_names) rows.append(text(s));
+  for (const std::string& s : lp.col_names) cols.append(text(s));
+  d["row_names"] = rows;
+  d["col_names"] = cols;
+  d["name"] = text(lp.name);
   d["integer"] = to_numpy(std::move(lp.integer));
   return d;
 }

@@ -60,6 +60,13 @@ def test_linprog_matches_scipy():
     assert abs(mx.con[0]) < 1e-7
 
 
+def test_linprog_of_a_linear_program_and_maximize(data_dir):
+    lp = balsa.LinearProgram(sp.csc_array(np.array([[1.0, 1.0]])), np.array([1.0, 1.0]), np.array([-np.inf]),
+                             np.array([4.0]), np.zeros(2), np.full(2, np.inf))
+    assert abs(balsa.linprog(lp, device="cpu").fun) < 1e-12
+    assert abs(balsa.linprog(lp, maximize=True, device="cpu").fun - 4.0) < 1e-9
+
+
 def test_linprog_statuses():
     infeasible = balsa.linprog([1, 1], A_ub=[[1, 1]], b_ub=[-1], device="cpu")
     assert infeasible.status == "infeasible" and not infeasible.success
@@ -101,6 +108,11 @@ def test_matrix_market_round_trip_and_errors(tmp_path, data_dir):
         f.write("%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1.0\n")
     with pytest.raises(balsa.ParseError):
         balsa.read_matrix(short)
+    latin1 = tmp_path / "latin1.mtx"
+    latin1.write_bytes(b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.\xe9\n")
+    with pytest.raises(balsa.ParseError) as e:  # a message with bytes that are not UTF-8
+        balsa.read_matrix(latin1)
+    assert e.value.line == 3
     with pytest.raises(balsa.Error):
         balsa.read_matrix(tmp_path / "missing.mtx")
     with pytest.raises(balsa.ParseError):

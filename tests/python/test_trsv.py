@@ -56,8 +56,9 @@ def test_many_right_hand_sides_and_non_contiguous_b():
     L = random_lower(400, 0.02, rng)
     B = rng.random((400, 5))
     s = balsa.TriangularSolver(L, device="cpu")
-    X = s.solve(B)
-    assert X.shape == (400, 5)
+    out = np.full((400, 5), np.nan, order="F")  # poisoned
+    X = s.solve(B, out=out)
+    assert X is out and X.shape == (400, 5)
     for j in range(5):
         assert rel(X[:, j], spla.spsolve_triangular(L, B[:, j])) < 1e-11
     C = np.ascontiguousarray(B.T)  # rows of C: a C-ordered matrix, copied to column-major
@@ -83,6 +84,34 @@ def test_update_values():
     assert rel(s.solve(b), spla.spsolve_triangular(L, b)) < 1e-11  # kept its values
     with pytest.raises(balsa.DimensionError):
         s.update_values(L.data[:-1])
+
+
+def test_update_values_checks_the_pattern_and_the_order():
+    L = random_lower(200, 0.03, rng)
+    b = rng.random(200)
+    s = balsa.TriangularSolver(L, device="cpu")
+    diagonal = L.indices == np.arange(200).repeat(np.diff(L.indptr))
+    moved = sp.csr_array((L.data.copy(), np.where(diagonal, L.indices, 0), L.indptr.copy()),
+                         shape=L.shape)  # off-diagonal entries moved to column 0
+    moved.sum_duplicates()
+    other = sp.csr_array(sp.tril(sp.random_array((200, 200), density=0.03, random_state=rng), k=-1)
+                         + sp.eye_array(200))
+    for M in (moved, other):
+        with pytest.raises(balsa.DimensionError, match="pattern"):
+            s.update_values(M)
+    assert rel(s.solve(b), spla.spsolve_triangular(L, b)) < 1e-11
+    U = sp.csr_array(L)
+    U.indices, U.data = U.indices.copy(), U.data.copy()
+    for r in range(200):  # each row's entries reversed: not canonical
+        a, z = U.indptr[r], U.indptr[r + 1]
+        U.indices[a:z], U.data[a:z] = U.indices[a:z][::-1].copy(), U.data[a:z][::-1].copy()
+    U.has_sorted_indices = False
+    t = balsa.TriangularSolver(U, device="cpu")
+    assert rel(t.solve(b), spla.spsolve_triangular(L, b)) < 1e-11
+    with pytest.raises(ValueError, match="reordered"):
+        t.update_values(U.data * 2)  # the caller's order is not the solver's
+    t.update_values(L * 2)
+    assert rel(t.solve(b), spla.spsolve_triangular(L * 2, b)) < 1e-11
 
 
 def test_update_values_of_a_csc_solver():
