@@ -183,6 +183,21 @@ struct BasisFactor::Data {
   // Moves rhs (length rows, entry k to slot slot_of[k]) into w, marking and
   // listing the slots it fills; rhs is left empty. Returns the count listed.
   index_t gather(SparseVector& rhs, const index_t* slot_of, index_t rows);
+  // Lists slot s once per solve (the current stamp): how the sweeps know
+  // which slots they made nonzero.
+  void list_once(index_t s, index_t& cnt) {
+    if (mark[s] != stamp) {
+      mark[s] = stamp;
+      list[cnt++] = s;
+    }
+  }
+  // w[idx[p]] -= val[p] * x for p < len, listing every slot it reaches.
+  void scatter_listed(const index_t* idx, const double* val, index_t len, double x, index_t& cnt) {
+    for (index_t p = 0; p < len; ++p) {
+      list_once(idx[p], cnt);
+      w[idx[p]] -= val[p] * x;
+    }
+  }
   std::uint32_t new_stamp() {
     if (++stamp == 0) {
       std::fill(mark.begin(), mark.end(), 0u);

@@ -64,7 +64,6 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
   Data& d = begin_solve(rhs, "BasisFactor::ftran");
   const index_t m = m_;
   double* w = d.w.data();
-  std::uint32_t* mark = d.mark.data();
   index_t* list = d.list.data();
   const double hd = options_.hypersparse_density;
 
@@ -88,28 +87,19 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
     list = d.list.data();
     cnt = n;
   } else {
-    const std::uint32_t st = d.stamp;
     const index_t* ls = d.l_start.data();
     const index_t* li = d.l_idx.data();
     const double* lv = d.l_val.data();
     for (const index_t s : d.l_cols) {
       const double x = w[s];
       if (x == 0.0) continue;
-      for (index_t p = ls[s]; p < ls[s + 1]; ++p) {
-        const index_t i = li[p];
-        if (mark[i] != st) {
-          mark[i] = st;
-          list[cnt++] = i;
-        }
-        w[i] -= lv[p] * x;
-      }
+      d.scatter_listed(li + ls[s], lv + ls[s], ls[s + 1] - ls[s], x, cnt);
     }
   }
   d.record(Data::FtranL, cnt);
 
   // R: the row etas, z[fresh] = z[t] - r.z, z[t] = 0.
   if (!d.etas.empty()) {
-    const std::uint32_t st = d.stamp;
     const index_t ne = index_t(d.etas.size());
     double* acc = d.acc.data();
     std::fill(acc, acc + ne, 0.0);
@@ -129,10 +119,7 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
       w[eta.t] = 0.0;
       if (v == 0.0) continue;
       w[eta.fresh] = v;
-      if (mark[eta.fresh] != st) {
-        mark[eta.fresh] = st;
-        list[cnt++] = eta.fresh;
-      }
+      d.list_once(eta.fresh, cnt);
       for (index_t e = head[eta.fresh]; e >= 0; e = nxt[e]) acc[eta_of[e]] += rv[e] * v;
     }
   }
@@ -189,7 +176,6 @@ void BasisFactor::btran(SparseVector& rhs) {
   Data& d = begin_solve(rhs, "BasisFactor::btran");
   const index_t m = m_;
   double* w = d.w.data();
-  std::uint32_t* mark = d.mark.data();
   index_t* list = d.list.data();
   const double hd = options_.hypersparse_density;
 
@@ -220,23 +206,12 @@ void BasisFactor::btran(SparseVector& rhs) {
       list = d.list.data();
       cnt = n;
     } else {
-      const std::uint32_t st = d.stamp;
       const index_t ns = d.n_slots;
       for (index_t s = 0; s < ns; ++s) {
         if (w[s] == 0.0) continue;
         const double x = w[s] / diag[s];
         w[s] = x;
-        const index_t len = ulen[s];
-        const index_t* ui = uidx + ustart[s];
-        const double* uv = uval + ustart[s];
-        for (index_t p = 0; p < len; ++p) {
-          const index_t j = ui[p];
-          if (mark[j] != st) {
-            mark[j] = st;
-            list[cnt++] = j;
-          }
-          w[j] -= uv[p] * x;
-        }
+        d.scatter_listed(uidx + ustart[s], uval + ustart[s], ulen[s], x, cnt);
       }
     }
     d.record(Data::BtranU, cnt);
@@ -244,24 +219,13 @@ void BasisFactor::btran(SparseVector& rhs) {
 
   // R^T in reverse: v = y[fresh]; y[fresh] = 0; y[t] = v; y[j] -= r_j v.
   {
-    const std::uint32_t st = d.stamp;
     for (auto it = d.etas.rbegin(); it != d.etas.rend(); ++it) {
       const double v = w[it->fresh];
       if (v == 0.0) continue;
       w[it->fresh] = 0.0;
       w[it->t] = v;
-      if (mark[it->t] != st) {
-        mark[it->t] = st;
-        list[cnt++] = it->t;
-      }
-      for (index_t p = it->begin; p < it->end; ++p) {
-        const index_t j = d.r_idx[p];
-        if (mark[j] != st) {
-          mark[j] = st;
-          list[cnt++] = j;
-        }
-        w[j] -= d.r_val[p] * v;
-      }
+      d.list_once(it->t, cnt);
+      d.scatter_listed(d.r_idx.data() + it->begin, d.r_val.data() + it->begin, it->end - it->begin, v, cnt);
     }
   }
 

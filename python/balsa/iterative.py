@@ -21,15 +21,22 @@ def _vector_rhs(b, n, dtype, who, device_id=None):
     return r
 
 
-def _start(x0, r, n, dtype, who):
-    """The initial guess as r's kind (a fresh array the solver overwrites)."""
+def _host_start(x0, n, dtype, who):
+    """The initial guess on the host (a fresh array the solver overwrites)."""
     if x0 is None:
-        return arr._cupy().zeros(n, dtype=dtype) if r.device == "cuda" else np.zeros(n, dtype=dtype)
+        return np.zeros(n, dtype=dtype)
     g = arr.rhs(x0, n, dtype, who, name="x0")
     if not g.vector:
         raise arr.DimensionError(f"{who}: x0 must be a vector of {n} values")
-    host = arr.to_host(g).copy()
-    return arr.like_input(host, r) if r.device == "cuda" else host
+    return arr.to_host(g).copy()
+
+
+def _start(x0, r, n, dtype, who):
+    """The initial guess as r's kind (a fresh array the solver overwrites)."""
+    if r.device == "cuda" and x0 is None:
+        return arr._cupy().zeros(n, dtype=dtype)
+    host = _host_start(x0, n, dtype, who)
+    return arr.like_input(host, r)
 
 
 def _warn_unless_converged(info, who):
@@ -83,7 +90,7 @@ class KrylovSolver:
             self.last_device_pointers = (r.pointer, xp)
             self.info = self._solver.solve_device(r.pointer, xp)
         elif r.device == "cuda":
-            xh = arr.to_host(arr.Rhs("cuda", x, 1, True))
+            xh = arr._cupy().asnumpy(x)
             self.info = self._solver.solve(arr.to_host(r), xh)
             x.set(xh)
         else:
@@ -116,7 +123,7 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
     m = arr.csr_arrays(A, who)
     n = m.shape[0]
     r = _vector_rhs(b, n, m.dtype, who)
-    x = arr.to_host(arr.Rhs(r.device, _start(x0, r, n, m.dtype, who), 1, True)).copy()
+    x = _host_start(x0, n, m.dtype, who)
     fn = _pick(m.dtype, core.solve_f32, core.solve_f64)
     info = fn(n, m.indptr, m.indices, m.data, arr.to_host(r), x, method, float(tol), int(maxiter),
               bool(direct_fallback), device, arr.stream_handle(stream)[0])
@@ -151,7 +158,7 @@ class BandedSolver:
         who = "balsa.BandedSolver.solve"
         n = self.shape[0]
         r = _vector_rhs(b, n, self.dtype, who)
-        x = arr.to_host(arr.Rhs(r.device, _start(x0, r, n, self.dtype, who), 1, True)).copy()
+        x = _host_start(x0, n, self.dtype, who)
         self.info = self._solver.solve(arr.to_host(r), x)
         _warn_unless_converged(self.info, who)
         return arr.like_input(x, r)

@@ -77,6 +77,17 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(std::vector<T>&& v) {
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(owned->data(), {owned->size()}, owner);
 }
 
+// Methods bound with this run with the GIL released (they touch no Python object).
+using without_gil = nb::call_guard<nb::gil_scoped_release>;
+
+// f() run with the GIL released (it must touch no Python object); its
+// C++ result comes back with the GIL held again.
+template <class F>
+auto released(F&& f) {
+  nb::gil_scoped_release release;
+  return f();
+}
+
 // A wrapper W built with the GIL released (set-ups on several Python threads
 // run concurrently), then given `owner`, the Python object that owns its
 // CUDA stream: W declares `nb::object stream_owner` before its solver, so
@@ -85,11 +96,7 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(std::vector<T>&& v) {
 // and touches no Python object.
 template <class W, class... Args>
 W* make_released(nb::object owner, const Args&... args) {
-  std::unique_ptr<W> w;
-  {
-    nb::gil_scoped_release release;
-    w = std::make_unique<W>(args...);
-  }
+  std::unique_ptr<W> w = released([&] { return std::make_unique<W>(args...); });
   w->stream_owner = std::move(owner);
   return w.release();
 }

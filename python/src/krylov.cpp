@@ -12,8 +12,6 @@ namespace balsa::python {
 
 namespace {
 
-using gil = nb::call_guard<nb::gil_scoped_release>;
-
 // A preset name ("pcg-ic0") or a method name ("bicgstab(l)"); a non-empty
 // preconditioner replaces the preset's.
 KrylovOptions krylov_options_named(const std::string& method, const std::string& preconditioner) {
@@ -128,25 +126,11 @@ void bind_one(nb::module_& m, const char* krylov, const char* banded, const char
                                             device, stream);
           },
           nb::rv_policy::take_ownership)
-      .def("solve",
-           [](Krylov<T>& k, const In<T>& b, const Out<T>& x) {
-             KrylovStats s;
-             {
-               nb::gil_scoped_release release;
-               s = k.solve(b, x);
-             }
-             return to_dict(s);
-           })
-      .def("solve_device",
-           [](Krylov<T>& k, std::uintptr_t b, std::uintptr_t x) {
-             KrylovStats s;
-             {
-               nb::gil_scoped_release release;
-               s = k.solve_device(b, x);
-             }
-             return to_dict(s);
-           })
-      .def("update_values", &Krylov<T>::update_values, gil())
+      .def("solve", [](Krylov<T>& k, const In<T>& b,
+                       const Out<T>& x) { return to_dict(released([&] { return k.solve(b, x); })); })
+      .def("solve_device", [](Krylov<T>& k, std::uintptr_t b,
+                              std::uintptr_t x) { return to_dict(released([&] { return k.solve_device(b, x); })); })
+      .def("update_values", &Krylov<T>::update_values, without_gil())
       .def("stats", &Krylov<T>::stats);
   nb::class_<Banded<T>>(m, banded)
       .def_static(
@@ -160,27 +144,17 @@ void bind_one(nb::module_& m, const char* krylov, const char* banded, const char
                                             stream);
           },
           nb::rv_policy::take_ownership)
-      .def("solve",
-           [](Banded<T>& s, const In<T>& b, const Out<T>& x) {
-             KrylovStats st;
-             {
-               nb::gil_scoped_release release;
-               st = s.solve(b, x);
-             }
-             return to_dict(st);
-           })
-      .def("update_values", &Banded<T>::update_values, gil())
+      .def("solve", [](Banded<T>& s, const In<T>& b,
+                       const Out<T>& x) { return to_dict(released([&] { return s.solve(b, x); })); })
+      .def("update_values", &Banded<T>::update_values, without_gil())
       .def("stats", &Banded<T>::stats);
   m.def(solve_name, [](std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data, const In<T>& b,
                        const Out<T>& x, const std::string& method, double tolerance, int max_iterations,
                        bool direct_fallback, const std::string& device, std::uintptr_t stream) {
-    SolveReport r;
-    {
-      nb::gil_scoped_release release;
-      r = solve_system(n, indptr, indices, data, b, x, method, tolerance, max_iterations, direct_fallback, device,
-                       stream);
-    }
-    return to_dict(r);
+    return to_dict(released([&] {
+      return solve_system(n, indptr, indices, data, b, x, method, tolerance, max_iterations, direct_fallback, device,
+                          stream);
+    }));
   });
 }
 

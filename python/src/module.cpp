@@ -19,9 +19,7 @@ PyObject* error_class(const char* name) {
   return cls.release().ptr();  // a class lives as long as its module: the reference is kept
 }
 
-void raise(const char* cls, const std::exception& e) {
-  PyErr_SetObject(error_class(cls), text(e.what()).ptr());
-}
+void raise(const char* cls, const std::exception& e) { PyErr_SetObject(error_class(cls), text(e.what()).ptr()); }
 
 void raise_parse_error(const ParseError& e) {
   nb::object cls = nb::borrow(error_class("ParseError"));

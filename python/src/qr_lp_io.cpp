@@ -14,8 +14,6 @@ namespace balsa::python {
 
 namespace {
 
-using gil = nb::call_guard<nb::gil_scoped_release>;
-
 class Qr {
  public:
   nb::object stream_owner;  // make_released: destroyed after the factor
@@ -102,14 +100,11 @@ nb::dict linprog(std::int64_t rows, std::int64_t cols, const Indices& col_ptr, c
   o.time_limit_seconds = time_limit;
   o.presolve = presolve;
   o.stream = stream_from(stream);
-  LpSolution sol;
-  SimplexStats st;
-  {
-    nb::gil_scoped_release release;
+  auto [sol, st] = released([&] {
     SimplexSolver solver(lp, o);
-    sol = solver.solve();
-    st = solver.stats();
-  }
+    LpSolution s = solver.solve();
+    return std::pair{std::move(s), solver.stats()};
+  });
   nb::dict d;
   d["status"] = to_string(sol.status);
   d["objective"] = sol.objective;
@@ -126,11 +121,7 @@ nb::dict linprog(std::int64_t rows, std::int64_t cols, const Indices& col_ptr, c
 
 template <class T>
 nb::tuple read_matrix(const std::string& path) {
-  Csr<T> A;
-  {
-    nb::gil_scoped_release release;
-    A = read_matrix_market_csr<T>(path);
-  }
+  Csr<T> A = released([&] { return read_matrix_market_csr<T>(path); });
   return nb::make_tuple(A.rows, A.cols, to_numpy(std::move(A.row_ptr)), to_numpy(std::move(A.col_idx)),
                         to_numpy(std::move(A.values)));
 }
@@ -156,28 +147,21 @@ void bind_qr(nb::module_& m) {
                                      rank_tolerance, device, stream);
           },
           nb::rv_policy::take_ownership)
-      .def("solve", &Qr::solve, gil())
-      .def("factorise", &Qr::factorise, gil())
+      .def("solve", &Qr::solve, without_gil())
+      .def("factorise", &Qr::factorise, without_gil())
       .def("stats", &Qr::stats);
 }
 
 void bind_lp(nb::module_& m) {
   m.def("linprog", &linprog);
-  m.def("read_mps", [](const std::string& path) {
-    LinearProgram lp;
-    {
-      nb::gil_scoped_release release;
-      lp = read_mps(path);
-    }
-    return lp_dict(std::move(lp));
-  });
+  m.def("read_mps", [](const std::string& path) { return lp_dict(released([&] { return read_mps(path); })); });
 }
 
 void bind_io(nb::module_& m) {
   m.def("read_matrix_f64", &read_matrix<double>);
   m.def("read_matrix_f32", &read_matrix<float>);
-  m.def("write_matrix_f64", &write_matrix<double>, gil());
-  m.def("write_matrix_f32", &write_matrix<float>, gil());
+  m.def("write_matrix_f64", &write_matrix<double>, without_gil());
+  m.def("write_matrix_f32", &write_matrix<float>, without_gil());
 }
 
 }  // namespace balsa::python

@@ -56,7 +56,6 @@ class Trsv {
 
 template <class T>
 void bind_one(nb::module_& m, const char* name) {
-  using gil = nb::call_guard<nb::gil_scoped_release>;
   nb::class_<Trsv<T>>(m, name)
       .def_static(
           "create",
@@ -67,11 +66,11 @@ void bind_one(nb::module_& m, const char* name) {
                                           unit, transpose, algorithm, device, stream);
           },
           nb::rv_policy::take_ownership)
-      .def("solve", &Trsv<T>::solve, gil())
-      .def("solve_columns", &Trsv<T>::solve_columns, gil())
-      .def("solve_device", &Trsv<T>::solve_device, gil())
-      .def("check", &Trsv<T>::check, gil())
-      .def("update_values", &Trsv<T>::update_values, gil())
+      .def("solve", &Trsv<T>::solve, without_gil())
+      .def("solve_columns", &Trsv<T>::solve_columns, without_gil())
+      .def("solve_device", &Trsv<T>::solve_device, without_gil())
+      .def("check", &Trsv<T>::check, without_gil())
+      .def("update_values", &Trsv<T>::update_values, without_gil())
       .def("stats", &Trsv<T>::stats)
       .def_prop_ro("rows", &Trsv<T>::rows);
 }
