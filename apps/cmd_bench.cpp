@@ -38,11 +38,15 @@ void add_bench_command(CLI::App& app) {
                    "entry becomes sum|l_ij| + 1)")
       ->option_text(" FILE ...");
   trsv->add_option("--suite", o->suite,
-                   "Built-in cases: default, quick, none, or tassl-paper (the TASSL paper's block-diagonal "
-                   "matrices, then the real matrices)")
-      ->check(CLI::IsMember({"default", "quick", "none", "tassl-paper"}))
+                   "Built-in cases: default, quick, none, tassl-paper (the TASSL paper's block-diagonal "
+                   "matrices, then the real matrices), or chains (deep narrow chains: random bands, the IC(0) "
+                   "factors of the thesis' banded family at n = 1e6 and of 3D Laplacians, then the real matrices)")
+      ->check(CLI::IsMember({"default", "quick", "none", "tassl-paper", "chains"}))
       ->capture_default_str();
   trsv->add_flag("--quick", o->quick, "The quick suite on the CPU only (CI: seconds)");
+  trsv->add_flag("--upper", o->upper,
+                 "Also the upper triangle of every Matrix Market file (solved as the lower triangle of its "
+                 "reversal: the same dependency graph)");
   trsv->add_option("--precision", o->precision, "double, float or both")
       ->check(CLI::IsMember({"double", "float", "both"}))
       ->capture_default_str();

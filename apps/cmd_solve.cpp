@@ -224,7 +224,8 @@ void run_solve(const SolveCliOptions& o) {
                         {"norm", norm_name}};
     if (krylov) {
       j.update({{"setup_seconds", setup->setup_seconds}, {"factor_seconds", setup->factor_seconds},
-                {"shift", setup->factor.shift}});
+                {"shift", setup->factor.shift}, {"ordering", to_string(setup->ordering)},
+                {"colours", setup->colours}, {"ordering_seconds", setup->ordering_seconds}});
     } else if (sap) {
       j["setup_seconds"] = sap->stats().t_setup;
     } else {  // the chain: the set-ups of every method it tried (first column)
@@ -269,8 +270,13 @@ void run_solve(const SolveCliOptions& o) {
     }
     const double per_iteration = first.iterations > 0 ? first.seconds * 1e3 / first.iterations : 0.0;
     if (krylov)
-      fmt::print(report, "  setup {:.4f} s (factorisation {:.4f} s, shift {:g}), solve {:.4f} s ({:.4f} ms per iteration)\n",
-                 setup->setup_seconds, setup->factor_seconds, setup->factor.shift, first.seconds, per_iteration);
+      fmt::print(report, "  setup {:.4f} s ({}factorisation {:.4f} s, shift {:g}), solve {:.4f} s ({:.4f} ms per iteration)\n",
+                 setup->setup_seconds,
+                 setup->ordering == KrylovOrdering::Multicolour
+                     ? fmt::format("multicolour ordering {:.4f} s, {} colours; ", setup->ordering_seconds,
+                                   setup->colours)
+                     : "",
+                 setup->factor_seconds, setup->factor.shift, first.seconds, per_iteration);
     else if (sap)
       fmt::print(report, "  set-up {:.4f} s, solve {:.4f} s ({:.4f} ms per iteration)\n", sap->stats().t_setup,
                  first.seconds, per_iteration);

@@ -150,11 +150,35 @@ inline const BenchRow* best_row(const std::vector<BenchRow>& rows, const std::st
   for (const BenchRow& r : rows) {
     if (r.key() != key || !r.ok() || r.gpu() != any_gpu) continue;
     if (r.algorithm == cusparse_name || r.algorithm == spmv_name || r.algorithm == auto_name ||
-        r.algorithm == cpu_serial_name)
+        r.algorithm == cpu_serial_name || !r.chosen.empty())  // chosen: a fallback's duplicate
       continue;
     if (!best || r.solve_ms() < best->solve_ms()) best = &r;
   }
   return best;
+}
+
+// How Auto did: within 5% of the fastest balsa algorithm, and at least 0.95x
+// of cuSPARSE SpSV, on how many cases; the worst of each, named.
+inline std::string auto_summary(const std::vector<std::pair<std::string, double>>& vs_best,
+                                const std::vector<std::pair<std::string, double>>& vs_cusparse) {
+  if (vs_best.empty() && vs_cusparse.empty()) return {};
+  auto worst = [](const std::vector<std::pair<std::string, double>>& v, bool highest) {
+    const auto it = std::max_element(v.begin(), v.end(), [&](const auto& a, const auto& b) {
+      return highest ? a.second < b.second : a.second > b.second;
+    });
+    return it == v.end() ? std::string("-") : it->first + " " + format_ratio(it->second);
+  };
+  const auto within = std::count_if(vs_best.begin(), vs_best.end(), [](const auto& p) { return p.second <= 1.05; });
+  const auto not_below =
+      std::count_if(vs_cusparse.begin(), vs_cusparse.end(), [](const auto& p) { return p.second >= 0.95; });
+  std::vector<double> speedups;
+  for (const auto& p : vs_cusparse) speedups.push_back(p.second);
+  std::string s = "\n**Auto**: within 5% of the fastest balsa algorithm (auto / best <= 1.05) on " +
+                  std::to_string(within) + " of " + std::to_string(vs_best.size()) + " cases (worst: " +
+                  worst(vs_best, true) + "); at least 0.95x of cuSPARSE SpSV on " + std::to_string(not_below) +
+                  " of " + std::to_string(vs_cusparse.size()) + " (worst: " + worst(vs_cusparse, false) +
+                  "); geomean speedup over cuSPARSE " + format_ratio(geomean(speedups)) + ".\n";
+  return s;
 }
 
 struct MarkdownText {
@@ -201,13 +225,16 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
   std::vector<std::string> head = {"case", "prec", "n", "nnz", "levels", "widest", "diag fixed", "floor ms (model)"};
   for (const std::string& a : algs) head.push_back(a + " ms");
   if (have_spmv) head.push_back("SpMV ms");
-  for (const char* h : {"best", "best vs cuSPARSE", "best / SpMV", "CPU serial / best"}) head.push_back(h);
+  for (const char* h : {"best", "best vs cuSPARSE", "best / SpMV", "CPU serial / best", "auto / best"})
+    head.push_back(h);
   s += md_row(head);
   s += md_row(std::vector<std::string>(head.size(), "---"));
 
   std::vector<std::string> footnotes;
   std::map<std::string, std::vector<double>> vs_cusparse, vs_cpu;  // per algorithm
   std::vector<double> best_vs_cusparse, best_vs_cpu;
+  // Auto against the fastest balsa algorithm and against cuSPARSE, per key.
+  std::vector<std::pair<std::string, double>> auto_vs_best, auto_vs_cusparse;
   for (const std::string& key : keys) {
     const BenchRow* first = nullptr;
     for (const BenchRow& r : rows)
@@ -248,6 +275,11 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
     cells.push_back(best ? format_ratio(best->speedup_vs_cusparse) : "-");
     cells.push_back(best ? format_ratio(best->ratio_vs_spmv) : "-");
     cells.push_back(best ? format_ratio(best->speedup_vs_cpu_serial) : "-");
+    const double t_auto = solve_ms_of(rows, key, auto_name);
+    cells.push_back(best && std::isfinite(t_auto) ? format_ratio(t_auto / best->solve_ms()) : "-");
+    if (best && std::isfinite(t_auto)) auto_vs_best.push_back({key, t_auto / best->solve_ms()});
+    const double t_cusparse = solve_ms_of(rows, key, cusparse_name);
+    if (std::isfinite(t_auto) && std::isfinite(t_cusparse)) auto_vs_cusparse.push_back({key, t_cusparse / t_auto});
     s += md_row(cells);
   }
   auto geomean_row = [&](const std::string& label, std::map<std::string, std::vector<double>>& per_alg,
@@ -259,10 +291,12 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
     cells.push_back(label.find("cuSPARSE") != std::string::npos ? format_ratio(geomean(best)) : "");
     cells.push_back("");
     cells.push_back(label.find("cuSPARSE") == std::string::npos ? format_ratio(geomean(best)) : "");
+    cells.push_back("");
     s += md_row(cells);
   };
   geomean_row("geomean speedup over cuSPARSE SpSV", vs_cusparse, best_vs_cusparse);
   geomean_row("geomean speedup over CPU serial", vs_cpu, best_vs_cpu);
+  s += auto_summary(auto_vs_best, auto_vs_cusparse);
 
   s += "\nColumns: *best* = fastest correct balsa algorithm (GPU ones when the GPU ran; cuSPARSE and auto "
        "excluded); *best vs cuSPARSE* = t(cuSPARSE SpSV) / t(best); *best / SpMV* = t(best) / t(one cuSPARSE "

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "balsa/matrix_market.hpp"
+#include "balsa/factor.hpp"
 #include "balsa/generators.hpp"
 #include "bench_math.hpp"
 #include "trsv_bench.hpp"
@@ -14,12 +15,12 @@ namespace balsa::bench {
 
 const std::vector<AlgorithmSpec>& algorithm_specs() {
   static const std::vector<AlgorithmSpec> specs = [] {
-    std::vector<AlgorithmSpec> v = {{to_string(TrsvAlgorithm::Reference), TrsvAlgorithm::Reference, Device::Cpu},
-                                    {std::string(to_string(TrsvAlgorithm::LevelSet)) + "-cpu", TrsvAlgorithm::LevelSet,
-                                     Device::Cpu}};
+    std::vector<AlgorithmSpec> v = {{to_string(TrsvAlgorithm::Reference), TrsvAlgorithm::Reference, Device::Cpu}};
+    for (const TrsvAlgorithm a : {TrsvAlgorithm::LevelSet, TrsvAlgorithm::Spike})
+      v.push_back({std::string(to_string(a)) + "-cpu", a, Device::Cpu});
     for (const TrsvAlgorithm a : {TrsvAlgorithm::LevelSet, TrsvAlgorithm::SyncFree, TrsvAlgorithm::SyncFreeCsc,
-                                  TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks, TrsvAlgorithm::Cusparse,
-                                  TrsvAlgorithm::Auto})
+                                  TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks, TrsvAlgorithm::Spike,
+                                  TrsvAlgorithm::Cusparse, TrsvAlgorithm::Auto})
       v.push_back({to_string(a), a, Device::Cuda});
     return v;
   }();
@@ -88,7 +89,45 @@ void add_tassl_paper_cases(std::vector<BenchCase>& cases) {
                               [=] { return random_block_diagonal_lower<double>(blocks, 6000, 0.01); }));
 }
 
+// The IC(0) factor L of an SPD matrix (on the CPU, shifted if it must be).
+Csr<double> ic0_factor(const Csr<double>& A) {
+  return IncompleteFactorization<double>(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu}).factors();
+}
+
+// Issue 28's deep narrow chains: a random band, the IC(0) factors of the
+// thesis' banded family at n = 1e6 (L and, as its reversal, L^T: the two
+// solves of an IC(0) iteration) and the 3D Laplacians' IC(0) factors.
+void add_chain_cases(std::vector<BenchCase>& cases) {
+  cases.push_back(generated("banded-1000000-w50-k4", [] { return random_lower_banded<double>(1'000'000, 50, 4); }));
+  for (const double mu : {1e-4, 1e-2}) {
+    const std::string name = fmt::format("thesis-ic0-1e6-mu{:g}", mu);
+    cases.push_back(generated(name + "-L", [=] { return ic0_factor(thesis_banded_spd<double>(1'000'000, mu)); }));
+    cases.push_back(generated(name + "-LT", [=] {
+      return reversed(transpose(ic0_factor(thesis_banded_spd<double>(1'000'000, mu))));
+    }));
+  }
+  for (const index_t g : {index_t(100), index_t(160)})
+    cases.push_back(generated(fmt::format("lap3d-7pt-{}^3-ic0-L", g),
+                              [=] { return ic0_factor(laplacian_3d<double>(g, g, g)); }));
+}
+
 }  // namespace
+
+Csr<double> reversed(const Csr<double>& U) {
+  const index_t n = U.rows;
+  Csr<double> L{n, n, std::vector<index_t>(std::size_t(n) + 1, 0), std::vector<index_t>(U.col_idx.size()),
+                std::vector<double>(U.values.size())};
+  for (index_t i = 0; i < n; ++i) {
+    const index_t r = n - 1 - i;
+    index_t q = L.row_ptr[i];
+    for (index_t p = U.row_ptr[r + 1] - 1; p >= U.row_ptr[r]; --p, ++q) {
+      L.col_idx[q] = n - 1 - U.col_idx[p];
+      L.values[q] = U.values[p];
+    }
+    L.row_ptr[i + 1] = q;
+  }
+  return L;
+}
 
 std::filesystem::path find_data_dir(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -105,11 +144,13 @@ std::filesystem::path find_data_dir(const std::string& dir) {
   return {};
 }
 
-BenchCase file_case(const std::filesystem::path& file) {
+BenchCase file_case(const std::filesystem::path& file, bool upper) {
   BenchCase c;
   c.name = file.stem().string();
+  if (c.name.ends_with(".mtx")) c.name.resize(c.name.size() - 4);  // name.mtx.gz
+  if (upper) c.name += " (upper)";
   c.source = file.string();
-  c.build = [file](std::string& note, index_t& diag_fixed) {
+  c.build = [file, upper](std::string& note, index_t& diag_fixed) {
     std::vector<std::string> notes;
     Csr<double> A = read_matrix_market_csr<double>(file);
     if (A.rows != A.cols) {
@@ -117,7 +158,7 @@ BenchCase file_case(const std::filesystem::path& file) {
       notes.push_back(fmt::format("leading {}x{} block of the {}x{} matrix", m, m, A.rows, A.cols));
       A = leading_square_block(A);
     }
-    Csr<double> L = extract_triangle(A, Triangle::Lower);
+    Csr<double> L = upper ? reversed(extract_triangle(A, Triangle::Upper)) : extract_triangle(A, Triangle::Lower);
     A = {};
     require_finite(L);
     diag_fixed = fix_diagonal(L);
@@ -144,6 +185,8 @@ std::vector<BenchCase> make_suite(const BenchOptions& o, std::vector<std::string
   if (o.suite != "none" || o.quick) {
     if (o.suite == "tassl-paper")
       add_tassl_paper_cases(cases);
+    else if (o.suite == "chains")
+      add_chain_cases(cases);
     else
       add_generator_cases(cases, quick);
     const fs::path dir = find_data_dir(o.data_dir);
@@ -153,7 +196,7 @@ std::vector<BenchCase> make_suite(const BenchOptions& o, std::vector<std::string
       std::vector<fs::path> files;
       std::error_code ec;
       for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
-        if (e.path().extension() == ".mtx") files.push_back(e.path());
+        if (e.path().extension() == ".mtx" || e.path().string().ends_with(".mtx.gz")) files.push_back(e.path());
       std::sort(files.begin(), files.end());
       if (quick) {  // three small real matrices: SPD, zero diagonals, unsymmetric
         std::vector<fs::path> picked;
@@ -163,10 +206,16 @@ std::vector<BenchCase> make_suite(const BenchOptions& o, std::vector<std::string
         files = picked;
       }
       if (files.empty()) warnings.push_back("no .mtx files in " + dir.string());
-      for (const fs::path& f : files) cases.push_back(file_case(f));
+      for (const fs::path& f : files) {
+        cases.push_back(file_case(f, false));
+        if (o.upper) cases.push_back(file_case(f, true));
+      }
     }
   }
-  for (const std::string& f : o.files) cases.push_back(file_case(f));
+  for (const std::string& f : o.files) {
+    cases.push_back(file_case(f, false));
+    if (o.upper) cases.push_back(file_case(f, true));
+  }
   if (!o.only.empty()) {
     std::erase_if(cases, [&](const BenchCase& c) {
       return std::none_of(o.only.begin(), o.only.end(),

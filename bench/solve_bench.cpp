@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -34,14 +35,17 @@ struct SolveCase {
 std::vector<SolveCase> suite(const SolveBenchOptions& o) {
   std::vector<SolveCase> cases;
   const std::vector<std::string> pcg = {"pcg-ic0"}, nonsym = {"bicgstab-ilu0", "bicgstab2-ilu0"};
+  // The Laplacians (the time-to-solution targets): PCG-IC(0) in the
+  // natural and the multicolour order against plain CG and Jacobi-PCG.
+  const std::vector<std::string> laplacian = {"pcg-ic0", "pcg-ic0-mc", "cg", "pcg-jacobi"};
   auto lap3d = [](index_t g) { return [g] { return laplacian_3d<double>(g, g, g); }; };
   auto banded = [](index_t n, double mu) { return [n, mu] { return thesis_banded_spd<double>(n, mu); }; };
   if (o.suite == "quick") {
-    cases.push_back({"lap3d-7pt-20^3", pcg, lap3d(20)});
+    cases.push_back({"lap3d-7pt-20^3", laplacian, lap3d(20)});
     cases.push_back({"thesis-banded-1e3-mu1e-4", pcg, banded(1000, 1e-4)});
   } else if (o.suite == "default") {
-    cases.push_back({"lap3d-7pt-100^3", pcg, lap3d(100)});
-    cases.push_back({"lap3d-7pt-160^3", pcg, lap3d(160)});
+    cases.push_back({"lap3d-7pt-100^3", laplacian, lap3d(100)});
+    cases.push_back({"lap3d-7pt-160^3", laplacian, lap3d(160)});
     for (const index_t n : {index_t(10000), index_t(1000000)})
       for (const double mu : {1e-6, 1e-4, 1e-2})
         cases.push_back({fmt::format("thesis-banded-{:g}-mu{:g}", double(n), mu), pcg, banded(n, mu)});
@@ -78,7 +82,8 @@ struct Run {
   int iterations = 0;
   double setup = 0, solve = 0, error = 0, true_residual = 0;
   double spmv = 0, precond = 0, vector = 0;
-  double factor = 0, lower_analysis = 0, upper_analysis = 0;
+  double factor = 0, lower_analysis = 0, upper_analysis = 0, ordering = 0;
+  index_t colours = 0;  // multicolour ordering
   std::string trsv;  // the preconditioner's triangular solvers
   double shift = 0;
   double per_iteration() const { return iterations > 0 ? solve / iterations : 0.0; }
@@ -121,6 +126,8 @@ Run run_balsa(const Csr<double>& A, const std::vector<double>& b, const std::vec
     r.vector = s.vector_seconds;
     r.shift = s.factor.shift;
     r.factor = s.factor_seconds;
+    r.ordering = s.ordering_seconds;
+    r.colours = s.colours;
     r.lower_analysis = s.lower.analysis_seconds;
     r.upper_analysis = s.upper.analysis_seconds;
     if (ko.preconditioner == PreconditionerKind::Ic0 || ko.preconditioner == PreconditionerKind::Ilu0)
@@ -129,6 +136,33 @@ Run run_balsa(const Csr<double>& A, const std::vector<double>& b, const std::vec
     r.outcome = std::string("error: ") + e.what();
   }
   return r;
+}
+
+// The cuSPARSE+cuBLAS PCG-IC(0) baseline (bench/pcg_baseline.hpp); a CUDA
+// error (out of memory, ...) ends the baseline, not the benchmark.
+Run run_baseline(const Csr<double>& A, const std::vector<double>& b, const std::vector<double>& x_true,
+                 double tolerance, int max_iterations, StoppingNorm norm) {
+  Run base;
+  std::vector<double> xb;
+  BaselineResult br;
+  try {
+    br = cusparse_pcg_ic0(A, b, tolerance, max_iterations, norm, &xb);
+  } catch (const std::exception& e) {
+    br = {};
+    br.note = std::string("error: ") + e.what();
+  }
+  if (!br.ran) {
+    base.outcome = br.note;
+    return base;
+  }
+  base.ran = true;
+  base.outcome = br.converged ? "converged" : "max-iterations";
+  base.iterations = br.iterations;
+  base.setup = br.setup_seconds;
+  base.solve = br.solve_seconds;
+  base.true_residual = br.true_residual;
+  base.error = error_of(xb, x_true);
+  return base;
 }
 
 std::string ms(double s) { return s > 0 ? fmt::format("{:.4g}", s * 1e3) : "-"; }
@@ -140,7 +174,8 @@ nlohmann::json to_json(const Run& r) {
           {"setup_s", r.setup},    {"solve_s", r.solve},     {"per_iteration_s", r.per_iteration()},
           {"error", r.error},      {"true_residual", r.true_residual}, {"spmv_s", r.spmv},
           {"preconditioner_s", r.precond}, {"vector_s", r.vector}, {"trsv", r.trsv}, {"shift", r.shift},
-          {"factor_s", r.factor}, {"lower_analysis_s", r.lower_analysis}, {"upper_analysis_s", r.upper_analysis}};
+          {"factor_s", r.factor}, {"lower_analysis_s", r.lower_analysis}, {"upper_analysis_s", r.upper_analysis},
+          {"time_to_solution_s", r.total()}, {"ordering_s", r.ordering}, {"colours", r.colours}};
 }
 
 }  // namespace
@@ -171,16 +206,27 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
       meta["date"].get<std::string>(), meta["gpu"].get<std::string>(), std::thread::hardware_concurrency(),
       command_line, o.tolerance, to_string(o.norm), o.max_iterations);
   md +=
-      "| case | n | nnz | method | GPU it | GPU ms/it | GPU setup s | GPU total s | trsv (L/U) | cuSPARSE it | "
-      "cuSPARSE ms/it | cuSPARSE total s | CPU it | CPU ms/it | CPU total s | per-it vs cuSPARSE | total vs "
-      "cuSPARSE | total vs CPU | GPU error | outcome (GPU/cuSPARSE/CPU) | GPU ms/it: SpMV / M^-1 / vector | GPU setup s: "
-      "factor / L / U analysis | shift |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "| case | n | nnz | method | GPU it | GPU ms/it | GPU setup s | GPU solve s | GPU total s | trsv (L/U) | "
+      "cuSPARSE it | cuSPARSE ms/it | cuSPARSE setup s | cuSPARSE solve s | cuSPARSE total s | CPU it | CPU ms/it | "
+      "CPU setup s | CPU solve s | CPU total s | per-it vs cuSPARSE | total vs cuSPARSE PCG-IC(0) | total vs CPU | "
+      "GPU error | outcome (GPU/cuSPARSE/CPU) | GPU ms/it: SpMV / M^-1 / vector | GPU setup s: ordering / factor / L / "
+      "U analysis | colours | shift |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const SolveCase& c : suite(o)) {
     std::cerr << "bench solve: " << c.name << " ..." << std::endl;
     const Csr<double> A = c.build();
     const std::vector<double> x_true = random_vector<double>(A.rows, 7);
     const std::vector<double> b = multiply(A, std::span<const double>(x_true));
+    // Every method first (the cuSPARSE+cuBLAS PCG-IC(0) baseline once per
+    // case, right after balsa's pcg-ic0 as ever), then the rows: the
+    // baseline's columns on the pcg-ic0 row, its time to solution the
+    // yardstick of every method of the case.
+    struct Runs {
+      std::string method;
+      Run g, cpu;
+    };
+    std::vector<Runs> runs;
+    Run base;
     for (const std::string& m : c.methods) {
       KrylovOptions ko = krylov_options(from_string<KrylovPreset>(m));
       ko.tolerance = o.tolerance;
@@ -188,64 +234,54 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
       ko.norm = norm;
       ko.trsv = trsv;
       ko.float_preconditioner = o.float_preconditioner;
-      Run g, base, cpu;
+      Runs& r = runs.emplace_back(Runs{m, {}, {}});
       if (gpu) {
         ko.device = Device::Cuda;
-        g = run_balsa(A, b, x_true, ko);
-        if (o.baseline && m == "pcg-ic0") {
-          std::vector<double> xb;
-          BaselineResult br;
-          try {  // a CUDA error (out of memory, ...) ends this row's baseline, not the benchmark
-            br = cusparse_pcg_ic0(A, b, o.tolerance, o.max_iterations, norm, &xb);
-          } catch (const std::exception& e) {
-            br = {};
-            br.note = std::string("error: ") + e.what();
-          }
-          if (br.ran) {
-            base.ran = true;
-            base.outcome = br.converged ? "converged" : "max-iterations";
-            base.iterations = br.iterations;
-            base.setup = br.setup_seconds;
-            base.solve = br.solve_seconds;
-            base.true_residual = br.true_residual;
-            base.error = error_of(xb, x_true);
-          } else {
-            base.outcome = br.note;
-          }
-        }
+        r.g = run_balsa(A, b, x_true, ko);
+        if (o.baseline && m == "pcg-ic0") base = run_baseline(A, b, x_true, o.tolerance, o.max_iterations, norm);
       }
       if (o.cpu || !gpu) {
         ko.device = Device::Cpu;
         ko.trsv = TrsvAlgorithm::Auto;
-        cpu = run_balsa(A, b, x_true, ko);
+        r.cpu = run_balsa(A, b, x_true, ko);
       }
+    }
+    for (const auto& [m, g, cpu] : runs) {
+      const Run row_base = m == "pcg-ic0" ? base : Run{};  // the baseline's own columns: on its row
       rows.push_back({{"case", c.name}, {"n", A.rows}, {"nnz", A.nnz()}, {"method", m}, {"gpu", to_json(g)},
-                      {"cusparse_baseline", to_json(base)}, {"cpu", to_json(cpu)}});
+                      {"cusparse_baseline", to_json(row_base)}, {"cpu", to_json(cpu)},
+                      {"baseline_time_to_solution_s", base.ran ? base.total() : 0.0},
+                      {"gpu_time_to_solution_vs_baseline", base.ran && g.ran ? base.total() / g.total() : 0.0}});
       const double it = std::max(1, g.iterations);
-      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:g} |\n",
-                        c.name, A.rows, A.nnz(), m, g.ran ? std::to_string(g.iterations) : "-",
-                        ms(g.per_iteration()), sec(g.setup), sec(g.total()), g.trsv.empty() ? "-" : g.trsv,
-                        base.ran ? std::to_string(base.iterations) : "-", ms(base.per_iteration()), sec(base.total()),
-                        cpu.ran ? std::to_string(cpu.iterations) : "-", ms(cpu.per_iteration()), sec(cpu.total()),
-                        ratio(base.per_iteration(), g.per_iteration()), ratio(base.total(), g.total()),
-                        ratio(cpu.total(), g.total()), g.ran ? fmt::format("{:.1e}", g.error) : "-",
-                        g.outcome + " / " + base.outcome + " / " + cpu.outcome,
-                        g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f}", g.spmv * 1e3 / it, g.precond * 1e3 / it,
-                                            g.vector * 1e3 / it)
-                              : "-",
-                        g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f}", g.factor, g.lower_analysis, g.upper_analysis)
-                              : "-",
-                        g.ran ? g.shift : cpu.shift);
+      const auto count = [](const Run& r) { return r.ran ? std::to_string(r.iterations) : std::string("-"); };
+      md += fmt::format(
+          "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} "
+          "| {} | {} | {} | {} | {} | {} | {:g} |\n",
+          c.name, A.rows, A.nnz(), m, count(g), ms(g.per_iteration()), sec(g.setup), sec(g.solve), sec(g.total()),
+          g.trsv.empty() ? "-" : g.trsv, count(row_base), ms(row_base.per_iteration()), sec(row_base.setup),
+          sec(row_base.solve), sec(row_base.total()), count(cpu), ms(cpu.per_iteration()), sec(cpu.setup),
+          sec(cpu.solve), sec(cpu.total()), ratio(row_base.per_iteration(), g.per_iteration()),
+          ratio(base.total(), g.total()), ratio(cpu.total(), g.total()),
+          g.ran ? fmt::format("{:.1e}", g.error) : "-", g.outcome + " / " + row_base.outcome + " / " + cpu.outcome,
+          g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f}", g.spmv * 1e3 / it, g.precond * 1e3 / it, g.vector * 1e3 / it)
+                : "-",
+          g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f} / {:.3f}", g.ordering, g.factor, g.lower_analysis,
+                              g.upper_analysis)
+                : "-",
+          g.ran ? g.colours : cpu.colours, g.ran ? g.shift : cpu.shift);
       std::cerr << "  " << m << ": GPU " << g.outcome << " " << g.iterations << " it " << ms(g.per_iteration())
-                << " ms/it; cuSPARSE " << base.outcome << " " << base.iterations << " it "
-                << ms(base.per_iteration()) << " ms/it; CPU " << cpu.outcome << " " << cpu.iterations << " it "
-                << ms(cpu.per_iteration()) << " ms/it" << std::endl;
+                << " ms/it, " << sec(g.total()) << " s to the solution; cuSPARSE " << row_base.outcome << " "
+                << row_base.iterations << " it " << ms(row_base.per_iteration()) << " ms/it; CPU " << cpu.outcome
+                << " " << cpu.iterations << " it " << ms(cpu.per_iteration()) << " ms/it, " << sec(cpu.total())
+                << " s to the solution" << std::endl;
     }
   }
-  md += "\nms/it = solve time / iterations (wall clock, setup excluded); total = setup (checks, analyses, "
-        "factorisation, uploads of A and b) + solve. GPU runs (balsa and cuSPARSE alike) iterate from b on the "
+  md += "\nms/it = solve time / iterations (wall clock, setup excluded); total = time to solution = setup "
+        "(checks, ordering, analyses, factorisation, uploads of A and b) + solve. GPU runs (balsa and cuSPARSE alike) iterate from b on the "
         "device to x on the device (x's download is not timed); the CUDA context exists before any timing. *per-it vs cuSPARSE* = cuSPARSE ms/it / GPU ms/it; *total vs* = "
-        "their total / GPU total. GPU error = ||x - x_true||_inf / ||x_true||_inf.\n";
+        "their total / GPU total (*total vs cuSPARSE PCG-IC(0)*: the case's baseline run, on every method's row: "
+        "above 1, faster to the solution than the baseline). Methods: pcg-ic0 (natural order), pcg-ic0-mc (the "
+        "multicolour order: more iterations, triangular solves of one level per colour), cg, pcg-jacobi. GPU error = ||x - x_true||_inf / ||x_true||_inf.\n";
   write_results(o.json_path, {{"meta", meta}, {"rows", rows}}, o.markdown_path, md, md);
 }
 

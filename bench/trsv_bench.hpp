@@ -29,8 +29,8 @@ struct AlgorithmSpec {
   TrsvAlgorithm algorithm;
   Device device;
 };
-// reference, level-set-cpu (CPU); level-set, sync-free, sync-free-csc, tassl,
-// sync-free-blocks, cusparse, auto (CUDA): trsv_bench_algorithms()'s names.
+// reference, level-set-cpu, spike-cpu (CPU); level-set, sync-free, sync-free-csc, tassl,
+// sync-free-blocks, spike, cusparse, auto (CUDA): trsv_bench_algorithms()'s names.
 const std::vector<AlgorithmSpec>& algorithm_specs();
 
 // A benchmark case: its lower-triangular matrix is built only when it runs.
@@ -51,6 +51,9 @@ std::vector<BenchCase> make_suite(const BenchOptions& options, std::vector<std::
 std::filesystem::path find_data_dir(const std::string& dir);
 // A Matrix Market file's case: lower triangle of the leading square block,
 // missing/zero diagonal entries fixed (fix_diagonal).
-BenchCase file_case(const std::filesystem::path& file);
+BenchCase file_case(const std::filesystem::path& file, bool upper = false);
+// J U J (J the reversal): an upper triangle as the lower triangle with the
+// same dependency graph (row i is row n-1-i of U, columns mirrored).
+Csr<double> reversed(const Csr<double>& U);
 
 }  // namespace balsa::bench

@@ -47,6 +47,10 @@ class Backend {
   // work -> values (after a successful attempt).
   virtual void commit() = 0;
   virtual const cuda::DeviceBuffer<T>& values() const = 0;
+  // `a` as it is now (after set_values_from_device), to the host.
+  virtual std::vector<T> a_to_host() const = 0;
+  // Factors computed elsewhere (the host) become values().
+  virtual void set_factors(std::span<const T> f) = 0;
 };
 
 // `pattern` the factor pattern, `diagonal` its diagonal positions, `levels`

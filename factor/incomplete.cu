@@ -282,6 +282,8 @@ class GpuIncomplete final : public Backend<T> {
   }
 
   const cuda::DeviceBuffer<T>& values() const override { return values_; }
+  std::vector<T> a_to_host() const override { return a_.to_host(); }
+  void set_factors(std::span<const T> f) override { values_.upload(f); }
 
  private:
   // Plans the launches and captures them into exec_.

@@ -33,6 +33,17 @@ namespace balsa {
 
 namespace {
 
+// The cost model of the GPU path's choice: the level-scheduled GPU
+// factorisation costs about kGpuLevelSeconds a dependency level (measured on
+// an H200: 6.5 s for the 1e6 levels of the thesis' banded IC(0), 4 ms for the
+// 298 of the 100^3 Laplacian's), the host's about kHostEntrySeconds an entry
+// of the factor pattern (with the transfers of the values both ways).
+constexpr double kGpuLevelSeconds = 4e-6;
+constexpr double kHostEntrySeconds = 3e-8;
+bool host_numeric_pays(const IncompleteStats& st) {
+  return double(st.levels) * kGpuLevelSeconds > double(st.nnz) * kHostEntrySeconds;
+}
+
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -102,6 +113,10 @@ struct IncompleteFactorization<T>::Impl {
   std::vector<index_t> A_col_idx;  // Ic0: A's columns, to name entries in errors (not kept for a
                                    // prechecked A: its owner checks new values first)
   std::unique_ptr<factor_gpu::Backend<T>> gpu;
+  // GPU factorisations whose dependency levels are too many for the level
+  // schedule to beat the host (host_numeric_pays): the numeric work runs on
+  // the host and the factors go up to the backend's values().
+  bool host_numeric = false;
 
   bool ic0() const { return options.kind == IncompleteKind::Ic0; }
   std::span<const index_t> a_row_ptr() const { return ic0() ? A_row_ptr : pattern.row_ptr; }
@@ -187,7 +202,7 @@ struct IncompleteFactorization<T>::Impl {
   // an upload.
   void factor_host(std::vector<T> a) {
     const auto t0 = Clock::now();
-    if (gpu) {
+    if (gpu && !host_numeric) {
       gpu->set_values(a);
       factor_device(t0);
       return;
@@ -201,10 +216,20 @@ struct IncompleteFactorization<T>::Impl {
           const index_t r = incomplete_factor_reference<T>(options.kind, pattern, diag, work, options.pivot_tolerance);
           return factor_gpu::Breakdown{r, r >= 0 ? double(work[std::size_t(diag[std::size_t(r)])]) : 0.0};
         },
-        [&] { pattern.values = std::move(work); }, t0);
+        [&] {
+          pattern.values = std::move(work);
+          if (gpu) gpu->set_factors(pattern.values);
+        },
+        t0);
+    host_current = true;
   }
   // The GPU backend's `a` is set: factor it there.
   void factor_device(Clock::time_point t0) {
+    if (host_numeric) {  // `a` is on the device (set_values_from_device): the host factors it
+      factor_host(gpu->a_to_host());
+      stats.factor_seconds = seconds_since(t0);
+      return;
+    }
     run([&](double alpha) { return gpu->attempt(alpha); }, [&] { gpu->commit(); }, t0);
     host_current = false;
   }
@@ -293,11 +318,14 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
                                                  : " on Device::Cuda: balsa was built without CUDA"));
       trace::Span backend(values_later ? "factor: GPU backend set-up" : "factor: GPU backend set-up, values up");
       s.gpu = factor_gpu::make_backend<T>(kind, s.pattern, s.diag, levels, s.A_row_ptr, A.nnz(), options.pivot_tolerance);
+      s.host_numeric = host_numeric_pays(st);
+      st.host_numeric = s.host_numeric;
       if (!values_later) s.gpu->set_values(s.pattern.values);
       backend.end();
       st.analysis_seconds = seconds_since(t0);
       if (values_later) return;
-      const trace::Span numeric("factor: numeric factorisation (GPU)");
+      const trace::Span numeric(s.host_numeric ? "factor: numeric factorisation (host, values up)"
+                                               : "factor: numeric factorisation (GPU)");
       s.factor_device(Clock::now());  // the factors stay on the device until pattern() or factors()
     } else {
       st.analysis_seconds = seconds_since(t0);

@@ -4,6 +4,8 @@
 // a StreamScope), and so do the preconditioner and its triangular solvers,
 // which take the same stream.
 // The methods: krylov/*_cpu.cpp (CPU, the references) and krylov/gpu_*.cu.
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,6 +21,7 @@
 #include "cuda/caller_context.hpp"
 #include "krylov/gpu.hpp"
 #include "krylov/operator.hpp"
+#include "krylov/ordering.hpp"
 #include "krylov/preconditioner.hpp"
 #include "krylov/termination.hpp"
 #include "core/instantiate.hpp"
@@ -33,9 +36,14 @@ namespace balsa {
 
 namespace {
 
+// csr: A comes as CSR and the solver sets up its own preconditioner (the
+// multicolour ordering needs both).
 template <class T>
-void check_options(const KrylovOptions& o) {
+void check_options(const KrylovOptions& o, bool csr) {
   const std::string w = "Krylov solver: ";
+  if (o.ordering != KrylovOrdering::Natural && !csr)
+    throw Error(w + "the " + to_string(o.ordering) +
+                " ordering needs A as a CSR matrix and the preconditioner that options name (use the natural one)");
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
     throw Error(w + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
   if (o.max_iterations < 0)
@@ -53,16 +61,40 @@ void check_options(const KrylovOptions& o) {
                                             : w + "Device::Cuda: balsa was built without CUDA");
 }
 
-// MatrixError naming the first (row-major) entry (i, j) with a_ij != a_ji.
+// MatrixError naming the first (row-major) entry (i, j) with a_ij != a_ji;
+// with `order`, A is P B P^T and the entry is named in B's numbering.
 template <class T>
-void require_symmetric(const Csr<T>& A) {
+void require_symmetric(const Csr<T>& A, const krylov::Reordering* order = nullptr) {
   const Asymmetry a = first_asymmetry(A, 1e-12);
   if (a.symmetric()) return;
-  const std::string at = "A(" + std::to_string(a.row) + ", " + std::to_string(a.col) + ")";
-  const std::string mirror = "A(" + std::to_string(a.col) + ", " + std::to_string(a.row) + ")";
+  const index_t i = order ? order->original(a.row) : a.row, j = order ? order->original(a.col) : a.col;
+  const std::string at = "A(" + std::to_string(i) + ", " + std::to_string(j) + ")";
+  const std::string mirror = "A(" + std::to_string(j) + ", " + std::to_string(i) + ")";
   const std::string other = a.mirror_stored ? mirror + " = " + std::to_string(a.mirror) : mirror + " is not stored";
   throw MatrixError("CG needs a symmetric matrix: " + at + " = " + std::to_string(a.value) + " but " + other +
                     " (relative tolerance 1e-12; use a BiCGStab method, or turn the symmetry check off)");
+}
+
+// require_finite(A) for an A just validated: the values scanned in
+// parallel; the message (the entry's row and column) from require_finite.
+template <class T>
+void require_finite_values(const Csr<T>& A) {
+  const std::size_t n = A.values.size();
+  if (parallel::first_where(n, [&](std::size_t k) { return !std::isfinite(A.values[k]); }) < n) require_finite(A);
+}
+
+// The same for new values of A (A's CSR order) of a solver on PA = P A P^T
+// (PA's pattern): the first NaN or Inf named by its row and column in A.
+template <class T>
+void require_finite_reordered(std::span<const T> values, const Csr<T>& PA, const krylov::Reordering& order) {
+  const std::size_t p = parallel::first_where(values.size(), [&](std::size_t k) { return !std::isfinite(values[k]); });
+  if (p == values.size()) return;
+  index_t q = 0;  // PA's entry that takes it (the error path: a linear search)
+  while (order.source(q) != index_t(p)) ++q;
+  const index_t i = index_t(std::upper_bound(PA.row_ptr.begin(), PA.row_ptr.end(), q) - PA.row_ptr.begin()) - 1;
+  throw MatrixError(std::string(std::isnan(values[p]) ? "NaN" : "Inf") + " value at (row " +
+                    std::to_string(order.original(i)) + ", column " +
+                    std::to_string(order.original(PA.col_idx[std::size_t(q)])) + ")");
 }
 
 void check_length(std::size_t got, index_t rows, const char* what) {
@@ -77,6 +109,7 @@ KrylovStats labelled_stats(const KrylovOptions& o) {
   KrylovStats st;
   st.method = o.method;
   st.preconditioner = o.preconditioner;
+  st.ordering = o.ordering;
   st.device = o.device;
   return st;
 }
@@ -99,6 +132,11 @@ struct KrylovSolver<T>::Impl {
   std::unique_ptr<krylov::Preconditioner<T>> M;
   std::unique_ptr<krylov::gpu::Solver<T>> gpu;
   cuda::DeviceBuffer<T> staging_b, staging_x;  // host-vector solves on the GPU
+  // KrylovOrdering::Multicolour: A above, the preconditioner and the GPU
+  // iteration are P A P^T; b and x go through P (host vectors on the host,
+  // device vectors on the device, into ordered_b and ordered_x).
+  std::optional<krylov::Reordering> order;
+  cuda::DeviceBuffer<T> ordered_b, ordered_x;
   KrylovStats setup;  // the setup fields every solve's stats start from
   KrylovStats stats;
 
@@ -115,11 +153,57 @@ struct KrylovSolver<T>::Impl {
     KrylovStats st = setup;
     if (A.rows == 0)
       zero_solution(st, options.tolerance);
-    else
+    else if (!order)
       gpu->solve(b, x, st);  // checks b and x, handles b == 0
+    else
+      solve_ordered_on_device(b, x, st);
     st.solve_seconds = seconds_since(t0);
     stats = st;
     return st;
+  }
+
+  // The same through P: b and x gathered into P's order, the solve, x
+  // scattered back (on the solver's stream). A NaN or Inf in b or x is
+  // named at its index in the caller's order.
+  void solve_ordered_on_device(const T* b, T* x, KrylovStats& st) {
+    if (ordered_b.size() != std::size_t(A.rows)) {
+      ordered_b = cuda::DeviceBuffer<T>(std::size_t(A.rows));
+      ordered_x = cuda::DeviceBuffer<T>(std::size_t(A.rows));
+    }
+    order->in_device(b, ordered_b.data());
+    order->in_device(static_cast<const T*>(x), ordered_x.data());
+    try {
+      gpu->solve(ordered_b.data(), ordered_x.data(), st);
+    } catch (const Error&) {
+      for (const auto& [v, what] : {std::pair{b, "right-hand side b"}, std::pair{static_cast<const T*>(x), "initial guess x"}}) {
+        std::vector<T> host(std::size_t(A.rows));
+        cuda::detail::copy_to_host(host.data(), v, host.size() * sizeof(T));
+        require_finite(std::span<const T>(host), what);
+      }
+      throw;
+    }
+    order->out_device(static_cast<const T*>(ordered_x.data()), x);
+  }
+
+  // Host vectors on either path, through P with the multicolour ordering.
+  void solve_host(std::span<const T> b, std::span<T> x, KrylovStats& st) {
+    if (!order) return solve_unordered(b, x, st);
+    std::vector<T> pb(b.size()), px(x.size());
+    order->in(b, std::span<T>(pb));
+    order->in(std::span<const T>(x), std::span<T>(px));
+    solve_unordered(std::span<const T>(pb), std::span<T>(px), st);
+    order->out(std::span<const T>(px), x);
+  }
+  void solve_unordered(std::span<const T> b, std::span<T> x, KrylovStats& st) {
+    if (!gpu) return solve_cpu(b, x, st);
+    if (staging_b.size() != b.size()) {
+      staging_b = cuda::DeviceBuffer<T>(b.size());
+      staging_x = cuda::DeviceBuffer<T>(b.size());
+    }
+    staging_b.upload(b);
+    staging_x.upload(std::span<const T>(x));
+    gpu->solve(staging_b.data(), staging_x.data(), st);
+    staging_x.download(x);
   }
 
   void solve_cpu(std::span<const T> b, std::span<T> x, KrylovStats& st) {
@@ -159,8 +243,9 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, std::unique_ptr<krylov::Precondit
   rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
 }
 
-// The CSR constructors' set-up: checks, A's copy (and upload), the
-// preconditioner (`given`, or the one options name), the GPU iteration.
+// The CSR constructors' set-up: checks, the ordering, A's copy (and
+// upload), the preconditioner (`given`, or the one options name), the GPU
+// iteration.
 template <class T>
 void KrylovSolver<T>::Impl::set_up(const Csr<T>& in, const KrylovOptions& opt,
                                    std::unique_ptr<krylov::Preconditioner<T>> given) {
@@ -169,37 +254,58 @@ void KrylovSolver<T>::Impl::set_up(const Csr<T>& in, const KrylovOptions& opt,
   trace::Span checks("krylov: checks");
   validate(in, /*require_sorted=*/true);  // canonical: sorted, no duplicates
   require_square(in, "Krylov solver");
-  require_finite(in);
-  check_options<T>(opt);
+  require_finite_values(in);
+  check_options<T>(opt, /*csr=*/!given);
   checks.end();
   s.options = opt;
+  const bool reorder = opt.ordering == KrylovOrdering::Multicolour && in.rows > 0;
   // What only this solver needs runs on a thread of its own beside the
-  // preconditioner's set-up (which reads A alone, checked above): CG's
-  // symmetry check, whose error still comes first, and the copy of A that
-  // update_values checks against.
-  auto own = parallel::async_with_threads(2, [&in, &s, &opt] {
+  // ordering and the preconditioner's set-up (which read A alone, checked
+  // above): CG's symmetry check (on A as given, so that its message names
+  // A's entries), whose error still comes first, and the copy of A that
+  // update_values checks against (reordered: P A P^T itself, kept below).
+  // Without a triangular preconditioner to set up (none, Jacobi) the calling
+  // thread mostly waits: this task and the upload take half the cores each.
+  const bool light = !given && (opt.preconditioner == PreconditionerKind::None ||
+                                opt.preconditioner == PreconditionerKind::Jacobi);
+  const int half = std::max(1, omp_get_max_threads() / 2);
+  auto own = parallel::async_with_threads(light ? std::max(2, half) : 2, [&in, &s, &opt, reorder] {
     const trace::Span span("krylov: symmetry check, copy of A's pattern");
     if (opt.method == KrylovMethod::Cg && opt.check_symmetry) require_symmetric(in);
+    if (reorder) return;
     s.A = Csr<T>{in.rows, in.cols, parallel::fresh_copy(in.row_ptr), parallel::fresh_copy(in.col_idx), {}};
     if (opt.device == Device::Cpu) s.A.values = parallel::fresh_copy(in.values);
   });
   KrylovStats& st = s.setup = labelled_stats(opt);
+  Csr<T> PA;  // the multicolour ordering's P A P^T
   if (in.rows > 0) try {
+    if (reorder) {
+      const auto t = Clock::now();
+      s.order.emplace(in, PA);  // krylov/ordering.hpp
+      st.colours = s.order->colours();
+      st.ordering_seconds = seconds_since(t);
+    }
+    const Csr<T>& system = reorder ? PA : in;  // what the solver iterates on
     // On the GPU path A's upload runs on a thread of its own beside the
     // preconditioner's analysis (whose errors still come first; an
     // ILU(0)/IC(0) breakdown shows when the factors are computed from
-    // the upload, after it).
+    // the upload, after it). A is checked: no second validation.
     std::future<cuda::DeviceCsr<T>> device_A;
-    if (opt.device == Device::Cuda)
-      device_A = parallel::async_with_threads(1, [&in, caller = cuda::CallerContext(true)] {
+    if (opt.device == Device::Cuda) {
+      device_A = parallel::async_with_threads(light ? half : 1, [&system, &s, caller = cuda::CallerContext(true)] {
         const cuda::StreamScope on = caller.enter();  // cuda/caller_context.hpp
         const trace::Span span("krylov: upload A");
-        cuda::DeviceCsr<T> uploaded = cuda::to_device(in);
+        cuda::DeviceCsr<T> uploaded{system.rows, system.cols, system.nnz(),
+                                    cuda::DeviceBuffer<index_t>(std::span(system.row_ptr)),
+                                    cuda::DeviceBuffer<index_t>(std::span(system.col_idx)),
+                                    cuda::DeviceBuffer<T>(std::span(system.values))};
+        if (s.order) s.order->upload();
         caller.finish();
         return uploaded;
       });
+    }
     trace::Span preconditioner("krylov: preconditioner");
-    s.M = given ? std::move(given) : krylov::make_preconditioner(in, opt);
+    s.M = given ? std::move(given) : krylov::make_preconditioner(system, opt);
     preconditioner.end();
     own.get();
     std::optional<cuda::DeviceCsr<T>> dA;
@@ -220,6 +326,10 @@ void KrylovSolver<T>::Impl::set_up(const Csr<T>& in, const KrylovOptions& opt,
     throw;
   }
   if (own.valid()) own.get();
+  if (reorder) {
+    s.A = std::move(PA);
+    if (opt.device != Device::Cpu) std::vector<T>().swap(s.A.values);  // the GPU path keeps them on the device
+  }
   st.setup_seconds = seconds_since(t0);
   s.stats = st;
 }
@@ -233,7 +343,7 @@ KrylovSolver<T>::KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::uniqu
   const cuda::StreamScope on(options.stream);
   Impl& s = *impl_;
   if (!A) throw Error("Krylov solver: no operator");
-  check_options<T>(options);
+  check_options<T>(options, /*csr=*/false);
   s.options = options;
   s.A.rows = s.A.cols = A->rows();
   s.op = std::move(A);
@@ -268,17 +378,8 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   if (std::all_of(b.begin(), b.end(), [](T v) { return v == T(0); })) {  // x = 0 solves it
     std::fill(x.begin(), x.end(), T(0));
     zero_solution(st, s.options.tolerance);
-  } else if (s.gpu) {
-    if (s.staging_b.size() != b.size()) {
-      s.staging_b = cuda::DeviceBuffer<T>(b.size());
-      s.staging_x = cuda::DeviceBuffer<T>(b.size());
-    }
-    s.staging_b.upload(b);
-    s.staging_x.upload(std::span<const T>(x));
-    s.gpu->solve(s.staging_b.data(), s.staging_x.data(), st);
-    s.staging_x.download(x);
   } else {
-    s.solve_cpu(b, x, st);
+    s.solve_host(b, x, st);
   }
   st.solve_seconds = seconds_since(t0);
   s.stats = st;
@@ -319,15 +420,33 @@ void KrylovSolver<T>::update_values(std::span<const T> values) try {
   if (values.size() != std::size_t(s.A.nnz()))
     throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +
                          std::to_string(s.A.nnz()) + " entries");
-  Csr<T> B{s.A.rows, s.A.cols, s.A.row_ptr, s.A.col_idx, std::vector<T>(values.begin(), values.end())};
-  require_finite(B);
-  if (s.options.method == KrylovMethod::Cg && s.options.check_symmetry) require_symmetric(B);
+  // B: the new values on the stored pattern (lent by s.A for the checks, and
+  // given back whatever happens), in P A P^T's order when reordered.
+  Csr<T> B{s.A.rows, s.A.cols, std::move(s.A.row_ptr), std::move(s.A.col_idx), parallel::fresh_vector<T>(values.size())};
+  struct GiveBack {
+    Csr<T>& from;
+    Csr<T>& to;
+    ~GiveBack() {
+      to.row_ptr = std::move(from.row_ptr);
+      to.col_idx = std::move(from.col_idx);
+    }
+  } give_back{B, s.A};
+  if (s.order) {
+    require_finite_reordered(values, B, *s.order);
+    s.order->values(values, std::span<T>(B.values));
+  } else {
+    std::copy(values.begin(), values.end(), B.values.begin());
+    require_finite_values(B);
+  }
+  if (s.options.method == KrylovMethod::Cg && s.options.check_symmetry)
+    require_symmetric(B, s.order ? &*s.order : nullptr);
+  const std::span<const T> ordered(B.values);
   if (s.M) {  // refactors (the preconditioner keeps its old factors if it throws)
-    s.M->update_values(values);
+    s.M->update_values(ordered);
     s.M->describe(s.setup);
   }
   if (s.gpu)
-    s.gpu->update_values(values);
+    s.gpu->update_values(ordered);
   else
     s.A.values = std::move(B.values);
   s.stats = s.setup;

@@ -47,6 +47,7 @@
 #include "core/instantiate.hpp"
 #include "core/parallel.hpp"
 #include "core/setup_trace.hpp"
+#include "sparse/diagonal_check.hpp"
 #include "sparse/transpose.hpp"
 #include "sparse/triangle_pattern.hpp"
 #include "trsv/gpu_algorithm.hpp"
@@ -61,29 +62,66 @@ std::vector<To> converted(std::span<const From> v) {
   return std::vector<To>(v.begin(), v.end());
 }
 
-// z = D^{-1} r, D = diag(A) (every diagonal entry must be nonzero).
+// z = D^{-1} r, D = diag(A) (every diagonal entry must be nonzero). Set-up
+// finds where each row's diagonal entry is in A's arrays (A canonical: a
+// binary search per row, in parallel); new values are then one gather,
+// checked in the same pass (no copy of A).
 template <class T>
 class Jacobi final : public Preconditioner<T> {
  public:
-  Jacobi(const Csr<T>& A, Device device) : A_(A), device_(device) { set(A.values); }
+  Jacobi(const Csr<T>& A, Device device) : device_(device), diagonal_(diagonal_positions(A)) { set(A.values); }
   void apply(std::span<const T> r, std::span<T> z) override {
-    for (std::size_t i = 0; i < r.size(); ++i) z[i] = r[i] * inv_[i];
+    const std::int64_t n = std::int64_t(r.size());
+#pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) z[std::size_t(i)] = r[std::size_t(i)] * inv_[std::size_t(i)];
   }
   void apply_device(const T* r, T* z) override { device::scale(r, dinv_.data(), z, inv_.size()); }
   void update_values(std::span<const T> values) override { set(values); }
   void describe(KrylovStats&) const override {}
 
  private:
+  // Row i's diagonal entry's position in A's arrays, or -1 when it is not stored.
+  static std::vector<index_t> diagonal_positions(const Csr<T>& A) {
+    std::vector<index_t> pos = parallel::fresh_vector<index_t>(std::size_t(A.rows));
+#pragma omp parallel for schedule(static) if (A.rows > parallel::kParallelMin)
+    for (index_t i = 0; i < A.rows; ++i) {
+      const auto first = A.col_idx.begin() + A.row_ptr[i], last = A.col_idx.begin() + A.row_ptr[i + 1];
+      const auto it = std::lower_bound(first, last, i);
+      pos[std::size_t(i)] = it != last && *it == i ? index_t(it - A.col_idx.begin()) : -1;
+    }
+    return pos;
+  }
+  // 1 / the diagonal, and the rows with a missing or zero one, in one pass
+  // (their error as require_nonzero_diagonal's: the first bad row named).
   void set(std::span<const T> values) {
-    A_.values.assign(values.begin(), values.end());
-    require_nonzero_diagonal(A_);  // names the row
-    const std::vector<T> d = diagonal(A_);
-    inv_.resize(d.size());
-    for (std::size_t i = 0; i < d.size(); ++i) inv_[i] = T(1) / d[i];
+    const index_t n = index_t(diagonal_.size());
+    std::vector<T> inv = parallel::fresh_vector<T>(diagonal_.size());
+    DiagonalReport r;
+    index_t missing = 0, zero = 0, first_missing = n, first_zero = n;
+#pragma omp parallel for reduction(+ : missing, zero) reduction(min : first_missing, first_zero) schedule(static) \
+    if (n > parallel::kParallelMin)
+    for (index_t i = 0; i < n; ++i) {
+      const index_t p = diagonal_[std::size_t(i)];
+      if (p < 0) {
+        ++missing;
+        first_missing = std::min(first_missing, i);
+      } else if (values[std::size_t(p)] == T(0)) {
+        ++zero;
+        first_zero = std::min(first_zero, i);
+      } else {
+        inv[std::size_t(i)] = T(1) / values[std::size_t(p)];
+      }
+    }
+    r.missing = missing;
+    r.zero = zero;
+    r.first_missing = missing ? first_missing : -1;
+    r.first_zero = zero ? first_zero : -1;
+    require_nonzero_diagonal(r);  // sparse/diagonal_check.hpp
+    inv_ = std::move(inv);
     if (device_ == Device::Cuda) dinv_ = cuda::DeviceBuffer<T>(std::span<const T>(inv_));
   }
-  Csr<T> A_;
   Device device_;
+  std::vector<index_t> diagonal_;
   std::vector<T> inv_;
   cuda::DeviceBuffer<T> dinv_;
 };

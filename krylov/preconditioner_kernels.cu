@@ -1,4 +1,6 @@
-// Elementwise device kernels of the preconditioners (krylov/preconditioner_kernels.hpp).
+// Elementwise device kernels of the preconditioners and of the multicolour
+// ordering (krylov/preconditioner_kernels.hpp).
+#include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "krylov/preconditioner_kernels.hpp"
 
@@ -18,25 +20,52 @@ __global__ void scale_kernel(const T* r, const T* inv_diag, T* z, std::size_t n)
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) z[i] = r[i] * inv_diag[i];
 }
+
+template <class T>
+__global__ void gather_kernel(const T* v, const index_t* perm, T* y, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = v[perm[i]];
+}
+
+template <class T>
+__global__ void scatter_kernel(const T* y, const index_t* perm, T* v, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) v[perm[i]] = y[i];
+}
+
+// kernel<<<...>>>(args..., n) on the current stream over n elements.
+template <class Kernel, class... Args>
+void launch(Kernel kernel, std::size_t n, Args... args) {
+  if (n == 0) return;
+  kernel<<<blocks_for(n), 256, 0, cuda::stream()>>>(args..., n);
+  BALSA_CHECK_LAUNCH();
+}
 }  // namespace
 
 template <class From, class To>
 void convert(const From* in, To* out, std::size_t n) {
-  if (n == 0) return;
-  convert_kernel<From, To><<<blocks_for(n), 256, 0, cuda::stream()>>>(in, out, n);
-  BALSA_CHECK_LAUNCH();
+  launch(convert_kernel<From, To>, n, in, out);
 }
-
 template <class T>
 void scale(const T* r, const T* inv_diag, T* z, std::size_t n) {
-  if (n == 0) return;
-  scale_kernel<T><<<blocks_for(n), 256, 0, cuda::stream()>>>(r, inv_diag, z, n);
-  BALSA_CHECK_LAUNCH();
+  launch(scale_kernel<T>, n, r, inv_diag, z);
+}
+template <class T>
+void gather(const T* v, const index_t* perm, T* y, std::size_t n) {
+  launch(gather_kernel<T>, n, v, perm, y);
+}
+template <class T>
+void scatter(const T* y, const index_t* perm, T* v, std::size_t n) {
+  launch(scatter_kernel<T>, n, y, perm, v);
 }
 
 template void convert<double, float>(const double*, float*, std::size_t);
 template void convert<float, double>(const float*, double*, std::size_t);
 template void scale<float>(const float*, const float*, float*, std::size_t);
 template void scale<double>(const double*, const double*, double*, std::size_t);
+#define BALSA_INSTANTIATE(T)                                                  \
+  template void gather<T>(const T*, const index_t*, T*, std::size_t); \
+  template void scatter<T>(const T*, const index_t*, T*, std::size_t);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::krylov::device

@@ -1,9 +1,12 @@
-// Internal: the elementwise device kernels of the preconditioners
-// (krylov/preconditioner_kernels.cu; stand-ins in preconditioner_kernels_no_cuda.cpp).
+// Internal: the elementwise device kernels of the preconditioners and of the
+// multicolour ordering (krylov/preconditioner_kernels.cu; stand-ins in
+// preconditioner_kernels_no_cuda.cpp).
 // Asynchronous on the current stream (the Krylov solver's, cuda/stream.hpp).
 #pragma once
 
 #include <cstddef>
+
+#include "balsa/sparse.hpp"
 
 namespace balsa::krylov::device {
 
@@ -13,5 +16,11 @@ void convert(const From* in, To* out, std::size_t n);
 // z[i] = r[i] * inv_diag[i] (Jacobi).
 template <class T>
 void scale(const T* r, const T* inv_diag, T* z, std::size_t n);
+// y[i] = v[perm[i]] (gather) and v[perm[i]] = y[i] (scatter): vectors into
+// and out of a permuted system (perm[new] = old).
+template <class T>
+void gather(const T* v, const index_t* perm, T* y, std::size_t n);
+template <class T>
+void scatter(const T* y, const index_t* perm, T* v, std::size_t n);
 
 }  // namespace balsa::krylov::device

@@ -1,5 +1,6 @@
 // The preconditioners' device kernels in a build without CUDA: a clear error.
 #include "balsa/error.hpp"
+#include "core/instantiate.hpp"
 #include "krylov/preconditioner_kernels.hpp"
 
 namespace balsa::krylov::device {
@@ -12,10 +13,18 @@ template <class From, class To>
 void convert(const From*, To*, std::size_t) { no_cuda(); }
 template <class T>
 void scale(const T*, const T*, T*, std::size_t) { no_cuda(); }
+template <class T>
+void gather(const T*, const index_t*, T*, std::size_t) { no_cuda(); }
+template <class T>
+void scatter(const T*, const index_t*, T*, std::size_t) { no_cuda(); }
 
 template void convert<double, float>(const double*, float*, std::size_t);
 template void convert<float, double>(const float*, double*, std::size_t);
 template void scale<float>(const float*, const float*, float*, std::size_t);
 template void scale<double>(const double*, const double*, double*, std::size_t);
+#define BALSA_INSTANTIATE(T)                                                  \
+  template void gather<T>(const T*, const index_t*, T*, std::size_t); \
+  template void scatter<T>(const T*, const index_t*, T*, std::size_t);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::krylov::device

@@ -9,6 +9,7 @@ KrylovOptions krylov_options(KrylovPreset preset) try {
     KrylovPreset preset;
     KrylovMethod method;
     PreconditionerKind preconditioner;
+    KrylovOrdering ordering = KrylovOrdering::Natural;
   };
   static constexpr Row rows[] = {
       {KrylovPreset::PcgIc0, KrylovMethod::Cg, PreconditionerKind::Ic0},
@@ -21,12 +22,16 @@ KrylovOptions krylov_options(KrylovPreset preset) try {
       {KrylovPreset::BiCgStab2Jacobi, KrylovMethod::BiCgStabL, PreconditionerKind::Jacobi},
       {KrylovPreset::BiCgStab, KrylovMethod::BiCgStab, PreconditionerKind::None},
       {KrylovPreset::BiCgStab2, KrylovMethod::BiCgStabL, PreconditionerKind::None},
+      {KrylovPreset::PcgIc0Mc, KrylovMethod::Cg, PreconditionerKind::Ic0, KrylovOrdering::Multicolour},
+      {KrylovPreset::BiCgStabIlu0Mc, KrylovMethod::BiCgStab, PreconditionerKind::Ilu0, KrylovOrdering::Multicolour},
+      {KrylovPreset::BiCgStab2Ilu0Mc, KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0, KrylovOrdering::Multicolour},
   };
   for (const Row& r : rows)
     if (r.preset == preset) {
       KrylovOptions o;
       o.method = r.method;
       o.preconditioner = r.preconditioner;
+      o.ordering = r.ordering;
       o.l = 2;
       return o;
     }

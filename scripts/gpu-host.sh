@@ -25,6 +25,9 @@
 #                               balsa built beside this one, then balsa run and
 #                               balsa bench trsv --only lap3d, each twice, the
 #                               two binaries alternating on the same GPU
+#   scripts/gpu-host.sh chains [bench args]  build, the triangular-solve tests (CPU
+#                               and GPU), memcheck and racecheck of
+#                               gpu_trsv_spike_test, balsa bench trsv [args]
 #   scripts/gpu-host.sh kernel NAMES [bench args]
 #                               build, ctest -L gpu, memcheck and racecheck of
 #                               gpu_trsv_algorithms_test restricted to the
@@ -124,6 +127,23 @@ run_bench() {
   step "balsa bench trsv $*"
   $build/balsa bench trsv --data-dir tests/data --json "$outdir/bench-trsv.json" --markdown "$outdir/bench-trsv.md" "$@"
   echo "exit $?"
+}
+
+# Issue 28: the spike solver's tests and sanitizers, then bench trsv [args].
+run_chains() {
+  step "ctest -R Trsv|Spike|Tassl"; ctest --test-dir $build -R "Trsv|Spike|Tassl|trsv" --output-on-failure -j 4 \
+    --timeout 300 >"$outdir/ctest-chains.log" 2>&1
+  echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout" "$outdir/ctest-chains.log" | head -30
+  for tool in memcheck racecheck; do
+    local filter='*'; [ $tool = racecheck ] && filter='*DeviceValueUpdates*:*Tiny*'
+    step "compute-sanitizer --tool $tool gpu_trsv_spike_test --gtest_filter=$filter"
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 --kernel-name-exclude kns=cusparse \
+      $build/tests/gpu_trsv_spike_test --gtest_brief=1 --gtest_filter="$filter" >"$outdir/sanitizer.tmp" 2>&1
+    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/sanitizer.tmp" | sort | uniq -c | head
+    { echo "### $tool gpu_trsv_spike_test"; cat "$outdir/sanitizer.tmp"; } >>"$outdir/sanitizer.log"
+  done
+  rm -f "$outdir/sanitizer.tmp"
+  run_bench "$@"
 }
 
 # memcheck (every test) and racecheck (generated cases) of the named variants.
@@ -271,6 +291,7 @@ case "$stage" in
   sparse) run_sparse "$@" ;;
   all) run_tests; run_bench "$@" ;;
   quick) run_gpu_tests; run_bench "$@" ;;
+  chains) run_chains "$@" ;;
   kernel) names="$1"; shift; run_gpu_tests; run_kernel_sanitizers "$names"; run_bench "$@" ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -2,11 +2,14 @@
 #include <algorithm>
 #include <atomic>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "balsa/sparse.hpp"
 #include "core/instantiate.hpp"
 #include "core/parallel.hpp"
 #include "core/exceptions.hpp"
+#include "sparse/transpose.hpp"
 
 namespace balsa {
 
@@ -46,6 +49,53 @@ std::vector<index_t> checked_inverse(std::span<const index_t> perm, index_t n) {
 
 void check_permutation(std::span<const index_t> perm, index_t n) { checked_inverse(perm, n); }
 
+// Row lengths, their prefix sum, then each row's entries renamed and sorted
+// by new column in place (insertion sort for short rows, a stable sort of
+// (column, position) pairs for long ones).
+PermutedPattern permuted_pattern(index_t rows, std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                                 std::span<const index_t> row_perm, std::span<const index_t> col_new) {
+  constexpr index_t kShortRow = 32;
+  PermutedPattern p;
+  p.row_ptr = parallel::fresh_vector<index_t>(std::size_t(rows) + 1, 0);
+#pragma omp parallel for schedule(static) if (rows > parallel::kParallelMin)
+  for (index_t i = 0; i < rows; ++i) {
+    const std::size_t o = std::size_t(row_perm[std::size_t(i)]);
+    p.row_ptr[std::size_t(i) + 1] = row_ptr[o + 1] - row_ptr[o];
+  }
+  parallel::prefix_sum(p.row_ptr);
+  const std::size_t nnz = std::size_t(p.row_ptr.back());
+  p.col_idx = parallel::fresh_vector<index_t>(nnz);
+  p.source = parallel::fresh_vector<index_t>(nnz);
+#pragma omp parallel for schedule(dynamic, 1024) if (rows > parallel::kParallelMin)
+  for (index_t i = 0; i < rows; ++i) {
+    const std::size_t o = std::size_t(row_perm[std::size_t(i)]), q0 = std::size_t(p.row_ptr[std::size_t(i)]);
+    const index_t len = row_ptr[o + 1] - row_ptr[o];
+    index_t* col = p.col_idx.data() + q0;
+    index_t* src = p.source.data() + q0;
+    if (len <= kShortRow) {
+      for (index_t k = 0; k < len; ++k) {
+        const index_t pos = row_ptr[o] + k, c = col_new[std::size_t(col_idx[std::size_t(pos)])];
+        index_t at = k;
+        for (; at > 0 && col[at - 1] > c; --at) {
+          col[at] = col[at - 1];
+          src[at] = src[at - 1];
+        }
+        col[at] = c;
+        src[at] = pos;
+      }
+      continue;
+    }
+    std::vector<std::pair<index_t, index_t>> row(static_cast<std::size_t>(len));
+    for (index_t k = 0; k < len; ++k) {
+      const index_t pos = row_ptr[o] + k;
+      row[std::size_t(k)] = {col_new[std::size_t(col_idx[std::size_t(pos)])], pos};
+    }
+    std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (index_t k = 0; k < len; ++k) std::tie(col[k], src[k]) = row[std::size_t(k)];
+  }
+  return p;
+}
+
 std::vector<index_t> inverse_permutation(std::span<const index_t> perm) try {
   return checked_inverse(perm, checked_index(std::int64_t(perm.size()), "permutation length"));
 } catch (...) {
@@ -60,26 +110,9 @@ Csr<T> permute(const Csr<T>& A, std::span<const index_t> row_perm, std::span<con
   if (col_new.size() != std::size_t(A.cols))
     throw DimensionError("column permutation has " + std::to_string(col_perm.size()) + " entries, expected " +
                          std::to_string(A.cols));
-  Csr<T> B;
-  B.rows = A.rows;
-  B.cols = A.cols;
-  B.row_ptr.assign(std::size_t(A.rows) + 1, 0);
-  for (index_t i = 0; i < A.rows; ++i) B.row_ptr[i + 1] = B.row_ptr[i] + (A.row_ptr[row_perm[i] + 1] - A.row_ptr[row_perm[i]]);
-  B.col_idx.resize(A.nnz());
-  B.values.resize(A.nnz());
-  // Each new row i is old row row_perm[i] with renamed columns, re-sorted.
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (index_t i = 0; i < A.rows; ++i) {
-    const index_t src = row_perm[i];
-    std::vector<std::pair<index_t, T>> row;
-    row.reserve(std::size_t(A.row_ptr[src + 1] - A.row_ptr[src]));
-    for (index_t k = A.row_ptr[src]; k < A.row_ptr[src + 1]; ++k) row.emplace_back(col_new[A.col_idx[k]], A.values[k]);
-    std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t k = 0; k < row.size(); ++k) {
-      B.col_idx[B.row_ptr[i] + k] = row[k].first;
-      B.values[B.row_ptr[i] + k] = row[k].second;
-    }
-  }
+  PermutedPattern p = permuted_pattern(A.rows, A.row_ptr, A.col_idx, row_perm, col_new);
+  Csr<T> B{A.rows, A.cols, std::move(p.row_ptr), std::move(p.col_idx), parallel::fresh_vector<T>(p.source.size())};
+  parallel::gather(std::span<const index_t>(p.source), std::span<const T>(A.values), std::span<T>(B.values));
   return B;
 } catch (...) {
   rethrow_as_balsa_error("permute");

@@ -10,6 +10,7 @@
 #include "core/instantiate.hpp"
 #include "core/parallel.hpp"
 #include "core/exceptions.hpp"
+#include "sparse/diagonal_check.hpp"
 
 namespace balsa {
 
@@ -111,9 +112,7 @@ DiagonalReport inspect_diagonal(const Csr<T>& A) try {
   rethrow_as_balsa_error("inspect_diagonal");
 }
 
-template <class T>
-void require_nonzero_diagonal(const Csr<T>& A) try {
-  const DiagonalReport r = inspect_diagonal(A);
+void require_nonzero_diagonal(const DiagonalReport& r) {
   // Report the earlier of the two problems, so the message names the first bad row.
   if (r.missing > 0 && (r.zero == 0 || r.first_missing < r.first_zero))
     throw MatrixError("missing diagonal entry at " + at(r.first_missing, r.first_missing) + " (" +
@@ -121,6 +120,11 @@ void require_nonzero_diagonal(const Csr<T>& A) try {
   if (r.zero > 0)
     throw MatrixError("zero diagonal entry at " + at(r.first_zero, r.first_zero) + " (" + std::to_string(r.zero) +
                       " zero in all)");
+}
+
+template <class T>
+void require_nonzero_diagonal(const Csr<T>& A) try {
+  require_nonzero_diagonal(inspect_diagonal(A));
 } catch (...) {
   rethrow_as_balsa_error("require_nonzero_diagonal");
 }

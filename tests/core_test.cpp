@@ -67,8 +67,9 @@ TEST(Names, OneSpellingOfEachTriangularSolver) {
   // The spellings the command line, the benchmarks and the stats share.
   EXPECT_EQ(enum_names<TrsvAlgorithm>(), (std::vector<std::string>{"auto", "reference", "level-set", "sync-free",
                                                                    "sync-free-csc", "cusparse", "tassl",
-                                                                   "sync-free-blocks"}));
+                                                                   "sync-free-blocks", "spike"}));
   EXPECT_EQ(from_string<TrsvAlgorithm>("sync-free-blocks"), TrsvAlgorithm::SyncFreeBlocks);
+  EXPECT_EQ(from_string<TrsvAlgorithm>("spike"), TrsvAlgorithm::Spike);
   EXPECT_THROW_MSG((void)from_string<TrsvAlgorithm>("levelset"), Error, "unknown triangular-solver algorithm");
   EXPECT_THROW((void)from_string<Device>("CUDA"), Error);  // exact, case-sensitive
 }

@@ -277,5 +277,34 @@ TYPED_TEST(FactorGpu, PatternFirstThenValuesFromTheDevice) {
     }
 }
 
+// Deep dependency chains (the thesis' banded family: one level per row): the
+// GPU path factors on the host (IncompleteStats::host_numeric) and its
+// device values are the CPU's factors; from host values, from device values
+// after a pattern-only analysis, and through the shift loop (mu = 1e-2
+// breaks down unshifted).
+TYPED_TEST(FactorGpu, DeepChainsFactorOnTheHost) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  for (const double mu : {1e-4, 1e-2}) {
+    SCOPED_TRACE("mu " + std::to_string(mu));
+    const Csr<T> A = thesis_banded_spd<T>(20000, mu);
+    const IncompleteFactorization<T> cpu(A, on(Device::Cpu, IncompleteKind::Ic0));
+    const IncompleteFactorization<T> gpu(A, on(Device::Cuda, IncompleteKind::Ic0));
+    EXPECT_TRUE(gpu.stats().host_numeric);
+    EXPECT_FALSE(cpu.stats().host_numeric);
+    EXPECT_EQ(gpu.stats().shift, cpu.stats().shift);
+    EXPECT_EQ(gpu.device_values().to_host(), cpu.factors().values);
+    const Csr<T> pattern{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
+    IncompleteFactorization<T> later(pattern, on(Device::Cuda, IncompleteKind::Ic0), detail::PrecheckedMatrix(),
+                                     detail::ValuesLater());
+    later.refactor(cuda::DeviceBuffer<T>(std::span<const T>(A.values)));
+    EXPECT_EQ(later.device_values().to_host(), cpu.factors().values);
+    EXPECT_EQ(later.factors().values, cpu.factors().values);
+  }
+  // Wide levels stay on the GPU.
+  const IncompleteFactorization<T> lap(laplacian_3d<T>(30, 30, 30), on(Device::Cuda, IncompleteKind::Ic0));
+  EXPECT_FALSE(lap.stats().host_numeric);
+}
+
 }  // namespace
 }  // namespace balsa

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "balsa/generators.hpp"
+#include "balsa/graph.hpp"
 #include "balsa/krylov.hpp"
 #include "support/krylov_cases.hpp"
 #include "support/test_support.hpp"
@@ -90,14 +91,19 @@ KrylovStats expect_agree(const std::string& what, const Csr<T>& A, const KrylovO
   return g;
 }
 
+// The SPD systems of the CG comparisons.
+template <class T>
+std::vector<std::pair<std::string, Csr<T>>> spd_cases() {
+  return {{"laplace2d 40", laplacian_2d<T>(40, 40)},
+          {"laplace3d 12", laplacian_3d<T>(12, 12, 12)},
+          {"random spd", random_spd<T>(5000, 6, 2)}};
+}
+
 TYPED_TEST(KrylovGpu, CgAgreesWithCpu) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
   const double tol = tol_for<T>();
-  const std::pair<std::string, Csr<T>> cases[] = {{"laplace2d 40", laplacian_2d<T>(40, 40)},
-                                                  {"laplace3d 12", laplacian_3d<T>(12, 12, 12)},
-                                                  {"random spd", random_spd<T>(5000, 6, 2)}};
-  for (const auto& [name, A] : cases)
+  for (const auto& [name, A] : spd_cases<T>())
     for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi, PreconditionerKind::Ic0})
       for (const auto norm : {StoppingNorm::Infinity, StoppingNorm::Two})
         for (const bool random_x0 : {false, true})
@@ -276,6 +282,26 @@ TEST(KrylovGpuAccuracy, ToleranceBelowAttainableAccuracyIsStagnation) {
   }
 }
 
+// A solver s of A x = b (x its solution from x0 = 0; db: b on the device,
+// dx: a device vector): NaN in device b or x is an error naming the index;
+// new values 2 A halve the solution.
+template <class T>
+void expect_named_nan_and_update(KrylovSolver<T>& s, const Csr<T>& A, const std::vector<T>& b,
+                                 const std::vector<T>& x, const cuda::DeviceBuffer<T>& db, cuda::DeviceBuffer<T>& dx) {
+  std::vector<T> bad = b;
+  bad[17] = std::numeric_limits<T>::quiet_NaN();
+  cuda::DeviceBuffer<T> dbad{std::span<const T>(bad)};
+  EXPECT_THROW_MSG(s.solve(dbad, dx), Error, "right-hand side b at index 17");
+  EXPECT_THROW_MSG(s.solve(db, dbad), Error, "initial guess x at index 17");
+  // New values (2 A): the solution halves.
+  std::vector<T> doubled = A.values;
+  for (T& v : doubled) v *= T(2);
+  s.update_values(doubled);
+  std::vector<T> x2(b.size(), T(0));
+  EXPECT_EQ(s.solve(std::span<const T>(b), std::span<T>(x2)).outcome, KrylovOutcome::Converged);
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_NEAR(double(x2[i]), double(x[i]) / 2, 1e3 * tol_for<T>());
+}
+
 TYPED_TEST(KrylovGpu, DeviceVectorsProgressAndUpdates) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
@@ -308,21 +334,61 @@ TYPED_TEST(KrylovGpu, DeviceVectorsProgressAndUpdates) {
   EXPECT_EQ(z.outcome, KrylovOutcome::Converged);
   EXPECT_EQ(z.iterations, 0);
   EXPECT_EQ(dx.to_host(), std::vector<T>(b.size(), T(0)));
-  // NaN in device b or x: an error naming the index.
-  std::vector<T> bad = b;
-  bad[17] = std::numeric_limits<T>::quiet_NaN();
-  cuda::DeviceBuffer<T> dbad{std::span<const T>(bad)};
-  EXPECT_THROW_MSG(s.solve(dbad, dx), Error, "right-hand side b at index 17");
-  EXPECT_THROW_MSG(s.solve(db, dbad), Error, "initial guess x at index 17");
   cuda::DeviceBuffer<T> short_x(b.size() - 1);
   EXPECT_THROW(s.solve(db, short_x), DimensionError);
-  // New values (2 A): the solution halves.
-  std::vector<T> doubled = A.values;
-  for (T& v : doubled) v *= T(2);
-  s.update_values(doubled);
-  std::vector<T> x2(b.size(), T(0));
-  EXPECT_EQ(s.solve(std::span<const T>(b), std::span<T>(x2)).outcome, KrylovOutcome::Converged);
-  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_NEAR(double(x2[i]), double(x[i]) / 2, 1e3 * tol_for<T>());
+  expect_named_nan_and_update(s, A, b, x, db, dx);
+}
+
+// The multicolour ordering (krylov.hpp, KrylovOrdering): the GPU path
+// (P A P^T on the device, b and x gathered in and scattered out there)
+// against the CPU path.
+TYPED_TEST(KrylovGpu, MulticolourAgreesWithCpu) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const double tol = tol_for<T>();
+  using Cases = std::vector<std::pair<std::string, Csr<T>>>;
+  const Cases general = {{"convection-diffusion", test::convection_diffusion<T>(40, 40.0)}};
+  for (const auto& [cases, preset] : {std::pair{spd_cases<T>(), KrylovPreset::PcgIc0Mc},
+                                      std::pair{general, KrylovPreset::BiCgStabIlu0Mc}})
+    for (const auto& [name, A] : cases)
+      for (const bool random_x0 : {false, true}) {
+        KrylovOptions o = krylov_options(preset);
+        o.tolerance = tol;
+        const KrylovStats g = expect_agree<T>(name + " " + to_string(preset) + (random_x0 ? " x0 random" : " x0 = 0"),
+                                              A, o, random_x0);
+        EXPECT_EQ(g.ordering, KrylovOrdering::Multicolour);
+        EXPECT_EQ(g.colours, greedy_colouring(A).count);
+        EXPECT_GT(g.ordering_seconds, 0.0);
+      }
+}
+
+TYPED_TEST(KrylovGpu, MulticolourDeviceVectorsAndUpdates) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const Csr<T> A = laplacian_3d<T>(14, 13, 12);
+  KrylovOptions o = krylov_options(KrylovPreset::PcgIc0Mc);
+  o.device = Device::Cuda;
+  o.tolerance = tol_for<T>();
+  KrylovSolver<T> s(A, o);
+  EXPECT_EQ(s.stats().colours, 2);
+  const std::vector<T> x_true = random_vector<T>(A.rows, 6);
+  const std::vector<T> b = multiply(A, std::span<const T>(x_true));
+  std::vector<T> x(b.size(), T(0));
+  const KrylovStats h = s.solve(std::span<const T>(b), std::span<T>(x));
+  ASSERT_EQ(h.outcome, KrylovOutcome::Converged) << h.message;
+  EXPECT_LE(test::relative_error<T>(x, x_true), 1e4 * tol_for<T>());
+  // Device vectors (in A's order): the same solve.
+  cuda::DeviceBuffer<T> db{std::span<const T>(b)}, dx(b.size());
+  dx.fill_bytes(0);
+  const KrylovStats d = s.solve(db, dx);
+  EXPECT_EQ(d.outcome, KrylovOutcome::Converged);
+  EXPECT_NEAR(d.iterations, h.iterations, 1);
+  EXPECT_LE(test::relative_error<T>(dx.to_host(), x), 100 * tol_for<T>());
+  // x0 = x_true: converged at once, x unchanged.
+  cuda::DeviceBuffer<T> exact{std::span<const T>(x_true)};
+  EXPECT_EQ(s.solve_device(db.data(), exact.data()).iterations, 0);
+  EXPECT_EQ(exact.to_host(), x_true);
+  expect_named_nan_and_update(s, A, b, x, db, dx);  // the index in A's order
 }
 
 TEST(KrylovGpuMixed, FloatPreconditionerInADoubleIteration) {

@@ -16,7 +16,7 @@ TYPED_TEST_SUITE(TrsvSolverGpu, ValueTypes);
 
 constexpr TrsvAlgorithm kGpuAlgorithms[] = {TrsvAlgorithm::LevelSet, TrsvAlgorithm::SyncFree,
                                             TrsvAlgorithm::SyncFreeCsc, TrsvAlgorithm::Cusparse,
-                                            TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks,
+                                            TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks, TrsvAlgorithm::Spike,
                                             TrsvAlgorithm::Auto};
 
 TYPED_TEST(TrsvSolverGpu, EveryAlgorithmMatchesTheReference) {

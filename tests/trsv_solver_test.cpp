@@ -30,7 +30,8 @@ TYPED_TEST(TrsvSolverCpu, EveryModeMatchesTheReference) {
   using T = TypeParam;
   for (const auto& c : test::triangular_cases<T>()) {
     for (const TrsvAlgorithm alg :
-         {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl, TrsvAlgorithm::Auto})
+         {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl, TrsvAlgorithm::Spike,
+          TrsvAlgorithm::Auto})
       for (const Operation op : {Operation::NonTranspose, Operation::Transpose})
         for (const Triangle tri : {Triangle::Lower, Triangle::Upper})
           for (const DiagonalKind diag : {DiagonalKind::NonUnit, DiagonalKind::Unit}) {
@@ -150,7 +151,7 @@ TYPED_TEST(TrsvSolverCpu, TakingTheMatrixSolvesLikeCopyingIt) {
 TYPED_TEST(TrsvSolverCpu, PatternWithoutValuesWaitsForThem) {
   using T = TypeParam;
   for (const auto& c : test::triangular_cases<T>())
-    for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl}) {
+    for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl, TrsvAlgorithm::Spike}) {
       if (c.L.nnz() == 0) continue;  // nothing to wait for
       const std::string what = c.name + " " + to_string(alg);
       TriangularSolver<T> solver(Csr<T>{c.L.rows, c.L.cols, c.L.row_ptr, c.L.col_idx, {}},

@@ -26,6 +26,10 @@
 //  - otherwise (narrow levels: deep chains, the small real matrices): TASSL,
 //    whose rounds cost tens of ns where a level costs 0.3-2 us.
 // Sync-free is never chosen: it was the fastest on none of the suite's cases.
+//
+// Before this rule, Spike (narrow profiles, deep chains) is weighed by cost
+// models (below and trsv/spike/spike_plan.hpp): its own prediction against a
+// lower bound on every level-based algorithm's time.
 #include "trsv/auto_choice.hpp"
 
 namespace balsa::trsv_auto {
@@ -44,5 +48,16 @@ TrsvAlgorithm choose(const TrsvStats& a, Device device, index_t n_max,
   }
   return TrsvAlgorithm::Tassl;
 }
+
+double predict_levels_seconds(const TrsvStats& a) {
+  return double(a.levels) * kLevelSeconds + double(a.nnz) * kEntrySeconds;
+}
+
+bool prefer_spike(const TrsvStats& a, Device device) {
+  if (device != Device::Cuda || a.rows == 0) return false;
+  return a.spike.predicted_seconds <= kSpikeMargin * predict_levels_seconds(a);
+}
+
+bool host_solves_on_cpu(const TrsvStats& a) { return std::int64_t(a.rows) + a.nnz <= kHostSolveMaxWork; }
 
 }  // namespace balsa::trsv_auto

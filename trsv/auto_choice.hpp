@@ -24,4 +24,41 @@ struct Components {
 TrsvAlgorithm choose(const TrsvStats& analysis, Device device, index_t n_max,
                      const std::function<Components()>& components);
 
+// The cost model of the level-based GPU algorithms on narrow levels: a level
+// costs at least kLevelSeconds (TASSL's rounds on deep chains, the cheapest
+// per level of any of them), every stored entry kEntrySeconds (its bytes at
+// the GPU's bandwidth). Spike is preferred when its own model
+// (analysis.spike.predicted_seconds, trsv/spike/spike_plan.hpp) predicts at
+// most kSpikeMargin of that.
+inline constexpr double kLevelSeconds = 1.1e-7;
+inline constexpr double kEntrySeconds = 4.0e-12;
+inline constexpr double kSpikeMargin = 0.8;
+double predict_levels_seconds(const TrsvStats& analysis);
+bool prefer_spike(const TrsvStats& analysis, Device device);
+
+// Auto on the GPU, a triangle of at most kTrialMaxRows rows with values
+// (TrsvOptions::auto_trial): the models' pick is timed against cuSPARSE
+// SpSV, and below kTrialAllRows against every GPU algorithm but the
+// sync-free ones (kTrialSolves solves each after one warm-up, the solver's
+// stream waited for); another is kept when it is faster by kTrialMargin.
+// Small triangles are where the models know least (a few levels of long
+// rows, dense rows, times within microseconds of each other), and their
+// analyses and solves cost milliseconds.
+inline constexpr index_t kTrialMaxRows = 200000;
+inline constexpr index_t kTrialAllRows = 50000;
+inline constexpr int kTrialSolves = 5;
+inline constexpr double kTrialMargin = 0.95;
+
+// Auto: calls with at least kManyRhs right-hand sides go to cuSPARSE SpSM
+// unless the algorithm solves them in one pass itself (TASSL, Spike): the
+// others solve them column by column (100 columns of the 100^3 Laplacian's
+// IC(0) factor: 43.4 ms by sync-free blocks, 4.83 ms by SpSM on an H200).
+inline constexpr index_t kManyRhs = 4;
+
+// Device::Auto: a host-vector solve of at most kHostSolveMaxWork rows +
+// entries costs less by substitution on the host (about 1.5 ns a unit) than
+// the GPU's round trip (upload, launch, download: about 20 us).
+inline constexpr std::int64_t kHostSolveMaxWork = 12000;
+bool host_solves_on_cpu(const TrsvStats& analysis);
+
 }  // namespace balsa::trsv_auto

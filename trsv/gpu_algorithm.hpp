@@ -18,6 +18,7 @@
 
 #include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
+#include "trsv/spike/spike_plan.hpp"
 #include "trsv/tassl/tassl_update.hpp"
 
 namespace balsa::trsv_gpu {
@@ -159,5 +160,10 @@ void gather_reciprocal_device(const index_t* pos, const T* from, T* to, std::siz
 
 template <class T>
 std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+// Spike (trsv/spike/spike.cu) with the partition chosen by the front end.
+// A.values may be empty: the values then come by an update before any solve.
+template <class T>
+std::unique_ptr<Algorithm<T>> make_spike(const Csr<T>& A, Triangle tri, DiagonalKind diag,
+                                         const trsv_spike::Partition& part);
 
 }  // namespace balsa::trsv_gpu

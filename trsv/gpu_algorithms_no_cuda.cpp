@@ -36,6 +36,10 @@ std::unique_ptr<Algorithm<T>> make_sync_free_blocks(const Csr<T>&, Triangle, Dia
   no_cuda();
 }
 template <class T>
+std::unique_ptr<Algorithm<T>> make_spike(const Csr<T>&, Triangle, DiagonalKind, const trsv_spike::Partition&) {
+  no_cuda();
+}
+template <class T>
 BadValue find_bad_value(const T*, std::size_t, const index_t*, index_t) { no_cuda(); }
 template <class T>
 void gather_device(const index_t*, const T*, T*, std::size_t, T) { no_cuda(); }
@@ -52,6 +56,8 @@ void gather_device(const index_t*, const T*, T*, std::size_t, T) { no_cuda(); }
   template std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>&, Triangle, DiagonalKind, const TasslTuning&); \
   template std::unique_ptr<Algorithm<T>> make_sync_free_blocks(const Csr<T>&, Triangle, DiagonalKind,           \
                                                                const LevelSets&, const SyncFreeBlocksTuning&);  \
+  template std::unique_ptr<Algorithm<T>> make_spike(const Csr<T>&, Triangle, DiagonalKind,                      \
+                                                    const trsv_spike::Partition&);                              \
   template BadValue find_bad_value(const T*, std::size_t, const index_t*, index_t);                             \
   template void gather_device(const index_t*, const T*, T*, std::size_t, T);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)

@@ -21,6 +21,7 @@
 #include "trsv/level_set/level_set_cpu.hpp"
 #include "trsv/off_diagonal.hpp"
 #include "trsv/pattern_update.hpp"
+#include "trsv/spike/spike_plan.hpp"
 #include "trsv/substitution.hpp"
 #include "trsv/tassl/tassl_cpu.hpp"
 #include "trsv/tassl/tassl_layout.hpp"
@@ -51,6 +52,12 @@ struct TriangularSolver<T>::Impl {
   std::vector<index_t> source;     // M.values[p] = user values[source[p]] (transposed solves)
   trsv_cpu::LevelSchedule schedule;
   std::unique_ptr<tassl::Incremental> tassl_state;  // TASSL on the CPU: partition and schedule
+  std::unique_ptr<trsv_spike::CpuSpike<T>> spike_cpu;  // Spike on the CPU
+  trsv_spike::Partition spike_partition;              // Spike: the chains (either device)
+  // Device::Auto on a triangle too small for the GPU to win a host-vector
+  // solve (trsv_auto::host_solves_on_cpu): those run by substitution on the
+  // host copy; device-vector solves still run on the GPU.
+  bool host_on_cpu = false;
   // Pattern updates (replace_columns): since the last full analysis, and
   // the measured cost of an incremental update per edge scheduled again
   // (0: none measured yet).
@@ -58,6 +65,19 @@ struct TriangularSolver<T>::Impl {
   index_t levels_at_analysis = 0;
   double seconds_per_edge = 0.0;
   std::unique_ptr<trsv_gpu::Algorithm<T>> gpu;
+  // Auto with many right-hand sides in one call (trsv_auto::kManyRhs or
+  // more) on an algorithm that solves them column by column: cuSPARSE SpSM,
+  // built at the first such call from the host values (not when the values
+  // came from the device since).
+  std::unique_ptr<trsv_gpu::Algorithm<T>> many;
+  trsv_gpu::Algorithm<T>& solver_for(index_t columns) {
+    const TrsvAlgorithm a = stats.algorithm;
+    if (options.algorithm != TrsvAlgorithm::Auto || columns < trsv_auto::kManyRhs || host_values_stale ||
+        a == TrsvAlgorithm::Cusparse || a == TrsvAlgorithm::Tassl || a == TrsvAlgorithm::Spike)
+      return *gpu;
+    if (!many) many = trsv_gpu::make_cusparse(M, tri, options.diagonal);
+    return *many;
+  }
   cuda::DeviceBuffer<T> staging_b, staging_x;  // host solves on the GPU
   // Device value updates: M's diagonal positions and (transposed solves) the
   // gather from the caller's order, uploaded on first use; the gathered values.
@@ -101,6 +121,8 @@ struct TriangularSolver<T>::Impl {
   void take_matrix(const Csr<T>& A, Csr<T>* owned);
   void set_up_cpu(const LevelSets& levels);
   void set_up_gpu(const LevelSets& levels);
+  std::unique_ptr<trsv_gpu::Algorithm<T>> make_gpu(TrsvAlgorithm a, const LevelSets& levels);
+  void trial(const LevelSets& levels, bool spike_feasible);
   // User values (A's order) into M's order: a copy, or for transposed
   // solves a gather through `source`.
   void set_values(std::span<const T> values) {
@@ -131,7 +153,7 @@ struct TriangularSolver<T>::Impl {
     }
     require_values();
     const auto t0 = Clock::now();
-    gpu->solve_many(B, X, M.rows, columns);
+    solver_for(columns).solve_many(B, X, M.rows, columns);
     stats.last_solve_seconds = seconds_since(t0);  // launch time only: the solve is asynchronous
     stats.solves += int(columns);
   }
@@ -143,7 +165,7 @@ struct TriangularSolver<T>::Impl {
       staging_x = cuda::DeviceBuffer<T>(B.size());
     }
     staging_b.upload(B);
-    gpu->solve_many(staging_b.data(), staging_x.data(), M.rows, columns);
+    solver_for(columns).solve_many(staging_b.data(), staging_x.data(), M.rows, columns);
     staging_x.download(X);  // synchronous copy: the solve has finished
     check_watchdog();
   }
@@ -151,6 +173,8 @@ struct TriangularSolver<T>::Impl {
   void solve_cpu(std::span<const T> b, std::span<T> x) const {
     if (stats.algorithm == TrsvAlgorithm::LevelSet)
       trsv_cpu::solve_level_set(M, options.diagonal, schedule, b, x);
+    else if (stats.algorithm == TrsvAlgorithm::Spike)
+      spike_cpu->solve(b.data(), x.data());
     else if (stats.algorithm == TrsvAlgorithm::Tassl)
       tassl::solve_scheduled(M, options.diagonal, std::span<const index_t>(tassl_state->level), tassl_state->schedule,
                              b, x);
@@ -199,9 +223,10 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
   st.device = o.device;
   st.front_end_seconds = seconds_since(t0);
   trace::Span choice("trsv: algorithm choice");
-  if (o.algorithm == TrsvAlgorithm::Auto) {
-    const index_t n_max = o.tassl_n_max > 0 ? o.tassl_n_max : default_tassl_n_max<T>(o.device);
-    st.algorithm = trsv_auto::choose(st, o.device, n_max, [&] {
+  bool spike_feasible = false;
+  const index_t n_max = o.tassl_n_max > 0 ? o.tassl_n_max : default_tassl_n_max<T>(o.device);
+  auto rule = [&] {  // Auto's choice among the level-based algorithms
+    return trsv_auto::choose(st, o.device, n_max, [&] {
       // Every component with an edge has a row of level 0 (its first in
       // dependency order), so level 0's width bounds their count: below
       // the minimum, they need not be found (3D Laplacians: 1 row).
@@ -209,18 +234,51 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
       const graph::ComponentSizes c = graph::component_sizes(M.rows, M.row_ptr, M.col_idx, tri);
       return trsv_auto::Components{c.count, c.largest};
     });
-  } else {
-    st.algorithm = o.algorithm;
+  };
+  st.algorithm = o.algorithm;
+  if (o.algorithm == TrsvAlgorithm::Auto || o.algorithm == TrsvAlgorithm::Spike) {
+    // The spike's partition and cost (O(n): the bandwidth, the model).
+    SpikeStats& sp = st.spike;
+    sp.bandwidth = trsv_spike::bandwidth(M, tri);
+    const double entries = M.rows ? double(std::max<std::int64_t>(M.nnz() - M.rows, 0)) / double(M.rows) : 0.0;
+    spike_partition = trsv_spike::make_partition(M.rows, sp.bandwidth, entries, o.spike_chain_rows);
+    sp.predicted_seconds = trsv_spike::predict_seconds(spike_partition, sp.bandwidth, entries);
+    const std::int64_t max_bytes = o.spike_max_bytes > 0 ? o.spike_max_bytes : trsv_spike::kDefaultMaxBytes;
+    const std::string refused = trsv_spike::refusal(M.rows, sp.bandwidth, spike_partition, sizeof(T), max_bytes);
+    spike_feasible = refused.empty();
+    if (o.algorithm == TrsvAlgorithm::Spike && !refused.empty()) {
+      sp.fallback = refused;
+      st.algorithm = rule();
+    } else if (o.algorithm == TrsvAlgorithm::Auto) {
+      st.algorithm = refused.empty() && trsv_auto::prefer_spike(st, o.device) ? TrsvAlgorithm::Spike : rule();
+    }
+    if (st.algorithm != TrsvAlgorithm::Spike) {
+      const SpikeStats keep{.bandwidth = sp.bandwidth, .predicted_seconds = sp.predicted_seconds,
+                            .fallback = sp.fallback};
+      sp = keep;
+    } else {
+      sp.chain_rows = spike_partition.m;
+      sp.chains = spike_partition.P;
+      sp.groups = spike_partition.Q;
+      sp.spike_bytes = trsv_spike::spike_values(spike_partition, sp.bandwidth) * std::int64_t(sizeof(T));
+    }
   }
+  host_on_cpu = given.device == Device::Auto && o.device == Device::Cuda && trsv_auto::host_solves_on_cpu(st);
+  st.host_solves_on_cpu = host_on_cpu;
   choice.end();
-  // Only sync-free blocks on the GPU set up without values; the other
-  // algorithms read them at set-up and get placeholders (1).
-  if (values_pending && !(o.device == Device::Cuda && st.algorithm == TrsvAlgorithm::SyncFreeBlocks))
+  // Only sync-free blocks and spike on the GPU set up without values; the
+  // other algorithms read them at set-up and get placeholders (1).
+  const bool without_values =
+      o.device == Device::Cuda && (st.algorithm == TrsvAlgorithm::SyncFreeBlocks || st.algorithm == TrsvAlgorithm::Spike);
+  if (values_pending && !without_values)
     M.values = parallel::fresh_vector<T>(nnz(), T(1));
   if (o.device == Device::Cpu) {
     set_up_cpu(levels);
   } else {
     set_up_gpu(levels);
+    if (given.algorithm == TrsvAlgorithm::Auto && o.auto_trial && !values_pending &&
+        M.rows <= trsv_auto::kTrialMaxRows && nnz() > std::size_t(M.rows))
+      trial(levels, spike_feasible);
     if (values_pending) prepare_device_updates();  // the pending values will come from the device
   }
   st.analysis_seconds = seconds_since(t0);
@@ -228,15 +286,72 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
   levels_at_analysis = st.tassl.subgraph_levels;
 }
 
+// Auto's trial (trsv/auto_choice.hpp): the models' pick against the other
+// candidates (cuSPARSE; below kTrialAllRows every GPU algorithm but the
+// sync-free ones), each timed by the host clock over kTrialSolves solves of
+// a right-hand side of ones after a warm-up, the stream waited for. The pick
+// stays unless another is faster by kTrialMargin.
+template <class T>
+void TriangularSolver<T>::Impl::trial(const LevelSets& levels, bool spike_feasible) {
+  const trace::Span span("trsv: Auto's trial");
+  cuda::DeviceBuffer<T> b(std::size_t(M.rows)), x(std::size_t(M.rows));
+  cuda::fill(b, T(1));
+  auto time = [&](trsv_gpu::Algorithm<T>& a) {
+    a.solve(b.data(), x.data());
+    cuda::detail::synchronize();
+    const auto t0 = Clock::now();
+    for (int k = 0; k < trsv_auto::kTrialSolves; ++k) a.solve(b.data(), x.data());
+    cuda::detail::synchronize();
+    if (a.watchdog_fired()) return 1e300;  // never chosen
+    return seconds_since(t0) / trsv_auto::kTrialSolves;
+  };
+  std::vector<TrsvAlgorithm> others = {TrsvAlgorithm::Cusparse};
+  if (M.rows <= trsv_auto::kTrialAllRows) {
+    others.insert(others.end(), {TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks});
+    if (spike_feasible) others.push_back(TrsvAlgorithm::Spike);
+  }
+  const TrsvAlgorithm pick = stats.algorithm;
+  stats.trial_pick_seconds = time(*gpu);
+  stats.trial = std::string(to_string(pick)) + " " + std::to_string(stats.trial_pick_seconds * 1e3) + " ms";
+  double best = stats.trial_pick_seconds;
+  for (const TrsvAlgorithm a : others) {
+    if (a == pick) continue;
+    std::unique_ptr<trsv_gpu::Algorithm<T>> alt = make_gpu(a, levels);
+    const double t = time(*alt);
+    stats.trial += std::string(", ") + to_string(a) + " " + std::to_string(t * 1e3) + " ms";
+    if (a == TrsvAlgorithm::Cusparse) stats.trial_cusparse_seconds = t;
+    // The pick is displaced by a margin; among the others the fastest wins.
+    if (stats.algorithm == pick ? t < trsv_auto::kTrialMargin * best : t < best) {
+      gpu = std::move(alt);
+      stats.algorithm = a;
+      best = t;
+    }
+  }
+  if (stats.algorithm == pick) return;
+  stats.tassl = {};
+  stats.blocks = {};
+  stats.spike = SpikeStats{.bandwidth = stats.spike.bandwidth, .predicted_seconds = stats.spike.predicted_seconds};
+  if (stats.algorithm == TrsvAlgorithm::Spike) {
+    stats.spike.chain_rows = spike_partition.m;
+    stats.spike.chains = spike_partition.P;
+    stats.spike.groups = spike_partition.Q;
+    stats.spike.spike_bytes = trsv_spike::spike_values(spike_partition, stats.spike.bandwidth) * std::int64_t(sizeof(T));
+  }
+  gpu->describe(stats);
+}
+
 // The CPU algorithms' schedules.
 template <class T>
 void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) {
   TrsvStats& st = stats;
   if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet &&
-      st.algorithm != TrsvAlgorithm::Tassl)
+      st.algorithm != TrsvAlgorithm::Tassl && st.algorithm != TrsvAlgorithm::Spike)
     throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
-                "' runs on the GPU only (use Device::Cuda, or reference/level-set/tassl on the CPU)");
+                "' runs on the GPU only (use Device::Cuda, or reference/level-set/tassl/spike on the CPU)");
   if (st.algorithm == TrsvAlgorithm::LevelSet) schedule = trsv_cpu::make_schedule(levels);
+  if (st.algorithm == TrsvAlgorithm::Spike)
+    spike_cpu = std::make_unique<trsv_spike::CpuSpike<T>>(trsv_spike::make_form(M, tri, options.diagonal),
+                                                          spike_partition, std::span<const T>(M.values));
   if (st.algorithm == TrsvAlgorithm::Tassl) {
     // The CPU runs the schedule the GPU would, with the H200's n_max for T.
     const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(Device::Cpu);
@@ -258,22 +373,27 @@ void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) {
   if (!cuda::available())
     throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
                                             : "triangular solve on Device::Cuda: balsa was built without CUDA");
-  const DiagonalKind diag = options.diagonal;
-  switch (stats.algorithm) {
-    case TrsvAlgorithm::LevelSet: gpu = trsv_gpu::make_level_set(M, tri, diag, levels); break;
-    case TrsvAlgorithm::SyncFree: gpu = trsv_gpu::make_sync_free_csr(M, tri, diag, levels); break;
-    case TrsvAlgorithm::SyncFreeCsc: gpu = trsv_gpu::make_sync_free_csc(M, tri, diag); break;
-    case TrsvAlgorithm::Cusparse: gpu = trsv_gpu::make_cusparse(M, tri, diag); break;
-    case TrsvAlgorithm::SyncFreeBlocks:
-      gpu = trsv_gpu::make_sync_free_blocks(M, tri, diag, levels, {.chunks = options.blocks_chunks});
-      break;
-    case TrsvAlgorithm::Tassl: gpu = trsv_gpu::make_tassl(M, tri, diag, {.n_max = options.tassl_n_max}); break;
-    default:
-      throw Error(std::string("triangular solve: algorithm '") + to_string(stats.algorithm) +
-                  "' runs on the CPU only (use Device::Cpu)");
-  }
+  gpu = make_gpu(stats.algorithm, levels);
   cuda::detail::synchronize();  // the set-up's device work done (the solver's stream only)
   gpu->describe(stats);
+}
+
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> TriangularSolver<T>::Impl::make_gpu(TrsvAlgorithm a, const LevelSets& levels) {
+  const DiagonalKind diag = options.diagonal;
+  switch (a) {
+    case TrsvAlgorithm::LevelSet: return trsv_gpu::make_level_set(M, tri, diag, levels);
+    case TrsvAlgorithm::SyncFree: return trsv_gpu::make_sync_free_csr(M, tri, diag, levels);
+    case TrsvAlgorithm::SyncFreeCsc: return trsv_gpu::make_sync_free_csc(M, tri, diag);
+    case TrsvAlgorithm::Cusparse: return trsv_gpu::make_cusparse(M, tri, diag);
+    case TrsvAlgorithm::SyncFreeBlocks:
+      return trsv_gpu::make_sync_free_blocks(M, tri, diag, levels, {.chunks = options.blocks_chunks});
+    case TrsvAlgorithm::Tassl: return trsv_gpu::make_tassl(M, tri, diag, {.n_max = options.tassl_n_max});
+    case TrsvAlgorithm::Spike: return trsv_gpu::make_spike(M, tri, diag, spike_partition);
+    default:
+      throw Error(std::string("triangular solve: algorithm '") + to_string(a) +
+                  "' runs on the CPU only (use Device::Cpu)");
+  }
 }
 
 // M from A: A itself (moved when owned), or for A^T x = b the other
@@ -344,7 +464,9 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   require_finite(b, "right-hand side");
   s.require_values();
   const auto t0 = Clock::now();
-  if (s.gpu)
+  if (s.host_on_cpu && !s.host_values_stale)
+    trsv_cpu::substitute(s.M, s.tri, s.options.diagonal, b.data(), x.data());
+  else if (s.gpu)
     s.solve_staged(b, x, 1);
   else
     s.solve_cpu(b, x);
@@ -366,7 +488,10 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) try 
   s.require_values();
   if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
   const auto t0 = Clock::now();
-  if (s.gpu) {  // every column in one call (TASSL: one graph replay)
+  if (s.host_on_cpu && !s.host_values_stale) {
+    for (index_t j = 0; j < B.cols; ++j)
+      trsv_cpu::substitute(s.M, s.tri, s.options.diagonal, B.column(j).data(), X.column(j).data());
+  } else if (s.gpu) {  // every column in one call (TASSL: one graph replay)
     s.solve_staged(std::span<const T>(B.values), std::span<T>(X.values), B.cols);
   } else {  // the CPU solves of independent columns in parallel
 #pragma omp parallel for schedule(dynamic, 1) if (B.cols > 1)
@@ -437,11 +562,15 @@ void TriangularSolver<T>::update_values(std::span<const T> values) try {
     if (s.options.diagonal == DiagonalKind::NonUnit) require_nonzero_diagonal(s.M);
     require_finite(s.M);
     if (s.gpu) s.gpu->update_values(s.M.values);
+    if (s.many) s.many->update_values(s.M.values);
+    if (s.spike_cpu) s.spike_cpu->set_values(std::span<const T>(s.M.values));
   } catch (...) {
     s.M.values = std::move(old);  // keep the old, valid values
+    if (s.spike_cpu) s.spike_cpu->set_values(std::span<const T>(s.M.values));
     // and the device copy in step with them (unless a device update made
     // the host copy stale: the device then still holds its valid values)
     if (s.gpu && !s.host_values_stale && !s.values_pending) s.gpu->update_values(s.M.values);
+    if (s.many && !s.host_values_stale) s.many->update_values(s.M.values);
     throw;
   }
   s.host_values_stale = false;
@@ -480,6 +609,7 @@ void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) try
                       std::to_string(transposed ? row : col) + " (device values)");
   }
   s.gpu->update_values_device(in_order, count);
+  s.many.reset();  // built again from host values only
   s.host_values_stale = true;
   s.values_pending = false;
 } catch (...) {

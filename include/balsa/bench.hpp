@@ -20,7 +20,8 @@ namespace balsa::bench {
 // and Matrix Market files (their lower triangle).
 struct TrsvBenchOptions {
   std::vector<std::string> files;       // Matrix Market files, benchmarked after the suite
-  std::string suite = "default";        // default | quick | none | tassl-paper
+  std::string suite = "default";        // default | quick | none | tassl-paper | chains
+  bool upper = false;                   // files: their upper triangle too (as its reversal, a lower one)
   bool quick = false;                   // quick suite, CPU only
   std::string precision = "both";       // double | float | both
   std::vector<std::string> algorithms;  // names from trsv_bench_algorithms(); empty: all

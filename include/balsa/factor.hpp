@@ -82,6 +82,10 @@ struct IncompleteStats {
   double analysis_seconds = 0.0;  // constructor: checks, pattern, levels, uploads
   double factor_seconds = 0.0;    // the last factor/refactor call, every attempt included
   int factorizations = 0;         // factor/refactor calls so far
+  // Device::Cuda: the numeric factorisation ran on the host (values up to
+  // the device after), because its dependency levels are too many for the
+  // GPU's level schedule to win (deep chains: banded matrices).
+  bool host_numeric = false;
 };
 
 template <class T>

@@ -69,6 +69,21 @@ struct EnumNames<PreconditionerKind> {
       {PreconditionerKind::None, "none"}, {PreconditionerKind::Jacobi, "jacobi"}, {PreconditionerKind::Ilu0, "ilu0"},
       {PreconditionerKind::Ic0, "ic0"},   {PreconditionerKind::SapD, "sap-d"},    {PreconditionerKind::SapC, "sap-c"}};
 };
+// The order of the unknowns the solver works in (the caller always sees A's
+// own): Natural, A's; Multicolour, the rows of A sorted by the colours of a
+// greedy distance-1 colouring of A + A^T (balsa::greedy_colouring,
+// include/balsa/graph.hpp) and the solver on P A P^T (Saad, "Iterative
+// Methods for Sparse Linear Systems", 2nd ed., sec. 12.4). Each colour is a
+// diagonal block, so IC(0)/ILU(0)'s triangular solves have one dependency
+// level per colour (2 on a 2D/3D grid Laplacian, red-black) instead of
+// hundreds, at the price of more iterations than the natural order.
+enum class KrylovOrdering { Natural, Multicolour };
+template <>
+struct EnumNames<KrylovOrdering> {
+  static constexpr const char* what = "Krylov ordering";
+  static constexpr EnumName<KrylovOrdering> names[] = {{KrylovOrdering::Natural, "natural"},
+                                                       {KrylovOrdering::Multicolour, "multicolour"}};
+};
 enum class StoppingNorm { Infinity, Two };
 template <>
 struct EnumNames<StoppingNorm> {
@@ -121,6 +136,13 @@ struct KrylovOptions {
   bool float_preconditioner = false;
   // ILU(0)/IC(0) breakdown policy (kind and device are set from above).
   IncompleteOptions factor = {};
+  // Multicolour: set-up colours A and permutes it (ordering_seconds, colours
+  // in the stats); every solve takes b and x0 through P and x back, on the
+  // device for the GPU path. Errors about A's entries name them in A's
+  // numbering, those of the preconditioner's set-up (a zero pivot, a zero
+  // diagonal) rows of P A P^T. Needs A as CSR (not an operator or a
+  // preconditioner given by a composite solver).
+  KrylovOrdering ordering = KrylovOrdering::Natural;
   // CG: check that A is symmetric (|a_ij - a_ji| <= 1e-12 max(|a_ij|, |a_ji|),
   // a missing entry counting as 0); a MatrixError names the first (i, j) that is not.
   bool check_symmetry = true;
@@ -140,9 +162,11 @@ struct KrylovOptions {
 
 // The methods as the command line and the Python module name them: a
 // Krylov method with its preconditioner ("pcg-ic0": CG preconditioned by
-// IC(0); the "bicgstab2" ones: BiCGStab(l) with l = 2).
+// IC(0); the "bicgstab2" ones: BiCGStab(l) with l = 2; "-mc": in the
+// multicolour ordering, KrylovOrdering::Multicolour).
 enum class KrylovPreset {
-  PcgIc0, PcgIlu0, PcgJacobi, Cg, BiCgStabIlu0, BiCgStab2Ilu0, BiCgStabJacobi, BiCgStab2Jacobi, BiCgStab, BiCgStab2
+  PcgIc0, PcgIlu0, PcgJacobi, Cg, BiCgStabIlu0, BiCgStab2Ilu0, BiCgStabJacobi, BiCgStab2Jacobi, BiCgStab, BiCgStab2,
+  PcgIc0Mc, BiCgStabIlu0Mc, BiCgStab2Ilu0Mc
 };
 template <>
 struct EnumNames<KrylovPreset> {
@@ -152,15 +176,19 @@ struct EnumNames<KrylovPreset> {
       {KrylovPreset::PcgJacobi, "pcg-jacobi"},     {KrylovPreset::Cg, "cg"},
       {KrylovPreset::BiCgStabIlu0, "bicgstab-ilu0"}, {KrylovPreset::BiCgStab2Ilu0, "bicgstab2-ilu0"},
       {KrylovPreset::BiCgStabJacobi, "bicgstab-jacobi"}, {KrylovPreset::BiCgStab2Jacobi, "bicgstab2-jacobi"},
-      {KrylovPreset::BiCgStab, "bicgstab"},        {KrylovPreset::BiCgStab2, "bicgstab2"}};
+      {KrylovPreset::BiCgStab, "bicgstab"},        {KrylovPreset::BiCgStab2, "bicgstab2"},
+      {KrylovPreset::PcgIc0Mc, "pcg-ic0-mc"},     {KrylovPreset::BiCgStabIlu0Mc, "bicgstab-ilu0-mc"},
+      {KrylovPreset::BiCgStab2Ilu0Mc, "bicgstab2-ilu0-mc"}};
 };
-// The options of a preset: its method and preconditioner, l = 2, the rest
-// as KrylovOptions{}.
+// The options of a preset: its method, preconditioner and ordering, l = 2,
+// the rest as KrylovOptions{}.
 KrylovOptions krylov_options(KrylovPreset preset);
 
 struct KrylovStats {
   KrylovMethod method = KrylovMethod::Cg;
   PreconditionerKind preconditioner = PreconditionerKind::None;
+  KrylovOrdering ordering = KrylovOrdering::Natural;
+  index_t colours = 0;  // Multicolour: the colouring's colours (Natural: 0)
   Device device = Device::Cpu;
   KrylovOutcome outcome = KrylovOutcome::MaxIterations;
   std::string message;     // why it stopped, in words
@@ -176,12 +204,14 @@ struct KrylovStats {
   // Relative residual (stopping norm) after each iteration; [0] the
   // initial one; iterations + 1 entries; residual == history.back().
   std::vector<double> history;
-  // Times (seconds). setup = constructor (checks, analyses, factorisation,
-  // uploads); factor = of which the numeric factorisation; solve = the last
+  // Times (seconds). setup = constructor (checks, ordering, analyses,
+  // factorisation, uploads); ordering = of which the multicolour ordering
+  // (colouring and P A P^T); factor = of which the numeric factorisation; solve = the last
   // solve() call, wall clock; the per-phase times are totals over that
   // solve's iterations (GPU: from CUDA events on sampled iterations, scaled
   // to all; phase_samples says how many were timed).
   double setup_seconds = 0.0;
+  double ordering_seconds = 0.0;
   double factor_seconds = 0.0;
   double solve_seconds = 0.0;
   double preconditioner_seconds = 0.0;  // triangular solves (or Jacobi scaling)

@@ -23,6 +23,12 @@
 //              rows per multiprocessor; a block solves its chunk level by
 //              level behind block barriers and waits row by row (sync-free)
 //              for rows of earlier chunks: no launch per level
+//   Spike      partitioned solve for narrow profiles (bandwidth w): the rows
+//              cut into chains solved independently, their coupling through
+//              the last w unknowns of each chain resolved exactly by spikes
+//              (w x w) and a two-level recurrence over the chain boundaries,
+//              then every chain again from its true start (trsv/spike/);
+//              GPU (a warp per chain) and CPU (a thread per chain)
 //   Cusparse   GPU only: cuSPARSE SpSV (the baseline)
 //   Auto       chosen from the analysis statistics (see trsv/auto_choice)
 #pragma once
@@ -38,7 +44,7 @@
 
 namespace balsa {
 
-enum class TrsvAlgorithm { Auto, Reference, LevelSet, SyncFree, SyncFreeCsc, Cusparse, Tassl, SyncFreeBlocks };
+enum class TrsvAlgorithm { Auto, Reference, LevelSet, SyncFree, SyncFreeCsc, Cusparse, Tassl, SyncFreeBlocks, Spike };
 template <>
 struct EnumNames<TrsvAlgorithm> {
   static constexpr const char* what = "triangular-solver algorithm";
@@ -46,7 +52,8 @@ struct EnumNames<TrsvAlgorithm> {
       {TrsvAlgorithm::Auto, "auto"},         {TrsvAlgorithm::Reference, "reference"},
       {TrsvAlgorithm::LevelSet, "level-set"}, {TrsvAlgorithm::SyncFree, "sync-free"},
       {TrsvAlgorithm::SyncFreeCsc, "sync-free-csc"}, {TrsvAlgorithm::Cusparse, "cusparse"},
-      {TrsvAlgorithm::Tassl, "tassl"},       {TrsvAlgorithm::SyncFreeBlocks, "sync-free-blocks"}};
+      {TrsvAlgorithm::Tassl, "tassl"},       {TrsvAlgorithm::SyncFreeBlocks, "sync-free-blocks"},
+      {TrsvAlgorithm::Spike, "spike"}};
 };
 
 struct TrsvOptions {
@@ -68,6 +75,16 @@ struct TrsvOptions {
   // those of the last full analysis (+ 2): updates never lower levels.
   int tassl_repartition_every = 0;
   double tassl_level_growth = 0.25;
+  // Spike: rows per chain (0: from the cost model, trsv/spike/spike_plan.hpp)
+  // and the most bytes its spikes may take (0: 512 MB). A profile too wide
+  // for them makes an explicit Spike fall back to Auto's other choices
+  // (stats().spike.fallback says why).
+  index_t spike_chain_rows = 0;
+  std::int64_t spike_max_bytes = 0;
+  // Auto on the GPU, triangles of at most 200,000 rows with values: the
+  // models' pick is timed against the other candidates at set-up and the
+  // fastest kept (trsv/auto_choice.hpp; stats().trial says what ran).
+  bool auto_trial = true;
   // The CUDA stream of all the solver's GPU work (include/balsa/core.hpp;
   // nullptr: the calling thread's per-thread default stream).
   StreamHandle stream = nullptr;
@@ -96,6 +113,17 @@ struct SyncFreeBlocksStats {
   index_t most_steps = 0;   // steps of the chunk with the most
   index_t widest_step = 0;  // rows of the widest step
   bool dataflow = false;    // the dataflow kernel (no barrier between steps) rather than the step kernel
+};
+
+// What the spike analysis found; zero for the other algorithms.
+struct SpikeStats {
+  index_t bandwidth = 0;   // w: the farthest entry from the diagonal
+  index_t chain_rows = 0;  // m
+  index_t chains = 0;      // P
+  index_t groups = 0;      // Q: groups of the boundary recurrence
+  std::int64_t spike_bytes = 0;
+  double predicted_seconds = 0.0;  // the cost model's solve time (GPU)
+  std::string fallback;            // why Spike was asked for and not used (empty: it was, or was not asked for)
 };
 
 // What TASSL's analysis found (thesis ch. 3-4); zero for the other algorithms.
@@ -130,8 +158,16 @@ struct TrsvStats {
   double front_end_seconds = 0.0;   // of which: checks, copy or transpose, level sets (every algorithm)
   double last_solve_seconds = 0.0;  // wall time of the last solve() call
   int solves = 0;
+  // Device::Auto on a triangle too small for the GPU: host-vector solves
+  // run by substitution on the host (device vectors still on the GPU).
+  bool host_solves_on_cpu = false;
+  // Auto on the GPU for small triangles (trsv/auto_choice.hpp): the models'
+  // pick and cuSPARSE timed at set-up (seconds a solve; 0: no trial).
+  double trial_pick_seconds = 0.0, trial_cusparse_seconds = 0.0;
+  std::string trial;  // every candidate timed: "name t ms, ..." (the pick first)
   TasslStats tassl;
   SyncFreeBlocksStats blocks;
+  SpikeStats spike;
   TrsvUpdateStats updates;
 };
 

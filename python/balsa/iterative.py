@@ -49,8 +49,9 @@ class KrylovSolver:
 
     method : a preset ("pcg-ic0", "pcg-ilu0", "pcg-jacobi", "cg",
         "bicgstab-ilu0", "bicgstab2-ilu0", "bicgstab-jacobi", "bicgstab2-jacobi",
-        "bicgstab", "bicgstab2") or a method ("cg", "bicgstab", "bicgstab(l)")
-        with `preconditioner`.
+        "bicgstab", "bicgstab2"; in the multicolour ordering: "pcg-ic0-mc",
+        "bicgstab-ilu0-mc", "bicgstab2-ilu0-mc") or a method ("cg", "bicgstab",
+        "bicgstab(l)") with `preconditioner`.
     preconditioner : None (the preset's), "none", "jacobi", "ilu0", "ic0",
         "sap-d", "sap-c".
     tol : relative residual asked (in `norm`, "inf" or "2").

@@ -28,6 +28,19 @@ nb::dict to_dict(const TrsvStats& s) {
     t["critical_rounds"] = s.tassl.critical_rounds;
     d["tassl"] = t;
   }
+  if (s.algorithm == TrsvAlgorithm::Spike || !s.spike.fallback.empty()) {
+    nb::dict t;
+    t["bandwidth"] = s.spike.bandwidth;
+    t["chain_rows"] = s.spike.chain_rows;
+    t["chains"] = s.spike.chains;
+    t["groups"] = s.spike.groups;
+    t["spike_bytes"] = s.spike.spike_bytes;
+    t["predicted_seconds"] = s.spike.predicted_seconds;
+    t["fallback"] = text(s.spike.fallback);
+    d["spike"] = t;
+  }
+  d["host_solves_on_cpu"] = s.host_solves_on_cpu;
+  if (!s.trial.empty()) d["trial"] = text(s.trial);
   nb::dict u;
   u["updates"] = s.updates.updates;
   u["incremental"] = s.updates.incremental;
@@ -48,6 +61,7 @@ nb::dict to_dict(const IncompleteStats& s) {
   d["attempts"] = s.attempts;
   d["analysis_seconds"] = s.analysis_seconds;
   d["factor_seconds"] = s.factor_seconds;
+  d["host_numeric"] = s.host_numeric;
   return d;
 }
 
@@ -55,6 +69,8 @@ nb::dict to_dict(const KrylovStats& s) {
   nb::dict d;
   d["method"] = to_string(s.method);
   d["preconditioner"] = to_string(s.preconditioner);
+  d["ordering"] = to_string(s.ordering);
+  d["colours"] = s.colours;
   d["device"] = to_string(s.device);
   d["outcome"] = to_string(s.outcome);
   d["converged"] = s.outcome == KrylovOutcome::Converged;
@@ -65,6 +81,7 @@ nb::dict to_dict(const KrylovStats& s) {
   d["true_residual"] = s.true_residual;
   d["history"] = s.history;
   d["setup_seconds"] = s.setup_seconds;
+  d["ordering_seconds"] = s.ordering_seconds;
   d["factor_seconds"] = s.factor_seconds;
   d["solve_seconds"] = s.solve_seconds;
   d["preconditioner_seconds"] = s.preconditioner_seconds;
