@@ -208,6 +208,14 @@ class SpikeSolver final : public Algorithm<T> {
 
   void solve_many(const T* B, T* X, index_t rows, index_t columns) override {
     if (form_.n == 0 || columns == 0) return;
+    constexpr index_t kMaxColumns = 65535;  // a grid's y dimension
+    if (columns > kMaxColumns) {
+      for (index_t c = 0; c < columns; c += kMaxColumns) {
+        const std::size_t at = std::size_t(c) * std::size_t(rows);
+        solve_many(B + at, X + at, rows, std::min(kMaxColumns, columns - c));
+      }
+      return;
+    }
     const std::size_t states = std::size_t(part_.P) * std::size_t(columns) * std::size_t(form_.w);
     if (d_.size() < std::max<std::size_t>(states, 1)) {
       d_ = cuda::DeviceBuffer<T>(std::max<std::size_t>(states, 1));
