@@ -88,6 +88,9 @@ TEST(SpikeGpuAuto, TinyTrianglesSolveHostVectorsOnTheHost) {
   const Csr<double> L = random_lower_banded<double>(500, 10, 3, 1);
   TriangularSolver<double> s(L);  // Device::Auto
   EXPECT_EQ(s.stats().device, Device::Cuda);
+  EXPECT_TRUE(s.stats().host_solves_on_cpu);
+  TriangularSolver<double> on_gpu(L, {.device = Device::Cuda});
+  EXPECT_FALSE(on_gpu.stats().host_solves_on_cpu);
   const std::vector<double> b = random_vector<double>(L.rows, 3);
   std::vector<double> x(b.size(), std::numeric_limits<double>::quiet_NaN());
   s.solve(std::span<const double>(b), std::span<double>(x));

@@ -37,8 +37,14 @@ TEST(SpikePlan, PartitionCoversTheRowsAndTheModelPrefersBalancedChains) {
   EXPECT_EQ(forced.m, 16);
   EXPECT_EQ(forced.P, 63);
   EXPECT_EQ(trsv_spike::spike_values(forced, 5), (63 + forced.Q) * 25);
-  EXPECT_NE(trsv_spike::refusal(1000, 5, forced, 8, 100), "");
-  EXPECT_EQ(trsv_spike::refusal(1000, 5, forced, 8, 1 << 20), "");
+  EXPECT_NE(trsv_spike::refusal(5, forced, 8, 100, true), "");
+  EXPECT_EQ(trsv_spike::refusal(5, forced, 8, 1 << 20, true), "");
+  // The GPU's ring bounds the bandwidth; the CPU's chains have no ring.
+  EXPECT_NE(trsv_spike::refusal(5000, trsv_spike::make_partition(1 << 20, 5000, 2.0, 8192), 8, std::int64_t(1) << 40, true)
+                .find("bandwidth 5000"),
+            std::string::npos);
+  EXPECT_EQ(trsv_spike::refusal(5000, trsv_spike::make_partition(1 << 20, 5000, 2.0, 8192), 8, std::int64_t(1) << 40, false),
+            "");
 }
 
 TEST(SpikePlan, LowerFormOfAnUpperTriangleMirrorsIt) {
@@ -170,8 +176,16 @@ TEST(SpikeCpuErrors, TooWideFallsBackAndBadInputIsNamed) {
     far.col_idx.push_back(i), far.values.push_back(2.0);
     far.row_ptr.push_back(index_t(far.col_idx.size()));
   }
+  // (beyond the GPU ring's reach, which only the GPU refuses: the CPU solves it).
   TriangularSolver<double> wide(far, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu});
-  EXPECT_NE(wide.stats().spike.fallback.find("bandwidth 4999"), std::string::npos) << wide.stats().spike.fallback;
+  EXPECT_EQ(wide.stats().algorithm, TrsvAlgorithm::Spike) << wide.stats().spike.fallback;
+  EXPECT_EQ(wide.stats().spike.bandwidth, 4999);
+  {
+    const std::vector<double> bw = random_vector<double>(far.rows, 2);
+    std::vector<double> xw(bw.size(), std::numeric_limits<double>::quiet_NaN());
+    wide.solve(std::span<const double>(bw), std::span<double>(xw));
+    test::expect_matches_reference<double>(far, Triangle::Lower, DiagonalKind::NonUnit, bw, xw, "w = 4999");
+  }
   Csr<double> zero = L;
   zero.values[zero.row_ptr[10] - 1] = 0.0;
   EXPECT_THROW_MSG(TriangularSolver<double>(zero, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu}),

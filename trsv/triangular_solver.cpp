@@ -58,6 +58,7 @@ struct TriangularSolver<T>::Impl {
   // solve (trsv_auto::host_solves_on_cpu): those run by substitution on the
   // host copy; device-vector solves still run on the GPU.
   bool host_on_cpu = false;
+  Device requested_device = Device::Auto;  // options.device as given (options.device is resolved)
   // Pattern updates (replace_columns): since the last full analysis, and
   // the measured cost of an incremental update per edge scheduled again
   // (0: none measured yet).
@@ -91,6 +92,12 @@ struct TriangularSolver<T>::Impl {
   TrsvStats stats;
 
   std::size_t nnz() const { return M.col_idx.size(); }
+  // The options as the caller gave them (a re-analysis resolves the device again).
+  TrsvOptions given_options() const {
+    TrsvOptions o = options;
+    o.device = requested_device;
+    return o;
+  }
   void require_values() const {
     if (values_pending) throw Error("triangular solve: the solver has no values yet (update_values first)");
   }
@@ -197,6 +204,7 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
   const cuda::StreamScope on(given.stream);
   options = given;
   options.device = resolve_device(given.device);
+  requested_device = given.device;
   const TrsvOptions& o = options;
   if (!checked) {
     const trace::Span checks("trsv: checks");
@@ -244,7 +252,8 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
     spike_partition = trsv_spike::make_partition(M.rows, sp.bandwidth, entries, o.spike_chain_rows);
     sp.predicted_seconds = trsv_spike::predict_seconds(spike_partition, sp.bandwidth, entries);
     const std::int64_t max_bytes = o.spike_max_bytes > 0 ? o.spike_max_bytes : trsv_spike::kDefaultMaxBytes;
-    const std::string refused = trsv_spike::refusal(M.rows, sp.bandwidth, spike_partition, sizeof(T), max_bytes);
+    const std::string refused =
+        trsv_spike::refusal(sp.bandwidth, spike_partition, sizeof(T), max_bytes, o.device == Device::Cuda);
     spike_feasible = refused.empty();
     if (o.algorithm == TrsvAlgorithm::Spike && !refused.empty()) {
       sp.fallback = refused;
@@ -263,7 +272,7 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
       sp.spike_bytes = trsv_spike::spike_values(spike_partition, sp.bandwidth) * std::int64_t(sizeof(T));
     }
   }
-  host_on_cpu = given.device == Device::Auto && o.device == Device::Cuda && trsv_auto::host_solves_on_cpu(st);
+  host_on_cpu = requested_device == Device::Auto && o.device == Device::Cuda && trsv_auto::host_solves_on_cpu(st);
   st.host_solves_on_cpu = host_on_cpu;
   choice.end();
   // Only sync-free blocks and spike on the GPU set up without values; the
@@ -316,8 +325,15 @@ void TriangularSolver<T>::Impl::trial(const LevelSets& levels, bool spike_feasib
   double best = stats.trial_pick_seconds;
   for (const TrsvAlgorithm a : others) {
     if (a == pick) continue;
-    std::unique_ptr<trsv_gpu::Algorithm<T>> alt = make_gpu(a, levels);
-    const double t = time(*alt);
+    std::unique_ptr<trsv_gpu::Algorithm<T>> alt;
+    double t = 0.0;
+    try {  // a candidate that cannot take this matrix (float overflow in TASSL's scaling, memory) drops out
+      alt = make_gpu(a, levels);
+      t = time(*alt);
+    } catch (const std::exception& e) {
+      stats.trial += std::string(", ") + to_string(a) + " failed (" + e.what() + ")";
+      continue;
+    }
     stats.trial += std::string(", ") + to_string(a) + " " + std::to_string(t * 1e3) + " ms";
     if (a == TrsvAlgorithm::Cusparse) stats.trial_cusparse_seconds = t;
     // The pick is displaced by a margin; among the others the fastest wins.
@@ -732,7 +748,7 @@ void TriangularSolver<T>::Impl::change_pattern(std::unique_ptr<Impl>& self, Csr<
   const double per_edge = s.seconds_per_edge;
   std::unique_ptr<Impl> fresh;
   try {
-    fresh = analysed<Impl>([&](Impl& x) { x.analyse(A_new, s.options, &A_new, /*checked=*/true); });
+    fresh = analysed<Impl>([&](Impl& x) { x.analyse(A_new, s.given_options(), &A_new, /*checked=*/true); });
   } catch (...) {
     // A failed incremental attempt may have changed the solver's analysis:
     // the old matrix analysed again, so that the error leaves it as it was.
@@ -740,7 +756,7 @@ void TriangularSolver<T>::Impl::change_pattern(std::unique_ptr<Impl>& self, Csr<
       const TrsvUpdateStats before = s.stats.updates;
       Csr<T> A_old = transposed ? transpose(s.M) : s.M;
       try {
-        auto old = analysed<Impl>([&](Impl& x) { x.analyse(A_old, s.options, &A_old, /*checked=*/true); });
+        auto old = analysed<Impl>([&](Impl& x) { x.analyse(A_old, s.given_options(), &A_old, /*checked=*/true); });
         old->stats.updates = before;
         old->seconds_per_edge = s.seconds_per_edge;
         self = std::move(old);

@@ -101,9 +101,8 @@ std::int64_t spike_values(const Partition& p, index_t w) {
   return (std::int64_t(p.P) + std::int64_t(p.Q)) * std::int64_t(w) * std::int64_t(w);
 }
 
-std::string refusal(index_t n, index_t w, const Partition& p, std::size_t value_bytes, std::int64_t max_bytes) {
-  (void)n;
-  if (w > kMaxBandwidth)
+std::string refusal(index_t w, const Partition& p, std::size_t value_bytes, std::int64_t max_bytes, bool gpu) {
+  if (gpu && w > kMaxBandwidth)
     return "bandwidth " + std::to_string(w) + " above the spike solver's " + std::to_string(kMaxBandwidth);
   const double bytes = double(spike_values(p, w)) * double(value_bytes);
   if (bytes > double(max_bytes))

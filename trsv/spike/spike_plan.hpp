@@ -81,9 +81,9 @@ inline constexpr index_t kMaxBandwidth = 4096 - 32;
 // The default bound on that storage, bytes.
 inline constexpr std::int64_t kDefaultMaxBytes = std::int64_t(512) << 20;
 
-// Why Spike cannot take this matrix (bandwidth over kMaxBandwidth, storage
-// over `max_bytes`), or empty.
-std::string refusal(index_t n, index_t w, const Partition& p, std::size_t value_bytes, std::int64_t max_bytes);
+// Why Spike cannot take this matrix (on the GPU a bandwidth over
+// kMaxBandwidth; storage over `max_bytes`), or empty.
+std::string refusal(index_t w, const Partition& p, std::size_t value_bytes, std::int64_t max_bytes, bool gpu);
 
 // The CPU algorithm (and the GPU's oracle): the same chains, recurrence and
 // passes, OpenMP over chains.
