@@ -30,8 +30,11 @@ TYPED_TEST(SpikeGpu, MatchesTheReferenceOverChainLengths) {
         const std::string what = "m " + std::to_string(m) + (op == Operation::Transpose ? " A^T" : " A") +
                                  (tri == Triangle::Lower ? " lower" : " upper");
         SCOPED_TRACE(what);
-        TriangularSolver<T> gpu(A, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cuda, .triangle = tri,
-                                    .operation = op, .spike_chain_rows = m});
+        TriangularSolver<T> gpu(A, {.algorithm = TrsvAlgorithm::Spike,
+                                    .device = Device::Cuda,
+                                    .triangle = tri,
+                                    .operation = op,
+                                    .spike_chain_rows = m});
         ASSERT_EQ(gpu.stats().algorithm, TrsvAlgorithm::Spike) << gpu.stats().spike.fallback;
         const Csr<T> M = op == Operation::Transpose ? transpose(A) : A;
         const Triangle solved =

@@ -30,8 +30,8 @@ TEST(SpikePlan, PartitionCoversTheRowsAndTheModelPrefersBalancedChains) {
     EXPECT_LT(std::int64_t(p.Q - 1) * p.G, p.P);
   }
   const trsv_spike::Partition big = trsv_spike::make_partition(1'000'000, 50, 4.0, 0);
-  EXPECT_GT(big.P, 64);   // many chains: the chain passes are short
-  EXPECT_GE(big.m, 50);   // at least the bandwidth: the spikes stay within n w
+  EXPECT_GT(big.P, 64);  // many chains: the chain passes are short
+  EXPECT_GE(big.m, 50);  // at least the bandwidth: the spikes stay within n w
   EXPECT_LT(trsv_spike::predict_seconds(big, 50, 4.0), 1e-3);
   const trsv_spike::Partition forced = trsv_spike::make_partition(1000, 5, 3.0, 16);
   EXPECT_EQ(forced.m, 16);
@@ -40,11 +40,13 @@ TEST(SpikePlan, PartitionCoversTheRowsAndTheModelPrefersBalancedChains) {
   EXPECT_NE(trsv_spike::refusal(5, forced, 8, 100, true), "");
   EXPECT_EQ(trsv_spike::refusal(5, forced, 8, 1 << 20, true), "");
   // The GPU's ring bounds the bandwidth; the CPU's chains have no ring.
-  EXPECT_NE(trsv_spike::refusal(5000, trsv_spike::make_partition(1 << 20, 5000, 2.0, 8192), 8, std::int64_t(1) << 40, true)
-                .find("bandwidth 5000"),
-            std::string::npos);
-  EXPECT_EQ(trsv_spike::refusal(5000, trsv_spike::make_partition(1 << 20, 5000, 2.0, 8192), 8, std::int64_t(1) << 40, false),
-            "");
+  EXPECT_NE(
+      trsv_spike::refusal(5000, trsv_spike::make_partition(1 << 20, 5000, 2.0, 8192), 8, std::int64_t(1) << 40, true)
+          .find("bandwidth 5000"),
+      std::string::npos);
+  EXPECT_EQ(
+      trsv_spike::refusal(5000, trsv_spike::make_partition(1 << 20, 5000, 2.0, 8192), 8, std::int64_t(1) << 40, false),
+      "");
 }
 
 TEST(SpikePlan, LowerFormOfAnUpperTriangleMirrorsIt) {
@@ -76,14 +78,19 @@ template <class T>
 void expect_spike_solves(const Csr<T>& A, Triangle tri, DiagonalKind diag, Operation op, index_t chain_rows,
                          const std::string& what) {
   SCOPED_TRACE(what + " chain_rows " + std::to_string(chain_rows));
-  TriangularSolver<T> solver(A, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu, .triangle = tri,
-                                 .diagonal = diag, .operation = op, .spike_chain_rows = chain_rows});
+  TriangularSolver<T> solver(A, {.algorithm = TrsvAlgorithm::Spike,
+                                 .device = Device::Cpu,
+                                 .triangle = tri,
+                                 .diagonal = diag,
+                                 .operation = op,
+                                 .spike_chain_rows = chain_rows});
   ASSERT_EQ(solver.stats().algorithm, TrsvAlgorithm::Spike) << solver.stats().spike.fallback;
   if (chain_rows > 0 && A.rows > chain_rows) {
     EXPECT_EQ(solver.stats().spike.chain_rows, chain_rows);
   }
   const Csr<T> M = op == Operation::Transpose ? transpose(A) : A;
-  const Triangle solved = op == Operation::Transpose ? (tri == Triangle::Lower ? Triangle::Upper : Triangle::Lower) : tri;
+  const Triangle solved =
+      op == Operation::Transpose ? (tri == Triangle::Lower ? Triangle::Upper : Triangle::Lower) : tri;
   const std::vector<T> b = random_vector<T>(A.rows, 17);
   std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
   solver.solve(std::span<const T>(b), std::span<T>(x));
@@ -115,8 +122,8 @@ TYPED_TEST(SpikeCpu, MatchesTheReferenceOnRealMatrices) {
   using T = TypeParam;
   int solved = 0;
   for (const auto& c : test::triangular_cases<T>()) {
-    TriangularSolver<T> solver(c.L, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu,
-                                     .spike_max_bytes = std::int64_t(64) << 20});
+    TriangularSolver<T> solver(
+        c.L, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu, .spike_max_bytes = std::int64_t(64) << 20});
     const std::vector<T> b = random_vector<T>(c.L.rows, 5);
     std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
     solver.solve(std::span<const T>(b), std::span<T>(x));
@@ -160,8 +167,8 @@ TYPED_TEST(SpikeCpu, ManyRightHandSidesAndNewValues) {
 
 TEST(SpikeCpuErrors, TooWideFallsBackAndBadInputIsNamed) {
   const Csr<double> L = random_lower_banded<double>(2000, 300, 6, 4);
-  TriangularSolver<double> solver(L, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu,
-                                      .spike_max_bytes = 1000});
+  TriangularSolver<double> solver(L,
+                                  {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu, .spike_max_bytes = 1000});
   EXPECT_NE(solver.stats().algorithm, TrsvAlgorithm::Spike);
   EXPECT_NE(solver.stats().spike.fallback.find("spike_max_bytes"), std::string::npos) << solver.stats().spike.fallback;
   const std::vector<double> b = random_vector<double>(L.rows, 1);
@@ -206,12 +213,14 @@ TEST(SpikeAuto, ModelsChoose) {
   deep.nnz = 5'000'000;
   deep.levels = 142'183;
   deep.spike.bandwidth = 50;
-  deep.spike.predicted_seconds = trsv_spike::predict_seconds(trsv_spike::make_partition(deep.rows, 50, 4.0, 0), 50, 4.0);
+  deep.spike.predicted_seconds =
+      trsv_spike::predict_seconds(trsv_spike::make_partition(deep.rows, 50, 4.0, 0), 50, 4.0);
   EXPECT_TRUE(trsv_auto::prefer_spike(deep, Device::Cuda));
   EXPECT_FALSE(trsv_auto::prefer_spike(deep, Device::Cpu));
   TrsvStats wide = deep;
   wide.levels = 300;  // wide levels: a few hundred level steps beat the chain passes
-  wide.spike.predicted_seconds = trsv_spike::predict_seconds(trsv_spike::make_partition(wide.rows, 4000, 6.0, 0), 4000, 6.0);
+  wide.spike.predicted_seconds =
+      trsv_spike::predict_seconds(trsv_spike::make_partition(wide.rows, 4000, 6.0, 0), 4000, 6.0);
   EXPECT_FALSE(trsv_auto::prefer_spike(wide, Device::Cuda));
   TrsvStats tiny;
   tiny.rows = 1000;

@@ -45,9 +45,9 @@ struct FormView {
 // [chain][column][w]; b and x column c at c * ld.
 template <class T>
 struct ChainPass {
-  index_t rows;    // of a chain (the last may be shorter)
+  index_t rows;  // of a chain (the last may be shorter)
   index_t chains;
-  const T* b;      // null: zero
+  const T* b;  // null: zero
   std::int64_t ld;
   const T* state;  // s_{i-1} of chain i (chain 0: zero); null: zero, or unit
   bool unit;       // the state before every chain is e_c
@@ -185,8 +185,8 @@ class SpikeSolver final : public Algorithm<T> {
     ring_bits_ = ring_bits_for(form_.w);
     const std::size_t ring_bytes = (std::size_t(kWarpsPerBlock) << ring_bits_) * sizeof(T);
     if (ring_bytes > 48 * 1024)
-      BALSA_CUDA_CHECK(cudaFuncSetAttribute(chain_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            int(ring_bytes)));
+      BALSA_CUDA_CHECK(
+          cudaFuncSetAttribute(chain_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ring_bytes)));
     const std::size_t recurrence_bytes = (kPanelValues + 2 * std::size_t(form_.w)) * sizeof(T);
     if (recurrence_bytes > 48 * 1024)
       BALSA_CUDA_CHECK(cudaFuncSetAttribute(recurrence_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -259,8 +259,7 @@ class SpikeSolver final : public Algorithm<T> {
     if (form_.w == 0) return;
     // Column j of T_i (U_q): chain i (group q) from a zero b and the state e_j.
     run_chains({part_.m, part_.P, nullptr, 0, nullptr, true, nullptr, T_.data()}, form_.w);
-    if (part_.Q > 1)
-      run_chains({part_.G * part_.m, part_.Q, nullptr, 0, nullptr, true, nullptr, U_.data()}, form_.w);
+    if (part_.Q > 1) run_chains({part_.G * part_.m, part_.Q, nullptr, 0, nullptr, true, nullptr, U_.data()}, form_.w);
   }
 
   void describe(TrsvStats& st) const override {
@@ -273,8 +272,8 @@ class SpikeSolver final : public Algorithm<T> {
 
  private:
   FormView<T> view() const {
-    return {form_.n,     form_.w,    form_.reversed,   row_ptr_.data(), col_.data(),
-            val_.data(), inv_diag_.data(), diag_.data()};
+    return {form_.n,     form_.w,     form_.reversed,   row_ptr_.data(),
+            col_.data(), val_.data(), inv_diag_.data(), diag_.data()};
   }
   void run_chains(const ChainPass<T>& pass, index_t columns) {
     const dim3 grid{unsigned((pass.chains + kWarpsPerBlock - 1) / kWarpsPerBlock), unsigned(columns)};
@@ -282,12 +281,12 @@ class SpikeSolver final : public Algorithm<T> {
     chain_kernel<T><<<grid, 32 * kWarpsPerBlock, shared, cuda::stream()>>>(view(), pass, ring_bits_);
     BALSA_CHECK_LAUNCH();
   }
-  void recurrence(index_t count, index_t group, index_t groups, index_t columns, const T* d, const T* M,
-                  const T* init, T* out, T* last) {
+  void recurrence(index_t count, index_t group, index_t groups, index_t columns, const T* d, const T* M, const T* init,
+                  T* out, T* last) {
     const dim3 grid{unsigned(groups), unsigned(columns)};
     const std::size_t shared = (kPanelValues + 2 * std::size_t(form_.w)) * sizeof(T);
-    recurrence_kernel<T><<<grid, kRecurrenceThreads, shared, cuda::stream()>>>(count, group, form_.w, d, M, init, out,
-                                                                                last);
+    recurrence_kernel<T>
+        <<<grid, kRecurrenceThreads, shared, cuda::stream()>>>(count, group, form_.w, d, M, init, out, last);
     BALSA_CHECK_LAUNCH();
   }
 
@@ -308,8 +307,8 @@ std::unique_ptr<Algorithm<T>> make_spike(const Csr<T>& A, Triangle tri, Diagonal
   return std::make_unique<SpikeSolver<T>>(A, tri, diag, part);
 }
 
-#define BALSA_INSTANTIATE(T)                                                                                    \
-  template std::unique_ptr<Algorithm<T>> make_spike<T>(const Csr<T>&, Triangle, DiagonalKind,                  \
+#define BALSA_INSTANTIATE(T)                                                                  \
+  template std::unique_ptr<Algorithm<T>> make_spike<T>(const Csr<T>&, Triangle, DiagonalKind, \
                                                        const trsv_spike::Partition&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 

@@ -120,8 +120,7 @@ CpuSpike<T>::CpuSpike(Form form, const Partition& part, std::span<const T> value
 }
 
 template <class T>
-void CpuSpike<T>::chain(index_t r0, index_t r1, const T* b, const T* state, T* x, T* tail,
-                        std::vector<T>& work) const {
+void CpuSpike<T>::chain(index_t r0, index_t r1, const T* b, const T* state, T* x, T* tail, std::vector<T>& work) const {
   const index_t w = form_.w, base = r0 - w;  // work[k - base]: form row k, the state first
   work.resize(std::size_t(r1 - base));
   for (index_t j = 0; j < w; ++j) work[std::size_t(j)] = state ? state[j] : T(0);
@@ -221,8 +220,8 @@ void CpuSpike<T>::solve(const T* b, T* x) const {
 #pragma omp parallel for schedule(static)
   for (index_t q = 0; q < Q; ++q)
     for (index_t i = q * G; i < std::min(P, (q + 1) * G); ++i) {
-      const T* before = i > 0 ? (i == q * G ? S.data() + std::size_t(q - 1) * w : s.data() + std::size_t(i - 1) * w)
-                              : nullptr;
+      const T* before =
+          i > 0 ? (i == q * G ? S.data() + std::size_t(q - 1) * w : s.data() + std::size_t(i - 1) * w) : nullptr;
       recurrence_step(w, d.data() + std::size_t(i) * w, T_.data() + std::size_t(i) * ww, before,
                       s.data() + std::size_t(i) * w);
     }
@@ -238,9 +237,9 @@ void CpuSpike<T>::solve(const T* b, T* x) const {
   }
 }
 
-#define BALSA_INSTANTIATE(T)                                                     \
-  template index_t bandwidth<T>(const Csr<T>&, Triangle);                        \
-  template Form make_form<T>(const Csr<T>&, Triangle, DiagonalKind);              \
+#define BALSA_INSTANTIATE(T)                                         \
+  template index_t bandwidth<T>(const Csr<T>&, Triangle);            \
+  template Form make_form<T>(const Csr<T>&, Triangle, DiagonalKind); \
   template class CpuSpike<T>;
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 

@@ -35,12 +35,12 @@ namespace balsa::trsv_spike {
 
 struct Form {
   index_t n = 0;
-  index_t w = 0;  // max over form rows of k - (first column), 0 when diagonal
-  bool reversed = false;                      // Upper: form row k is row n-1-k
-  std::vector<index_t> row_ptr;               // off-diagonal entries of form row k
-  std::vector<index_t> col;                   // their form columns, ascending
-  std::vector<index_t> source;                // their positions in M.values
-  std::vector<index_t> diag_pos;              // form row k's diagonal in M.values, -1 when Unit
+  index_t w = 0;                  // max over form rows of k - (first column), 0 when diagonal
+  bool reversed = false;          // Upper: form row k is row n-1-k
+  std::vector<index_t> row_ptr;   // off-diagonal entries of form row k
+  std::vector<index_t> col;       // their form columns, ascending
+  std::vector<index_t> source;    // their positions in M.values
+  std::vector<index_t> diag_pos;  // form row k's diagonal in M.values, -1 when Unit
   index_t row(index_t k) const { return reversed ? n - 1 - k : k; }  // the matrix's row of form row k
 };
 // The lower form of M (canonical CSR, every entry in `tri`; the diagonal
