@@ -261,16 +261,10 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
     } else if (o.algorithm == TrsvAlgorithm::Auto) {
       st.algorithm = refused.empty() && trsv_auto::prefer_spike(st, o.device) ? TrsvAlgorithm::Spike : rule();
     }
-    if (st.algorithm != TrsvAlgorithm::Spike) {
-      const SpikeStats keep{.bandwidth = sp.bandwidth, .predicted_seconds = sp.predicted_seconds,
-                            .fallback = sp.fallback};
-      sp = keep;
-    } else {
-      sp.chain_rows = spike_partition.m;
-      sp.chains = spike_partition.P;
-      sp.groups = spike_partition.Q;
-      sp.spike_bytes = trsv_spike::spike_values(spike_partition, sp.bandwidth) * std::int64_t(sizeof(T));
-    }
+    if (st.algorithm != TrsvAlgorithm::Spike)
+      sp = trsv_spike::model_only(sp);
+    else
+      trsv_spike::describe(sp, spike_partition, sp.bandwidth, sizeof(T));
   }
   host_on_cpu = requested_device == Device::Auto && o.device == Device::Cuda && trsv_auto::host_solves_on_cpu(st);
   st.host_solves_on_cpu = host_on_cpu;
@@ -346,13 +340,7 @@ void TriangularSolver<T>::Impl::trial(const LevelSets& levels, bool spike_feasib
   if (stats.algorithm == pick) return;
   stats.tassl = {};
   stats.blocks = {};
-  stats.spike = SpikeStats{.bandwidth = stats.spike.bandwidth, .predicted_seconds = stats.spike.predicted_seconds};
-  if (stats.algorithm == TrsvAlgorithm::Spike) {
-    stats.spike.chain_rows = spike_partition.m;
-    stats.spike.chains = spike_partition.P;
-    stats.spike.groups = spike_partition.Q;
-    stats.spike.spike_bytes = trsv_spike::spike_values(spike_partition, stats.spike.bandwidth) * std::int64_t(sizeof(T));
-  }
+  stats.spike = trsv_spike::model_only(stats.spike);  // the new algorithm's describe fills the rest
   gpu->describe(stats);
 }
 

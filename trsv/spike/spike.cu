@@ -263,11 +263,7 @@ class SpikeSolver final : public Algorithm<T> {
   }
 
   void describe(TrsvStats& st) const override {
-    st.spike.bandwidth = form_.w;
-    st.spike.chain_rows = part_.m;
-    st.spike.chains = part_.P;
-    st.spike.groups = part_.Q;
-    st.spike.spike_bytes = trsv_spike::spike_values(part_, form_.w) * std::int64_t(sizeof(T));
+    trsv_spike::describe(st.spike, part_, form_.w, sizeof(T));
   }
 
  private:

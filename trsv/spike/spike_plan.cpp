@@ -101,6 +101,14 @@ std::int64_t spike_values(const Partition& p, index_t w) {
   return (std::int64_t(p.P) + std::int64_t(p.Q)) * std::int64_t(w) * std::int64_t(w);
 }
 
+void describe(SpikeStats& s, const Partition& p, index_t w, std::size_t value_bytes) {
+  s.bandwidth = w;
+  s.chain_rows = p.m;
+  s.chains = p.P;
+  s.groups = p.Q;
+  s.spike_bytes = spike_values(p, w) * std::int64_t(value_bytes);
+}
+
 std::string refusal(index_t w, const Partition& p, std::size_t value_bytes, std::int64_t max_bytes, bool gpu) {
   if (gpu && w > kMaxBandwidth)
     return "bandwidth " + std::to_string(w) + " above the spike solver's " + std::to_string(kMaxBandwidth);

@@ -75,6 +75,14 @@ double predict_seconds(const Partition& p, index_t w, double entries, const Cost
 Partition make_partition(index_t n, index_t w, double entries, index_t chain_rows = 0, const CostModel& c = {});
 // Values of T and U (P w^2 + Q w^2): the analysis' storage.
 std::int64_t spike_values(const Partition& p, index_t w);
+// The partition's fields of `s` (bandwidth, chains, groups, spike bytes) for
+// values of `value_bytes`; the prediction and the fallback stay.
+void describe(SpikeStats& s, const Partition& p, index_t w, std::size_t value_bytes);
+// Only the model's fields of `s`: what the stats keep when Spike is not used.
+inline SpikeStats model_only(const SpikeStats& s) {
+  return {.bandwidth = s.bandwidth, .predicted_seconds = s.predicted_seconds, .fallback = s.fallback};
+}
+
 // The widest profile: the GPU chain kernel keeps the last w + 32 unknowns of
 // each of its 4 warps' chains in shared memory (a ring of 4096: 128 KB in double).
 inline constexpr index_t kMaxBandwidth = 4096 - 32;
