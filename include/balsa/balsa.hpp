@@ -6,6 +6,7 @@
 #include "balsa/config.hpp"
 #include "balsa/core.hpp"
 #include "balsa/cuda.hpp"
+#include "balsa/direct.hpp"
 #include "balsa/error.hpp"
 #include "balsa/factor.hpp"
 #include "balsa/generators.hpp"

@@ -61,6 +61,13 @@ class StructurallySingular : public MatrixError {
   std::int64_t rank_, n_;
 };
 
+// A matrix a direct factorisation found numerically singular (a zero or
+// negligible pivot): the message names the method and, where known, the column.
+class SingularMatrix : public MatrixError {
+ public:
+  using MatrixError::MatrixError;
+};
+
 // A computation whose host memory need passes the limit it was given (the
 // message names the bytes needed).
 class HostOutOfMemory : public Error {
