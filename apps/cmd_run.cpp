@@ -1,9 +1,13 @@
 // balsa run: the main job on a built-in default problem: the 3D Poisson
 // equation (7-point Laplacian on a grid^3 grid, 10^6 unknowns by default),
-// b = A x_true, solved by CG preconditioned with IC(0) on the GPU (on the
-// CPU without one); prints iterations, residual, error and times (or JSON).
+// b = A x_true. By default (--method auto) balsa::solve's Auto picks the
+// method and the device by predicted time to the answer, and the output says
+// what it chose and why; a Krylov preset named with --method runs alone
+// (KrylovSolver). Prints iterations, residual, error and times (or JSON).
 // Exits non-zero unless the solve converged.
 #include <fmt/core.h>
+
+#include <algorithm>
 
 #include "common.hpp"
 
@@ -16,74 +20,143 @@ struct RunOptions {
   Stencil3d stencil = Stencil3d::Point7;
   Device device = Device::Auto;
   std::string precision = "double";
-  KrylovPreset method = KrylovPreset::PcgIc0;
+  std::string method = "auto";  // or a KrylovPreset's name
   double tolerance = 0;  // 0: 1e-8 in double, 1e-5 in float
   int max_iterations = 10000;
   std::uint64_t seed = 1;
   bool json = false;
 };
 
+// The problem and what the run learnt before solving it.
 template <class T>
-void run_job(const RunOptions& o) {
-  const Device device = usable_device(o.device);
-  const bool use_gpu = device == Device::Cuda;
-  Stopwatch gen_clock;
-  const Csr<T> A = laplacian_3d<T>(o.grid, o.grid, o.grid, o.stencil);
-  const std::vector<T> x_true = random_vector<T>(A.rows, o.seed);
-  const std::vector<T> b = multiply(A, std::span<const T>(x_true));
-  const double build_seconds = gen_clock.seconds();
-  KrylovOptions ko = krylov_options(o.method);
-  ko.device = device;
-  ko.max_iterations = o.max_iterations;
-  ko.tolerance = o.tolerance > 0 ? o.tolerance : (std::is_same_v<T, float> ? 1e-5 : 1e-8);
+struct Job {
+  Csr<T> A;
+  std::vector<T> x_true, b;
+  double build_seconds = 0, context_seconds = 0, tolerance = 0;
+  bool gpu = false;  // a GPU is used (or may be, for auto)
   std::string gpu_line;
-  nlohmann::json gpu = nullptr;
-  double context_seconds = 0;
-  if (use_gpu) {
+  nlohmann::json gpu_json = nullptr;
+};
+
+template <class T>
+Job<T> make_job(const RunOptions& o) {
+  Job<T> job;
+  Stopwatch gen_clock;
+  job.A = laplacian_3d<T>(o.grid, o.grid, o.grid, o.stencil);
+  job.x_true = random_vector<T>(job.A.rows, o.seed);
+  job.b = multiply(job.A, std::span<const T>(job.x_true));
+  job.build_seconds = gen_clock.seconds();
+  job.tolerance = o.tolerance > 0 ? o.tolerance : (std::is_same_v<T, float> ? 1e-5 : 1e-8);
+  job.gpu = usable_device(o.device) == Device::Cuda;
+  if (job.gpu) {
     // The CUDA context is made here, before the solver, and reported on its
     // own: a process pays it once, whatever it then sets up (the benchmarks
     // make it before any timing too).
     Stopwatch context_clock;
     const cuda::DeviceBuffer<char> context(1);
-    context_seconds = context_clock.seconds();
+    job.context_seconds = context_clock.seconds();
     const cuda::DeviceInfo dev = cuda::device_info();
-    gpu_line = fmt::format("{} ({} SMs, CUDA runtime {}.{})", dev.name, dev.sm_count, dev.runtime_version / 1000,
-                           dev.runtime_version % 1000 / 10);
-    gpu = {{"name", dev.name}, {"sm_count", dev.sm_count}, {"runtime_version", dev.runtime_version}};
+    job.gpu_line = fmt::format("{} ({} SMs, CUDA runtime {}.{})", dev.name, dev.sm_count, dev.runtime_version / 1000,
+                               dev.runtime_version % 1000 / 10);
+    job.gpu_json = {{"name", dev.name}, {"sm_count", dev.sm_count}, {"runtime_version", dev.runtime_version}};
   }
-  if (!o.json) {
-    fmt::print("balsa run: 3D Poisson, {}-point Laplacian on a {}^3 grid (n = {}, nnz = {}), {} in {} on the {}\n",
-               to_string(o.stencil), o.grid, A.rows, A.nnz(), to_string(o.method), o.precision, use_gpu ? "GPU" : "CPU");
-    fmt::print("  GPU: {}\n", use_gpu ? gpu_line
-                                      : fmt::format("{}; running on the CPU", cuda::built_with_cuda()
-                                                                                  ? "no CUDA device found or chosen"
-                                                                                  : "balsa was built without CUDA"));
-    fmt::print("  problem built in {:.2f} s{}\n", build_seconds,
-               use_gpu ? fmt::format("; CUDA context created in {:.3f} s (before the set-up)", context_seconds) : "");
-  }
-  KrylovSolver<T> solver(A, ko);
-  std::vector<T> x(std::size_t(A.rows), T(0));
-  const KrylovStats s = solver.solve(std::span<const T>(b), std::span<T>(x));
-  const double error = relative_error(std::span<const T>(x), std::span<const T>(x_true));
-  const bool factored = ko.preconditioner == PreconditionerKind::Ic0 || ko.preconditioner == PreconditionerKind::Ilu0;
-  const auto per_iteration = [&](double seconds) { return s.iterations ? seconds * 1e3 / s.iterations : 0.0; };
+  return job;
+}
+
+template <class T>
+void print_header(const RunOptions& o, const Job<T>& job, const std::string& where) {
+  fmt::print("balsa run: 3D Poisson, {}-point Laplacian on a {}^3 grid (n = {}, nnz = {}), {} in {} on {}\n",
+             to_string(o.stencil), o.grid, job.A.rows, job.A.nnz(), o.method, o.precision, where);
+  fmt::print("  GPU: {}\n", job.gpu ? job.gpu_line
+                                    : fmt::format("{}; running on the CPU", cuda::built_with_cuda()
+                                                                                ? "no CUDA device found or chosen"
+                                                                                : "balsa was built without CUDA"));
+  fmt::print("  problem built in {:.2f} s{}\n", job.build_seconds,
+             job.gpu ? fmt::format("; CUDA context created in {:.3f} s (before the set-up)", job.context_seconds) : "");
+}
+
+nlohmann::json problem_json(const RunOptions& o, index_t n, std::int64_t nnz) {
+  return {{"grid", o.grid}, {"stencil", to_string(o.stencil)}, {"n", n}, {"nnz", nnz}};
+}
+
+double per_iteration(const KrylovStats& s, double seconds) { return s.iterations ? seconds * 1e3 / s.iterations : 0.0; }
+
+// Auto: balsa::solve's plan and chain on the job.
+template <class T>
+void run_auto(const RunOptions& o, const Job<T>& job) {
+  SolveOptions so;
+  so.device = o.device;
+  so.tolerance = job.tolerance;
+  so.max_iterations = o.max_iterations;
+  if (!o.json) print_header(o, job, "the device Auto predicts faster");
+  std::vector<T> x(std::size_t(job.A.rows), T(0));
+  const SolveReport r = solve(job.A, std::span<const T>(job.b), std::span<T>(x), so);
+  const double error = relative_error(std::span<const T>(x), std::span<const T>(job.x_true));
+  const KrylovStats& k = r.krylov;
+  const SolveAttempt* answer = r.chain.empty() ? nullptr : &r.chain.back();
+  const double setup = answer ? answer->setup_seconds : 0, solve_s = answer ? answer->solve_seconds : 0;
   if (o.json) {
-    nlohmann::json j = {{"problem", {{"grid", o.grid}, {"stencil", to_string(o.stencil)}, {"n", A.rows}, {"nnz", A.nnz()}}},
-                        {"method", to_string(o.method)}, {"precision", o.precision},
-                        {"device", to_string(device)}, {"gpu", gpu},
+    nlohmann::json plan = nlohmann::json::array();
+    for (const SolvePrediction& p : r.plan)
+      plan.push_back({{"method", to_string(p.method)}, {"device", to_string(p.device)},
+                      {"predicted_seconds", p.seconds}, {"basis", p.basis}});
+    print_json({{"problem", problem_json(o, job.A.rows, job.A.nnz())}, {"method", to_string(r.method)},
+                {"requested_method", "auto"}, {"precision", o.precision}, {"device", to_string(r.device)},
+                {"gpu", job.gpu_json}, {"outcome", r.solved ? "converged" : "not-solved"}, {"message", r.message},
+                {"plan", plan}, {"iterations", k.iterations}, {"true_residual", r.true_residual},
+                {"backward_error", r.backward_error}, {"componentwise_backward_error", r.componentwise_backward_error},
+                {"error", error}, {"build_seconds", job.build_seconds}, {"cuda_context_seconds", job.context_seconds},
+                {"plan_seconds", r.setup_seconds - setup}, {"setup_seconds", setup}, {"solve_seconds", solve_s},
+                {"seconds", r.seconds}, {"ms_per_iteration", per_iteration(k, solve_s)}});
+  } else {
+    for (const SolvePrediction& p : r.plan)
+      fmt::print("  predicted {:>18} on {:4}: {} ({})\n", to_string(p.method), to_string(p.device),
+                 p.seconds < 0 ? std::string("-") : fmt::format("{:.4g} s", p.seconds), p.basis);
+    for (const SolveAttempt& a : r.chain)
+      fmt::print("  {} {} on {}: {} (set-up {:.3f} s, solve {:.3f} s)\n", a.solved ? "+" : "-", to_string(a.method),
+                 to_string(a.device), a.solved ? "solved" : a.reason, a.setup_seconds, a.solve_seconds);
+    fmt::print("  {}\n", r.message);
+    if (r.solved)
+      fmt::print("  {}: {} iterations, true residual {:.2e}, backward error {:.2e}, error {:.2e}\n",
+                 r.direct ? "solved directly" : "converged", k.iterations, r.true_residual, r.backward_error, error);
+    fmt::print("  time to the answer {:.3f} s: features and plan {:.3f} s, set-up {:.3f} s, solve {:.3f} s{}\n",
+               r.seconds, r.setup_seconds - setup, setup, solve_s,
+               k.iterations ? fmt::format(" ({:.3f} ms per iteration)", per_iteration(k, solve_s)) : "");
+  }
+  if (!r.solved) throw NotConverged("the solve did not converge: " + r.message);
+  require_finite_result(std::span<const T>(x), r.true_residual, "the solution x");
+}
+
+// A Krylov preset alone.
+template <class T>
+void run_preset(const RunOptions& o, const Job<T>& job) {
+  const Device device = usable_device(o.device);
+  KrylovOptions ko = krylov_options(from_string<KrylovPreset>(o.method));
+  ko.device = device;
+  ko.max_iterations = o.max_iterations;
+  ko.tolerance = job.tolerance;
+  if (!o.json) print_header(o, job, device == Device::Cuda ? "the GPU" : "the CPU");
+  KrylovSolver<T> solver(job.A, ko);
+  std::vector<T> x(std::size_t(job.A.rows), T(0));
+  const KrylovStats s = solver.solve(std::span<const T>(job.b), std::span<T>(x));
+  const double error = relative_error(std::span<const T>(x), std::span<const T>(job.x_true));
+  const bool factored = ko.preconditioner == PreconditionerKind::Ic0 || ko.preconditioner == PreconditionerKind::Ilu0;
+  if (o.json) {
+    nlohmann::json j = {{"problem", problem_json(o, job.A.rows, job.A.nnz())}, {"method", o.method},
+                        {"precision", o.precision}, {"device", to_string(device)}, {"gpu", job.gpu_json},
                         {"outcome", to_string(s.outcome)}, {"message", s.message},
                         {"iterations", s.iterations}, {"residual", s.residual},
                         {"true_residual", s.true_residual}, {"error", error},
-                        {"build_seconds", build_seconds}, {"cuda_context_seconds", context_seconds},
+                        {"build_seconds", job.build_seconds}, {"cuda_context_seconds", job.context_seconds},
                         {"setup_seconds", s.setup_seconds}, {"ordering", to_string(s.ordering)},
                         {"colours", s.colours}, {"ordering_seconds", s.ordering_seconds},
                         {"factor_seconds", s.factor_seconds}, {"solve_seconds", s.solve_seconds},
-                        {"ms_per_iteration", per_iteration(s.solve_seconds)},
-                        {"spmv_ms_per_iteration", per_iteration(s.spmv_seconds)},
-                        {"preconditioner_ms_per_iteration", per_iteration(s.preconditioner_seconds)},
-                        {"vector_ms_per_iteration", per_iteration(s.vector_seconds)}};
-    if (factored)
-      j["triangular_solves"] = {to_string(s.lower.algorithm), to_string(s.upper.algorithm)};
+                        {"seconds", s.setup_seconds + s.solve_seconds},
+                        {"ms_per_iteration", per_iteration(s, s.solve_seconds)},
+                        {"spmv_ms_per_iteration", per_iteration(s, s.spmv_seconds)},
+                        {"preconditioner_ms_per_iteration", per_iteration(s, s.preconditioner_seconds)},
+                        {"vector_ms_per_iteration", per_iteration(s, s.vector_seconds)}};
+    if (factored) j["triangular_solves"] = {to_string(s.lower.algorithm), to_string(s.upper.algorithm)};
     print_json(j);
   } else {
     fmt::print("  setup {:.3f} s{}{}\n", s.setup_seconds,
@@ -97,12 +170,19 @@ void run_job(const RunOptions& o) {
     fmt::print("  {}: {} iterations, residual {:.2e} (inf-norm, relative), true residual {:.2e}, error {:.2e}\n",
                to_string(s.outcome), s.iterations, s.residual, s.true_residual, error);
     fmt::print("  solve {:.3f} s = {:.3f} ms per iteration (SpMV {:.3f}, preconditioner {:.3f}, vector ops {:.3f} ms)\n",
-               s.solve_seconds, per_iteration(s.solve_seconds), per_iteration(s.spmv_seconds),
-               per_iteration(s.preconditioner_seconds), per_iteration(s.vector_seconds));
+               s.solve_seconds, per_iteration(s, s.solve_seconds), per_iteration(s, s.spmv_seconds),
+               per_iteration(s, s.preconditioner_seconds), per_iteration(s, s.vector_seconds));
+    fmt::print("  time to the answer {:.3f} s (set-up and solve)\n", s.setup_seconds + s.solve_seconds);
   }
   if (s.outcome != KrylovOutcome::Converged)
     throw NotConverged(fmt::format("the solve did not converge: {} ({})", to_string(s.outcome), s.message));
   require_finite_result(std::span<const T>(x), s.true_residual, "the solution x");
+}
+
+template <class T>
+void run_job(const RunOptions& o) {
+  const Job<T> job = make_job<T>(o);
+  o.method == "auto" ? run_auto(o, job) : run_preset(o, job);
 }
 
 }  // namespace
@@ -110,7 +190,7 @@ void run_job(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "Run the main job: 3D Poisson solved by PCG-IC(0) (GPU when present, CPU otherwise)");
+      "run", "Run the main job: 3D Poisson, the method and device chosen by Auto (GPU when it pays, else CPU)");
   cmd->add_option("--grid", o->grid, "Grid points per side of the 3D Laplacian")
       ->check(between(2, 1200))
       ->capture_default_str();
@@ -119,7 +199,14 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
-  add_enum_option(cmd, "--method", o->method, "Krylov method and preconditioner (as balsa solve --method)");
+  std::vector<std::string> methods = {"auto"};
+  for (const std::string& m : enum_names<KrylovPreset>()) methods.push_back(m);
+  cmd->add_option("--method", o->method,
+                  "auto (balsa::solve's choice by predicted time to the answer) or a Krylov method with its "
+                  "preconditioner, run alone (as balsa solve --method)")
+      ->check(one_of(methods))
+      ->option_text(" NAME")
+      ->capture_default_str();
   cmd->add_option("--tol", o->tolerance, "Relative tolerance (default 1e-8 double, 1e-5 float)")->check(positive());
   cmd->add_option("--maxit", o->max_iterations, "Most iterations")->check(between(0, 1e8))->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the true solution")->capture_default_str();

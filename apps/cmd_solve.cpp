@@ -1,16 +1,18 @@
-// balsa solve: A x = b. The default method, auto, is balsa::solve's chain
-// (include/balsa/solve.hpp: PCG-IC(0) for symmetric matrices with a positive
-// diagonal, else diagonal boosting then ILU(0)-BiCGStab(2) and SaP, and
-// UMFPACK at the end); a chain method named alone (db-bicgstab2-ilu0,
-// umfpack, direct-qr) runs through the same call without the fallback
-// unless --fallback; sap-d and sap-c are SaP's sparse pipeline
+// balsa solve: A x = b. The default method, auto, is balsa::solve's plan
+// (include/balsa/solve.hpp): Auto predicts each method's time to the answer
+// (the direct solvers' own analysis, the iterative methods' cost model) and
+// attempts them fastest first within a time budget, judging each answer by
+// its backward error; a chain method named alone (cholmod, umfpack, klu,
+// db-bicgstab2-ilu0, direct-qr, ...) runs through the same call without the
+// fallback unless --fallback; sap-d and sap-c are SaP's sparse pipeline
 // (SparseSapSolver), with its phase times; the Krylov presets run
 // KrylovSolver on A as it is. Without --rhs, b = A x_true for a known random
-// x_true and the error is reported; --rhs may hold several columns, each
-// solved in turn. A live progress line shows iteration and residual
-// (stderr, when it is a terminal or with --progress). A system not solved
-// is an error: the message says why (for the chain, every method's
-// reason) and the exit code is 3; a result that is not finite is exit code 1.
+// x_true and the error is reported; --rhs may hold several columns, all
+// solved with one set-up (one plan and factorisation for the chain). A live
+// progress line shows iteration and residual (stderr, when it is a terminal
+// or with --progress). A system not solved is an error: the message says
+// why (for the chain, every method's reason) and the exit code is 3; a
+// result that is not finite is exit code 1.
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -42,6 +44,8 @@ struct SolveCliOptions {
   bool progress = false;
   std::uint64_t seed = 1;
   index_t partitions = 0;  // SaP
+  std::optional<double> time_budget;  // the chain's (seconds)
+  Acceptance acceptance = Acceptance::Either;
   double drop_tolerance = SparseSapOptions{}.drop_tolerance;  // SaP
 };
 
@@ -71,33 +75,61 @@ struct Column {
   std::string method;   // what produced x
   int iterations = 0;
   double residual = -1, true_residual = -1, seconds = 0;
+  double backward_error = -1, componentwise_backward_error = -1;
   std::vector<double> history;
   std::vector<SolveAttempt> chain;
 };
 
 Column from_krylov(const KrylovStats& s, const std::string& method) {
   return {s.outcome == KrylovOutcome::Converged, to_string(s.outcome), s.message, method, s.iterations, s.residual,
-          s.true_residual, s.solve_seconds, s.history, {}};
+          s.true_residual, s.solve_seconds, -1, -1, s.history, {}};
 }
 
-Column from_report(const SolveReport& r) {
-  Column c;
-  if (r.solved && !r.direct) c = from_krylov(r.krylov, to_string(r.method));
-  c.ok = r.solved;
-  c.outcome = !r.solved ? "not-solved" : r.direct ? "direct" : "converged";
-  c.method = r.solved ? to_string(r.method) : "none";
-  c.message = r.message;
-  c.true_residual = r.true_residual;
-  c.seconds = r.seconds;
-  c.chain = r.chain;
-  return c;
+// Column c of a chain report (column 0 carries the chain and the history).
+Column from_report(const SolveReport& r, std::size_t c) {
+  const SolveAttempt& a = r.columns[c];
+  Column col;
+  if (c == 0 && a.solved && !is_direct(a.method)) col = from_krylov(r.krylov, to_string(a.method));
+  col.ok = a.solved;
+  col.outcome = !a.solved ? "not-solved" : is_direct(a.method) ? "direct" : "converged";
+  col.method = a.solved ? to_string(a.method) : "none";
+  col.message = c == 0 ? r.message : a.solved ? std::string(to_string(a.method)) + " solved it" : a.reason;
+  col.iterations = a.iterations;
+  col.true_residual = a.true_residual;
+  col.backward_error = a.backward_error;
+  col.componentwise_backward_error = a.componentwise_backward_error;
+  col.seconds = c == 0 ? r.seconds : a.solve_seconds;
+  if (c == 0) col.chain = r.chain;
+  return col;
+}
+
+nlohmann::json plan_json(const SolveReport& r) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const SolvePrediction& p : r.plan)
+    j.push_back({{"method", to_string(p.method)}, {"device", to_string(p.device)}, {"predicted_seconds", p.seconds},
+                 {"basis", p.basis}});
+  return j;
+}
+
+void print_plan(std::FILE* report, const SolveReport& r) {
+  const SolveFeatures& f = r.features;
+  fmt::print(report, "  features: {}symmetric, {} diagonal, {:.0f}% diagonally dominant rows ({:.3f} s)\n",
+             f.symmetric ? "" : "not ", f.positive_diagonal ? "positive" : "not a positive", 100 * f.dominant_rows,
+             f.seconds);
+  for (const SolvePrediction& p : r.plan)
+    fmt::print(report, "  predicted {:>18} on {:4}: {} ({})\n", to_string(p.method), to_string(p.device),
+               p.seconds < 0 ? std::string("-") : fmt::format("{:.4g} s", p.seconds), p.basis);
+  if (r.budget_seconds > 0) fmt::print(report, "  time budget {:.4g} s\n", r.budget_seconds);
 }
 
 nlohmann::json chain_json(const std::vector<SolveAttempt>& chain) {
   nlohmann::json j = nlohmann::json::array();
   for (const SolveAttempt& a : chain)
-    j.push_back({{"method", to_string(a.method)}, {"solved", a.solved}, {"reason", a.reason},
-                 {"iterations", a.iterations}, {"true_residual", a.true_residual},
+    j.push_back({{"method", to_string(a.method)}, {"device", to_string(a.device)}, {"solved", a.solved},
+                 {"reason", a.reason}, {"iterations", a.iterations}, {"true_residual", a.true_residual},
+                 {"backward_error", a.backward_error},
+                 {"componentwise_backward_error", a.componentwise_backward_error},
+                 {"predicted_seconds", a.predicted_seconds}, {"stopped_early", a.stopped_early},
                  {"setup_seconds", a.setup_seconds}, {"solve_seconds", a.solve_seconds}});
   return j;
 }
@@ -106,6 +138,8 @@ nlohmann::json column_json(const Column& c) {
   nlohmann::json j = {{"outcome", c.outcome}, {"message", c.message}, {"method", c.method},
                       {"iterations", c.iterations}, {"residual", c.residual}, {"true_residual", c.true_residual},
                       {"solve_seconds", c.seconds}};
+  if (c.backward_error >= 0 || c.componentwise_backward_error >= 0)
+    j.update({{"backward_error", c.backward_error}, {"componentwise_backward_error", c.componentwise_backward_error}});
   if (!c.chain.empty()) j["chain"] = chain_json(c.chain);
   return j;
 }
@@ -125,10 +159,13 @@ void print_sap_stats(std::FILE* report, const SparseSapStats& p) {
 
 void print_chain(std::FILE* report, const std::vector<SolveAttempt>& chain) {
   for (const SolveAttempt& a : chain)
-    fmt::print(report, "  {} {}: {}{} (set-up {:.4f} s, solve {:.4f} s)\n", a.solved ? "+" : "-", to_string(a.method),
-               a.solved ? "solved" : a.reason,
-               a.true_residual >= 0 ? fmt::format(", ||b - A x|| / ||b|| = {:.3e}", a.true_residual) : "",
-               a.setup_seconds, a.solve_seconds);
+    fmt::print(report, "  {} {} on {}: {}{} (set-up {:.4f} s, solve {:.4f} s{})\n", a.solved ? "+" : "-",
+               to_string(a.method), to_string(a.device), a.solved ? "solved" : a.reason,
+               a.backward_error >= 0 ? fmt::format(", backward error {:.2e} normwise, {:.2e} componentwise",
+                                                   a.backward_error, a.componentwise_backward_error)
+                                     : "",
+               a.setup_seconds, a.solve_seconds,
+               a.predicted_seconds >= 0 ? fmt::format("; predicted {:.4g} s", a.predicted_seconds) : "");
 }
 
 void run_solve(const SolveCliOptions& o) {
@@ -155,24 +192,29 @@ void run_solve(const SolveCliOptions& o) {
            : nullptr;
   if (!o.json)
     fmt::print(report, "balsa solve: {} ({} x {}, {} entries), {} on {}{}\n", o.matrix, A.rows, A.cols, A.nnz(), o.method,
-               to_string(device), B.cols > 1 ? fmt::format(", {} right-hand sides", B.cols) : "");
+               path == Path::Chain && o.device == Device::Auto ? "the device Auto predicts faster" : to_string(device),
+               B.cols > 1 ? fmt::format(", {} right-hand sides", B.cols) : "");
 
-  // Set up once (SaP, presets) or per column (the chain), then solve every column.
+  // Set up once, then solve every column (the chain: one call for all of them).
   std::optional<SparseSapSolver<double>> sap;
   std::optional<KrylovSolver<double>> krylov;
+  std::optional<SolveReport> chain;
   std::function<Column(std::span<const double>, std::span<double>)> solve_one;
+  DenseMatrix<double> X(A.rows, B.cols);
   if (path == Path::Chain) {
     SolveOptions so;
     so.method = from_string<SolveMethod>(o.method);
-    so.device = device;
+    so.device = o.device;  // Auto stays Auto: the plan weighs each device
     so.tolerance = o.tolerance;
     if (o.max_iterations) so.max_iterations = *o.max_iterations;
     so.direct_fallback = so.method == SolveMethod::Auto || o.fallback;
+    so.time_budget = o.time_budget;
+    so.acceptance = o.acceptance;
     if (live)
       so.progress = [](const char* name, int it, double res) {
         std::fprintf(stderr, "\r  %-18s iteration %7d  residual %.3e", name, it, res);
       };
-    solve_one = [&A, so](std::span<const double> b, std::span<double> x) { return from_report(solve(A, b, x, so)); };
+    chain = solve(A, B, X, so);
   } else if (path == Path::Sap) {
     SparseSapOptions so;
     so.variant = from_string<SapVariant>(o.method);
@@ -207,11 +249,10 @@ void run_solve(const SolveCliOptions& o) {
       return from_krylov(krylov->solve(b, x), o.method);
     };
   }
-  DenseMatrix<double> X(A.rows, B.cols);
   std::vector<Column> columns;
   for (index_t c = 0; c < B.cols; ++c) {
-    columns.push_back(solve_one(B.column(c), X.column(c)));
-    if (live) std::fprintf(stderr, "\n");
+    columns.push_back(chain ? from_report(*chain, std::size_t(c)) : solve_one(B.column(c), X.column(c)));
+    if (live && (!chain || c == 0)) std::fprintf(stderr, "\n");
   }
   const Column& first = columns.front();
   const double error = x_true.empty() ? -1.0 : relative_error<double>(X.column(0), x_true);
@@ -228,10 +269,11 @@ void run_solve(const SolveCliOptions& o) {
                 {"colours", setup->colours}, {"ordering_seconds", setup->ordering_seconds}});
     } else if (sap) {
       j["setup_seconds"] = sap->stats().t_setup;
-    } else {  // the chain: the set-ups of every method it tried (first column)
-      double total = 0;
-      for (const SolveAttempt& a : first.chain) total += a.setup_seconds;
-      j["setup_seconds"] = total;
+    } else {  // the chain: features, plan and every set-up it made, once for all columns
+      j.update({{"setup_seconds", chain->setup_seconds}, {"seconds", chain->seconds}, {"plan", plan_json(*chain)},
+                {"budget_seconds", chain->budget_seconds}, {"device", to_string(chain->device)},
+                {"backward_error", chain->backward_error},
+                {"componentwise_backward_error", chain->componentwise_backward_error}});
     }
     if (B.cols == 1) {
       j.update(column_json(first));
@@ -260,9 +302,14 @@ void run_solve(const SolveCliOptions& o) {
       const Column& r = columns[std::size_t(c)];
       const std::string which = B.cols > 1 ? fmt::format("column {}: ", c + 1) : "";
       const std::string err = x_true.empty() ? "" : fmt::format(", error {:.3e}", error);
-      if (path == Path::Chain) {
+      if (path == Path::Chain && c == 0) {
+        print_plan(report, *chain);
         print_chain(report, r.chain);
         fmt::print(report, "  {}{}{}\n", which, r.message, r.ok ? err : "");
+      } else if (path == Path::Chain) {
+        fmt::print(report, "  {}{}: backward error {:.2e} normwise, {:.2e} componentwise, solve {:.4f} s\n", which,
+                   r.ok ? r.method + " solved it" : r.message, r.backward_error, r.componentwise_backward_error,
+                   r.seconds);
       } else {
         fmt::print(report, "  {}{} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}\n",
                    which, r.outcome, r.iterations, r.residual, norm_name, r.true_residual, err);
@@ -281,7 +328,8 @@ void run_solve(const SolveCliOptions& o) {
       fmt::print(report, "  set-up {:.4f} s, solve {:.4f} s ({:.4f} ms per iteration)\n", sap->stats().t_setup,
                  first.seconds, per_iteration);
     else
-      fmt::print(report, "  {:.4f} s in all\n", first.seconds);
+      fmt::print(report, "  {:.4f} s in all (features, plan and set-up {:.4f} s, once for {} column{})\n",
+                 chain->seconds, chain->setup_seconds, B.cols, B.cols > 1 ? "s" : "");
     if (krylov && (setup->preconditioner == PreconditionerKind::Ic0 || setup->preconditioner == PreconditionerKind::Ilu0))
       fmt::print(report, "  triangular solves: {} / {}\n", to_string(setup->lower.algorithm),
                  to_string(setup->upper.algorithm));
@@ -331,7 +379,13 @@ void add_solve_command(CLI::App& app) {
                   "of each block's rows) that the entries left out of the band may hold")
       ->check(between(0, 0.999999))
       ->capture_default_str();
-  cmd->add_flag("--fallback", o->fallback, "A chain method named alone falls back to UMFPACK when it fails");
+  cmd->add_flag("--fallback", o->fallback, "A chain method named alone falls back to a direct method when it fails");
+  cmd->add_option("--time-budget", o->time_budget,
+                  "Seconds for the whole chain (default: 2x the predicted direct time when a direct method fits)")
+      ->check(positive())
+      ->option_text(" SECONDS");
+  add_enum_option(cmd, "--acceptance", o->acceptance,
+                  "Backward error that accepts an answer: componentwise (Oettli-Prager), normwise, or either");
   cmd->add_flag("--float-preconditioner", o->float_preconditioner, "Mixed precision: float preconditioner");
   cmd->add_flag("--no-shift", o->no_shift,
                 "Fail on an IC(0)/ILU(0) pivot breakdown instead of shifting (SaP: no pivot boosting)");

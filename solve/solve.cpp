@@ -1,27 +1,33 @@
-// balsa::solve (include/balsa/solve.hpp): a chain of methods, each run until
-// it answers with a measured true residual within the tolerance.
+// balsa::solve (include/balsa/solve.hpp): the plan's links attempted in
+// turn, each answer judged by its backward error, one set-up for every
+// right-hand side.
 #include "balsa/solve.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
-#include <cstdio>
-#include <functional>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include "balsa/cuda.hpp"
-#include "balsa/qr.hpp"
-#include "balsa/reorder.hpp"
-#include "balsa/sap.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
 #include "core/instantiate.hpp"
-#include "core/options.hpp"
-#include "solve/umfpack.hpp"
-#include "sparse/system_map.hpp"
+#include "core/parallel.hpp"
+#include "solve/measures.hpp"
+#include "solve/plan.hpp"
 
 namespace balsa {
 
+bool is_direct(SolveMethod m) noexcept {
+  return m == SolveMethod::Umfpack || m == SolveMethod::Cholmod || m == SolveMethod::Klu ||
+         m == SolveMethod::DirectQr;
+}
+
+namespace solve_detail {
 namespace {
 
 std::string number(double v) {
@@ -30,237 +36,249 @@ std::string number(double v) {
   return buf;
 }
 
-// The methods' own iteration on A's unknowns: solve(b, x) from x.
-template <class T>
-class Inner {
+// Thrown by the Monitor from an iterative method's progress callback: a
+// balsa::Error, so every function-try-block lets it through unchanged.
+class Interrupted : public Error {
  public:
-  virtual ~Inner() = default;
-  virtual KrylovStats solve(std::span<const T> b, std::span<T> x) = 0;
+  using Error::Error;
 };
 
-template <class T>
-class KrylovInner final : public Inner<T> {
+// The time budget's watch over one iterative attempt: stops it when its
+// allowance is spent, or when its measured rate (the residual's fall per
+// second so far, once a quarter of the allowance has passed) says it
+// cannot reach the tolerance within the allowance.
+class Monitor {
  public:
-  KrylovInner(const Csr<T>& A, const KrylovOptions& o) : krylov_(A, o) {}
-  KrylovStats solve(std::span<const T> b, std::span<T> x) override { return krylov_.solve(b, x); }
+  void arm(double allowed, double tolerance) {
+    start_ = Clock::now();
+    allowed_ = allowed;
+    tolerance_ = tolerance;
+    first_ = NAN;
+  }
+  void disarm() { allowed_ = INFINITY; }
+  void check(double residual) {
+    if (!std::isfinite(allowed_) || !std::isfinite(residual)) return;
+    if (std::isnan(first_)) first_ = residual;
+    const double elapsed = seconds_since(start_);
+    if (elapsed > allowed_)
+      throw Interrupted("stopped by the time budget after " + number(elapsed) + " s (relative residual " +
+                        number(residual) + ")");
+    if (elapsed < 0.25 * allowed_ || residual <= tolerance_) return;
+    const double needed = residual < first_ ? elapsed * std::log(residual / tolerance_) / std::log(first_ / residual)
+                                            : INFINITY;
+    if (elapsed + needed > allowed_)
+      throw Interrupted("stopped early: at its measured rate (relative residual " + number(residual) + " after " +
+                        number(elapsed) + " s) it needs about " + number(needed) + " s more, " +
+                        number(allowed_ - elapsed) + " s are left in the time budget");
+  }
 
  private:
-  KrylovSolver<T> krylov_;
+  Clock::time_point start_ = Clock::now();
+  double allowed_ = INFINITY, tolerance_ = 0, first_ = NAN;
 };
 
-// DB first (the matching's permutation and scaling), then the Krylov
-// method on D_r Q A D_c: ILU(0) exists for matrices with zero diagonals.
+// One call of balsa::solve: the features, the plan, the links made so far.
 template <class T>
-class BoostedInner final : public Inner<T> {
+class Chain {
  public:
-  BoostedInner(const Csr<T>& A, const KrylovOptions& o)
-      : BoostedInner(A, diagonal_boosting(A, {.device = o.device, .stream = o.stream}), o) {}
-  KrylovStats solve(std::span<const T> b, std::span<T> x) override {
-    map_.rhs_in(b, std::span<T>(c_));
-    map_.x_in(std::span<const T>(x), std::span<T>(y_));
-    KrylovStats st = krylov_.solve(std::span<const T>(c_), std::span<T>(y_));
-    map_.x_out(std::span<const T>(y_), x);
-    return st;
+  Chain(const Csr<T>& A, const SolveOptions& o, int columns)
+      : A_(A), o_(o), t0_(Clock::now()), f_(features(A)), shared_{A, o_, f_, {}, {}, {}} {
+    machine_.gpu = o.device != Device::Cpu && cuda::available();
+    machine_.threads = omp_get_max_threads();
+    plan_ = make_plan(shared_, machine_, columns, seconds_since(t0_));
+    report_.features = f_;
+    report_.plan = plan_.predictions;
+    report_.budget_seconds = std::isfinite(plan_.budget) ? plan_.budget : 0;
+    report_.setup_seconds = seconds_since(t0_);
   }
 
- private:
-  BoostedInner(const Csr<T>& A, const DiagonalBoosting& db, const KrylovOptions& o)
-      : map_(SystemMap::boosting(db)), krylov_(apply_boosting(A, db), o), c_(std::size_t(A.rows)), y_(std::size_t(A.rows)) {}
-  SystemMap map_;
-  KrylovSolver<T> krylov_;
-  std::vector<T> c_, y_;
-};
+  SolveReport& report() { return report_; }
+  std::size_t plan_size() const { return plan_.steps.size(); }
+  const std::string& why() const { return plan_.why; }
 
-template <class T>
-class SapInner final : public Inner<T> {
- public:
-  SapInner(const Csr<T>& A, const SparseSapOptions& o) : sap_(A, o) {}
-  KrylovStats solve(std::span<const T> b, std::span<T> x) override { return sap_.solve(b, x); }
-
- private:
-  SparseSapSolver<T> sap_;
-};
-
-bool symmetric_positive_diagonal(const auto& A) {
-  for (const auto d : diagonal(A))
-    if (!(d > 0)) return false;
-  return first_asymmetry(A).symmetric();
-}
-
-template <class T>
-struct Chain {
-  const Csr<T>& A;
-  std::span<const T> b;
-  const SolveOptions& o;
-  std::vector<T> x0;  // the caller's initial guess
-  std::vector<T> best;
-  double best_residual = INFINITY;
-  SolveReport report;
-
-  double residual(std::span<const T> x) const {
-    const double r = relative_residual(A, x, b);
-    return std::isfinite(r) ? r : INFINITY;
-  }
-
-  std::unique_ptr<Inner<T>> make(SolveMethod m) const {
-    const char* name = to_string(m);
-    std::function<void(int, double)> progress;
-    if (o.progress) progress = [f = o.progress, name](int it, double r) { f(name, it, r); };
-    const auto krylov = [&](KrylovPreset preset) {
-      KrylovOptions k = krylov_options(preset);
-      k.device = o.device;
-      k.tolerance = o.tolerance;
-      k.norm = StoppingNorm::Two;
-      k.max_iterations = o.max_iterations;
-      k.divergence = o.divergence;
-      k.stagnation_window = o.stagnation_window;
-      k.progress = progress;
-      k.stream = o.stream;
-      return k;
-    };
-    switch (m) {
-      case SolveMethod::PcgIc0: return std::make_unique<KrylovInner<T>>(A, krylov(KrylovPreset::PcgIc0));
-      case SolveMethod::DbBiCgStab2Ilu0: return std::make_unique<BoostedInner<T>>(A, krylov(KrylovPreset::BiCgStab2Ilu0));
-      case SolveMethod::SapD:
-      case SolveMethod::SapC:
-      case SolveMethod::SapLu: {
-        SparseSapOptions s;
-        s.variant = m == SolveMethod::SapC ? SapVariant::Coupled : SapVariant::Decoupled;
-        if (m == SolveMethod::SapLu) {  // one block, no drop-off: the whole band
-          s.partitions = 1;
-          s.drop_tolerance = 0;
-          s.third_stage = false;
-        }
-        s.device = o.device;
-        s.tolerance = o.tolerance;
-        s.max_iterations = o.max_iterations;
-        s.divergence = o.divergence;
-        s.stagnation_window = o.stagnation_window;
-        s.progress = progress;
-        s.stream = o.stream;
-        return std::make_unique<SapInner<T>>(A, s);
+  // b's answer along the steps from `from`: the index of the answering
+  // step, or steps.size(); `answer` is that attempt (or the last failure).
+  std::size_t run(std::span<const T> b, std::span<T> x, std::size_t from, SolveAttempt& answer,
+                  std::vector<SolveAttempt>* tried) {
+    const std::vector<T> x0(x.begin(), x.end());
+    std::vector<T> best;
+    double best_residual = INFINITY;
+    for (std::size_t i = from; i < plan_.steps.size(); ++i) {
+      std::vector<T> xi(x0);
+      SolveAttempt a = attempt(i, b, std::span<T>(xi), false);
+      if (tried) tried->push_back(a);
+      answer = a;
+      if (a.solved) {
+        std::copy(xi.begin(), xi.end(), x.begin());
+        return i;
       }
-      default: throw Error("internal: not an iterative method");
-    }
-  }
-
-  // An iterative method, then up to three rounds of iterative refinement
-  // (x += M(b - A x)) while its true residual misses the tolerance: the
-  // methods stop on their own (scaled) residual.
-  void iterative(SolveMethod m, SolveAttempt& a, std::span<T> x) {
-    auto t = Clock::now();
-    std::unique_ptr<Inner<T>> inner = make(m);
-    a.setup_seconds = seconds_since(t);
-    t = Clock::now();
-    KrylovStats st = inner->solve(b, x);
-    a.iterations = st.iterations;
-    double rho = residual(x);
-    std::vector<T> r(x.size()), dx(x.size());
-    for (int round = 0; round < 3 && st.outcome == KrylovOutcome::Converged && rho > o.tolerance; ++round) {
-      const std::vector<T> ax = multiply(A, std::span<const T>(x));
-      for (std::size_t i = 0; i < r.size(); ++i) r[i] = T(double(b[i]) - double(ax[i]));
-      std::fill(dx.begin(), dx.end(), T(0));
-      const KrylovStats more = inner->solve(std::span<const T>(r), std::span<T>(dx));
-      a.iterations += more.iterations;
-      std::vector<T> next(x.begin(), x.end());
-      for (std::size_t i = 0; i < next.size(); ++i) next[i] += dx[i];
-      const double rho_next = residual(next);
-      if (!(rho_next < rho)) break;
-      std::copy(next.begin(), next.end(), x.begin());
-      rho = rho_next;
-      st.outcome = more.outcome;
-      st.message = more.message;
-    }
-    a.solve_seconds = seconds_since(t);
-    a.true_residual = rho;
-    a.solved = rho <= o.tolerance;
-    if (!a.solved)
-      a.reason = st.outcome != KrylovOutcome::Converged
-                     ? st.message
-                     : "converged on its own residual, but ||b - A x|| / ||b|| = " + number(rho) + " > tolerance " +
-                           number(o.tolerance) + " after refinement";
-    if (a.solved) report.krylov = st;
-  }
-
-  void direct(SolveMethod m, SolveAttempt& a, std::span<T> x) {
-    const auto t = Clock::now();
-    if (m == SolveMethod::Umfpack) {
-      const direct::UmfpackResult u = direct::umfpack_solve(A, b, x);
-      a.setup_seconds = u.factor_seconds;
-      a.solve_seconds = u.solve_seconds;
-      if (!u.ok) {
-        a.reason = u.message;
-        return;
+      if (a.true_residual >= 0 && a.true_residual < best_residual) {
+        best_residual = a.true_residual;
+        best = std::move(xi);
       }
-    } else {
-      const Csr<double> Ad = convert_values<double>(A);
-      SparseQR qr(Ad, {.stream = o.stream});
-      if (qr.stats().rank < A.rows) {
-        a.reason = "QR: A is numerically rank deficient (rank " + std::to_string(qr.stats().rank) + " of " +
-                   std::to_string(A.rows) + ")";
-        a.setup_seconds = seconds_since(t);
-        return;
-      }
-      const std::vector<double> bd(b.begin(), b.end());
-      const std::vector<double> xd = qr.solve(std::span<const double>(bd));
-      std::transform(xd.begin(), xd.end(), x.begin(), [](double v) { return T(v); });
-      a.setup_seconds = seconds_since(t);
     }
-    a.true_residual = residual(x);
-    // A direct answer is checked like any other: a backward-stable solve
-    // of a nonsingular system meets any sensible tolerance.
-    a.solved = a.true_residual <= o.tolerance;
-    if (!a.solved)
-      a.reason = "its answer has ||b - A x|| / ||b|| = " + number(a.true_residual) + " > tolerance " +
-                 number(o.tolerance) + " (A is numerically singular or too ill-conditioned)";
+    if (!best.empty()) std::copy(best.begin(), best.end(), x.begin());
+    return plan_.steps.size();
   }
 
-  // One method from the caller's x0; keeps the best x seen.
-  bool attempt(SolveMethod m) {
+  // Step i on b from x (x already holding the link's answer when `presolved`).
+  SolveAttempt attempt(std::size_t i, std::span<const T> b, std::span<T> x, bool presolved) {
+    const Step& step = plan_.steps[i];
     SolveAttempt a;
-    a.method = m;
-    std::vector<T> x(x0);
+    a.method = step.method;
+    a.device = step.device;
+    a.predicted_seconds = step.predicted;
+    if (skipped(step, a)) return a;
     try {
-      if (m == SolveMethod::Umfpack || m == SolveMethod::DirectQr)
-        direct(m, a, std::span<T>(x));
-      else
-        iterative(m, a, std::span<T>(x));
+      Link<T>& link = get(i, a);
+      a.device = link.device();
+      if (const DirectStats* d = link.direct_stats()) a.method = solve_method_of(d->method);
+      const auto t = Clock::now();
+      monitor_.arm(allowance(i), o_.tolerance);
+      KrylovStats st = presolved ? direct_answer() : link.solve(b, x);
+      a.iterations = st.iterations;
+      refine(link, b, x, st, a);
+      monitor_.disarm();
+      a.solve_seconds = seconds_since(t);
+      judge(st, a);
+      if (a.solved && !link.direct_stats()) report_.krylov = st;
+      if (a.solved && link.direct_stats()) report_.direct_stats = *link.direct_stats();
+    } catch (const Interrupted& e) {
+      monitor_.disarm();
+      a.stopped_early = true;
+      a.reason = e.what();
+      links_.erase(i);  // its state is that of an interrupted solve
     } catch (const StructurallySingular&) {
       throw;  // no method can solve it: the caller's error
     } catch (const Error& e) {
-      a.solved = false;
+      monitor_.disarm();
       a.reason = e.what();
-      a.true_residual = -1;
     }
-    if (a.true_residual >= 0 && a.true_residual < best_residual) {
-      best_residual = a.true_residual;
-      best = x;
-    }
-    report.chain.push_back(a);
-    if (a.solved) {
-      report.solved = true;
-      report.method = m;
-      report.direct = m == SolveMethod::Umfpack || m == SolveMethod::DirectQr;
-      report.true_residual = a.true_residual;
-      best = std::move(x);
-    }
-    return a.solved;
+    return a;
   }
-};
 
-template <class T>
-std::vector<SolveMethod> chain_of(const Csr<T>& A, const SolveOptions& o) {
-  std::vector<SolveMethod> c;
-  if (o.method != SolveMethod::Auto)
-    c = {o.method};
-  else if (symmetric_positive_diagonal(A))
-    c = {SolveMethod::PcgIc0, SolveMethod::SapD, SolveMethod::DbBiCgStab2Ilu0, SolveMethod::SapLu};
-  else
-    c = {SolveMethod::DbBiCgStab2Ilu0, SolveMethod::SapD, SolveMethod::SapC, SolveMethod::SapLu};
-  const bool ends_direct = c.back() == SolveMethod::Umfpack || c.back() == SolveMethod::DirectQr;
-  if (o.direct_fallback && !ends_direct) c.push_back(SolveMethod::Umfpack);
-  return c;
-}
+  // Columns 1.. of B after column 0 was answered by step `w` (none: w is
+  // the plan's size): that step's link first (a direct one solves them all
+  // in one call), then the steps after it.
+  void other_columns(std::size_t w, const DenseMatrix<T>& B, DenseMatrix<T>& X) {
+    const bool answered = w < plan_.steps.size();
+    const bool batch = answered && links_.count(w) && links_[w]->direct_stats() && B.cols > 1;
+    double per_column = 0;
+    if (batch) {
+      const auto t = Clock::now();
+      links_[w]->solve_columns(B, X, 1);
+      per_column = seconds_since(t) / double(B.cols - 1);
+    }
+    for (index_t c = 1; c < B.cols; ++c) {
+      SolveAttempt a;
+      if (answered) {
+        a = attempt(w, B.column(c), X.column(c), batch);
+        a.solve_seconds += per_column;
+      }
+      if (!a.solved) run(B.column(c), X.column(c), answered ? w + 1 : 0, a, nullptr);
+      report_.columns.push_back(a);
+    }
+  }
+
+ private:
+  // A step the budget leaves no room for: a says why.
+  bool skipped(const Step& step, SolveAttempt& a) {
+    const double left = plan_.budget - seconds_since(t0_);
+    const bool direct = step.method == SolveMethod::Auto || is_direct(step.method);
+    if (plan_.user_budget && left <= 0) {
+      a.reason = "skipped: the time budget (" + number(plan_.budget) + " s) is spent";
+    } else if (plan_.user_budget && step.predicted > left) {
+      a.reason = "skipped: predicted " + number(step.predicted) + " s, " + number(left) + " s left in the time budget";
+    } else if (!direct && allowance_left(step) <= 0) {
+      a.reason = "skipped: no time left in the budget before the direct method must start";
+    } else {
+      return false;
+    }
+    a.stopped_early = true;
+    return true;
+  }
+
+  // Seconds an iterative step may run: what is left of the budget less the
+  // time the direct step after it is predicted to need.
+  double allowance_left(const Step&) const {
+    const double reserve = plan_.user_budget || plan_.direct_predicted < 0 ? 0 : plan_.direct_predicted;
+    return plan_.budget - seconds_since(t0_) - reserve;
+  }
+  double allowance(std::size_t i) const { return allowance_left(plan_.steps[i]); }
+
+  Link<T>& get(std::size_t i, SolveAttempt& a) {
+    if (auto it = links_.find(i); it != links_.end()) return *it->second;
+    const Step& step = plan_.steps[i];
+    const auto t = Clock::now();
+    std::function<void(int, double)> progress = [this, name = to_string(step.method)](int it, double res) {
+      if (o_.progress) o_.progress(name, it, res);
+      monitor_.check(res);
+    };
+    auto link = make_link(step.method, step.device, shared_, progress);
+    a.setup_seconds = seconds_since(t);
+    report_.setup_seconds += a.setup_seconds;
+    return *(links_[i] = std::move(link));
+  }
+
+  static KrylovStats direct_answer() {
+    KrylovStats st;
+    st.outcome = KrylovOutcome::Converged;
+    return st;
+  }
+
+  // Up to three rounds of iterative refinement (x += M (b - A x), M the
+  // link's solve) while x's backward error misses the tolerance: the
+  // iterative methods stop on their own residual, and a direct solve of an
+  // ill-conditioned A gains from one round.
+  void refine(Link<T>& link, std::span<const T> b, std::span<T> x, KrylovStats& st, SolveAttempt& a) {
+    errors_ = backward_errors(A_, f_.norm_inf, b, std::span<const T>(x));
+    std::vector<T> r(x.size()), dx(x.size()), next(x.size());
+    for (int round = 0; round < 3 && st.outcome == KrylovOutcome::Converged &&
+                        !accepted(errors_, o_.tolerance, o_.acceptance);
+         ++round) {
+      const std::vector<T> ax = multiply(A_, std::span<const T>(x));
+      for (std::size_t i = 0; i < r.size(); ++i) r[i] = T(double(b[i]) - double(ax[i]));
+      std::fill(dx.begin(), dx.end(), T(0));
+      const KrylovStats more = link.solve(std::span<const T>(r), std::span<T>(dx));
+      a.iterations += more.iterations;
+      for (std::size_t i = 0; i < next.size(); ++i) next[i] = x[i] + dx[i];
+      const BackwardErrors e = backward_errors(A_, f_.norm_inf, b, std::span<const T>(next));
+      if (!(std::min(e.normwise, e.componentwise) < std::min(errors_.normwise, errors_.componentwise))) break;
+      std::copy(next.begin(), next.end(), x.begin());
+      errors_ = e;
+      st.outcome = more.outcome;
+      st.message = more.message;
+    }
+  }
+
+  // Accepted or not, and why (errors_ from refine).
+  void judge(const KrylovStats& st, SolveAttempt& a) const {
+    a.true_residual = std::isfinite(errors_.relative_residual) ? errors_.relative_residual : -1;
+    a.backward_error = std::isfinite(errors_.normwise) ? errors_.normwise : -1;
+    a.componentwise_backward_error = std::isfinite(errors_.componentwise) ? errors_.componentwise : -1;
+    a.solved = st.outcome == KrylovOutcome::Converged && accepted(errors_, o_.tolerance, o_.acceptance);
+    if (a.solved) return;
+    a.reason = st.outcome != KrylovOutcome::Converged
+                   ? st.message
+                   : "its answer's backward error is " + number(errors_.normwise) + " normwise, " +
+                         number(errors_.componentwise) + " componentwise (||b - A x|| / ||b|| = " +
+                         number(errors_.relative_residual) + ") > tolerance " + number(o_.tolerance) +
+                         " after refinement (A is numerically singular or too ill-conditioned)";
+  }
+
+  const Csr<T>& A_;
+  const SolveOptions& o_;
+  Clock::time_point t0_;
+  SolveFeatures f_;
+  Shared<T> shared_;
+  Machine machine_;
+  Plan plan_;
+  std::map<std::size_t, std::unique_ptr<Link<T>>> links_;
+  Monitor monitor_;
+  BackwardErrors errors_;
+  double batch_seconds_ = 0;
+  SolveReport report_;
+};
 
 void check_options(const SolveOptions& o) {
   if (!(o.divergence == 0 || o.divergence > 1) || !std::isfinite(o.divergence))
@@ -273,54 +291,139 @@ void check_options(const SolveOptions& o) {
   if (o.max_iterations < 0) throw Error("solve: max_iterations must be >= 0, got " + std::to_string(o.max_iterations));
   if (o.stagnation_window < 0)
     throw Error("solve: stagnation_window must be >= 0, got " + std::to_string(o.stagnation_window));
+  if (o.time_budget && !(*o.time_budget > 0 && std::isfinite(*o.time_budget)))
+    throw Error("solve: time_budget must be a positive, finite number of seconds, got " + number(*o.time_budget));
+  const int cores = omp_get_num_procs();
+  if (o.threads < 0 || o.threads > cores)
+    throw Error("solve: threads must be 0 (the process's setting) or 1.." + std::to_string(cores) + " (this machine's " +
+                "processors), got " + std::to_string(o.threads));
+}
+
+template <class T>
+void check_system(const Csr<T>& A, index_t rows, index_t cols, const char* what) {
+  validate(A, /*require_sorted=*/true);
+  require_square(A, "solve");
+  if (rows != A.rows)
+    throw DimensionError("solve: " + std::string(what) + " has " + std::to_string(rows) + " rows, A " +
+                         std::to_string(A.rows));
+  if (cols < 1) throw DimensionError("solve: " + std::string(what) + " has no columns");
+  require_finite(A);
+}
+
+// The report's summary fields from its columns.
+void summarize(SolveReport& r, const std::string& why) {
+  r.solved = !r.columns.empty();
+  for (const SolveAttempt& c : r.columns) {
+    r.solved = r.solved && c.solved;
+    r.true_residual = std::max(r.true_residual, c.true_residual);
+    r.backward_error = std::max(r.backward_error, c.backward_error);
+    r.componentwise_backward_error = std::max(r.componentwise_backward_error, c.componentwise_backward_error);
+  }
+  const SolveAttempt& first = r.columns.front();
+  if (first.solved) {
+    r.method = first.method;
+    r.direct = is_direct(first.method);
+    r.device = first.device;
+  }
+  if (r.solved) {
+    const bool fallback = r.direct && r.chain.size() > 1;
+    r.message = std::string(to_string(r.method)) + " on " + to_string(r.device) + " solved it" +
+                (fallback ? " (direct fallback)" : "") + ": backward error " + number(r.backward_error) +
+                " normwise, " + number(r.componentwise_backward_error) + " componentwise, ||b - A x|| / ||b|| = " +
+                number(r.true_residual) + (why.empty() ? "" : "; plan: " + why);
+    return;
+  }
+  r.message = "no method solved it:";
+  for (const SolveAttempt& a : r.chain) r.message += std::string(" ") + to_string(a.method) + ": " + a.reason + ";";
+  if (r.chain.empty()) r.message += " " + first.reason + ";";
+  r.message.pop_back();
+}
+
+template <class T>
+bool all_zero(std::span<const T> b) {
+  return std::all_of(b.begin(), b.end(), [](T v) { return v == T(0); });
+}
+
+template <class T>
+SolveReport solve_matrix(const Csr<T>& A, const DenseMatrix<T>& B, DenseMatrix<T>& X, const SolveOptions& o) {
+  const auto t0 = Clock::now();
+  std::optional<parallel::OpenMpThreads> threads;
+  if (o.threads > 0) threads.emplace(o.threads);
+  Chain<T> chain(A, o, B.cols);
+  SolveReport& r = chain.report();
+  r.device = o.device == Device::Cuda ? Device::Cuda : Device::Cpu;
+  SolveAttempt first;
+  std::size_t w = chain.plan_size();
+  if (all_zero(B.column(0))) {
+    std::fill(X.values.begin(), X.values.begin() + B.rows, T(0));
+    first.solved = true;
+    first.true_residual = first.backward_error = first.componentwise_backward_error = 0;
+    first.reason = "b = 0: x = 0";
+  } else {
+    w = chain.run(B.column(0), X.column(0), 0, first, &r.chain);
+  }
+  r.columns.push_back(first);
+  chain.other_columns(w, B, X);
+  summarize(r, chain.why());
+  if (all_zero(B.column(0)) && B.cols == 1) r.message = "b = 0: x = 0";
+  r.seconds = seconds_since(t0);
+  return r;
 }
 
 }  // namespace
+}  // namespace solve_detail
+
+template <class T>
+SolveReport solve(const Csr<T>& A, const DenseMatrix<T>& B, DenseMatrix<T>& X, const SolveOptions& given) try {
+  const SolveOptions& o = given;  // Device::Auto stays Auto: the plan chooses per method
+  solve_detail::check_options(o);
+  solve_detail::check_system(A, B.rows, B.cols, "B");
+  require_finite(std::span<const T>(B.values), "right-hand sides B");
+  if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
+  require_finite(std::span<const T>(X.values), "initial guess X");
+  return solve_detail::solve_matrix(A, B, X, o);
+} catch (...) {
+  rethrow_as_balsa_error("solve");
+}
 
 template <class T>
 SolveReport solve(const Csr<T>& A, std::span<const T> b, std::span<T> x, const SolveOptions& given) try {
-  const SolveOptions o = with_device_resolved(given);
-  const auto t0 = Clock::now();
-  check_options(o);
-  validate(A, /*require_sorted=*/true);
-  require_square(A, "solve");
-  if (b.size() != std::size_t(A.rows) || x.size() != std::size_t(A.rows))
-    throw DimensionError("solve: b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) +
-                         " entries, A " + std::to_string(A.rows) + " rows");
-  require_finite(A);
+  const SolveOptions& o = given;
+  solve_detail::check_options(o);
+  solve_detail::check_system(A, index_t(b.size()), 1, "b");
+  if (x.size() != b.size())
+    throw DimensionError("solve: b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) + " entries");
   require_finite(b, "right-hand side b");
   require_finite(std::span<const T>(x), "initial guess x");
-  Chain<T> c{A, b, o, std::vector<T>(x.begin(), x.end()), {}, INFINITY, {}};
-  c.report.device = o.device;
-  if (std::all_of(b.begin(), b.end(), [](T v) { return v == T(0); })) {
-    std::fill(x.begin(), x.end(), T(0));
-    c.report.solved = true;
-    c.report.true_residual = 0;
-    c.report.message = "b = 0: x = 0";
-    c.report.seconds = seconds_since(t0);
-    return c.report;
-  }
-  for (const SolveMethod m : chain_of(A, o))
-    if (c.attempt(m)) break;
-  SolveReport& r = c.report;
-  if (!c.best.empty()) std::copy(c.best.begin(), c.best.end(), x.begin());
-  if (r.solved) {
-    r.message = std::string(to_string(r.method)) + (r.direct ? " (direct fallback)" : "") +
-                " solved it: ||b - A x|| / ||b|| = " + number(r.true_residual);
-  } else {
-    r.true_residual = std::isfinite(c.best_residual) ? c.best_residual : -1;
-    r.message = "no method solved it:";
-    for (const SolveAttempt& a : r.chain) r.message += std::string(" ") + to_string(a.method) + ": " + a.reason + ";";
-    r.message.pop_back();
-  }
-  r.seconds = seconds_since(t0);
+  DenseMatrix<T> B(index_t(b.size()), 1), X(index_t(b.size()), 1);
+  std::copy(b.begin(), b.end(), B.values.begin());
+  std::copy(x.begin(), x.end(), X.values.begin());
+  SolveReport r = solve_detail::solve_matrix(A, B, X, o);
+  std::copy(X.values.begin(), X.values.end(), x.begin());
   return r;
 } catch (...) {
   rethrow_as_balsa_error("solve");
 }
 
-#define BALSA_INSTANTIATE(T) \
-  template SolveReport solve(const Csr<T>&, std::span<const T>, std::span<T>, const SolveOptions&);
+template <class T>
+SolveReport plan_solve(const Csr<T>& A, const SolveOptions& given) try {
+  const SolveOptions& o = given;
+  solve_detail::check_options(o);
+  solve_detail::check_system(A, A.rows, 1, "A");
+  std::optional<parallel::OpenMpThreads> threads;
+  if (o.threads > 0) threads.emplace(o.threads);
+  solve_detail::Chain<T> chain(A, o, 1);
+  SolveReport r = chain.report();
+  r.message = chain.why();
+  return r;
+} catch (...) {
+  rethrow_as_balsa_error("plan_solve");
+}
+
+#define BALSA_INSTANTIATE(T)                                                                              \
+  template SolveReport solve(const Csr<T>&, std::span<const T>, std::span<T>, const SolveOptions&);       \
+  template SolveReport solve(const Csr<T>&, const DenseMatrix<T>&, DenseMatrix<T>&, const SolveOptions&); \
+  template SolveReport plan_solve(const Csr<T>&, const SolveOptions&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE
 

@@ -59,12 +59,33 @@ TEST(SolveGpu, ChainAnswersOnTheDevice) {
     const Csr<double> A = load(name);
     const std::vector<double> xs = ramp(A.rows), b = multiply(A, std::span<const double>(xs));
     std::vector<double> x(xs.size(), 0.0);
-    const SolveReport r = solve(A, std::span<const double>(b), std::span<double>(x), {.device = Device::Cuda});
+    // Iterative methods only, all of them on the GPU.
+    const SolveReport r = solve(A, std::span<const double>(b), std::span<double>(x),
+                                {.device = Device::Cuda, .direct_fallback = false});
     ASSERT_TRUE(r.solved) << r.message;
     EXPECT_FALSE(r.direct) << r.message;
     EXPECT_EQ(r.device, Device::Cuda);
+    for (const SolveAttempt& a : r.chain) EXPECT_EQ(a.device, Device::Cuda) << to_string(a.method);
     EXPECT_LE(relative_residual(A, std::span<const double>(x), std::span<const double>(b)), 1e-8);
   }
+}
+
+// Device::Auto by predicted cost: a small system stays on the CPU (a direct
+// factorisation in milliseconds), a large 3D Laplacian goes to the GPU.
+TEST(SolveGpu, DeviceByPredictedCost) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> small = load("bcsstk13.mtx");
+  const SolveReport s = plan_solve(small);
+  ASSERT_FALSE(s.plan.empty());
+  EXPECT_EQ(s.plan.front().device, Device::Cpu) << s.message;
+  const Csr<double> big = laplacian_3d<double>(80, 80, 80);
+  const std::vector<double> xs = ramp(big.rows), b = multiply(big, std::span<const double>(xs));
+  std::vector<double> x(xs.size(), 0.0);
+  const SolveReport r = solve(big, std::span<const double>(b), std::span<double>(x));
+  ASSERT_TRUE(r.solved) << r.message;
+  EXPECT_EQ(r.device, Device::Cuda) << r.message;
+  EXPECT_FALSE(r.direct) << r.message;
+  EXPECT_LE(r.backward_error, 1e-8);
 }
 
 TEST(KrylovEarlyStopGpu, SameStopsAsTheCpu) {

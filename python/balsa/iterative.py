@@ -110,24 +110,48 @@ class KrylovSolver:
 
 
 def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=None, device="auto", stream=None,
-          return_info=False):
-    """x = A \\ b for a square sparse A, by balsa::solve's chain of methods
-    (include/balsa/solve.hpp): "auto", or one of "pcg-ic0",
-    "db-bicgstab2-ilu0", "sap-d", "sap-c", "sap-lu", "umfpack", "direct-qr",
-    with a direct fallback (UMFPACK) unless direct_fallback is False. x comes
-    back as b's kind (a CuPy b: its values go through the host). Raises
-    ConvergenceError when no method solved it (its `info` says why each
-    failed). return_info: (x, info) with the chain, the method that solved
-    it, its residual and times."""
+          return_info=False, time_budget=None, threads=0, acceptance="either"):
+    """x = A \\ b for a square sparse A, as fast to the answer as balsa can
+    (include/balsa/solve.hpp). method="auto" predicts each method's time to
+    the answer (the direct solvers' own analysis: "cholmod", "umfpack",
+    "klu"; the iterative ones' cost model: "cg", "pcg-jacobi", "pcg-ic0",
+    "db-bicgstab2-ilu0"; SaP's "sap-d", "sap-c", "sap-lu") and the device
+    (small systems stay on the CPU), and attempts them fastest first within
+    a time budget; another name runs that method, then a direct fallback
+    unless direct_fallback is False. An answer is accepted when its backward
+    error (acceptance: "either", "componentwise" or "normwise") is at most
+    tol.
+
+    b may be a vector or an n x k matrix (NumPy or CuPy): one plan and one
+    set-up (one factorisation, one preconditioner) serve every column, as
+    with SciPy's spsolve. x comes back as b's kind and shape. time_budget:
+    seconds for the whole chain (None: 2x the predicted direct time when a
+    direct method fits); threads: host threads (0: the process's setting).
+    Raises ConvergenceError when a column is not solved (its `info` says why
+    each method failed). return_info: (x, info) with the plan, the chain,
+    each column's backward errors and times."""
     who = "balsa.solve"
     arr.check_device(device, who)
+    if time_budget is not None and not (float(time_budget) > 0 and np.isfinite(float(time_budget))):
+        raise ValueError(f"{who}: time_budget must be a positive number of seconds, not {time_budget!r}")
+    if int(threads) < 0:
+        raise ValueError(f"{who}: threads must be >= 0, not {threads!r}")
     m = arr.csr_arrays(A, who)
     n = m.shape[0]
-    r = _vector_rhs(b, n, m.dtype, who)
-    x = _host_start(x0, n, m.dtype, who)
+    r = arr.rhs(b, n, m.dtype, who)
+    shape = (n,) if r.vector else (n, r.columns)
+    if x0 is None:
+        x = np.zeros(shape, dtype=m.dtype, order="F")
+    else:
+        g = arr.rhs(x0, n, m.dtype, who, name="x0")
+        if (g.vector, g.columns) != (r.vector, r.columns):
+            raise arr.DimensionError(f"{who}: x0 must have b's shape {shape}")
+        x = np.array(arr.to_host(g), dtype=m.dtype, order="F", copy=True)
     fn = _pick(m.dtype, core.solve_f32, core.solve_f64)
-    info = fn(n, m.indptr, m.indices, m.data, arr.to_host(r), x, method, float(tol), int(maxiter),
-              bool(direct_fallback), device, arr.stream_handle(stream)[0])
+    bh = np.asfortranarray(arr.to_host(r))
+    info = fn(n, m.indptr, m.indices, m.data, bh.ravel(order="F"), x.ravel(order="F"), r.columns, method, float(tol),
+              int(maxiter), bool(direct_fallback), device, arr.stream_handle(stream)[0],
+              float(time_budget) if time_budget is not None else 0.0, int(threads), acceptance)
     if not info["solved"]:
         raise ConvergenceError(f"{who}: {info['message']}", info)
     x = arr.like_input(x, r)

@@ -97,19 +97,40 @@ class Banded {
   BandedSolver<T> solver_;
 };
 
-// balsa::solve: x is the initial guess in, the answer out.
+// balsa::solve on n x k right-hand sides B (column-major, flattened): X is
+// the initial guess in, the answers out (same layout). time_budget <= 0:
+// none (the automatic one); threads 0: the process's setting.
+struct SolveCall {
+  std::string method, device, acceptance;
+  double tolerance, time_budget;
+  int max_iterations, threads;
+  bool direct_fallback;
+  std::uintptr_t stream;
+};
+
 template <class T>
 SolveReport solve_system(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data,
-                         const In<T>& b, const Out<T>& x, const std::string& method, double tolerance,
-                         int max_iterations, bool direct_fallback, const std::string& device, std::uintptr_t stream) {
+                         const In<T>& b, const Out<T>& x, index_t columns, const SolveCall& c) {
   SolveOptions o;
-  o.method = named<SolveMethod>(method);
-  o.tolerance = tolerance;
-  o.max_iterations = max_iterations;
-  o.direct_fallback = direct_fallback;
-  o.device = named<Device>(device);
-  o.stream = stream_from(stream);
-  return solve(csr_from(n, n, indptr, indices, data), span_of(b), span_of(x), o);
+  o.method = named<SolveMethod>(c.method);
+  o.tolerance = c.tolerance;
+  o.max_iterations = c.max_iterations;
+  o.direct_fallback = c.direct_fallback;
+  o.device = named<Device>(c.device);
+  o.stream = stream_from(c.stream);
+  o.acceptance = named<Acceptance>(c.acceptance);
+  if (c.time_budget > 0) o.time_budget = c.time_budget;
+  o.threads = c.threads;
+  const std::span<const T> bs = span_of(b);
+  const std::span<T> xs = span_of(x);
+  if (columns < 1 || bs.size() != std::size_t(n) * std::size_t(columns) || xs.size() != bs.size())
+    throw DimensionError("balsa.solve: b and x must hold n x k values");
+  DenseMatrix<T> B(index_t(n), columns), X(index_t(n), columns);
+  std::copy(bs.begin(), bs.end(), B.values.begin());
+  std::copy(xs.begin(), xs.end(), X.values.begin());
+  SolveReport r = solve(csr_from(n, n, indptr, indices, data), B, X, o);
+  std::copy(X.values.begin(), X.values.end(), xs.begin());
+  return r;
 }
 
 template <class T>
@@ -149,12 +170,12 @@ void bind_one(nb::module_& m, const char* krylov, const char* banded, const char
       .def("update_values", &Banded<T>::update_values, without_gil())
       .def("stats", &Banded<T>::stats);
   m.def(solve_name, [](std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data, const In<T>& b,
-                       const Out<T>& x, const std::string& method, double tolerance, int max_iterations,
-                       bool direct_fallback, const std::string& device, std::uintptr_t stream) {
-    return to_dict(released([&] {
-      return solve_system(n, indptr, indices, data, b, x, method, tolerance, max_iterations, direct_fallback, device,
-                          stream);
-    }));
+                       const Out<T>& x, index_t columns, const std::string& method, double tolerance,
+                       int max_iterations, bool direct_fallback, const std::string& device, std::uintptr_t stream,
+                       double time_budget, int threads, const std::string& acceptance) {
+    const SolveCall c{method, device, acceptance, tolerance, time_budget, max_iterations, threads, direct_fallback,
+                      stream};
+    return to_dict(released([&] { return solve_system(n, indptr, indices, data, b, x, columns, c); }));
   });
 }
 
@@ -167,6 +188,7 @@ void bind_krylov(nb::module_& m) {
   m.def("krylov_methods", [] { return enum_names<KrylovMethod>(); });
   m.def("preconditioners", [] { return enum_names<PreconditionerKind>(); });
   m.def("solve_methods", [] { return enum_names<SolveMethod>(); });
+  m.def("acceptances", [] { return enum_names<Acceptance>(); });
 }
 
 }  // namespace balsa::python

@@ -135,6 +135,25 @@ nb::dict to_dict(const QrStats& s) {
   return d;
 }
 
+namespace {
+nb::dict attempt_dict(const SolveAttempt& a) {
+  nb::dict t;
+  t["method"] = to_string(a.method);
+  t["device"] = to_string(a.device);
+  t["solved"] = a.solved;
+  t["reason"] = a.reason;
+  t["iterations"] = a.iterations;
+  t["true_residual"] = a.true_residual;
+  t["backward_error"] = a.backward_error;
+  t["componentwise_backward_error"] = a.componentwise_backward_error;
+  t["predicted_seconds"] = a.predicted_seconds;
+  t["stopped_early"] = a.stopped_early;
+  t["setup_seconds"] = a.setup_seconds;
+  t["solve_seconds"] = a.solve_seconds;
+  return t;
+}
+}  // namespace
+
 nb::dict to_dict(const SolveReport& r) {
   nb::dict d;
   d["solved"] = r.solved;
@@ -142,21 +161,26 @@ nb::dict to_dict(const SolveReport& r) {
   d["direct"] = r.direct;
   d["device"] = to_string(r.device);
   d["true_residual"] = r.true_residual;
+  d["backward_error"] = r.backward_error;
+  d["componentwise_backward_error"] = r.componentwise_backward_error;
   d["seconds"] = r.seconds;
+  d["setup_seconds"] = r.setup_seconds;
+  d["budget_seconds"] = r.budget_seconds;
   d["message"] = r.message;
-  nb::list chain;
-  for (const SolveAttempt& a : r.chain) {
+  nb::list plan, chain, columns;
+  for (const SolvePrediction& p : r.plan) {
     nb::dict t;
-    t["method"] = to_string(a.method);
-    t["solved"] = a.solved;
-    t["reason"] = a.reason;
-    t["iterations"] = a.iterations;
-    t["true_residual"] = a.true_residual;
-    t["setup_seconds"] = a.setup_seconds;
-    t["solve_seconds"] = a.solve_seconds;
-    chain.append(t);
+    t["method"] = to_string(p.method);
+    t["device"] = to_string(p.device);
+    t["predicted_seconds"] = p.seconds;
+    t["basis"] = p.basis;
+    plan.append(t);
   }
+  for (const SolveAttempt& a : r.chain) chain.append(attempt_dict(a));
+  for (const SolveAttempt& a : r.columns) columns.append(attempt_dict(a));
+  d["plan"] = plan;
   d["chain"] = chain;
+  d["columns"] = columns;
   d["krylov"] = to_dict(r.krylov);
   return d;
 }

@@ -1,0 +1,146 @@
+// balsa::solve's cost model (solve/cost_model.hpp).
+//
+// Time to the answer = set-up + iterations x time per iteration for the
+// iterative methods, analysis + factorisation + solves for the direct ones.
+//
+// Per-operation costs: linear in the stored entries and rows, with a fixed
+// latency per step on the GPU. CPU constants: measured on the 2-core
+// development machine (bench/results/2026-11-29-solve-model-*.md: CG and
+// PCG-IC(0) per iteration and set-up on the 3D Laplacians, DB and ILU(0) on
+// the convection-diffusion generator, the direct solvers' phases from
+// `balsa bench direct` over the shared matrices); GPU constants: measured on
+// an H200 (bench solve / bench sparse runs of issue 28 and this issue's H200
+// run). Host threads speed the memory-bound loops up by threads^0.7 (two
+// threads: 1.6x, measured on the CG loop).
+//
+// Iterations are not known before running; the prior is a power law in n,
+// iterations ~ c n^(1/3) (the 3D Laplacians: CG 2.7 n^(1/3), PCG-IC(0)
+// 0.87 n^(1/3); the shared SPD matrices' PCG-IC(0) runs (H100, issue 26's
+// bench sparse): median 2.4 n^(1/3) over the 26 that converged), times a
+// penalty for weak diagonal dominance for the nonsymmetric chain (ILU(0)
+// after DB failed on 14 of 41 unsymmetric shared matrices, mostly those
+// without dominant rows). The prior is deliberately pessimistic for hard
+// matrices, and solve.cpp puts an iterative method before a direct one only
+// when it is predicted kIterativeMargin times faster: a wrong prior costs
+// at most the time budget (the rate monitor stops a slow method).
+#include "solve/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace balsa::solve_detail {
+
+namespace {
+
+struct DeviceCosts {
+  double entry;      // one SpMV's cost per stored entry (s)
+  double row;        // one vector operation's cost per row (s)
+  double step;       // fixed cost of one kernel step / loop (s)
+  double trsv_entry; // one triangular solve's cost per factor entry (s)
+  double trsv_step;  // fixed cost of one triangular solve (s)
+  double start;      // fixed set-up cost of a solver object (s)
+  double upload;     // per byte moved to the device (s); 0 on the host
+  double factor_entry;  // ILU(0)/IC(0) set-up (analysis + factorisation) per entry (s)
+  double db_entry;      // DB (matching, scaling, permuted copy) per entry (s)
+};
+
+// Host, one thread (2-core development machine, double precision).
+constexpr DeviceCosts kCpu{1.6e-9, 1.2e-9, 2e-6, 2.4e-9, 2e-6, 2e-4, 0.0, 30e-9, 60e-9};
+// H200 (double): CG 77 us an iteration on the 7-point 100^3 Laplacian
+// (7e6 entries), set-up 20 ms; IC(0) set-up 0.13-0.2 s at 1e6 rows.
+constexpr DeviceCosts kGpu{6e-12, 4e-12, 4e-6, 6e-11, 3e-5, 5e-3, 1.0e-10, 25e-9, 60e-9};
+// A process's first GPU work creates the CUDA context (0.1-0.2 s on the
+// H200 host): counted for small systems, which it dominates.
+constexpr double kGpuContext = 0.12;
+
+double speedup(const Machine& m) { return std::pow(double(std::max(1, m.threads)), 0.7); }
+
+struct Shape {
+  int spmv, vectors, trsv;  // per iteration: products with A, vector operations, triangular solves
+  bool factor, db;          // set-up: an incomplete factorisation, DB
+};
+
+Shape shape_of(SolveMethod m) {
+  switch (m) {
+    case SolveMethod::Cg: return {1, 5, 0, false, false};
+    case SolveMethod::PcgJacobi: return {1, 6, 0, false, false};
+    case SolveMethod::PcgIc0: return {1, 5, 2, true, false};
+    case SolveMethod::DbBiCgStab2Ilu0: return {4, 24, 8, true, true};
+    default: return {0, 0, 0, false, false};
+  }
+}
+
+// Prior iterations (see the top of the file).
+double prior_iterations(SolveMethod m, const SolveFeatures& f) {
+  const double root = std::cbrt(std::max<double>(1, f.n));
+  const double ic0 = 2.5 * root;
+  switch (m) {
+    case SolveMethod::PcgIc0: return ic0;
+    case SolveMethod::Cg: return 3 * ic0;
+    // Jacobi is CG again on a constant diagonal; it helps a varying one.
+    case SolveMethod::PcgJacobi: return f.diagonal_spread <= 1.0001 ? 3 * ic0 : 2 * ic0;
+    // BiCGStab(2): two steps an iteration.
+    case SolveMethod::DbBiCgStab2Ilu0: return 0.6 * ic0 * (1 + 4 * (1 - f.dominant_rows));
+    default: return INFINITY;
+  }
+}
+
+bool applies(SolveMethod m, const SolveFeatures& f) {
+  const bool spd_like = f.symmetric && f.positive_diagonal;
+  switch (m) {
+    case SolveMethod::Cg:
+    case SolveMethod::PcgJacobi:
+    case SolveMethod::PcgIc0: return spd_like;
+    case SolveMethod::DbBiCgStab2Ilu0: return true;
+    default: return false;
+  }
+}
+
+std::string text(const char* format, double a, double b, double c) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, format, a, b, c);
+  return buf;
+}
+
+}  // namespace
+
+double iterative_seconds(SolveMethod m, Device device, const SolveFeatures& f, const Machine& machine,
+                         std::string& basis) {
+  if (!applies(m, f)) {
+    basis = "does not apply (needs a symmetric matrix with a positive diagonal)";
+    return INFINITY;
+  }
+  const bool gpu = device == Device::Cuda;
+  const DeviceCosts& c = gpu ? kGpu : kCpu;
+  const double s = gpu ? 1.0 : speedup(machine);
+  const Shape k = shape_of(m);
+  const double nnz = double(f.nnz), n = double(f.n);
+  const double per_iteration = (k.spmv * (c.step + nnz * c.entry) + k.vectors * (c.step + n * c.row) +
+                                k.trsv * (c.trsv_step + 0.5 * (nnz + n) * c.trsv_entry)) / s;
+  double setup = c.start + (nnz * 12 + n * 40) * c.upload;
+  if (k.factor) setup += nnz * c.factor_entry / s;
+  if (k.db) setup += nnz * kCpu.db_entry;  // DB's matching runs on the host either way
+  if (gpu) setup += kGpuContext;
+  const double iterations = prior_iterations(m, f);
+  basis = text("prior %.0f iterations x %.3g ms, set-up %.3g s", iterations, per_iteration * 1e3, setup);
+  return setup + iterations * per_iteration;
+}
+
+double analysis_seconds(const SolveFeatures& f, const Machine&) {
+  // CHOLMOD/UMFPACK's ordering (AMD/COLAMD) and symbolic pass.
+  return 2e-4 + 60e-9 * double(f.nnz) + 200e-9 * double(f.n);
+}
+
+double factor_solve_seconds(const DirectStats& a, int columns, const Machine& machine, std::string& basis) {
+  // Dense kernels (supernodes, frontal matrices) through BLAS: flops at
+  // kFlopRate a thread; the sparse bookkeeping per factor entry.
+  constexpr double kFlopRate = 3e9, kEntry = 25e-9, kSolveEntry = 5e-9;
+  const double factor = 5e-4 + a.flops / (kFlopRate * speedup(machine)) + double(a.factor_entries) * kEntry;
+  const double solves = double(columns) * 2 * double(a.factor_entries) * kSolveEntry;
+  basis = text("analysis: %.3g flops, %.3g factor entries; factor + solve %.3g s", a.flops, double(a.factor_entries),
+               factor + solves);
+  return factor + solves;
+}
+
+}  // namespace balsa::solve_detail

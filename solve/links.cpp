@@ -1,0 +1,223 @@
+// The links of balsa::solve's chain (solve/links.hpp).
+#include "solve/links.hpp"
+
+#include <algorithm>
+
+#include "balsa/qr.hpp"
+#include "balsa/sap.hpp"
+#include "core/instantiate.hpp"
+#include "sparse/system_map.hpp"
+
+namespace balsa::solve_detail {
+
+template <class T>
+const DiagonalBoosting& Shared<T>::boosting(Device device) {
+  if (!db) db = diagonal_boosting(A, {.device = device, .stream = options.stream});
+  return *db;
+}
+
+template <class T>
+const Csr<T>& Shared<T>::boosted_matrix(Device device) {
+  if (!boosted) boosted = apply_boosting(A, boosting(device));
+  return *boosted;
+}
+
+template <class T>
+void Link<T>::solve_columns(const DenseMatrix<T>& B, DenseMatrix<T>& X, index_t first) {
+  for (index_t c = first; c < B.cols; ++c) solve(B.column(c), X.column(c));
+}
+
+namespace {
+
+KrylovOptions krylov_for(KrylovPreset preset, Device device, const SolveOptions& o, const SolveFeatures& f,
+                         std::function<void(int, double)> progress) {
+  KrylovOptions k = krylov_options(preset);
+  k.device = device;
+  k.tolerance = o.tolerance;
+  k.norm = StoppingNorm::Two;
+  k.max_iterations = o.max_iterations;
+  k.divergence = o.divergence;
+  k.stagnation_window = o.stagnation_window;
+  k.progress = std::move(progress);
+  k.stream = o.stream;
+  k.check_symmetry = !f.symmetric;  // the features' test already passed: not again
+  return k;
+}
+
+template <class T>
+class KrylovLink final : public Link<T> {
+ public:
+  KrylovLink(const Csr<T>& A, const KrylovOptions& o) : krylov_(A, o) {}
+  KrylovStats solve(std::span<const T> b, std::span<T> x) override { return krylov_.solve(b, x); }
+  Device device() const override { return krylov_.stats().device; }
+
+ private:
+  KrylovSolver<T> krylov_;
+};
+
+// A method on DB's boosted matrix D_r Q A D_c: b and x go through the map.
+template <class T, class Inner>
+class BoostedLink final : public Link<T> {
+ public:
+  template <class Options>
+  BoostedLink(Shared<T>& s, Device device, const Options& o)
+      : map_(SystemMap::boosting(s.boosting(device))), inner_(s.boosted_matrix(device), o),
+        c_(std::size_t(s.A.rows)), y_(std::size_t(s.A.rows)) {}
+  KrylovStats solve(std::span<const T> b, std::span<T> x) override {
+    map_.rhs_in(b, std::span<T>(c_));
+    map_.x_in(std::span<const T>(x), std::span<T>(y_));
+    KrylovStats st = inner_.solve(std::span<const T>(c_), std::span<T>(y_));
+    map_.x_out(std::span<const T>(y_), x);
+    return st;
+  }
+  Device device() const override { return device_of(inner_.stats()); }
+
+ private:
+  static Device device_of(const KrylovStats& s) { return s.device; }
+  static Device device_of(const SparseSapStats& s) { return s.device; }
+  SystemMap map_;
+  Inner inner_;
+  std::vector<T> c_, y_;
+};
+
+SparseSapOptions sap_for(SolveMethod m, Device device, const SolveOptions& o, std::function<void(int, double)> progress) {
+  SparseSapOptions s;
+  s.variant = m == SolveMethod::SapC ? SapVariant::Coupled : SapVariant::Decoupled;
+  if (m == SolveMethod::SapLu) {  // one block, no drop-off: the whole band
+    s.partitions = 1;
+    s.drop_tolerance = 0;
+    s.third_stage = false;
+  }
+  s.boosting = false;  // the link's matrix is DB's already (shared)
+  s.device = device;
+  s.tolerance = o.tolerance;
+  s.max_iterations = o.max_iterations;
+  s.divergence = o.divergence;
+  s.stagnation_window = o.stagnation_window;
+  s.progress = std::move(progress);
+  s.stream = o.stream;
+  return s;
+}
+
+KrylovStats answered() {
+  KrylovStats st;
+  st.outcome = KrylovOutcome::Converged;
+  return st;
+}
+
+template <class T>
+class DirectLink final : public Link<T> {
+ public:
+  explicit DirectLink(std::unique_ptr<DirectSolver<T>> lu) : lu_(std::move(lu)) {
+    if (!lu_->stats().factorized) lu_->factorize();
+  }
+  KrylovStats solve(std::span<const T> b, std::span<T> x) override {
+    lu_->solve(b, x);
+    return answered();
+  }
+  void solve_columns(const DenseMatrix<T>& B, DenseMatrix<T>& X, index_t first) override {
+    if (first >= B.cols) return;
+    DenseMatrix<T> rest(B.rows, B.cols - first), out(B.rows, B.cols - first);
+    std::copy(B.values.begin() + std::ptrdiff_t(first) * B.rows, B.values.end(), rest.values.begin());
+    lu_->solve(rest, out);
+    std::copy(out.values.begin(), out.values.end(), X.values.begin() + std::ptrdiff_t(first) * X.rows);
+  }
+  const DirectStats* direct_stats() const override { return &lu_->stats(); }
+  Device device() const override { return Device::Cpu; }
+
+ private:
+  std::unique_ptr<DirectSolver<T>> lu_;
+};
+
+// SPQR-style multifrontal QR (include/balsa/qr.hpp), in double.
+template <class T>
+class QrLink final : public Link<T> {
+ public:
+  QrLink(const Csr<T>& A, const SolveOptions& o) : qr_(convert_values<double>(A), {.stream = o.stream}) {
+    if (qr_.stats().rank < A.rows)
+      throw SingularMatrix("QR: A is numerically rank deficient (rank " + std::to_string(qr_.stats().rank) + " of " +
+                           std::to_string(A.rows) + ")");
+  }
+  KrylovStats solve(std::span<const T> b, std::span<T> x) override {
+    const std::vector<double> bd(b.begin(), b.end());
+    const std::vector<double> xd = qr_.solve(std::span<const double>(bd));
+    std::transform(xd.begin(), xd.end(), x.begin(), [](double v) { return T(v); });
+    return answered();
+  }
+  Device device() const override { return Device::Cpu; }
+
+ private:
+  SparseQR qr_;
+};
+
+template <class T>
+std::unique_ptr<Link<T>> make_direct(SolveMethod m, Shared<T>& s) {
+  const DirectMethod want = direct_method_of(m);
+  std::unique_ptr<DirectSolver<T>> lu;
+  if (s.analysed && (want == DirectMethod::Auto || s.analysed->stats().method == want)) {
+    lu = std::move(s.analysed);
+  } else {
+    DirectOptions d;
+    d.method = want;
+    d.device = Device::Cpu;
+    d.threads = s.options.threads;
+    d.factorize = false;
+    lu = std::make_unique<DirectSolver<T>>(s.A, d);
+  }
+  return std::make_unique<DirectLink<T>>(std::move(lu));
+}
+
+}  // namespace
+
+SolveMethod solve_method_of(DirectMethod m) noexcept {
+  switch (m) {
+    case DirectMethod::Cholmod: return SolveMethod::Cholmod;
+    case DirectMethod::Klu: return SolveMethod::Klu;
+    default: return SolveMethod::Umfpack;
+  }
+}
+
+DirectMethod direct_method_of(SolveMethod m) noexcept {
+  switch (m) {
+    case SolveMethod::Cholmod: return DirectMethod::Cholmod;
+    case SolveMethod::Klu: return DirectMethod::Klu;
+    case SolveMethod::Umfpack: return DirectMethod::Umfpack;
+    default: return DirectMethod::Auto;
+  }
+}
+
+template <class T>
+std::unique_ptr<Link<T>> make_link(SolveMethod m, Device device, Shared<T>& s,
+                                   std::function<void(int, double)> progress) {
+  const SolveOptions& o = s.options;
+  const auto krylov = [&](KrylovPreset p) { return krylov_for(p, device, o, s.features, progress); };
+  switch (m) {
+    case SolveMethod::Cg: return std::make_unique<KrylovLink<T>>(s.A, krylov(KrylovPreset::Cg));
+    case SolveMethod::PcgJacobi: return std::make_unique<KrylovLink<T>>(s.A, krylov(KrylovPreset::PcgJacobi));
+    case SolveMethod::PcgIc0: return std::make_unique<KrylovLink<T>>(s.A, krylov(KrylovPreset::PcgIc0));
+    case SolveMethod::DbBiCgStab2Ilu0: {
+      KrylovOptions k = krylov(KrylovPreset::BiCgStab2Ilu0);
+      k.check_symmetry = false;
+      return std::make_unique<BoostedLink<T, KrylovSolver<T>>>(s, device, k);
+    }
+    case SolveMethod::SapD:
+    case SolveMethod::SapC:
+    case SolveMethod::SapLu:
+      return std::make_unique<BoostedLink<T, SparseSapSolver<T>>>(s, device, sap_for(m, device, o, progress));
+    case SolveMethod::DirectQr: return std::make_unique<QrLink<T>>(s.A, o);
+    case SolveMethod::Umfpack:
+    case SolveMethod::Cholmod:
+    case SolveMethod::Klu:
+    case SolveMethod::Auto: return make_direct(m, s);
+  }
+  throw Error("internal: no link for this method");
+}
+
+#define BALSA_INSTANTIATE(T)                                                                                   \
+  template struct Shared<T>;                                                                                   \
+  template class Link<T>;                                                                                      \
+  template std::unique_ptr<Link<T>> make_link(SolveMethod, Device, Shared<T>&, std::function<void(int, double)>);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+#undef BALSA_INSTANTIATE
+
+}  // namespace balsa::solve_detail
