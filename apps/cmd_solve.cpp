@@ -381,7 +381,7 @@ void add_solve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--fallback", o->fallback, "A chain method named alone falls back to a direct method when it fails");
   cmd->add_option("--time-budget", o->time_budget,
-                  "Seconds for the whole chain (default: 2x the predicted direct time when a direct method fits)")
+                  "Seconds for the whole chain (default: 1.75x the predicted direct time when a direct method fits)")
       ->check(positive())
       ->option_text(" SECONDS");
   add_enum_option(cmd, "--acceptance", o->acceptance,

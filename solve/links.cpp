@@ -11,15 +11,26 @@
 namespace balsa::solve_detail {
 
 template <class T>
-const DiagonalBoosting& Shared<T>::boosting(Device device) {
-  if (!db) db = diagonal_boosting(A, {.device = device, .stream = options.stream});
-  return *db;
+const Mapped<T>& Shared<T>::boosted_system(Device device) {
+  if (!boosted) {
+    const DiagonalBoosting db = diagonal_boosting(A, {.device = device, .stream = options.stream});
+    boosted.emplace(Mapped<T>{SystemMap::boosting(db), apply_boosting(A, db)});
+  }
+  return *boosted;
 }
 
+// SaP's global reordering (its pipeline's CM, sec. 3.2 of the SaP report)
+// made here once for sap-d, sap-c and sap-lu.
 template <class T>
-const Csr<T>& Shared<T>::boosted_matrix(Device device) {
-  if (!boosted) boosted = apply_boosting(A, boosting(device));
-  return *boosted;
+const Mapped<T>& Shared<T>::banded_system(Device device) {
+  if (!banded) {
+    const Mapped<T>& b = boosted_system(device);
+    const Ordering cm = cuthill_mckee(b.C);
+    SystemMap map = b.map;
+    map.then_symmetric(cm.perm);
+    banded.emplace(Mapped<T>{std::move(map), permute_symmetric(b.C, std::span<const index_t>(cm.perm))});
+  }
+  return *banded;
 }
 
 template <class T>
@@ -55,14 +66,13 @@ class KrylovLink final : public Link<T> {
   KrylovSolver<T> krylov_;
 };
 
-// A method on DB's boosted matrix D_r Q A D_c: b and x go through the map.
+// A method on a shared system (DB's, or DB's then CM's): b and x go through its map.
 template <class T, class Inner>
-class BoostedLink final : public Link<T> {
+class MappedLink final : public Link<T> {
  public:
   template <class Options>
-  BoostedLink(Shared<T>& s, Device device, const Options& o)
-      : map_(SystemMap::boosting(s.boosting(device))), inner_(s.boosted_matrix(device), o),
-        c_(std::size_t(s.A.rows)), y_(std::size_t(s.A.rows)) {}
+  MappedLink(const Mapped<T>& m, const Options& o)
+      : map_(m.map), inner_(m.C, o), c_(std::size_t(m.C.rows)), y_(std::size_t(m.C.rows)) {}
   KrylovStats solve(std::span<const T> b, std::span<T> x) override {
     map_.rhs_in(b, std::span<T>(c_));
     map_.x_in(std::span<const T>(x), std::span<T>(y_));
@@ -88,7 +98,8 @@ SparseSapOptions sap_for(SolveMethod m, Device device, const SolveOptions& o, st
     s.drop_tolerance = 0;
     s.third_stage = false;
   }
-  s.boosting = false;  // the link's matrix is DB's already (shared)
+  s.boosting = false;             // the link's matrix is DB's ...
+  s.bandwidth_reduction = false;  // ... reordered by CM already (shared)
   s.device = device;
   s.tolerance = o.tolerance;
   s.max_iterations = o.max_iterations;
@@ -198,12 +209,12 @@ std::unique_ptr<Link<T>> make_link(SolveMethod m, Device device, Shared<T>& s,
     case SolveMethod::DbBiCgStab2Ilu0: {
       KrylovOptions k = krylov(KrylovPreset::BiCgStab2Ilu0);
       k.check_symmetry = false;
-      return std::make_unique<BoostedLink<T, KrylovSolver<T>>>(s, device, k);
+      return std::make_unique<MappedLink<T, KrylovSolver<T>>>(s.boosted_system(device), k);
     }
     case SolveMethod::SapD:
     case SolveMethod::SapC:
     case SolveMethod::SapLu:
-      return std::make_unique<BoostedLink<T, SparseSapSolver<T>>>(s, device, sap_for(m, device, o, progress));
+      return std::make_unique<MappedLink<T, SparseSapSolver<T>>>(s.banded_system(device), sap_for(m, device, o, progress));
     case SolveMethod::DirectQr: return std::make_unique<QrLink<T>>(s.A, o);
     case SolveMethod::Umfpack:
     case SolveMethod::Cholmod:

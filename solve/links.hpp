@@ -11,23 +11,31 @@
 #include "balsa/direct.hpp"
 #include "balsa/reorder.hpp"
 #include "balsa/solve.hpp"
+#include "sparse/system_map.hpp"
 
 namespace balsa::solve_detail {
 
-// What the links of one call share: A, the options, A's features, DB (made
-// on first use) and the direct solver Auto analysed (kept for its
-// factorisation).
+// A system the links solve instead of A's: C with c = map(b), x = map^-1(y).
+template <class T>
+struct Mapped {
+  SystemMap map;
+  Csr<T> C;
+};
+
+// What the links of one call share: A, the options, A's features, DB's
+// system D_r Q A D_c and CM's reordering of it (each made on first use,
+// once) and the direct solver Auto analysed (kept for its factorisation).
 template <class T>
 struct Shared {
   const Csr<T>& A;
   const SolveOptions& options;
   const SolveFeatures& features;
-  std::optional<DiagonalBoosting> db;
-  std::optional<Csr<T>> boosted;  // D_r Q A D_c
+  std::optional<Mapped<T>> boosted;  // DB: ILU(0)-BiCGStab(2)'s system
+  std::optional<Mapped<T>> banded;   // DB then CM: SaP's
   std::unique_ptr<DirectSolver<T>> analysed;
 
-  const DiagonalBoosting& boosting(Device device);
-  const Csr<T>& boosted_matrix(Device device);
+  const Mapped<T>& boosted_system(Device device);
+  const Mapped<T>& banded_system(Device device);
 };
 
 // One method, set up.

@@ -63,7 +63,8 @@ Step direct_step(Shared<T>& s, const Machine& machine, int columns, double best_
   }
   const DirectStats& a = s.analysed->stats();
   d.method = solve_method_of(a.method);
-  d.predicted = a.analyse_seconds + factor_solve_seconds(a, columns, machine, d.basis);
+  plan.direct_reserve = factor_solve_seconds(a, columns, machine, d.basis);
+  d.predicted = a.analyse_seconds + plan.direct_reserve;
   if (a.peak_bytes > double(available_memory())) {
     d.basis = "cannot run: its factorisation needs " + format_bytes(std::size_t(a.peak_bytes)) + ", " +
               format_bytes(available_memory()) + " are available";
@@ -123,7 +124,8 @@ Plan auto_plan(Shared<T>& s, const Machine& machine, int columns) {
   const bool known = direct && direct->predicted >= 0 && std::isfinite(direct->predicted);
   if (known) {
     for (const Step& st : iterative)
-      if (st.predicted * kIterativeMargin < direct->predicted) plan.steps.push_back(st);
+      if (st.predicted * kIterativeMargin < direct->predicted && direct->predicted >= kDirectFloor)
+        plan.steps.push_back(st);
     plan.steps.push_back(*direct);
     plan.why = plan.steps.size() == 1
                    ? std::string(to_string(direct->method)) + ": the direct method is predicted fastest (" +

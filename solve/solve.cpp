@@ -201,7 +201,7 @@ class Chain {
   // Seconds an iterative step may run: what is left of the budget less the
   // time the direct step after it is predicted to need.
   double allowance_left(const Step&) const {
-    const double reserve = plan_.user_budget || plan_.direct_predicted < 0 ? 0 : plan_.direct_predicted;
+    const double reserve = plan_.user_budget || plan_.direct_predicted < 0 ? 0 : plan_.direct_reserve;
     return plan_.budget - seconds_since(t0_) - reserve;
   }
   double allowance(std::size_t i) const { return allowance_left(plan_.steps[i]); }

@@ -61,33 +61,45 @@ balsa_cli_test(convert_symmetric ARGS convert ${DATA}/hangGlider_2.mtx ${OUT}/hg
 balsa_cli_test(convert_not_symmetric ARGS convert ${DATA}/west0479.mtx ${OUT}/w.mtx --storage symmetric ERROR "balsa: error: .*mirror")
 balsa_cli_test(convert_array ARGS convert ${DATA}/temp.mtx ${OUT}/temp_array.mtx --format array PASS "wrote 180 x 180")
 balsa_cli_test(convert_bad_input ARGS convert ${DATA}/SOURCES.md ${OUT}/x.mtx ERROR "balsa: error: .*SOURCES.md:1: ")
-balsa_cli_test(run_cpu ARGS run --grid 20 --device cpu PASS "pcg-ic0 in double on the CPU.*converged: [0-9]+ iterations, residual")
-balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --device cpu PASS "converged: [0-9]+ iterations")
-balsa_cli_test(run_not_converged ARGS run --grid 12 --device cpu --maxit 3
+balsa_cli_test(run_cpu ARGS run --grid 20 --device cpu --method pcg-ic0 PASS "pcg-ic0 in double on the CPU.*converged: [0-9]+ iterations, residual")
+# The default, auto: what Auto predicted, what it tried, why, and the time to the answer.
+balsa_cli_test(run_auto ARGS run --grid 12 --device cpu
+               PASS "auto in double.*predicted +cholmod on cpu.*cholmod on cpu solved it.*plan: .*time to the answer")
+balsa_cli_test(run_auto_json ARGS run --grid 8 --device cpu --json PASS "\"plan\": \\[.*\"requested_method\": \"auto\"")
+balsa_cli_test(run_bad_method ARGS run --method umfpack ERROR "--method: unknown value .umfpack." EXIT 2)
+balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --device cpu --method pcg-ic0 PASS "converged: [0-9]+ iterations")
+balsa_cli_test(run_not_converged ARGS run --grid 12 --device cpu --method pcg-ic0 --maxit 3
                ERROR "did not converge: max-iterations" EXIT 3)
 # balsa solve: the Krylov solvers from the command line.
 balsa_cli_test(solve_pcg_ic0 ARGS solve ${DATA}/bcsstk13.mtx --method pcg-ic0 --device cpu --maxit 5000
                PASS "converged after [0-9]+ iterations.*error")
 # The default, auto: balsa::solve's chain; what it tried and what solved it.
 balsa_cli_test(solve_auto_spd ARGS solve ${DATA}/bcsstk13.mtx --device cpu
-               PASS "\\+ pcg-ic0: solved.*pcg-ic0 solved it: .*error")
+               PASS "features: symmetric, positive diagonal.*predicted +cholmod on cpu.*\\+ cholmod on cpu: solved, backward error.*cholmod on cpu solved it: backward error .*error")
 balsa_cli_test(solve_auto_zero_diagonal ARGS solve ${DATA}/west0479.mtx --device cpu
-               PASS "db-bicgstab2-ilu0 solved it")
+               PASS "(klu|umfpack) on cpu solved it")
 balsa_cli_test(solve_auto_json ARGS solve ${DATA}/west0479.mtx --device cpu --json
-               PASS "\"chain\".*\"method\": \"db-bicgstab2-ilu0\".*\"outcome\": \"converged\"")
+               PASS "\"chain\".*\"method\": \"(klu|umfpack)\".*\"outcome\": \"direct\".*\"plan\"")
+balsa_cli_test(solve_named_iterative ARGS solve ${DATA}/west0479.mtx --method db-bicgstab2-ilu0 --device cpu
+               PASS "\\+ db-bicgstab2-ilu0 on cpu: solved.*db-bicgstab2-ilu0 on cpu solved it")
+balsa_cli_test(solve_time_budget_zero ARGS solve ${DATA}/west0479.mtx --time-budget 0 ERROR "--time-budget: must be a positive number" EXIT 2)
+balsa_cli_test(solve_time_budget_negative ARGS solve ${DATA}/west0479.mtx --time-budget -1 ERROR "--time-budget" EXIT 2)
+balsa_cli_test(solve_acceptance ARGS solve ${DATA}/west0479.mtx --device cpu --acceptance componentwise PASS "solved it")
+balsa_cli_test(solve_direct_named ARGS solve ${DATA}/bcsstk13.mtx --method cholmod --device cpu PASS "\\+ cholmod on cpu: solved")
+balsa_cli_test(solve_cholmod_not_spd ARGS solve ${DATA}/west0479.mtx --method cholmod --device cpu ERROR "not solved: .*cholmod" EXIT 3)
 balsa_cli_test(solve_method_alone_fails ARGS solve ${DATA}/west0479.mtx --method db-bicgstab2-ilu0 --maxit 2 --device cpu
                ERROR "db-bicgstab2-ilu0: not solved: no method solved it: db-bicgstab2-ilu0: not converged after 2" EXIT 3)
 balsa_cli_test(solve_fallback ARGS solve ${DATA}/west0479.mtx --method db-bicgstab2-ilu0 --maxit 2 --fallback --device cpu
-               PASS "- db-bicgstab2-ilu0: not converged.*umfpack \\(direct fallback\\) solved it")
-balsa_cli_test(solve_auto_json_direct ARGS solve ${DATA}/west0479.mtx --maxit 0 --json --device cpu
-               PASS "\"method\": \"umfpack\".*\"outcome\": \"direct\"")
+               PASS "- db-bicgstab2-ilu0 on cpu: not converged.*(klu|umfpack) on cpu solved it \\(direct fallback\\)")
+balsa_cli_test(solve_auto_json_direct ARGS solve ${DATA}/west0479.mtx --method umfpack --json --device cpu
+               PASS "\"backward_error\".*\"method\": \"umfpack\".*\"outcome\": \"direct\"")
 file(WRITE ${OUT}/struct_singular.mtx "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n2 1 2\n3 3 3\n1 3 4\n")
 balsa_cli_test(solve_structurally_singular ARGS solve ${OUT}/struct_singular.mtx --device cpu
                ERROR "structurally singular: structural rank 2")
 file(WRITE ${OUT}/num_singular.mtx "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1\n1 2 2\n2 1 1\n2 2 2\n3 3 3\n")
 file(WRITE ${OUT}/num_singular_b.mtx "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n")
 balsa_cli_test(solve_numerically_singular ARGS solve ${OUT}/num_singular.mtx --rhs ${OUT}/num_singular_b.mtx --device cpu
-               ERROR "not solved: .*umfpack: UMFPACK: the matrix is numerically singular" EXIT 3)
+               ERROR "not solved: .*(umfpack|klu): .*numerically singular" EXIT 3)
 balsa_cli_test(solve_bicgstab2 ARGS solve ${DATA}/cryg2500.mtx --method bicgstab2-ilu0 --device cpu --maxit 5000 -o ${OUT}/x.mtx
                PASS "converged after")
 balsa_cli_test(solve_json ARGS solve ${DATA}/bcsstk13.mtx --device cpu --json --maxit 5000 PASS "\"iterations\"")
@@ -172,7 +184,9 @@ balsa_cli_test(solve_json_and_stdout ARGS solve ${DATA}/bcsstk13.mtx --device cp
 string(REPEAT "1\n" 6009 ones_2003x3)
 file(WRITE ${OUT}/ones_2003x3.mtx "%%MatrixMarket matrix array real general\n2003 3\n${ones_2003x3}")
 balsa_cli_test(solve_many_rhs ARGS solve ${DATA}/bcsstk13.mtx --rhs ${OUT}/ones_2003x3.mtx --device cpu --maxit 5000
-               -o ${OUT}/x_many.mtx PASS "column 3: pcg-ic0 solved it")
+               -o ${OUT}/x_many.mtx PASS "cholmod on cpu solved it.*column 3: cholmod solved it.*once for 3 columns")
+balsa_cli_test(solve_many_rhs_preset ARGS solve ${DATA}/bcsstk13.mtx --rhs ${OUT}/ones_2003x3.mtx --method pcg-ic0 --device cpu
+               --maxit 5000 PASS "column 3: converged after")
 balsa_cli_test(gen_triangle ARGS gen laplace2d --nx 20 --triangle lower -o ${OUT}/lap20_lower.mtx PASS "wrote 400 x 400"
                SETUP lap20_lower)
 balsa_cli_test(trsv_solve ARGS trsv ${OUT}/lap20_lower.mtx --device cpu PASS "residual \\|\\|b - L x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e-1[5-9], error" NEEDS lap20_lower)

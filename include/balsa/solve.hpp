@@ -15,11 +15,12 @@
 //  3. the attempts in the order of their predictions, then SaP's sparse
 //     pipeline (sap-d, sap-c, sap-lu) as the last iterative resorts when no
 //     direct factorisation fits in memory, and a direct method last.
-// A time budget covers the whole chain (by default 3x the predicted direct
+// A time budget covers the whole chain (by default 1.75x the predicted direct
 // time, when a direct factorisation fits): an iterative attempt whose
 // measured convergence rate says it cannot meet the tolerance in the time
 // left before the direct method must start is stopped early. Diagonal
-// boosting (DB) is computed once and shared by every link that uses it.
+// boosting (DB) and SaP's Cuthill-McKee ordering are computed once and
+// shared by every link that uses them.
 //
 // Acceptance is by backward error: x is accepted when its componentwise
 // (Oettli-Prager) backward error max_i |b - A x|_i / (|A| |x| + |b|)_i, or its
@@ -100,7 +101,7 @@ struct SolveOptions {
   // nullptr: the calling thread's per-thread default stream).
   StreamHandle stream = nullptr;
   Acceptance acceptance = Acceptance::Either;
-  // Seconds for the whole chain (> 0, finite). Not set: 3x the predicted
+  // Seconds for the whole chain (> 0, finite). Not set: 1.75x the predicted
   // time of the direct method when one fits in memory, else none. A link
   // predicted (or measured, from its convergence rate) to overrun what is
   // left is stopped or skipped, and says so.

@@ -125,7 +125,7 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
     b may be a vector or an n x k matrix (NumPy or CuPy): one plan and one
     set-up (one factorisation, one preconditioner) serve every column, as
     with SciPy's spsolve. x comes back as b's kind and shape. time_budget:
-    seconds for the whole chain (None: 2x the predicted direct time when a
+    seconds for the whole chain (None: 1.75x the predicted direct time when a
     direct method fits); threads: host threads (0: the process's setting).
     Raises ConvergenceError when a column is not solved (its `info` says why
     each method failed). return_info: (x, info) with the plan, the chain,
