@@ -20,6 +20,13 @@
 #                               the Python tests (CPU and GPU), the stream tests
 #                               with memcheck and racecheck, every GPU test, then
 #                               bench/python_overhead.py and bench/python_vs_cupy.py
+#   scripts/gpu-host.sh answer  build with the Python extension, the tests of
+#                               balsa::solve, DirectSolver and the Krylov solvers
+#                               (CPU and GPU) and the Python ones, memcheck of
+#                               gpu_sparse_solve_test, then time to the answer:
+#                               balsa run auto against each Krylov preset (3 runs
+#                               each, GPU and CPU), bench sparse on the >= 1e6-row
+#                               systems, Python balsa.solve against CuPy's cg
 #   scripts/gpu-host.sh compare OLD  spot check against another source tree OLD
 #                               (e.g. a git worktree of an earlier commit): its
 #                               balsa built beside this one, then balsa run and
@@ -70,7 +77,7 @@ step "configure and build (sm_90)"
 python_args=()
 # The extension is a shared module: the bundle's libz.a is not position
 # independent (and its libz.so points at a path the host lacks): the host's libz.so.1.
-[ "$stage" = python ] && python_args=(-DBALSA_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)"
+[ "$stage" = python ] || [ "$stage" = answer ] && python_args=(-DBALSA_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)"
   "-DZLIB_LIBRARY_RELEASE=$(ls /lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libz.so.1 2>/dev/null | head -1)")
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" \
   "${python_args[@]}" >/dev/null &&
@@ -279,7 +286,40 @@ run_python() {
   echo "exit $?"
 }
 
+# Issue 37: time to the answer. `balsa run` (auto, then each preset it weighs)
+# three times each, as JSON lines, on the GPU and on the host's cores; bench
+# sparse on the generated systems of >= 1e6 rows; Python against CuPy.
+run_answer() {
+  local pp="$root/python:$root/$build/python"
+  step "tests: solve, direct, Krylov, SaP, CLI, Python"
+  ctest --test-dir $build -R "Solve|solve|Direct|direct|Krylov|Sap|cli\\.|python" --output-on-failure -j 8 --timeout 600 \
+    >"$outdir/ctest-answer.log" 2>&1
+  echo "exit $?"; grep -E "tests passed|\\*\\*\\*Failed|Not Run|Timeout" "$outdir/ctest-answer.log" | head -30
+  sanitize memcheck gpu_sparse_solve_test '*' 400
+  for device in cuda cpu; do
+    for method in auto cg pcg-jacobi pcg-ic0 pcg-ic0-mc; do
+      [ $device = cpu ] && [ $method = pcg-ic0-mc ] && continue
+      step "balsa run --device $device --method $method (3 runs)"
+      for i in 1 2 3; do
+        $build/balsa run --device $device --method $method --json >"$outdir/run.tmp" 2>&1
+        python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(json.dumps({k: j.get(k) for k in ('method','device','iterations','setup_seconds','solve_seconds','seconds','plan_seconds','cuda_context_seconds','true_residual','backward_error','message')}))" "$outdir/run.tmp" \
+          | tee -a "$outdir/answer-run.jsonl" || tail -3 "$outdir/run.tmp"
+      done
+    done
+  done
+  step "balsa run (text, default)"; $build/balsa run
+  step "balsa bench sparse --suite generated --only cd2d-1024 cd3d-100 cd3d-128"
+  $build/balsa bench sparse --suite generated --only cd2d-1024 cd3d-100 cd3d-128 --repeat 1 --timeout 90 \
+    --json "$outdir/answer-sparse-1e6.json" --markdown "$outdir/answer-sparse-1e6.md"
+  echo "exit $?"; grep -E "^\\| cd" "$outdir/answer-sparse-1e6.md" | head
+  step "bench/python_vs_cupy.py (the Laplacian 100^3)"
+  PYTHONPATH=$pp python3 bench/python_vs_cupy.py --matrices /nonexistent --solves 1 --repeat 3 \
+    --json "$outdir/answer-python-vs-cupy.json" --markdown "$outdir/answer-python-vs-cupy.md"
+  echo "exit $?"
+}
+
 case "$stage" in
+  answer) run_answer "$@" ;;
   python) run_python "$@" ;;
   qr) run_qr "$@" ;;
   sequence) run_sequence "$@" ;;

@@ -89,7 +89,10 @@ def test_solve_many_right_hand_sides_like_spsolve(data_dir):
     B = np.asfortranarray(A @ np.random.default_rng(3).standard_normal((A.shape[0], 4)))
     X, info = balsa.solve(A, B, device="cpu", return_info=True)
     assert X.shape == B.shape
-    np.testing.assert_allclose(X, spla.spsolve(A.tocsc(), B), rtol=1e-6, atol=1e-9)
+    Y = spla.spsolve(A.tocsc(), B)  # bcsstk13's condition number is about 1e10: compare residuals
+    for c in range(4):
+        assert residual(A, X[:, c], B[:, c]) <= max(1e-13, 2 * residual(A, Y[:, c], B[:, c]))
+    np.testing.assert_allclose(X, Y, rtol=1e-4, atol=1e-6 * np.abs(Y).max())
     assert len(info["columns"]) == 4 and all(c["solved"] for c in info["columns"])
     assert len(info["chain"]) == 1  # one set-up (one factorisation) for every column
     assert all(c["setup_seconds"] == 0 for c in info["columns"][1:])
