@@ -42,17 +42,32 @@ std::optional<std::uint64_t> meminfo_available() {
   return std::nullopt;
 }
 
+// The value of `key` in a memory.stat file (bytes), 0 when absent.
+std::uint64_t stat_value(const std::string& path, const char* key) {
+  std::ifstream in(path);
+  std::string k;
+  std::uint64_t v = 0;
+  while (in >> k >> v)
+    if (k == key) return v;
+  return 0;
+}
+
 // The room left under the cgroup limits of every level from `dir` up to
-// `root` (limit minus usage, the smallest over the levels).
+// `root` (limit minus usage, the smallest over the levels). The usage
+// counts the page cache, which the kernel reclaims before it refuses memory
+// (a build's or a read file's pages can fill a cgroup's limit): the cache
+// in memory.stat (`cache_key`) is not counted as used, as MemAvailable does.
 std::optional<std::uint64_t> cgroup_room(const std::string& root, std::string dir, const char* limit_file,
-                                         const char* usage_file) {
+                                         const char* usage_file, const char* cache_key) {
   std::optional<std::uint64_t> room;
   for (;;) {
     const std::string base = root + dir;
     const auto limit = read_number(base + "/" + limit_file);
     // cgroup v1 writes "no limit" as a huge number (about 2^63).
     if (limit && *limit < (std::uint64_t(1) << 60)) {
-      const std::uint64_t used = read_number(base + "/" + usage_file).value_or(0);
+      const std::uint64_t usage = read_number(base + "/" + usage_file).value_or(0);
+      const std::uint64_t cache = stat_value(base + "/memory.stat", cache_key);
+      const std::uint64_t used = usage > cache ? usage - cache : 0;
       const std::uint64_t left = *limit > used ? *limit - used : 0;
       room = room ? std::min(*room, left) : left;
     }
@@ -79,7 +94,7 @@ std::optional<std::uint64_t> cgroup_available() {
     std::string path = line.substr(b + 1);
     if (path == "/") path.clear();
     if (line.compare(0, a, "0") == 0 && controllers.empty()) {  // v2, the unified hierarchy
-      take(cgroup_room("/sys/fs/cgroup", path, "memory.max", "memory.current"));
+      take(cgroup_room("/sys/fs/cgroup", path, "memory.max", "memory.current", "file"));
     } else {
       bool memory = false;  // v1: a comma-separated list of controllers
       for (std::size_t p = 0; p <= controllers.size();) {
@@ -87,7 +102,7 @@ std::optional<std::uint64_t> cgroup_available() {
         memory = memory || controllers.substr(p, q - p) == "memory";
         p = q + 1;
       }
-      if (memory) take(cgroup_room("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes", "memory.usage_in_bytes"));
+      if (memory) take(cgroup_room("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_cache"));
     }
   }
   return room;

@@ -11,7 +11,7 @@
 // `balsa bench direct` over the shared matrices); GPU constants: measured on
 // an H200 (bench solve / bench sparse runs of issue 28 and this issue's H200
 // run). Host threads speed the memory-bound loops up by threads^0.7 (two
-// threads: 1.6x, measured on the CG loop).
+// threads: 1.6x, measured on the CG loop), on loops long enough to share.
 //
 // Iterations are not known before running; the prior is
 //   iterations = c n^(1/3) exp(k (1 - d)),
@@ -61,7 +61,12 @@ constexpr DeviceCosts kGpu{6e-12, 4e-12, 4e-6, 6e-11, 3e-5, 5e-3, 1.0e-10, 25e-9
 // H200 host): counted for small systems, which it dominates.
 constexpr double kGpuContext = 0.12;
 
-double speedup(const Machine& m) { return std::pow(double(std::max(1, m.threads)), 0.7); }
+// Threads pay only on long loops: balsa's CPU Krylov loops run in parallel
+// from 16,384 rows (krylov/cpu.hpp), one thread per such block at most;
+// the direct solvers' dense kernels from about 1e8 flops a thread.
+double speedup(const Machine& m, double units) {
+  return std::pow(std::clamp(units, 1.0, double(std::max(1, m.threads))), 0.7);
+}
 
 struct Shape {
   int spmv, vectors, trsv;  // per iteration: products with A, vector operations, triangular solves
@@ -119,7 +124,7 @@ double iterative_seconds(SolveMethod m, Device device, const SolveFeatures& f, c
   }
   const bool gpu = device == Device::Cuda;
   const DeviceCosts& c = gpu ? kGpu : kCpu;
-  const double s = gpu ? 1.0 : speedup(machine);
+  const double s = gpu ? 1.0 : speedup(machine, double(f.n) / 16384);
   const Shape k = shape_of(m);
   const double nnz = double(f.nnz), n = double(f.n);
   const double per_iteration = (k.spmv * (c.step + nnz * c.entry) + k.vectors * (c.step + n * c.row) +
@@ -142,7 +147,7 @@ double factor_solve_seconds(const DirectStats& a, int columns, const Machine& ma
   // Dense kernels (supernodes, frontal matrices) through BLAS: flops at
   // kFlopRate a thread; the sparse bookkeeping per factor entry.
   constexpr double kFlopRate = 3e9, kEntry = 25e-9, kSolveEntry = 5e-9;
-  const double factor = 5e-4 + a.flops / (kFlopRate * speedup(machine)) + double(a.factor_entries) * kEntry;
+  const double factor = 5e-4 + a.flops / (kFlopRate * speedup(machine, a.flops / 1e8)) + double(a.factor_entries) * kEntry;
   const double solves = double(columns) * 2 * double(a.factor_entries) * kSolveEntry;
   basis = text("analysis: %.3g flops, %.3g factor entries; factor + solve %.3g s", a.flops, double(a.factor_entries),
                factor + solves);

@@ -165,7 +165,7 @@ balsa_cli_test(cg_nonsymmetric_words ARGS solve ${DATA}/west0479.mtx --method cg
 balsa_cli_test(tol_zero ARGS solve ${DATA}/bcsstk13.mtx --tol 0 ERROR "--tol: must be a positive number, got '0'" EXIT 2
                NOT "[0-9]{40}")
 balsa_cli_test(run_tol_zero ARGS run --tol 0 ERROR "--tol: must be a positive number" EXIT 2)
-balsa_cli_test(stagnation ARGS run --grid 10 --tol 1e-300 --device cpu ERROR "stagnation.*attainable accuracy" EXIT 3
+balsa_cli_test(stagnation ARGS run --grid 10 --tol 1e-300 --device cpu --method pcg-ic0 ERROR "stagnation.*attainable accuracy" EXIT 3
                NOT "preconditioner is not positive definite")
 balsa_cli_test(lsq_residual_overflow ARGS lsq ${OUT}/tall_huge.mtx --rhs ${OUT}/b_huge.mtx
                ERROR "true residual of the solution x is inf" EXIT 1)

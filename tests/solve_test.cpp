@@ -96,12 +96,17 @@ TEST(Solve, FeaturesOfA) {
   EXPECT_DOUBLE_EQ(p.features.dominant_rows, 1.0);  // |6| >= 6 inside, more on the boundary
   EXPECT_DOUBLE_EQ(p.features.diagonal_spread, 1.0);
   EXPECT_DOUBLE_EQ(p.features.norm_inf, 12.0);
-  const SolveReport w = plan_solve(load("west0479.mtx"), {.device = Device::Cpu});
+  const Csr<double> W = load("west0479.mtx");
+  const SolveReport w = plan_solve(W, {.device = Device::Cpu});
   EXPECT_FALSE(w.features.symmetric);
   EXPECT_FALSE(w.features.positive_diagonal);
   EXPECT_GT(w.features.zero_diagonal, 0);
   ASSERT_FALSE(w.plan.empty());
-  EXPECT_TRUE(is_direct(w.plan.front().method)) << w.message;  // a 479-row system: direct first
+  const std::vector<double> b(std::size_t(W.rows), 1.0);
+  std::vector<double> x(b.size(), 0.0);
+  const SolveReport r = solve(W, std::span<const double>(b), std::span<double>(x), {.device = Device::Cpu});
+  ASSERT_FALSE(r.chain.empty());
+  EXPECT_TRUE(is_direct(r.chain.front().method)) << r.message;  // a 479-row system: direct first
   for (const SolvePrediction& q : w.plan) EXPECT_NE(q.method, SolveMethod::Cg);  // CG needs symmetry
 }
 
