@@ -255,6 +255,10 @@ void add_bench_command(CLI::App& app) {
   direct->add_option("--budget", dio->budget_seconds, "Seconds after which a matrix and method stop repeating")
       ->check(at_least(0))
       ->capture_default_str();
+  direct->add_option("--max-flops", dio->max_flops,
+                     "Skip a factorisation whose analysis predicts more flops (0: none skipped; recorded as skipped)")
+      ->check(at_least(0))
+      ->capture_default_str();
   direct->add_option("--threads", dio->threads, "Host threads of the factorisations (0: as set)")
       ->check(at_least(0))
       ->capture_default_str();

@@ -74,6 +74,10 @@ nlohmann::json run_method(const Csr<double>& A, DirectMethod m, const DirectBenc
     for (int r = 0; r < o.repeat && (r == 0 || spent < o.budget_seconds); ++r) {
       DirectSolver<double> s(A, {.method = m, .threads = o.threads, .factorize = false});
       rec["predicted"] = counts(s.stats());
+      if (o.max_flops > 0 && s.stats().flops > o.max_flops) {
+        rec.update({{"status", "skipped"}, {"error", fmt::format("predicted {:.3g} flops > --max-flops", s.stats().flops)}});
+        return rec;
+      }
       s.factorize();
       s.solve(std::span<const double>(b), std::span<double>(x));
       const DirectStats& st = s.stats();
@@ -94,8 +98,9 @@ nlohmann::json run_method(const Csr<double>& A, DirectMethod m, const DirectBenc
 
 std::string markdown_row(const nlohmann::json& r) {
   if (r["status"] != "ok")
-    return fmt::format("| {} | {} | {} | {} | error: {} |||||||\n", r["matrix"].get<std::string>(), r["n"].get<long>(),
-                       r["nnz"].get<long>(), r["method"].get<std::string>(), r["error"].get<std::string>());
+    return fmt::format("| {} | {} | {} | {} | {}: {} |||||||\n", r["matrix"].get<std::string>(), r["n"].get<long>(),
+                       r["nnz"].get<long>(), r["method"].get<std::string>(), r["status"].get<std::string>(),
+                       r["error"].get<std::string>());
   const nlohmann::json& f = r["factorized"];
   return fmt::format("| {} | {} | {} | {}{} | {:.2e} | {:.2e} | {:.2e} | {} | {:.2e} | {:.1e} | {:.1e} |\n",
                      r["matrix"].get<std::string>(), r["n"].get<long>(), r["nnz"].get<long>(),
@@ -109,7 +114,7 @@ std::string markdown_row(const nlohmann::json& r) {
 // The methods that apply to A: CHOLMOD only where Auto would pick it.
 std::vector<DirectMethod> methods_for(const Csr<double>& A) {
   std::vector<DirectMethod> m;
-  if (direct::choose_direct_method(A) == DirectMethod::Cholmod) m.push_back(DirectMethod::Cholmod);
+  if (direct::cholesky_suits(A)) m.push_back(DirectMethod::Cholmod);
   for (DirectMethod x : {DirectMethod::Umfpack, DirectMethod::Klu, DirectMethod::Auto}) m.push_back(x);
   return m;
 }

@@ -4,8 +4,10 @@
 CHOLMOD, sorted by name, alternately into a fit half (even positions) and a
 score half (odd). The time of a method is analyse + factor + solve (one
 solve after a fresh analysis: what Auto's callers pay). A rule is "KLU when
-feature < t" or "KLU when feature >= t" on one feature; the fit takes the
-rule with the least total regret sum(t_chosen / t_best - 1) on the fit half.
+feature < t" or "KLU when feature >= t" on one feature (klu_flops: the flop
+estimate of KLU's own analysis, BTF and AMD, which Auto runs first); thresholds are
+midpoints between the fit half's values; the fit takes the rule with the
+least total regret sum(t_chosen / t_best - 1) on the fit half.
 
     python3 bench/fit-direct-choice.py bench/results/2026-11-29-direct-cpu.json
 """
@@ -14,7 +16,7 @@ import json
 import math
 import sys
 
-FEATURES = ("n", "nnz", "nnz_per_row", "pattern_symmetry", "zero_diagonal")
+FEATURES = ("n", "nnz", "nnz_per_row", "pattern_symmetry", "zero_diagonal", "klu_flops")
 
 
 def load(path):
@@ -25,6 +27,8 @@ def load(path):
             continue
         m = by.setdefault(r["matrix"], {"features": dict(r["features"], n=r["n"], nnz=r["nnz"])})
         m[r["method"]] = r["analyse_s"] + r["factor_s"] + r["solve_s"]
+        if r["method"] == "klu":  # KLU's analysis' flop estimate: what Auto reads
+            m["features"]["klu_flops"] = r["predicted"]["flops"]
     lu = {k: v for k, v in by.items() if "umfpack" in v and "klu" in v and "cholmod" not in v}
     return dict(sorted(lu.items()))
 
@@ -45,12 +49,19 @@ def score(rule, mats):
     return right, len(mats), geo, max(ratios)
 
 
+def midpoints(feature, mats):
+    """Thresholds between consecutive values of the fit half (geometric
+    means where both are positive: the features span decades)."""
+    v = sorted({m["features"][feature] for m in mats.values()})
+    return [math.sqrt(a * b) if a > 0 else (a + b) / 2 for a, b in zip(v, v[1:])]
+
+
 def main(path):
     mats = load(path)
     names = list(mats)
     fit = {k: mats[k] for k in names[0::2]}
     test = {k: mats[k] for k in names[1::2]}
-    rules = [(f, m["features"][f], below) for f in FEATURES for m in fit.values() for below in (True, False)]
+    rules = [(f, t, below) for f in FEATURES for t in midpoints(f, fit) for below in (True, False)]
     rules += [("n", math.inf, True), ("n", 0, True)]  # always KLU, always UMFPACK
     best = min(rules, key=lambda r: regret(r, fit))
     print("fit half:", ", ".join(fit))

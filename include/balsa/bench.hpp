@@ -178,6 +178,7 @@ struct DirectBenchOptions {
   std::vector<std::string> only;              // matrices whose file name contains one of these
   int repeat = 3;                             // runs per (matrix, method): median times ...
   double budget_seconds = 2.0;                // ... fewer once the runs have taken this long
+  double max_flops = 0;                       // skip a factorisation predicted to need more (0: none skipped)
   int threads = 0;                            // DirectOptions::threads
   std::string json_path, markdown_path;       // "-": standard output
 };
