@@ -25,7 +25,7 @@ void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown)
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr, sequence, sparse, lp");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr, sequence, sparse, lp, direct");
   bench->require_subcommand(1);
 
   auto o = std::make_shared<bench::TrsvBenchOptions>();
@@ -240,6 +240,30 @@ void add_bench_command(CLI::App& app) {
   sparse->add_flag("!--no-baselines", spo->baselines, "Skip UMFPACK and SuperLU");
   add_output_options(sparse, spo->json_path, spo->markdown_path);
   sparse->callback([spo] { bench::run_sparse_bench(*spo, bench::process_command_line()); });
+
+  auto dio = std::make_shared<bench::DirectBenchOptions>();
+  CLI::App* direct = bench->add_subcommand(
+      "direct", "DirectSolver's methods (CHOLMOD, UMFPACK, KLU, Auto) on square Matrix Market files: analyse / "
+                "factor / solve times, factor entries, flops, rcond, backward error");
+  direct->add_option("files", dio->files, "Matrix Market files (default: every *.mtx[.gz] of --dir)")
+      ->option_text(" FILE ...");
+  direct->add_option("--dir", dio->dir, "Folder of the matrices (rectangular ones skipped)")->capture_default_str();
+  direct->add_option("--only", dio->only, "Matrices whose file name contains one of these")->delimiter(',');
+  direct->add_option("--repeat", dio->repeat, "Runs per matrix and method (median)")
+      ->check(between(1, 100))
+      ->capture_default_str();
+  direct->add_option("--budget", dio->budget_seconds, "Seconds after which a matrix and method stop repeating")
+      ->check(at_least(0))
+      ->capture_default_str();
+  direct->add_option("--max-flops", dio->max_flops,
+                     "Skip a factorisation whose analysis predicts more flops (0: none skipped; recorded as skipped)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  direct->add_option("--threads", dio->threads, "Host threads of the factorisations (0: as set)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  add_output_options(direct, dio->json_path, dio->markdown_path);
+  direct->callback([dio] { bench::run_direct_bench(*dio, bench::process_command_line()); });
 }
 
 }  // namespace balsa::app

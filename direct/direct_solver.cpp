@@ -6,6 +6,7 @@
 #include <cblas.h>  // OpenBLAS: openblas_set_num_threads
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -200,15 +201,26 @@ DirectSolver<T>::DirectSolver(const Csr<T>& A, const DirectOptions& options) try
   require_finite(A);
   const ThreadScope threads(options.threads);
   impl_ = std::make_unique<Impl>(A, options);
-  const DirectMethod m = options.method == DirectMethod::Auto ? direct::choose_direct_method(A) : options.method;
+  // Auto: CHOLMOD, or KLU's analysis first (direct/direct_choice.cpp).
+  const bool automatic = options.method == DirectMethod::Auto;
+  const DirectMethod m = !automatic ? options.method
+                         : direct::cholesky_suits(A) ? DirectMethod::Cholmod
+                                                     : DirectMethod::Klu;
+  if (options.method == DirectMethod::Cholmod) require_symmetric(A);
   // KLU's BTF finds a structurally singular A itself; Auto's CHOLMOD has a
   // positive diagonal, hence a full structural rank.
-  if (options.method == DirectMethod::Cholmod) require_symmetric(A);
   if (m == DirectMethod::Umfpack || options.method == DirectMethod::Cholmod) {
     const index_t rank = structural_rank(A);
     if (rank < A.rows) direct::throw_structurally_singular(library_name(m), rank, A.rows);
   }
   impl_->analyse(m);
+  if (automatic && m == DirectMethod::Klu && !direct::klu_suits(impl_->stats.flops)) {
+    char note[120];
+    std::snprintf(note, sizeof note, "Auto: KLU's analysis predicts %.3g flops (>= %.3g): UMFPACK", impl_->stats.flops,
+                  direct::kKluFlopsLimit);
+    impl_->stats.note = note;
+    impl_->analyse(DirectMethod::Umfpack);
+  }
   if (options.factorize) impl_->factorize();
 } catch (...) {
   rethrow_as_balsa_error("DirectSolver::DirectSolver");

@@ -100,6 +100,18 @@ TEST(DirectSolver, LuMethodsOnAnUnsymmetricMatrix) {
   }
 }
 
+// Auto's LU rule: KLU unless KLU's analysis predicts many flops.
+TEST(DirectSolver, AutoKeepsKluForFewFlops) {
+  DirectOptions o;
+  o.factorize = false;
+  DirectSolver<double> small(unsymmetric<double>(6), o);
+  EXPECT_EQ(small.stats().method, DirectMethod::Klu);
+  EXPECT_TRUE(small.stats().note.empty());
+  DirectSolver<double> large(unsymmetric<double>(24), o);
+  EXPECT_EQ(large.stats().method, DirectMethod::Umfpack);
+  EXPECT_NE(large.stats().note.find("KLU's analysis predicts"), std::string::npos) << large.stats().note;
+}
+
 TEST(DirectSolver, RealMatrices) {
   const std::vector<std::pair<std::string, std::vector<DirectMethod>>> cases = {
       {"bcsstk13.mtx", {DirectMethod::Cholmod, DirectMethod::Umfpack, DirectMethod::Klu, DirectMethod::Auto}},

@@ -167,6 +167,23 @@ struct SparseBenchOptions {
 };
 void run_sparse_bench(const SparseBenchOptions& options, const std::string& command_line);
 
+// balsa bench direct: DirectSolver's methods (CHOLMOD where A is symmetric
+// with a positive diagonal, UMFPACK, KLU, Auto) on the square matrices of a
+// folder: analyse / factor / solve times, predicted and actual factor
+// entries, flops and peak bytes, rcond, backward error; one JSON record per
+// (matrix, method).
+struct DirectBenchOptions {
+  std::vector<std::string> files;             // instead of the folder's matrices
+  std::string dir = "../shared/data/matrices";  // *.mtx and *.mtx.gz (rectangular ones skipped)
+  std::vector<std::string> only;              // matrices whose file name contains one of these
+  int repeat = 3;                             // runs per (matrix, method): median times ...
+  double budget_seconds = 2.0;                // ... fewer once the runs have taken this long
+  double max_flops = 0;                       // skip a factorisation predicted to need more (0: none skipped)
+  int threads = 0;                            // DirectOptions::threads
+  std::string json_path, markdown_path;       // "-": standard output
+};
+void run_direct_bench(const DirectBenchOptions& options, const std::string& command_line);
+
 // The command line of this process (/proc/self/cmdline), arguments quoted
 // when needed: what the results record.
 std::string process_command_line();

@@ -5,7 +5,7 @@
 // right-hand sides; new values of the same pattern are factorised again
 // without a new analysis.
 //
-//   balsa::DirectSolver<double> lu(A);             // analyse + factorise (Auto: CHOLMOD or UMFPACK)
+//   balsa::DirectSolver<double> lu(A);             // analyse + factorise (Auto: CHOLMOD, KLU or UMFPACK)
 //   lu.solve(std::span<const double>(b), std::span<double>(x));
 //   lu.solve(B, X);                                // n x k right-hand sides, one factorisation
 //   lu.update_values(A2);                          // same pattern: factorised again, no new analysis
@@ -40,8 +40,8 @@ struct EnumNames<DirectMethod> {
 
 struct DirectOptions {
   // Auto: CHOLMOD when A is symmetric with a positive diagonal (UMFPACK
-  // when CHOLMOD then finds A not positive definite), else UMFPACK or KLU
-  // by the rule in direct/direct_choice.hpp.
+  // when CHOLMOD then finds A not positive definite), else KLU, or UMFPACK
+  // when KLU's analysis predicts many flops (direct/direct_choice.cpp).
   DirectMethod method = DirectMethod::Auto;
   // The factorisations run on the CPU: Auto and Cpu run there, Cuda is an
   // Error (no GPU sparse direct solver is available to balsa).

@@ -10,6 +10,7 @@ input's kind (NumPy in, NumPy out; CuPy in, CuPy out).
     solver = balsa.TriangularSolver(L)       # analysis once
     x = solver.solve(b)                      # many times
     x = balsa.solve(A, b)                    # a general sparse system
+    lu = balsa.DirectSolver(A); x = lu.solve(b)   # CHOLMOD / UMFPACK / KLU
     x = balsa.lstsq(A_tall, b)               # least squares (sparse QR)
     res = balsa.linprog(c, A_ub, b_ub)       # a linear program
 """
@@ -26,8 +27,10 @@ from ._errors import (
     IndexOverflow,
     MatrixError,
     ParseError,
+    SingularMatrix,
     StructurallySingular,
 )
+from .direct import DirectSolver, factorized
 from .io import read_matrix, write_matrix
 from .iterative import BandedSolver, KrylovSolver, solve
 from .lp import LinearProgram, LinprogResult, linprog, read_mps
@@ -48,8 +51,8 @@ def cuda_available():
 
 __all__ = [
     "BandedSolver", "ConvergenceError", "ConvergenceWarning", "CudaError", "DeviceOutOfMemory", "DimensionError",
-    "Error", "HostOutOfMemory", "IndexOverflow", "KrylovSolver", "LinearProgram", "LinprogResult", "MatrixError",
-    "ParseError", "SparseQR", "StructurallySingular", "TriangularSolver", "algorithms", "built_with_cuda",
-    "cuda_available", "device_count", "device_info", "linprog", "lstsq", "read_matrix", "read_mps", "solve",
-    "write_matrix",
+    "DirectSolver", "Error", "HostOutOfMemory", "IndexOverflow", "KrylovSolver", "LinearProgram", "LinprogResult",
+    "MatrixError", "ParseError", "SingularMatrix", "SparseQR", "StructurallySingular", "TriangularSolver",
+    "algorithms", "built_with_cuda", "cuda_available", "device_count", "device_info", "factorized", "linprog", "lstsq",
+    "read_matrix", "read_mps", "solve", "write_matrix",
 ]

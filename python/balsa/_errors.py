@@ -41,6 +41,11 @@ class StructurallySingular(MatrixError):
         self.n = n
 
 
+class SingularMatrix(MatrixError):
+    """A direct factorisation found A numerically singular (a zero pivot);
+    the message names the method and, where known, the row or column."""
+
+
 class HostOutOfMemory(Error, MemoryError):
     """Host memory ran out."""
 

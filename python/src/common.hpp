@@ -114,6 +114,7 @@ void register_errors(nb::module_& m);
 void bind_info(nb::module_& m);
 void bind_trsv(nb::module_& m);
 void bind_krylov(nb::module_& m);
+void bind_direct(nb::module_& m);
 void bind_qr(nb::module_& m);
 void bind_lp(nb::module_& m);
 void bind_io(nb::module_& m);

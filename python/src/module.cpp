@@ -44,6 +44,8 @@ void register_errors(nb::module_&) {
       raise_parse_error(e);
     } catch (const StructurallySingular& e) {
       raise_structurally_singular(e);
+    } catch (const SingularMatrix& e) {
+      raise("SingularMatrix", e);
     } catch (const IndexOverflow& e) {
       raise("IndexOverflow", e);
     } catch (const DimensionError& e) {
@@ -96,6 +98,7 @@ NB_MODULE(_balsa, m) {
   bind_info(m);
   bind_trsv(m);
   bind_krylov(m);
+  bind_direct(m);
   bind_qr(m);
   bind_lp(m);
   bind_io(m);
