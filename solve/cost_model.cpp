@@ -138,19 +138,39 @@ double iterative_seconds(SolveMethod m, Device device, const SolveFeatures& f, c
   return setup + iterations * per_iteration;
 }
 
+// The direct methods' constants, fitted by scripts/solve-direct-fit.py on
+// half of `balsa bench direct` over the shared matrices (2-core development
+// machine; bench/results/2026-11-29-solve-direct-fit.txt) and scored on the
+// other half: factor + solve within 1.3x (CHOLMOD, KLU) and 2.3x (UMFPACK)
+// in the median.
+struct DirectCosts {
+  double flop_rate;  // flops a second, one thread
+  double entry;      // seconds per factor entry (factorisation and one solve)
+  double analysis;   // seconds per stored entry of A
+};
+DirectCosts direct_costs(DirectMethod m) {
+  switch (m) {
+    case DirectMethod::Cholmod: return {3.84e9, 2.48e-8, 2.33e-8};
+    case DirectMethod::Klu: return {2.03e9, 1.13e-8, 1.76e-8};
+    default: return {7.85e9, 5.05e-8, 2.64e-8};
+  }
+}
+
 double analysis_seconds(const SolveFeatures& f, const Machine&) {
-  // CHOLMOD/UMFPACK's ordering (AMD/COLAMD) and symbolic pass.
-  return 2e-4 + 60e-9 * double(f.nnz) + 200e-9 * double(f.n);
+  // Auto's first analysis: CHOLMOD's for a symmetric A with a positive
+  // diagonal, KLU's otherwise (DirectSolver's Auto).
+  const bool spd_like = f.symmetric && f.positive_diagonal;
+  return 5e-6 + direct_costs(spd_like ? DirectMethod::Cholmod : DirectMethod::Klu).analysis * double(f.nnz);
 }
 
 double factor_solve_seconds(const DirectStats& a, int columns, const Machine& machine, std::string& basis) {
-  // Dense kernels (supernodes, frontal matrices) through BLAS: flops at
-  // kFlopRate a thread; the sparse bookkeeping per factor entry.
-  constexpr double kFlopRate = 3e9, kEntry = 25e-9, kSolveEntry = 5e-9;
-  const double factor = 5e-4 + a.flops / (kFlopRate * speedup(machine, a.flops / 1e8)) + double(a.factor_entries) * kEntry;
-  const double solves = double(columns) * 2 * double(a.factor_entries) * kSolveEntry;
-  basis = text("analysis: %.3g flops, %.3g factor entries; factor + solve %.3g s", a.flops, double(a.factor_entries),
-               factor + solves);
+  const DirectCosts c = direct_costs(a.method);
+  // UMFPACK's factor entries are bounded like its flops (2.8x in the median).
+  const double entries = double(a.factor_entries) / (a.method == DirectMethod::Umfpack ? 2.8 : 1.0);
+  const double flops = a.expected_flops > 0 ? a.expected_flops : a.flops;
+  const double factor = flops / (c.flop_rate * speedup(machine, flops / 1e8)) + entries * c.entry;
+  const double solves = double(std::max(0, columns - 1)) * 4 * entries * 1e-9;
+  basis = text("analysis: %.3g flops, %.3g factor entries; factor + solve %.3g s", flops, entries, factor + solves);
   return factor + solves;
 }
 

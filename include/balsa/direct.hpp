@@ -65,6 +65,13 @@ struct DirectStats {
   // From the analysis (a prediction until factorised, then the factor's own):
   std::int64_t factor_entries = 0;  // nnz(L) (Cholesky) or nnz(L) + nnz(U)
   double flops = 0;                 // of one numeric factorisation
+  // The best estimate of `flops` before factorising: the analysis' own for
+  // CHOLMOD and KLU (within 1.3x in the median); for UMFPACK, whose analysis
+  // gives an upper bound (11x too many in the median, up to 15,500x:
+  // bench/results/2026-11-29-direct-cpu.md), KLU's prediction when Auto
+  // analysed with KLU first, else UMFPACK's bound / 11. The factor's own
+  // count once factorised.
+  double expected_flops = 0;
   double peak_bytes = 0;            // memory of the factorisation
   bool factorized = false;
   double rcond = 0;                 // reciprocal condition estimate of the last factorisation (0: not known)
