@@ -236,7 +236,7 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
   bool spike_feasible = false;
   const index_t n_max = o.tassl_n_max > 0 ? o.tassl_n_max : default_tassl_n_max<T>(o.device);
   auto rule = [&] {  // Auto's choice among the level-based algorithms
-    return trsv_auto::choose(st, o.device, n_max, [&] {
+    return trsv_auto::choose(st, o.device, omp_get_max_threads(), n_max, [&] {  // the threads of this call's scope
       // Every component with an edge has a row of level 0 (its first in
       // dependency order), so level 0's width bounds their count: below
       // the minimum, they need not be found (3D Laplacians: 1 row).
