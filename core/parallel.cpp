@@ -45,7 +45,7 @@ std::string hardware_range() {
 }  // namespace
 
 void check_threads(int threads, const char* what) {
-  if (threads < 0 || threads > hardware_threads())
+  if (threads != 0 && (threads < 0 || threads > hardware_threads()))
     throw Error(std::string(what) + "::threads = " + std::to_string(threads) +
                 ": must be 0 (the calling thread's current OpenMP setting) or " + hardware_range());
 }
@@ -54,7 +54,10 @@ void check_threads(int threads, const char* what) {
 
 namespace balsa {
 
-int hardware_threads() noexcept { return std::max(1, int(std::thread::hardware_concurrency())); }
+int hardware_threads() noexcept {
+  static const int count = std::max(1, int(std::thread::hardware_concurrency()));  // asked once: a system call
+  return count;
+}
 
 int current_threads() noexcept { return omp_get_max_threads(); }
 
