@@ -75,6 +75,27 @@ std::FILE* report_stream(bool json, const std::string& output) {
   return output == "-" ? stderr : stdout;
 }
 
+void add_threads_option(CLI::App& app) {
+  const int most = hardware_threads();
+  const CLI::Validator in_range(
+      [most](std::string& text) {
+        int v = 0;
+        std::istringstream in(text);
+        if (!(in >> v) || !in.eof() || v < 1 || v > most)
+          return "must be 1 to " + std::to_string(most) + " (this machine's hardware threads), got '" + text + "'";
+        return std::string();
+      },
+      "", "threads");
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->add_option_function<int>("--threads", [](const int& n) { set_threads(n); },
+                                  "CPU threads of the whole run, OpenMP and OpenBLAS (default: OMP_NUM_THREADS, else " +
+                                      std::to_string(most) + ")")
+        ->check(in_range)
+        ->option_text(" N");
+    add_threads_option(*sub);
+  }
+}
+
 namespace {
 
 // CLI11's help, less its type names, validator descriptions and

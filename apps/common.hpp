@@ -94,6 +94,11 @@ CLI::Validator positive();
 CLI::Validator at_least(double minimum);
 CLI::Validator between(double lo, double hi);
 
+// --threads N on `app`'s every subcommand (and theirs): balsa::set_threads(N)
+// for the whole run (OpenMP and OpenBLAS); N outside 1 to
+// balsa::hardware_threads() is a usage error naming the limit.
+void add_threads_option(CLI::App& app);
+
 // ---- results ---------------------------------------------------------------------
 
 // An Error when any value of x, or the true residual, is NaN or Inf: a

@@ -1,7 +1,14 @@
-// parallel::prefault (sparse/parallel.hpp).
+// parallel::prefault and the thread counts (core/parallel.hpp; the public
+// hardware_threads, current_threads and set_threads of include/balsa/core.hpp).
 #include "core/parallel.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <thread>
+
+#include "core/exceptions.hpp"
+#include "core/lapack.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -31,4 +38,36 @@ void prefault(void* p, std::size_t bytes) {
 #endif
 }
 
+namespace {
+std::string hardware_range() {
+  return "1 to " + std::to_string(hardware_threads()) + " (this machine's hardware threads)";
+}
+}  // namespace
+
+void check_threads(int threads, const char* what) {
+  if (threads != 0 && (threads < 0 || threads > hardware_threads()))
+    throw Error(std::string(what) + "::threads = " + std::to_string(threads) +
+                ": must be 0 (the calling thread's current OpenMP setting) or " + hardware_range());
+}
+
 }  // namespace balsa::parallel
+
+namespace balsa {
+
+int hardware_threads() noexcept {
+  static const int count = std::max(1, int(std::thread::hardware_concurrency()));  // asked once: a system call
+  return count;
+}
+
+int current_threads() noexcept { return omp_get_max_threads(); }
+
+void set_threads(int threads) try {
+  if (threads < 1 || threads > hardware_threads())
+    throw Error("set_threads(" + std::to_string(threads) + "): must be " + parallel::hardware_range());
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+} catch (...) {
+  rethrow_as_balsa_error("set_threads");
+}
+
+}  // namespace balsa

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <future>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -154,6 +155,22 @@ class OpenMpThreads {
 
  private:
   int saved_;
+};
+
+// The threads of one public call (include/balsa/core.hpp, "threads"):
+// `threads` > 0 sets the calling thread's OpenMP count while the guard
+// lives; 0 leaves it as it is. An Error naming `what` (the options struct)
+// when threads < 0 or threads > hardware_threads().
+void check_threads(int threads, const char* what);
+class CallThreads {
+ public:
+  CallThreads(int threads, const char* what) {
+    check_threads(threads, what);
+    if (threads > 0 && threads != omp_get_max_threads()) guard_.emplace(threads);
+  }
+
+ private:
+  std::optional<OpenMpThreads> guard_;
 };
 
 // f() on a thread of its own with `threads` OpenMP threads; the future's

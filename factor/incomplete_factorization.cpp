@@ -21,6 +21,7 @@
 #include "balsa/factor.hpp"
 #include "balsa/graph.hpp"
 #include "factor/gpu_factor.hpp"
+#include "core/call_scope.hpp"
 #include "core/instantiate.hpp"
 #include "core/pimpl.hpp"
 #include "core/parallel.hpp"
@@ -267,7 +268,7 @@ template <class T>
 IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const IncompleteOptions& options, bool checked,
                                                     bool values_later) try
     : impl_(std::make_unique<Impl>()) {
-  const cuda::StreamScope on(options.stream);
+  const CallScope on(options, "IncompleteOptions");
   try {
     const auto t0 = Clock::now();
     Impl& s = *impl_;
@@ -349,7 +350,7 @@ IncompleteFactorization<T>& IncompleteFactorization<T>::operator=(IncompleteFact
 template <class T>
 void IncompleteFactorization<T>::refactor(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "IncompleteOptions");
   s.check_values(values);
   s.factor_host(s.gather(values));
 } catch (...) {
@@ -359,7 +360,7 @@ void IncompleteFactorization<T>::refactor(std::span<const T> values) try {
 template <class T>
 void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "IncompleteOptions");
   if (!s.gpu)
     throw Error(std::string(factor_name(s.options.kind)) +
                 " refactor: device values need Device::Cuda (this factorisation runs on the CPU)");
@@ -380,7 +381,7 @@ void IncompleteFactorization<T>::refactor(const cuda::DeviceBuffer<T>& values) t
 template <class T>
 const Csr<T>& IncompleteFactorization<T>::pattern() const try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "IncompleteOptions");
   return s.host_factors();
 } catch (...) {
   rethrow_as_balsa_error("IncompleteFactorization::pattern");
@@ -389,7 +390,7 @@ const Csr<T>& IncompleteFactorization<T>::pattern() const try {
 template <class T>
 Csr<T> IncompleteFactorization<T>::factors() const try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "IncompleteOptions");
   return s.host_factors();
 } catch (...) {
   rethrow_as_balsa_error("IncompleteFactorization::factors");

@@ -18,6 +18,7 @@
 #include "balsa/reorder.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
+#include "core/call_scope.hpp"
 #include "core/instantiate.hpp"
 #include "graph/matching_kernels.hpp"
 
@@ -308,7 +309,7 @@ void weights_cpu(const Csr<T>& A, std::vector<double>& amax, std::vector<double>
 template <class T>
 DiagonalBoosting diagonal_boosting(const Csr<T>& A, const MatchingOptions& options) try {
   const auto t_start = Clock::now();
-  const cuda::StreamScope on(options.stream);  // DB-S1 and S4 on the GPU
+  const CallScope on(options, "MatchingOptions");  // DB-S1 and S4 on the GPU
   require_square(A, "diagonal boosting");
   validate(A, /*require_sorted=*/true);
   require_finite(A);

@@ -1,8 +1,9 @@
 // balsa::KrylovSolver: the front end of the Krylov methods (checks, setup of
 // the preconditioner and of the GPU path, then any number of solves). Every
-// public call runs on the solver's stream (KrylovOptions::stream, opened as
-// a StreamScope), and so do the preconditioner and its triangular solvers,
-// which take the same stream.
+// public call runs on the solver's stream and threads (KrylovOptions::stream
+// and threads, opened as a CallScope, core/call_scope.hpp), and so do the
+// preconditioner and its triangular solvers, which take the same stream and
+// the threads in effect (their options' threads = 0).
 // The methods: krylov/*_cpu.cpp (CPU, the references) and krylov/gpu_*.cu.
 #include <omp.h>
 
@@ -24,6 +25,7 @@
 #include "krylov/ordering.hpp"
 #include "krylov/preconditioner.hpp"
 #include "krylov/termination.hpp"
+#include "core/call_scope.hpp"
 #include "core/instantiate.hpp"
 #include "core/options.hpp"
 #include "core/pimpl.hpp"
@@ -226,7 +228,7 @@ struct KrylovSolver<T>::Impl {
 
 template <class T>
 KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given) try : impl_(std::make_unique<Impl>()) {
-  const cuda::StreamScope on(given.stream);
+  const CallScope on(given, "KrylovOptions");
   impl_->set_up(A, with_device_resolved(given), nullptr);
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
@@ -237,7 +239,7 @@ KrylovSolver<T>::KrylovSolver(const Csr<T>& A, std::unique_ptr<krylov::Precondit
                               const KrylovOptions& given) try
     : impl_(std::make_unique<Impl>()) {
   if (!M) throw Error("Krylov solver: no preconditioner given");
-  const cuda::StreamScope on(given.stream);
+  const CallScope on(given, "KrylovOptions");
   impl_->set_up(A, with_device_resolved(given), std::move(M));
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
@@ -340,7 +342,7 @@ KrylovSolver<T>::KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::uniqu
     : impl_(std::make_unique<Impl>()) {
   const KrylovOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
-  const cuda::StreamScope on(options.stream);
+  const CallScope on(options, "KrylovOptions");
   Impl& s = *impl_;
   if (!A) throw Error("Krylov solver: no operator");
   check_options<T>(options, /*csr=*/false);
@@ -368,7 +370,7 @@ KrylovSolver<T>& KrylovSolver<T>::operator=(KrylovSolver&&) noexcept = default;
 template <class T>
 KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "KrylovOptions");
   check_length(b.size(), s.A.rows, "b");
   check_length(x.size(), s.A.rows, "x");
   require_finite(b, "right-hand side b");
@@ -391,7 +393,7 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
 template <class T>
 KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "KrylovOptions");
   s.require_device();
   check_length(b.size(), s.A.rows, "b");
   check_length(x.size(), s.A.rows, "x");
@@ -403,7 +405,7 @@ KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceB
 template <class T>
 KrylovStats KrylovSolver<T>::solve_device(const T* b, T* x) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "KrylovOptions");
   s.require_device();
   if (s.A.rows > 0 && (!b || !x)) throw Error("Krylov solve: null device array");
   if (s.A.rows > 0 && b == x) throw Error("Krylov solve: b and x must be different device arrays");
@@ -415,7 +417,7 @@ KrylovStats KrylovSolver<T>::solve_device(const T* b, T* x) try {
 template <class T>
 void KrylovSolver<T>::update_values(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "KrylovOptions");
   if (s.op) throw Error("Krylov solver update_values: this solver's A is an operator (update its owner instead)");
   if (values.size() != std::size_t(s.A.nnz()))
     throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +

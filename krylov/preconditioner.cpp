@@ -144,10 +144,18 @@ class Incomplete final : public Preconditioner<T> {
     // ILU(0) L (unit diagonal: the stored U diagonal is ignored) and U (the
     // diagonal and above) take theirs through their positions in A's
     // pattern, the factor pattern.
+    // The solvers are set up on `share` threads each, beside the factorisation,
+    // but solve on the outer call's: on the CPU, whose Auto weighs the threads
+    // (trsv/auto_choice.cpp), they are told so (at most the machine's: an
+    // OMP_NUM_THREADS above it is no error of the caller's options).
+    const int outer = omp_get_max_threads();
+    const int solve_threads = o.device == Device::Cpu ? std::min(outer, hardware_threads()) : 0;
     const TrsvOptions lo{.algorithm = o.trsv, .device = o.device, .triangle = Triangle::Lower,
-                         .diagonal = ic0 ? DiagonalKind::NonUnit : DiagonalKind::Unit, .stream = o.stream};
-    const TrsvOptions uo{.algorithm = o.trsv, .device = o.device, .triangle = Triangle::Upper, .stream = o.stream};
-    const int share = std::max(1, omp_get_max_threads() / 3);
+                         .diagonal = ic0 ? DiagonalKind::NonUnit : DiagonalKind::Unit, .stream = o.stream,
+                         .threads = solve_threads};
+    const TrsvOptions uo{.algorithm = o.trsv, .device = o.device, .triangle = Triangle::Upper, .stream = o.stream,
+                         .threads = solve_threads};
+    const int share = std::max(1, outer / 3);
     const cuda::CallerContext caller(o.device == Device::Cuda);  // the tasks' device and stream are this thread's
     auto L = parallel::async_with_threads(share, [&] {
       const cuda::StreamScope on = caller.enter();

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "balsa/lp.hpp"
+#include "core/call_scope.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
 #include "core/pimpl.hpp"
@@ -73,6 +74,7 @@ void complete_solution(const LinearProgram& lp, LpSolution& s) {
 
 SimplexSolver::SimplexSolver(const LinearProgram& lp, const SimplexOptions& options) try
     : impl_(std::make_unique<Impl>()) {
+  const CallScope on(options, "SimplexOptions");
   validate(lp);
   if (!(options.primal_tolerance > 0 && options.primal_tolerance < 1) ||
       !(options.dual_tolerance > 0 && options.dual_tolerance < 1))
@@ -107,6 +109,7 @@ const SimplexStats& SimplexSolver::stats() const { return live_impl(impl_).stats
 
 LpSolution SimplexSolver::solve() try {
   Impl& im = live_impl(impl_);
+  const CallScope on(im.options, "SimplexOptions");
   if (im.solved) throw Error("SimplexSolver::solve: this solver has solved its LP already (build a new one)");
   im.solved = true;
   const Clock::time_point t0 = Clock::now();

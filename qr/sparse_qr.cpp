@@ -21,6 +21,7 @@
 #include "qr/r_factor.hpp"
 #include "qr/singletons.hpp"
 #include "qr/symbolic.hpp"
+#include "core/call_scope.hpp"
 #include "core/pimpl.hpp"
 #include "core/clock.hpp"
 #include "core/memory.hpp"
@@ -344,7 +345,7 @@ SparseQR::SparseQR(const Csr<double>& A, const QrOptions& options, bool factoris
                                           "to_csr(to_coo(A)))");
   if (A.rows == 0 || A.cols == 0)
     throw DimensionError("SparseQR: A is empty (" + s(A.rows) + " x " + s(A.cols) + ")");
-  const cuda::StreamScope on(options.stream);
+  const CallScope on(options, "QrOptions");
   Impl& m = *impl_;
   m.options = options;
   m.row_ptr = A.row_ptr;
@@ -373,7 +374,7 @@ SparseQR& SparseQR::operator=(SparseQR&&) noexcept = default;
 
 void SparseQR::factorise(const Csr<double>& A) try {
   Impl& m = live_impl(impl_);
-  const cuda::StreamScope on(m.options.stream);
+  const CallScope on(m.options, "QrOptions");
   validate(A);
   if (A.rows != m.stats.rows || A.cols != m.stats.cols || A.row_ptr != m.row_ptr || A.col_idx != m.col_idx)
     throw DimensionError("SparseQR::factorise: A is " + s(A.rows) + " x " + s(A.cols) + " with " + s(A.nnz()) +
@@ -392,7 +393,7 @@ std::vector<double> SparseQR::solve(std::span<const double> b) { return solve(b,
 
 std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try {
   Impl& m = live_impl(impl_);
-  const cuda::StreamScope on(m.options.stream);
+  const CallScope on(m.options, "QrOptions");
   if (!m.factorised) throw Error("SparseQR::solve: A is analysed but not factorised (call factorise(A) first)");
   if (nrhs < 1 || B.size() != std::size_t(m.stats.rows) * std::size_t(nrhs))
     throw DimensionError("SparseQR::solve: " + s(std::int64_t(B.size())) + " right-hand-side values for " + s(nrhs) +

@@ -13,6 +13,7 @@
 #include "sap/preconditioner.hpp"
 #include "sap/restarts.hpp"
 #include "sparse/banded_check.hpp"
+#include "core/call_scope.hpp"
 #include "core/instantiate.hpp"
 #include "core/options.hpp"
 #include "core/pimpl.hpp"
@@ -146,7 +147,7 @@ template <class T>
 BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& given) try : impl_(std::make_unique<Impl>()) {
   const BandedOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
-  const cuda::StreamScope on(options.stream);
+  const CallScope on(options, "BandedOptions");
   Impl& m = *impl_;
   check_options<T>(options);
   if (A.n < 0 || A.k < 0 || (A.n > 0 && A.k >= A.n))
@@ -189,7 +190,7 @@ BandedSolver<T>& BandedSolver<T>::operator=(BandedSolver&&) noexcept = default;
 template <class T>
 KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& m = live_impl(impl_);
-  const cuda::StreamScope on(m.options.stream);
+  const CallScope on(m.options, "BandedOptions");
   int restarts = 0;
   KrylovStats st = sap::solve_with_restarts(*m.krylov, b, x, m.options.tolerance, m.options.max_restarts, restarts);
   m.stats.restarts = restarts;
@@ -203,7 +204,7 @@ KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
 template <class T>
 void BandedSolver<T>::update_values(const Banded<T>& A) try {
   Impl& m = live_impl(impl_);
-  const cuda::StreamScope on(m.options.stream);
+  const CallScope on(m.options, "BandedOptions");
   if (A.n != m.plan.n || A.k != m.plan.k || A.data.size() != std::size_t(A.n) * std::size_t(A.ld()))
     throw DimensionError("SaP update_values: the new band is n = " + s(A.n) + ", k = " + s(A.k) + " (" +
                          s(std::int64_t(A.data.size())) + " values); the solver's is n = " + s(m.plan.n) +

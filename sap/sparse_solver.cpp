@@ -8,6 +8,7 @@
 #include <string>
 
 #include "balsa/sap.hpp"
+#include "core/call_scope.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
 #include "core/options.hpp"
@@ -164,7 +165,7 @@ SparseSapSolver<T>::SparseSapSolver(const Csr<T>& A, const SparseSapOptions& giv
     : impl_(std::make_unique<Impl>()) {
   const SparseSapOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
-  const cuda::StreamScope on(options.stream);
+  const CallScope on(options, "SparseSapOptions");
   check_options(options, std::is_same_v<T, double>);
   validate(A, /*require_sorted=*/true);
   require_square(A, "SaP sparse solver");
@@ -193,7 +194,7 @@ SparseSapSolver<T>& SparseSapSolver<T>::operator=(SparseSapSolver&&) noexcept = 
 template <class T>
 KrylovStats SparseSapSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& m = live_impl(impl_);
-  const cuda::StreamScope on(m.options.stream);
+  const CallScope on(m.options, "SparseSapOptions");
   const std::size_t n = std::size_t(m.stats.n);
   if (b.size() != n || x.size() != n)
     throw DimensionError("SaP sparse solver: b has " + std::to_string(b.size()) + " and x " +

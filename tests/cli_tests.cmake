@@ -68,6 +68,13 @@ balsa_cli_test(run_auto ARGS run --grid 12 --device cpu
 balsa_cli_test(run_auto_json ARGS run --grid 8 --device cpu --json PASS "\"plan\": \\[.*\"requested_method\": \"auto\"")
 balsa_cli_test(run_bad_method ARGS run --method umfpack ERROR "--method: unknown value .umfpack." EXIT 2)
 balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --device cpu --method pcg-ic0 PASS "converged: [0-9]+ iterations")
+# --threads on every command: 1 to the machine's hardware threads, else a usage error naming the limit.
+balsa_cli_test(run_threads_one ARGS run --grid 12 --device cpu --threads 1 PASS "solved it")
+balsa_cli_test(gen_threads_one ARGS gen chain -n 10 -o - --threads 1 PASS "%%MatrixMarket")
+balsa_cli_test(threads_zero ARGS run --grid 12 --threads 0
+               ERROR "--threads: must be 1 to [0-9]+ \\(this machine's hardware threads\\), got '0'" EXIT 2)
+balsa_cli_test(threads_too_many ARGS info ${DATA}/west0479.mtx --threads 100000
+               ERROR "--threads: must be 1 to [0-9]+ \\(this machine's hardware threads\\), got '100000'" EXIT 2)
 balsa_cli_test(run_not_converged ARGS run --grid 12 --device cpu --method pcg-ic0 --maxit 3
                ERROR "did not converge: max-iterations" EXIT 3)
 # balsa solve: the Krylov solvers from the command line.

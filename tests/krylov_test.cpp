@@ -305,6 +305,26 @@ TYPED_TEST(KrylovCpu, MaxIterations) {
 // keeps shrinking (to 1e-160 and below) while the true residual stays near
 // 1e-16, until a quantity underflows to 0. That is stagnation, not a
 // breakdown of CG nor an indefinite preconditioner, and the message says so.
+// KrylovOptions::threads: checked at set-up; the solver and its nested
+// preconditioner leave the caller's OpenMP setting as it was.
+TEST(KrylovCpuThreads, RangeCheckedAndCallerSettingKept) {
+  const Csr<double> A = laplacian_2d<double>(40, 40);
+  EXPECT_THROW_MSG(KrylovSolver<double>(A, {.device = Device::Cpu, .threads = -2}), Error,
+                   "KrylovOptions::threads = -2: must be 0");
+  EXPECT_THROW_MSG(KrylovSolver<double>(A, {.device = Device::Cpu, .threads = hardware_threads() + 1}), Error,
+                   "(this machine's hardware threads)");
+  const int before = current_threads();
+  KrylovOptions o = krylov_options(KrylovPreset::PcgIc0);
+  o.device = Device::Cpu;
+  o.threads = 1;
+  KrylovSolver<double> pcg(A, o);
+  EXPECT_EQ(current_threads(), before);
+  const std::vector<double> b(std::size_t(A.rows), 1.0);
+  std::vector<double> x(b.size(), 0.0);
+  EXPECT_EQ(pcg.solve(std::span<const double>(b), std::span<double>(x)).outcome, KrylovOutcome::Converged);
+  EXPECT_EQ(current_threads(), before);
+}
+
 TEST(KrylovCpuAccuracy, ToleranceBelowAttainableAccuracyIsStagnation) {
   const Csr<double> A = laplacian_3d<double>(10, 10, 10);
   const std::vector<double> b = multiply(A, std::span<const double>(random_vector<double>(A.rows, 3)));

@@ -29,26 +29,40 @@ TEST(TrsvAuto, GpuRule) {
     };
   };
   const auto gpu = Device::Cuda;
-  EXPECT_EQ(trsv_auto::choose(stats(46500, 2), gpu, 24000, components(1, 46500)), TrsvAlgorithm::LevelSet);
-  EXPECT_EQ(trsv_auto::choose(stats(13436, 8), gpu, 24000, components(1, 13436)), TrsvAlgorithm::Cusparse);
-  EXPECT_EQ(trsv_auto::choose(stats(1374, 7), gpu, 24000, components(1, 1374)), TrsvAlgorithm::Tassl);
+  EXPECT_EQ(trsv_auto::choose(stats(46500, 2), gpu, 1, 24000, components(1, 46500)), TrsvAlgorithm::LevelSet);
+  EXPECT_EQ(trsv_auto::choose(stats(13436, 8), gpu, 1, 24000, components(1, 13436)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(1374, 7), gpu, 1, 24000, components(1, 1374)), TrsvAlgorithm::Tassl);
   // Few levels, small and nearly empty (16 blocks of 250 rows at 0.1%): TASSL;
   // larger (16 blocks of 1,000) or denser (hangGlider_2): cuSPARSE.
-  EXPECT_EQ(trsv_auto::choose(stats(4000, 4, 4471), gpu, 24000, components(16, 250)), TrsvAlgorithm::Tassl);
-  EXPECT_EQ(trsv_auto::choose(stats(16000, 7, 24031), gpu, 24000, components(16, 1000)), TrsvAlgorithm::Cusparse);
-  EXPECT_EQ(trsv_auto::choose(stats(1647, 6, 8567), gpu, 24000, components(1, 1647)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(4000, 4, 4471), gpu, 1, 24000, components(16, 250)), TrsvAlgorithm::Tassl);
+  EXPECT_EQ(trsv_auto::choose(stats(16000, 7, 24031), gpu, 1, 24000, components(16, 1000)), TrsvAlgorithm::Cusparse);
+  EXPECT_EQ(trsv_auto::choose(stats(1647, 6, 8567), gpu, 1, 24000, components(1, 1647)), TrsvAlgorithm::Cusparse);
   EXPECT_EQ(asked, 0) << "components are computed only for wide levels";
-  EXPECT_EQ(trsv_auto::choose(stats(4096000, 478), gpu, 24000, components(1, 4096000)), TrsvAlgorithm::SyncFreeBlocks);
-  EXPECT_EQ(trsv_auto::choose(stats(1000000, 694, 13731796), gpu, 24000, components(1, 1000000)),
+  EXPECT_EQ(trsv_auto::choose(stats(4096000, 478), gpu, 1, 24000, components(1, 4096000)), TrsvAlgorithm::SyncFreeBlocks);
+  EXPECT_EQ(trsv_auto::choose(stats(1000000, 694, 13731796), gpu, 1, 24000, components(1, 1000000)),
             TrsvAlgorithm::Cusparse);  // 27-point: long rows
-  EXPECT_EQ(trsv_auto::choose(stats(3072000, 155), gpu, 24000, components(512, 6000)), TrsvAlgorithm::Tassl);
-  EXPECT_EQ(trsv_auto::choose(stats(880000, 144, 880000 * 28), gpu, 24000, components(16, 55000)),
+  EXPECT_EQ(trsv_auto::choose(stats(3072000, 155), gpu, 1, 24000, components(512, 6000)), TrsvAlgorithm::Tassl);
+  EXPECT_EQ(trsv_auto::choose(stats(880000, 144, 880000 * 28), gpu, 1, 24000, components(16, 55000)),
             TrsvAlgorithm::Cusparse);
-  EXPECT_EQ(trsv_auto::choose(stats(3072000, 155, 95217165), gpu, 5000, components(512, 6000)),
+  EXPECT_EQ(trsv_auto::choose(stats(3072000, 155, 95217165), gpu, 1, 5000, components(512, 6000)),
             TrsvAlgorithm::Cusparse);
   EXPECT_EQ(asked, 5);
-  EXPECT_EQ(trsv_auto::choose(stats(1000000, 142183), gpu, 24000, components(1, 1000000)), TrsvAlgorithm::Tassl);
-  EXPECT_EQ(trsv_auto::choose(stats(1000000, 142183), Device::Cpu, 24000, components(1, 1)), TrsvAlgorithm::Reference);
+  EXPECT_EQ(trsv_auto::choose(stats(1000000, 142183), gpu, 1, 24000, components(1, 1000000)), TrsvAlgorithm::Tassl);
+  EXPECT_EQ(trsv_auto::choose(stats(1000000, 142183), Device::Cpu, 1, 24000, components(1, 1)), TrsvAlgorithm::Reference);
+}
+
+// The CPU rule weighs the solves' threads: serial substitution with fewer
+// than kLevelSetMinThreads (the 100^3 Laplacian's IC(0) factor: 10^6 rows,
+// 298 levels), level-set on wide levels with more.
+TEST(TrsvAuto, CpuRuleWeighsThreads) {
+  const auto none = [] { return trsv_auto::Components{}; };
+  const TrsvStats laplace = stats(1000000, 298, 3970000);
+  EXPECT_EQ(trsv_auto::choose(laplace, Device::Cpu, 1, 24000, none), TrsvAlgorithm::Reference);
+  EXPECT_EQ(trsv_auto::choose(laplace, Device::Cpu, 2, 24000, none), TrsvAlgorithm::Reference);
+  EXPECT_EQ(trsv_auto::choose(laplace, Device::Cpu, trsv_auto::kLevelSetMinThreads, 24000, none),
+            TrsvAlgorithm::LevelSet);
+  EXPECT_EQ(trsv_auto::choose(laplace, Device::Cpu, 16, 24000, none), TrsvAlgorithm::LevelSet);
+  EXPECT_EQ(trsv_auto::choose(stats(100000, 50), Device::Cpu, 16, 24000, none), TrsvAlgorithm::Reference);
 }
 
 TEST(TrsvAuto, ComponentSizes) {

@@ -176,6 +176,32 @@ TYPED_TEST(TrsvSolverCpu, PatternWithoutValuesWaitsForThem) {
                    Error, "without values must be solved as it is");
 }
 
+// TrsvOptions::threads: Auto on the CPU with one thread substitutes serially
+// (trsv/auto_choice.cpp), the calls leave the caller's OpenMP setting as it
+// was, and a count outside [0, hardware_threads()] is an Error.
+TEST(TrsvSolverCpuThreads, OneThreadIsSerialAndTheCallerKeepsItsSetting) {
+  const Csr<double> L = extract_triangle(laplacian_3d<double>(60, 60, 60), Triangle::Lower);  // 178 levels of 1,213 rows
+  const int before = current_threads();
+  TriangularSolver<double> solver(L, {.device = Device::Cpu, .threads = 1});
+  EXPECT_EQ(solver.stats().algorithm, TrsvAlgorithm::Reference);
+  EXPECT_EQ(current_threads(), before);
+  const std::vector<double> b = random_vector<double>(L.rows, 3);
+  std::vector<double> x(b.size());
+  solver.solve(std::span<const double>(b), std::span<double>(x));
+  EXPECT_EQ(current_threads(), before);
+  test::expect_matches_reference<double>(L, Triangle::Lower, DiagonalKind::NonUnit, b, x, "threads = 1");
+}
+
+TEST(TrsvSolverCpuThreads, OutOfRangeIsAnError) {
+  const Csr<double> L = random_lower_banded<double>(100, 10, 3, 1);
+  EXPECT_THROW_MSG(TriangularSolver<double>(L, {.device = Device::Cpu, .threads = -1}), Error,
+                   "TrsvOptions::threads = -1: must be 0");
+  const int too_many = hardware_threads() + 1;
+  EXPECT_THROW_MSG(TriangularSolver<double>(L, {.device = Device::Cpu, .threads = too_many}), Error,
+                   "or 1 to " + std::to_string(too_many - 1) + " (this machine's hardware threads)");
+  EXPECT_THROW_MSG(set_threads(0), Error, "set_threads(0): must be 1 to");
+}
+
 TEST(TrsvSolverCpuErrors, BadInputIsNamed) {
   const Csr<double> L = random_lower_banded<double>(100, 10, 3, 1);
   const TrsvOptions cpu{.device = Device::Cpu};

@@ -1,9 +1,19 @@
 // TrsvAlgorithm::Auto: a cheap rule on the level statistics (and, for wide
 // levels only, the component sizes: one union-find pass).
 //
-// CPU: level-set pays when levels are wide enough to share among threads and
-// the matrix is large enough to amortise the barriers; otherwise serial
-// substitution (no barriers at all) wins.
+// CPU: level-set pays when levels are wide enough to share among threads,
+// the matrix is large enough to amortise the barriers, and there are threads
+// enough to make up for its one-thread cost: it visits the rows in level
+// order, so x is read out of order, and one thread takes about twice serial
+// substitution's time. The 100^3 Laplacian's lower triangle (10^6 rows, 298
+// levels), double, on the 2-core build machine: 21.9 ms level-set against
+// 10.6 ms serial with 1 thread, idle (issue 37's report); busy (other
+// builds, load 7, bench/results/2026-11-29-threads-*.md, `balsa bench trsv
+// --device cpu --algorithms level-set-cpu`) 66.7-68.9 ms against
+// 18.1-21.3 ms with 1 thread, 69.0-72.1 ms against 18.8-20.1 ms with 2. So
+// fewer than kLevelSetMinThreads (3: 1/3 of 21.9 ms is below 10.6 ms) take
+// serial substitution (no barriers at all), as do smaller or narrower
+// triangles.
 //
 // GPU, from the H200 benchmark of all four (bench/results/2026-11-22-tassl-*):
 //  - 1-2 levels: level-set (one or two wide launches; TASSL pays one edge into
@@ -34,10 +44,11 @@
 
 namespace balsa::trsv_auto {
 
-TrsvAlgorithm choose(const TrsvStats& a, Device device, index_t n_max,
+TrsvAlgorithm choose(const TrsvStats& a, Device device, int threads, index_t n_max,
                      const std::function<Components()>& components) {
   if (device == Device::Cpu)
-    return a.rows >= 200000 && a.mean_level_width >= 1000 ? TrsvAlgorithm::LevelSet : TrsvAlgorithm::Reference;
+    return threads >= kLevelSetMinThreads && a.rows >= 200000 && a.mean_level_width >= 1000 ? TrsvAlgorithm::LevelSet
+                                                                                             : TrsvAlgorithm::Reference;
   if (a.levels <= 2) return TrsvAlgorithm::LevelSet;
   const bool small_and_sparse = a.rows <= 4096 && a.nnz <= 2 * a.rows;
   if (a.levels <= 16) return a.rows >= 1500 && !small_and_sparse ? TrsvAlgorithm::Cusparse : TrsvAlgorithm::Tassl;

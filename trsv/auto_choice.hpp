@@ -20,9 +20,16 @@ struct Components {
   index_t largest = 0;
 };
 
-// `components` is called at most once; `n_max` is TASSL's sub-graph capacity.
-TrsvAlgorithm choose(const TrsvStats& analysis, Device device, index_t n_max,
+// `components` is called at most once; `n_max` is TASSL's sub-graph capacity;
+// `threads` the OpenMP threads the CPU solves will run on.
+TrsvAlgorithm choose(const TrsvStats& analysis, Device device, int threads, index_t n_max,
                      const std::function<Components()>& components);
+
+// The CPU's level-set solve with one thread costs about twice serial
+// substitution (the rows in level order: x is read out of order), so it can
+// win with at least kLevelSetMinThreads threads only (auto_choice.cpp has
+// the numbers).
+inline constexpr int kLevelSetMinThreads = 3;
 
 // The cost model of the level-based GPU algorithms on narrow levels: a level
 // costs at least kLevelSeconds (TASSL's rounds on deep chains, the cheapest

@@ -1,7 +1,8 @@
 // balsa::TriangularSolver: the front end of every triangular-solve algorithm
 // (analyse once -> solve many times -> update values). Every public call
-// runs on the solver's stream (TrsvOptions::stream): it opens a StreamScope
-// with it, which the GPU algorithms read (cuda/stream.hpp).
+// runs on the solver's stream (TrsvOptions::stream) and threads
+// (TrsvOptions::threads): it opens a CallScope (core/call_scope.hpp) with
+// them, whose StreamScope the GPU algorithms read (cuda/stream.hpp).
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "balsa/graph.hpp"
 #include "graph/components.hpp"
 #include "balsa/trsv.hpp"
+#include "core/call_scope.hpp"
 #include "core/instantiate.hpp"
 #include "core/pimpl.hpp"
 #include "core/parallel.hpp"
@@ -201,7 +203,7 @@ struct TriangularSolver<T>::Impl {
 template <class T>
 void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& given, Csr<T>* owned, bool checked) {
   const auto t0 = Clock::now();
-  const cuda::StreamScope on(given.stream);
+  const CallScope on(given, "TrsvOptions");
   options = given;
   options.device = resolve_device(given.device);
   requested_device = given.device;
@@ -234,7 +236,7 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
   bool spike_feasible = false;
   const index_t n_max = o.tassl_n_max > 0 ? o.tassl_n_max : default_tassl_n_max<T>(o.device);
   auto rule = [&] {  // Auto's choice among the level-based algorithms
-    return trsv_auto::choose(st, o.device, n_max, [&] {
+    return trsv_auto::choose(st, o.device, omp_get_max_threads(), n_max, [&] {  // the threads of this call's scope
       // Every component with an edge has a row of level 0 (its first in
       // dependency order), so level 0's width bounds their count: below
       // the minimum, they need not be found (3D Laplacians: 1 row).
@@ -462,7 +464,7 @@ TriangularSolver<T>& TriangularSolver<T>::operator=(TriangularSolver&&) noexcept
 template <class T>
 void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
   require_finite(b, "right-hand side");
@@ -483,7 +485,7 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
 template <class T>
 void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   s.check_length(std::size_t(B.rows), "B");
   if (B.values.size() != std::size_t(B.rows) * std::size_t(B.cols))
     throw DimensionError("triangular solve: B holds " + std::to_string(B.values.size()) + " values for " +
@@ -510,7 +512,7 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) try 
 template <class T>
 void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuffer<T>& X, index_t columns) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   s.check_device_solve(columns);
   const std::size_t size = std::size_t(s.M.rows) * std::size_t(columns);
   if (B.size() != size || X.size() != size)
@@ -525,7 +527,7 @@ void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& B, cuda::DeviceBuff
 template <class T>
 void TriangularSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceBuffer<T>& x) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   s.check_device_solve(1);
   s.check_length(b.size(), "b");
   s.check_length(x.size(), "x");
@@ -544,7 +546,7 @@ void TriangularSolver<T>::solve_device(const T* b, T* x) try {
 template <class T>
 void TriangularSolver<T>::solve_device(const T* B, T* X, index_t columns) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   s.check_device_solve(columns);
   s.solve_on_device(B, X, columns, "device arrays");
 } catch (...) {
@@ -554,7 +556,7 @@ void TriangularSolver<T>::solve_device(const T* B, T* X, index_t columns) try {
 template <class T>
 void TriangularSolver<T>::update_values(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   if (values.size() != s.nnz())
     throw DimensionError("update_values: " + std::to_string(values.size()) + " values for a pattern of " +
                          std::to_string(s.nnz()) + " entries");
@@ -586,7 +588,7 @@ void TriangularSolver<T>::update_values(std::span<const T> values) try {
 template <class T>
 void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   if (!s.gpu)
     throw Error("update_values: device values need a solver on Device::Cuda (this one runs on the CPU)");
   const std::size_t count = s.nnz();
@@ -630,7 +632,7 @@ const TrsvStats& TriangularSolver<T>::stats() const try {
 template <class T>
 void TriangularSolver<T>::check_last_solve() try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   s.check_watchdog();
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver::check_last_solve");
@@ -771,7 +773,7 @@ template <class T>
 void TriangularSolver<T>::replace_columns(std::span<const index_t> columns, std::span<const index_t> col_ptr,
                                           std::span<const index_t> row_idx, std::span<const T> values) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   const auto t0 = Clock::now();
   s.require_host_values("replace_columns");
   const trsv_update::NewColumns<T> c{columns, col_ptr, row_idx, values};
@@ -787,7 +789,7 @@ void TriangularSolver<T>::replace_columns(std::span<const index_t> columns, std:
 template <class T>
 void TriangularSolver<T>::update_pattern(const Csr<T>& A) try {
   Impl& s = live_impl(impl_);
-  const cuda::StreamScope on(s.options.stream);
+  const CallScope on(s.options, "TrsvOptions");
   const auto t0 = Clock::now();
   s.require_host_values("update_pattern");
   if (A.rows != s.M.rows || A.cols != s.M.cols)

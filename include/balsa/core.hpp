@@ -127,6 +127,28 @@ Device resolve_device(Device device) noexcept;
 // object. The threading rules: README, "Threads".
 using StreamHandle = void*;
 
+// ---- threads -------------------------------------------------------------------
+
+// The CPU threads of a call. Every options struct of a solver has
+// `int threads = 0`: each of the object's public calls (constructor, solve,
+// update_values, ...) runs its OpenMP loops on that many threads, and
+// restores the calling thread's setting when it returns; 0 takes the calling
+// thread's current setting (omp_get_max_threads(): OMP_NUM_THREADS, or
+// set_threads below). Objects balsa builds inside others run with the
+// outer one's. A value below 0 or above hardware_threads() is an Error.
+
+// This machine's hardware threads (std::thread::hardware_concurrency(), at
+// least 1): the most any `threads` may ask for.
+int hardware_threads() noexcept;
+
+// The calling thread's OpenMP thread count (what `threads = 0` takes).
+int current_threads() noexcept;
+
+// Sets the OpenMP thread count of the calling thread (the program's main
+// thread: the whole run) and OpenBLAS's process-wide count to `threads`;
+// Error unless 1 <= threads <= hardware_threads().
+void set_threads(int threads);
+
 // ---- triangular systems ------------------------------------------------------------
 
 // Solve with A or with A^T.

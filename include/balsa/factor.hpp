@@ -68,6 +68,7 @@ struct IncompleteOptions {
   // The CUDA stream of the factorisation's GPU work (include/balsa/core.hpp;
   // nullptr: the calling thread's per-thread default stream).
   StreamHandle stream = nullptr;
+  int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
 };
 
 struct IncompleteStats {

@@ -158,6 +158,7 @@ struct KrylovOptions {
   // calling thread's per-thread default stream). factor.stream is not read:
   // the factorisation runs on this one.
   StreamHandle stream = nullptr;
+  int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
 };
 
 // The methods as the command line and the Python module name them: a

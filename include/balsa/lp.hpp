@@ -123,6 +123,7 @@ struct SimplexOptions {
   // The CUDA stream of the GPU basis solves (include/balsa/core.hpp;
   // nullptr: the calling thread's per-thread default stream).
   StreamHandle stream = nullptr;
+  int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
 };
 
 struct LpSolution {

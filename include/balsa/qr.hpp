@@ -127,6 +127,7 @@ struct QrOptions {
   // R solve (r_solve.stream is not read) (include/balsa/core.hpp; nullptr:
   // the calling thread's per-thread default stream).
   StreamHandle stream = nullptr;
+  int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
 };
 
 struct QrStats {

@@ -41,6 +41,7 @@ struct MatchingOptions {
   bool scaling = true;           // DB-S4's scaling factors (else all 1)
   Device device = Device::Auto;  // S1 and S4 on the GPU when it resolves to Cuda
   StreamHandle stream = nullptr;  // their CUDA stream (include/balsa/core.hpp; nullptr: per-thread default)
+  int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
 };
 
 struct MatchingStats {

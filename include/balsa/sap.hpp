@@ -91,6 +91,7 @@ struct BandedOptions {
   // included (include/balsa/core.hpp; nullptr: the calling thread's
   // per-thread default stream).
   StreamHandle stream = nullptr;
+  int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
 };
 
 struct BandedStats {
@@ -183,6 +184,7 @@ struct SparseSapOptions {
   int stagnation_window = 0;        // KrylovOptions::stagnation_window
   std::function<void(int, double)> progress = nullptr;
   StreamHandle stream = nullptr;    // as BandedOptions::stream (DB's GPU stages too)
+  int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
 };
 
 struct SparseSapStats {

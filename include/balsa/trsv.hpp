@@ -88,6 +88,7 @@ struct TrsvOptions {
   // The CUDA stream of all the solver's GPU work (include/balsa/core.hpp;
   // nullptr: the calling thread's per-thread default stream).
   StreamHandle stream = nullptr;
+  int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
 };
 
 // Pattern updates (replace_columns, update_pattern; thesis ch. 6).
