@@ -259,9 +259,7 @@ void add_bench_command(CLI::App& app) {
                      "Skip a factorisation whose analysis predicts more flops (0: none skipped; recorded as skipped)")
       ->check(at_least(0))
       ->capture_default_str();
-  direct->add_option("--threads", dio->threads, "Host threads of the factorisations (0: as set)")
-      ->check(at_least(0))
-      ->capture_default_str();
+  // Host threads: balsa's --threads on every command (the process's setting).
   add_output_options(direct, dio->json_path, dio->markdown_path);
   direct->callback([dio] { bench::run_direct_bench(*dio, bench::process_command_line()); });
 }

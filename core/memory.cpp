@@ -120,7 +120,11 @@ std::size_t physical_memory() {
 namespace {
 std::size_t read_available_memory() {
   std::optional<std::uint64_t> avail = meminfo_available();
-  if (const auto room = cgroup_available()) avail = avail ? std::min(*avail, *room) : *room;
+  // A cgroup whose usage is at its limit (no room at all) is not taken as
+  // one: the kernel reclaims before it refuses, and the process is running.
+  // Seen on the GPU host, whose cgroup counts other processes' memory too:
+  // every factorisation there was refused with "0 B available".
+  if (const auto room = cgroup_available(); room && *room > 0) avail = avail ? std::min(*avail, *room) : *room;
   return avail ? static_cast<std::size_t>(*avail) : physical_memory();
 }
 }  // namespace

@@ -71,8 +71,7 @@ void check_options(const DirectOptions& o) {
   if (o.device == Device::Cuda)
     throw Error("DirectSolver: Device::Cuda: the direct solvers (CHOLMOD, UMFPACK, KLU) run on the CPU "
                 "(use Device::Auto or Device::Cpu)");
-  if (o.threads < 0) throw Error("DirectSolver: threads must be >= 0 (0: the current setting), got " +
-                                 std::to_string(o.threads));
+  parallel::check_threads(o.threads, "DirectOptions");
 }
 
 template <class T>

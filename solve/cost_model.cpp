@@ -127,8 +127,12 @@ double iterative_seconds(SolveMethod m, Device device, const SolveFeatures& f, c
   const double s = gpu ? 1.0 : speedup(machine, double(f.n) / 16384);
   const Shape k = shape_of(m);
   const double nnz = double(f.nnz), n = double(f.n);
-  const double per_iteration = (k.spmv * (c.step + nnz * c.entry) + k.vectors * (c.step + n * c.row) +
-                                k.trsv * (c.trsv_step + 0.5 * (nnz + n) * c.trsv_entry)) / s;
+  // CPU triangular solves: serial substitution below 3 threads, level-set
+  // above (trsv/auto_choice.cpp), which gains about 2.8x on 16 threads (the
+  // 100^3 Laplacian's IC(0) factors on the H200 host: 3.5 ms a solve).
+  const double s_trsv = gpu ? 1.0 : machine.threads >= 3 && f.n > 16384 ? 2.8 : 1.0;
+  const double per_iteration = (k.spmv * (c.step + nnz * c.entry) + k.vectors * (c.step + n * c.row)) / s +
+                               k.trsv * (c.trsv_step + 0.5 * (nnz + n) * c.trsv_entry) / s_trsv;
   double setup = c.start + (nnz * 12 + n * 40) * c.upload;
   if (k.factor) setup += nnz * c.factor_entry / s;
   if (k.db) setup += nnz * kCpu.db_entry;  // DB's matching runs on the host either way

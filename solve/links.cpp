@@ -34,8 +34,9 @@ const Mapped<T>& Shared<T>::banded_system(Device device) {
 }
 
 template <class T>
-void Link<T>::solve_columns(const DenseMatrix<T>& B, DenseMatrix<T>& X, index_t first) {
-  for (index_t c = first; c < B.cols; ++c) solve(B.column(c), X.column(c));
+void Link<T>::solve_columns(std::span<const T> B, std::span<T> X, index_t rows, index_t first) {
+  const std::size_t n = std::size_t(rows);
+  for (std::size_t c = std::size_t(first); c * n < B.size(); ++c) solve(B.subspan(c * n, n), X.subspan(c * n, n));
 }
 
 namespace {
@@ -126,12 +127,14 @@ class DirectLink final : public Link<T> {
     lu_->solve(b, x);
     return answered();
   }
-  void solve_columns(const DenseMatrix<T>& B, DenseMatrix<T>& X, index_t first) override {
-    if (first >= B.cols) return;
-    DenseMatrix<T> rest(B.rows, B.cols - first), out(B.rows, B.cols - first);
-    std::copy(B.values.begin() + std::ptrdiff_t(first) * B.rows, B.values.end(), rest.values.begin());
+  void solve_columns(std::span<const T> B, std::span<T> X, index_t rows, index_t first) override {
+    const index_t cols = rows > 0 ? index_t(B.size() / std::size_t(rows)) : 0;
+    if (first >= cols) return;
+    const std::size_t skip = std::size_t(first) * std::size_t(rows);
+    DenseMatrix<T> rest(rows, cols - first), out(rows, cols - first);
+    std::copy(B.begin() + std::ptrdiff_t(skip), B.end(), rest.values.begin());
     lu_->solve(rest, out);
-    std::copy(out.values.begin(), out.values.end(), X.values.begin() + std::ptrdiff_t(first) * X.rows);
+    std::copy(out.values.begin(), out.values.end(), X.begin() + std::ptrdiff_t(skip));
   }
   const DirectStats* direct_stats() const override { return &lu_->stats(); }
   Device device() const override { return Device::Cpu; }

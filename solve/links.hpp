@@ -46,8 +46,9 @@ class Link {
   // x: initial guess in, answer out. A direct link answers in one step
   // (outcome Converged, 0 iterations) or throws.
   virtual KrylovStats solve(std::span<const T> b, std::span<T> x) = 0;
-  // Columns [first, B.cols) of B into the same columns of X.
-  virtual void solve_columns(const DenseMatrix<T>& B, DenseMatrix<T>& X, index_t first);
+  // Columns [first, cols) of the column-major B (rows x cols) into the
+  // same columns of X.
+  virtual void solve_columns(std::span<const T> B, std::span<T> X, index_t rows, index_t first);
   // The direct solver's stats (nullptr for an iterative link).
   virtual const DirectStats* direct_stats() const { return nullptr; }
   virtual Device device() const = 0;

@@ -100,24 +100,29 @@ class Chain {
   // step, or steps.size(); `answer` is that attempt (or the last failure).
   std::size_t run(std::span<const T> b, std::span<T> x, std::size_t from, SolveAttempt& answer,
                   std::vector<SolveAttempt>* tried) {
-    const std::vector<T> x0(x.begin(), x.end());
-    std::vector<T> best;
+    // The caller's initial guess, kept only when a later step may need it
+    // again (an 8 MB copy of a 1e6-row x costs milliseconds of page faults).
+    std::vector<T> x0, best;
+    if (from + 1 < plan_.steps.size()) x0.assign(x.begin(), x.end());
     double best_residual = INFINITY;
     for (std::size_t i = from; i < plan_.steps.size(); ++i) {
-      std::vector<T> xi(x0);
-      SolveAttempt a = attempt(i, b, std::span<T>(xi), false);
+      if (i > from) std::copy(x0.begin(), x0.end(), x.begin());
+      SolveAttempt a = attempt(i, b, x, false);
       if (tried) tried->push_back(a);
       answer = a;
-      if (a.solved) {
-        std::copy(xi.begin(), xi.end(), x.begin());
-        return i;
-      }
-      if (a.true_residual >= 0 && a.true_residual < best_residual) {
+      if (a.solved) return i;
+      if (a.true_residual >= 0 && a.true_residual < best_residual && i + 1 < plan_.steps.size()) {
         best_residual = a.true_residual;
-        best = std::move(xi);
+        best.assign(x.begin(), x.end());
+      } else if (a.true_residual >= 0 && a.true_residual < best_residual) {
+        best_residual = a.true_residual;
+        best.clear();  // the last attempt's x is in place
       }
     }
-    if (!best.empty()) std::copy(best.begin(), best.end(), x.begin());
+    if (!best.empty())
+      std::copy(best.begin(), best.end(), x.begin());
+    else if (!std::isfinite(best_residual) && !x0.empty())
+      std::copy(x0.begin(), x0.end(), x.begin());  // no attempt gave an x
     return plan_.steps.size();
   }
 
@@ -160,22 +165,25 @@ class Chain {
   // Columns 1.. of B after column 0 was answered by step `w` (none: w is
   // the plan's size): that step's link first (a direct one solves them all
   // in one call), then the steps after it.
-  void other_columns(std::size_t w, const DenseMatrix<T>& B, DenseMatrix<T>& X) {
+  void other_columns(std::size_t w, std::span<const T> B, std::span<T> X, index_t cols) {
     const bool answered = w < plan_.steps.size();
-    const bool batch = answered && links_.count(w) && links_[w]->direct_stats() && B.cols > 1;
+    const bool batch = answered && links_.count(w) && links_[w]->direct_stats() && cols > 1;
+    const std::size_t n = std::size_t(A_.rows);
     double per_column = 0;
     if (batch) {
       const auto t = Clock::now();
-      links_[w]->solve_columns(B, X, 1);
-      per_column = seconds_since(t) / double(B.cols - 1);
+      links_[w]->solve_columns(B, X, A_.rows, 1);
+      per_column = seconds_since(t) / double(cols - 1);
     }
-    for (index_t c = 1; c < B.cols; ++c) {
+    for (std::size_t c = 1; c < std::size_t(cols); ++c) {
+      const std::span<const T> b = B.subspan(c * n, n);
+      const std::span<T> x = X.subspan(c * n, n);
       SolveAttempt a;
       if (answered) {
-        a = attempt(w, B.column(c), X.column(c), batch);
+        a = attempt(w, b, x, batch);
         a.solve_seconds += per_column;
       }
-      if (!a.solved) run(B.column(c), X.column(c), answered ? w + 1 : 0, a, nullptr);
+      if (!a.solved) run(b, x, answered ? w + 1 : 0, a, nullptr);
       report_.columns.push_back(a);
     }
   }
@@ -232,10 +240,13 @@ class Chain {
   // ill-conditioned A gains from one round.
   void refine(Link<T>& link, std::span<const T> b, std::span<T> x, KrylovStats& st, SolveAttempt& a) {
     errors_ = backward_errors(A_, f_.norm_inf, b, std::span<const T>(x));
-    std::vector<T> r(x.size()), dx(x.size()), next(x.size());
+    std::vector<T> r, dx, next;  // made only when a round runs
     for (int round = 0; round < 3 && st.outcome == KrylovOutcome::Converged &&
                         !accepted(errors_, o_.tolerance, o_.acceptance);
          ++round) {
+      r.resize(x.size());
+      dx.resize(x.size());
+      next.resize(x.size());
       const std::vector<T> ax = multiply(A_, std::span<const T>(x));
       for (std::size_t i = 0; i < r.size(); ++i) r[i] = T(double(b[i]) - double(ax[i]));
       std::fill(dx.begin(), dx.end(), T(0));
@@ -293,10 +304,7 @@ void check_options(const SolveOptions& o) {
     throw Error("solve: stagnation_window must be >= 0, got " + std::to_string(o.stagnation_window));
   if (o.time_budget && !(*o.time_budget > 0 && std::isfinite(*o.time_budget)))
     throw Error("solve: time_budget must be a positive, finite number of seconds, got " + number(*o.time_budget));
-  const int cores = omp_get_num_procs();
-  if (o.threads < 0 || o.threads > cores)
-    throw Error("solve: threads must be 0 (the process's setting) or 1.." + std::to_string(cores) + " (this machine's " +
-                "processors), got " + std::to_string(o.threads));
+  parallel::check_threads(o.threads, "SolveOptions");
 }
 
 template <class T>
@@ -344,28 +352,31 @@ bool all_zero(std::span<const T> b) {
   return std::all_of(b.begin(), b.end(), [](T v) { return v == T(0); });
 }
 
+// B and X column-major, A.rows x cols (X: the initial guesses in, the answers out).
 template <class T>
-SolveReport solve_matrix(const Csr<T>& A, const DenseMatrix<T>& B, DenseMatrix<T>& X, const SolveOptions& o) {
+SolveReport solve_matrix(const Csr<T>& A, std::span<const T> B, std::span<T> X, index_t cols, const SolveOptions& o) {
   const auto t0 = Clock::now();
-  std::optional<parallel::OpenMpThreads> threads;
-  if (o.threads > 0) threads.emplace(o.threads);
-  Chain<T> chain(A, o, B.cols);
+  const parallel::CallThreads threads(o.threads, "SolveOptions");
+  Chain<T> chain(A, o, cols);
   SolveReport& r = chain.report();
   r.device = o.device == Device::Cuda ? Device::Cuda : Device::Cpu;
+  const std::size_t n = std::size_t(A.rows);
+  const std::span<const T> b0 = B.first(n);
+  const std::span<T> x0 = X.first(n);
   SolveAttempt first;
   std::size_t w = chain.plan_size();
-  if (all_zero(B.column(0))) {
-    std::fill(X.values.begin(), X.values.begin() + B.rows, T(0));
+  if (all_zero(b0)) {
+    std::fill(x0.begin(), x0.end(), T(0));
     first.solved = true;
     first.true_residual = first.backward_error = first.componentwise_backward_error = 0;
     first.reason = "b = 0: x = 0";
   } else {
-    w = chain.run(B.column(0), X.column(0), 0, first, &r.chain);
+    w = chain.run(b0, x0, 0, first, &r.chain);
   }
   r.columns.push_back(first);
-  chain.other_columns(w, B, X);
+  chain.other_columns(w, B, X, cols);
   summarize(r, chain.why());
-  if (all_zero(B.column(0)) && B.cols == 1) r.message = "b = 0: x = 0";
+  if (all_zero(b0) && cols == 1) r.message = "b = 0: x = 0";
   r.seconds = seconds_since(t0);
   return r;
 }
@@ -381,7 +392,7 @@ SolveReport solve(const Csr<T>& A, const DenseMatrix<T>& B, DenseMatrix<T>& X, c
   require_finite(std::span<const T>(B.values), "right-hand sides B");
   if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
   require_finite(std::span<const T>(X.values), "initial guess X");
-  return solve_detail::solve_matrix(A, B, X, o);
+  return solve_detail::solve_matrix(A, std::span<const T>(B.values), std::span<T>(X.values), B.cols, o);
 } catch (...) {
   rethrow_as_balsa_error("solve");
 }
@@ -395,12 +406,7 @@ SolveReport solve(const Csr<T>& A, std::span<const T> b, std::span<T> x, const S
     throw DimensionError("solve: b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) + " entries");
   require_finite(b, "right-hand side b");
   require_finite(std::span<const T>(x), "initial guess x");
-  DenseMatrix<T> B(index_t(b.size()), 1), X(index_t(b.size()), 1);
-  std::copy(b.begin(), b.end(), B.values.begin());
-  std::copy(x.begin(), x.end(), X.values.begin());
-  SolveReport r = solve_detail::solve_matrix(A, B, X, o);
-  std::copy(X.values.begin(), X.values.end(), x.begin());
-  return r;
+  return solve_detail::solve_matrix(A, b, x, 1, o);
 } catch (...) {
   rethrow_as_balsa_error("solve");
 }
@@ -410,8 +416,7 @@ SolveReport plan_solve(const Csr<T>& A, const SolveOptions& given) try {
   const SolveOptions& o = given;
   solve_detail::check_options(o);
   solve_detail::check_system(A, A.rows, 1, "A");
-  std::optional<parallel::OpenMpThreads> threads;
-  if (o.threads > 0) threads.emplace(o.threads);
+  const parallel::CallThreads threads(o.threads, "SolveOptions");
   solve_detail::Chain<T> chain(A, o, 1);
   SolveReport r = chain.report();
   r.message = chain.why();

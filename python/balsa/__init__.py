@@ -49,10 +49,22 @@ def cuda_available():
     return _core.built_with_cuda() and _core.device_count() > 0
 
 
+def set_threads(threads):
+    """Host threads (OpenMP and OpenBLAS) of every later balsa call, 1 to
+    hardware_threads(); an Error otherwise. balsa.solve and DirectSolver
+    also take threads= for one call."""
+    _core.set_threads(int(threads))
+
+
+def hardware_threads():
+    """This machine's hardware threads."""
+    return _core.hardware_threads()
+
+
 __all__ = [
     "BandedSolver", "ConvergenceError", "ConvergenceWarning", "CudaError", "DeviceOutOfMemory", "DimensionError",
     "DirectSolver", "Error", "HostOutOfMemory", "IndexOverflow", "KrylovSolver", "LinearProgram", "LinprogResult",
     "MatrixError", "ParseError", "SingularMatrix", "SparseQR", "StructurallySingular", "TriangularSolver",
-    "algorithms", "built_with_cuda", "cuda_available", "device_count", "device_info", "factorized", "linprog", "lstsq",
-    "read_matrix", "read_mps", "solve", "write_matrix",
+    "algorithms", "built_with_cuda", "cuda_available", "device_count", "device_info", "factorized",
+    "hardware_threads", "linprog", "lstsq", "read_matrix", "read_mps", "set_threads", "solve", "write_matrix",
 ]

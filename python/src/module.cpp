@@ -102,4 +102,8 @@ NB_MODULE(_balsa, m) {
   bind_qr(m);
   bind_lp(m);
   bind_io(m);
+  // Host threads for every later call (OpenMP and OpenBLAS; include/balsa/core.hpp).
+  m.def("set_threads", &balsa::set_threads, nb::arg("threads"));
+  m.def("hardware_threads", &balsa::hardware_threads);
+  m.def("current_threads", &balsa::current_threads);
 }

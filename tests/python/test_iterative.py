@@ -114,6 +114,12 @@ def test_solve_options(data_dir):
             balsa.solve(A, b, time_budget=bad)
     with pytest.raises(ValueError, match="threads"):
         balsa.solve(A, b, threads=-2)
+    with pytest.raises(balsa.Error, match="threads"):
+        balsa.solve(A, b, threads=balsa.hardware_threads() + 1)
+    with pytest.raises(balsa.Error, match="threads"):
+        balsa.set_threads(0)
+    import os
+    assert os.environ.get("OMP_WAIT_POLICY", "").lower() == "passive" or "GOMP_SPINCOUNT" in os.environ
     with pytest.raises(balsa.Error, match="acceptance"):
         balsa.solve(A, b, acceptance="sometimes")
     with pytest.raises(balsa.DimensionError):
