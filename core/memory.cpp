@@ -125,7 +125,9 @@ std::size_t read_available_memory() {
   // Seen on the GPU host, whose cgroup counts other processes' memory too:
   // every factorisation there was refused with "0 B available".
   if (const auto room = cgroup_available(); room && *room > 0) avail = avail ? std::min(*avail, *room) : *room;
-  return avail ? static_cast<std::size_t>(*avail) : physical_memory();
+  // 0 is no answer for a running process either (seen under pytest on the
+  // GPU host, cause not found): the physical memory then.
+  return avail && *avail > 0 ? static_cast<std::size_t>(*avail) : physical_memory();
 }
 }  // namespace
 
