@@ -4,6 +4,7 @@
 
 #include <cholmod.h>
 #include <fmt/core.h>
+#include <omp.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -84,7 +85,10 @@ std::string cholmod_ordering(int ordering) {
 // CHOLMOD's workspace (cholmod_l_start / cholmod_l_finish) for one baseline run.
 struct CholmodCommon {
   cholmod_common c;
-  CholmodCommon() { cholmod_l_start(&c); }
+  CholmodCommon() {
+    cholmod_l_start(&c);
+    c.print = 0;  // the status says what went wrong; nothing on the terminal
+  }
   ~CholmodCommon() { cholmod_l_finish(&c); }
   CholmodCommon(const CholmodCommon&) = delete;
   CholmodCommon& operator=(const CholmodCommon&) = delete;
@@ -292,6 +296,10 @@ DirectResult run_isolated(const std::function<DirectResult()>& solver, index_t n
     throw Error("bench sparse: fork failed");
   }
   if (pid == 0) {  // the child: solve, copy back, leave without running the parent's atexit handlers
+    // libgomp's thread pool is the parent's and does not survive fork: a
+    // parallel region (CHOLMOD has some) would wait for its threads forever.
+    // No active level makes every region run on this one thread.
+    omp_set_max_active_levels(0);
     int code = 0;
     try {
       const DirectResult r = solver();

@@ -20,7 +20,8 @@
 // run_isolated runs one of them in a child process (fork) with a time limit:
 // a factorisation that takes too long, or runs out of memory, or aborts (as
 // SuperLU does when an allocation fails) ends the child, not the benchmark.
-// The child calls no OpenMP and no CUDA.
+// The child calls no CUDA, and runs OpenMP regions (CHOLMOD's) on one thread:
+// libgomp's thread pool does not survive fork.
 #pragma once
 
 #include <cstdint>
