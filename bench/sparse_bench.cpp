@@ -185,6 +185,15 @@ std::string host_cpu() {
   return "unknown CPU";
 }
 
+// The host's 1, 5 and 15-minute load averages (/proc/loadavg): how busy the
+// machine the times come from was.
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  double a = 0, b = 0, c = 0;
+  if (!(in >> a >> b >> c)) return "unknown";
+  return fmt::format("{:.2f} {:.2f} {:.2f}", a, b, c);
+}
+
 }  // namespace
 
 void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_line) {
@@ -210,6 +219,7 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
                          {"host_cpu", host_cpu()},
                          {"host_cores", std::thread::hardware_concurrency()},
                          {"omp_threads", omp_get_max_threads()},
+                         {"load_average_start", load_average()},
                          {"openblas_threads", openblas_get_num_threads()},
                          {"gpu", gpu},
                          {"balsa_device", to_string(device)},
@@ -304,6 +314,7 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
     systems.push_back(std::move(s));
     write(false);
   }
+  meta["load_average_end"] = load_average();
   write(true);
 }
 

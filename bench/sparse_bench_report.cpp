@@ -307,6 +307,7 @@ std::string sparse_markdown(const nlohmann::json& meta, const std::vector<System
   std::string md = fmt::format(
       "## balsa bench sparse\n\n"
       "- date (UTC): {}; host: {}, {} cores, OpenMP threads {}, OpenBLAS threads {}; GPU: {}; balsa's device: {}\n"
+      "- host load (1, 5, 15-minute load averages): {} at the start, {} at the end\n"
       "- command: `{}`\n"
       "- the SaP report's sec. 4.3: x* on a parabola (1 at both ends, 400 in the middle), b = A x*, x0 = 0; a solver "
       "succeeds when ||x - x*||_2 / ||x*||_2 <= {:g}.\n"
@@ -319,7 +320,7 @@ std::string sparse_markdown(const nlohmann::json& meta, const std::vector<System
       "median of up to {} runs within {} s. The direct solvers run in a child process stopped after {} s, and are "
       "skipped above {} rows (\"skipped (size)\").\n\n",
       m("date"), m("host_cpu"), m("host_cores"), m("omp_threads"), m("openblas_threads"), m("gpu"), m("balsa_device"),
-      m("command_line"), success_threshold, meta["tolerance"].get<double>(), m("max_iterations"), m("umfpack"),
+      meta.value("load_average_start", "-"), meta.value("load_average_end", "- (running)"), m("command_line"), success_threshold, meta["tolerance"].get<double>(), m("max_iterations"), m("umfpack"),
       m("cholmod"), m("superlu"), m("repeat"), m("budget_s"), m("timeout_s"), m("direct_max_n"));
 
   md += fmt::format("### Success ({} systems)\n\n| solver | solved | failed | skipped |\n|---|---|---|---|\n",
