@@ -1,6 +1,7 @@
 // balsa bench: the benchmark drivers of the balsa_bench library
 // (include/balsa/bench.hpp), each beside its baseline in the same run; JSON
 // and Markdown outputs ('-': standard output).
+#include <fstream>
 #include <memory>
 
 #include "balsa/bench.hpp"
@@ -21,6 +22,20 @@ void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown)
   };
   j->check(CLI::Validator(one_on_stdout, "", ""));
   m->check(CLI::Validator(one_on_stdout, "", ""));
+}
+
+// The names of a list file, one a line (blank lines and '#' comments skipped).
+std::vector<std::string> read_name_list(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw Error("--only-list: cannot read " + file);
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    const auto first = line.find_first_not_of(" \t\r"), last = line.find_last_not_of(" \t\r");
+    if (first != std::string::npos) names.push_back(line.substr(first, last - first + 1));
+  }
+  return names;
 }
 }  // namespace
 
@@ -196,8 +211,8 @@ void add_bench_command(CLI::App& app) {
   auto spo = std::make_shared<bench::SparseBenchOptions>();
   CLI::App* sparse = bench->add_subcommand(
       "sparse",
-      "General sparse systems (the SaP report's sec. 4.3): balsa::solve's iterative methods, then with its direct "
-      "fallback, vs UMFPACK and SuperLU on the real matrices of --data-dir and generated convection-diffusion systems");
+      "General sparse systems (the SaP report's sec. 4.3): balsa::solve's iterative methods, then with its default "
+      "options (the time to the answer), vs UMFPACK, CHOLMOD (symmetric, positive diagonal) and SuperLU on the real matrices of --data-dir and generated convection-diffusion systems");
   sparse->add_option("--data-dir", spo->data_dir,
                      "Folder of the real matrices (*.mtx, *.mtx.gz; manifest-suite.csv for kind and SPD); "
                      "rectangular ones are skipped")
@@ -210,6 +225,16 @@ void add_bench_command(CLI::App& app) {
   sparse->add_option("--only", spo->only, "Run only the systems whose name contains one of these")
       ->delimiter(',')
       ->option_text(" NAME ...");
+  sparse
+      ->add_option_function<std::string>(
+          "--only-list",
+          [spo](const std::string& file) {
+            const std::vector<std::string> names = read_name_list(file);
+            spo->only.insert(spo->only.end(), names.begin(), names.end());
+          },
+          "As --only, the names read from FILE (one a line, '#' comments)")
+      ->check(CLI::ExistingFile)
+      ->option_text(" FILE");
   sparse->add_option("--max-n", spo->max_n, "Skip the systems with more rows (0: no limit)")
       ->check(at_least(0))
       ->capture_default_str();
@@ -230,14 +255,14 @@ void add_bench_command(CLI::App& app) {
       ->check(at_least(0))
       ->capture_default_str();
   sparse->add_option("--direct-max-n", spo->direct_max_n,
-                     "Skip UMFPACK, SuperLU and balsa's fallback run above this many rows (0: no limit)")
+                     "Skip the direct baselines and balsa's default run above this many rows (0: no limit)")
       ->check(at_least(0))
       ->capture_default_str();
   sparse->add_option("--timeout", spo->timeout_seconds,
                      "Seconds each direct baseline may take per system (a child process; 0: no limit, in this process)")
       ->check(at_least(0))
       ->capture_default_str();
-  sparse->add_flag("!--no-baselines", spo->baselines, "Skip UMFPACK and SuperLU");
+  sparse->add_flag("!--no-baselines", spo->baselines, "Skip UMFPACK, CHOLMOD and SuperLU");
   add_output_options(sparse, spo->json_path, spo->markdown_path);
   sparse->callback([spo] { bench::run_sparse_bench(*spo, bench::process_command_line()); });
 

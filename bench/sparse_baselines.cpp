@@ -1,8 +1,10 @@
-// UMFPACK and SuperLU, the baselines of `balsa bench sparse`
+// UMFPACK, CHOLMOD and SuperLU, the baselines of `balsa bench sparse`
 // (bench/sparse_baselines.hpp), and the child process that bounds them in time.
 #include "sparse_baselines.hpp"
 
+#include <cholmod.h>
 #include <fmt/core.h>
+#include <omp.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -55,6 +57,60 @@ std::string umfpack_status(int status) {
   }
 }
 
+std::string cholmod_status(int status, std::size_t minor) {
+  switch (status) {
+    case CHOLMOD_OK: return "ok";
+    case CHOLMOD_NOT_POSDEF: return fmt::format("not positive definite (CHOLMOD_NOT_POSDEF at column {})", minor);
+    case CHOLMOD_DSMALL: return "ok (CHOLMOD_DSMALL: a tiny diagonal of L)";
+    case CHOLMOD_OUT_OF_MEMORY: return "out of memory (CHOLMOD_OUT_OF_MEMORY)";
+    case CHOLMOD_TOO_LARGE: return "too large (CHOLMOD_TOO_LARGE: integer overflow)";
+    case CHOLMOD_INVALID: return "invalid input (CHOLMOD_INVALID)";
+    default: return fmt::format("CHOLMOD status {}", status);
+  }
+}
+
+std::string cholmod_ordering(int ordering) {
+  switch (ordering) {
+    case CHOLMOD_NATURAL: return "natural";
+    case CHOLMOD_GIVEN: return "given";
+    case CHOLMOD_AMD: return "AMD";
+    case CHOLMOD_METIS: return "METIS";
+    case CHOLMOD_NESDIS: return "NESDIS";
+    case CHOLMOD_COLAMD: return "COLAMD";
+    case CHOLMOD_POSTORDERED: return "postordered";
+    default: return fmt::format("{}", ordering);
+  }
+}
+
+// CHOLMOD's workspace (cholmod_l_start / cholmod_l_finish) for one baseline run.
+struct CholmodCommon {
+  cholmod_common c;
+  CholmodCommon() {
+    cholmod_l_start(&c);
+    c.print = 0;  // the status says what went wrong; nothing on the terminal
+  }
+  ~CholmodCommon() { cholmod_l_finish(&c); }
+  CholmodCommon(const CholmodCommon&) = delete;
+  CholmodCommon& operator=(const CholmodCommon&) = delete;
+};
+
+// A's CSC arrays copied into a CHOLMOD matrix read through its lower
+// triangle (stype -1), and b as a dense n x 1 (both untimed, as the CSC copy).
+cholmod_sparse* cholmod_lower(const Csc<double>& A, cholmod_common& c) {
+  cholmod_sparse* S = cholmod_l_allocate_sparse(std::size_t(A.rows), std::size_t(A.cols), std::size_t(A.nnz()), 1, 1,
+                                                -1, CHOLMOD_REAL, &c);
+  if (S == nullptr) return nullptr;
+  std::copy(A.col_ptr.begin(), A.col_ptr.end(), static_cast<SuiteSparse_long*>(S->p));
+  std::copy(A.row_idx.begin(), A.row_idx.end(), static_cast<SuiteSparse_long*>(S->i));
+  std::copy(A.values.begin(), A.values.end(), static_cast<double*>(S->x));
+  return S;
+}
+cholmod_dense* cholmod_column(std::span<const double> b, cholmod_common& c) {
+  cholmod_dense* B = cholmod_l_allocate_dense(b.size(), 1, b.size(), CHOLMOD_REAL, &c);
+  if (B != nullptr) std::copy(b.begin(), b.end(), static_cast<double*>(B->x));
+  return B;
+}
+
 }  // namespace
 
 DirectResult umfpack_solve(const Csc<double>& A, std::span<const double> b, int repeat, double budget_seconds) {
@@ -100,6 +156,54 @@ DirectResult umfpack_solve(const Csc<double>& A, std::span<const double> b, int 
     umfpack_dl_free_numeric(&numeric);
     return !r.failed;
   });
+}
+
+DirectResult cholmod_solve(const Csc<double>& A, std::span<const double> b, int repeat, double budget_seconds) {
+  CholmodCommon common;
+  cholmod_common& c = common.c;
+  cholmod_sparse* S = cholmod_lower(A, c);
+  cholmod_dense* B = cholmod_column(b, c);
+  if (S == nullptr || B == nullptr) {
+    cholmod_l_free_sparse(&S, &c);
+    cholmod_l_free_dense(&B, &c);
+    DirectResult r;
+    r.failed = true;
+    r.status = cholmod_status(c.status, 0);
+    return r;
+  }
+  DirectResult result = repeated(repeat, budget_seconds, [&](DirectResult& r) {
+    const auto t0 = Clock::now();
+    cholmod_factor* L = cholmod_l_analyze(S, &c);
+    if (L != nullptr) cholmod_l_factorize(S, L, &c);
+    r.factor_seconds = seconds_since(t0);
+    r.status = cholmod_status(c.status, L != nullptr ? L->minor : 0);
+    r.failed = L == nullptr || (c.status != CHOLMOD_OK && c.status != CHOLMOD_DSMALL);
+    if (L != nullptr) {
+      r.lu_nnz = c.lnz;
+      r.detail = fmt::format("{}, ordering {}, {:.3g} flops, peak memory {:.3g} MB",
+                             L->is_super ? "supernodal" : "simplicial", cholmod_ordering(int(L->ordering)), c.fl,
+                             double(c.memory_usage) / 1e6);
+    }
+    if (!r.failed) {
+      const auto t1 = Clock::now();
+      cholmod_dense* X = cholmod_l_solve(CHOLMOD_A, L, B, &c);
+      r.solve_seconds = seconds_since(t1);
+      if (X != nullptr) {
+        const double* x = static_cast<const double*>(X->x);
+        r.x.assign(x, x + A.rows);
+        r.ran = true;
+      } else {
+        r.failed = true;
+        r.status = cholmod_status(c.status, 0);
+      }
+      cholmod_l_free_dense(&X, &c);
+    }
+    cholmod_l_free_factor(&L, &c);
+    return !r.failed;
+  });
+  cholmod_l_free_sparse(&S, &c);
+  cholmod_l_free_dense(&B, &c);
+  return result;
 }
 
 DirectResult superlu_solve(const Csc<double>& A, std::span<const double> b, int repeat, double budget_seconds) {
@@ -192,6 +296,10 @@ DirectResult run_isolated(const std::function<DirectResult()>& solver, index_t n
     throw Error("bench sparse: fork failed");
   }
   if (pid == 0) {  // the child: solve, copy back, leave without running the parent's atexit handlers
+    // libgomp's thread pool is the parent's and does not survive fork: a
+    // parallel region (CHOLMOD has some) would wait for its threads forever.
+    // No active level makes every region run on this one thread.
+    omp_set_max_active_levels(0);
     int code = 0;
     try {
       const DirectResult r = solver();
@@ -255,6 +363,10 @@ DirectResult run_isolated(const std::function<DirectResult()>& solver, index_t n
 std::string umfpack_version() {
   return fmt::format("UMFPACK {}.{}.{} (SuiteSparse, default control)", UMFPACK_MAIN_VERSION, UMFPACK_SUB_VERSION,
                      UMFPACK_SUBSUB_VERSION);
+}
+std::string cholmod_version() {
+  return fmt::format("CHOLMOD {}.{}.{} (SuiteSparse, default settings, lower triangle)", CHOLMOD_MAIN_VERSION,
+                     CHOLMOD_SUB_VERSION, CHOLMOD_SUBSUB_VERSION);
 }
 std::string superlu_version() {
   return fmt::format("SuperLU {}.{}.{} (sequential: dgssvx, equilibration, COLAMD)", SUPERLU_MAJOR_VERSION,

@@ -1,9 +1,14 @@
-// The direct baselines of `balsa bench sparse`: UMFPACK (SuiteSparse) and
-// SuperLU, both in double on a CSC copy of A (made by the caller, untimed),
-// with their default settings as the SaP report used them:
+// The direct baselines of `balsa bench sparse`: UMFPACK and CHOLMOD
+// (SuiteSparse) and SuperLU, all in double on a CSC copy of A (made by the
+// caller, untimed), with their default settings as the SaP report used them:
 //  * UMFPACK: umfpack_dl_symbolic / _numeric / _solve (64-bit) (its own choice of
 //    strategy and ordering, iterative refinement as by default). A singular
 //    matrix (UMFPACK_WARNING_singular_matrix) is a failure.
+//  * CHOLMOD: cholmod_l_analyze / _factorize / _solve (64-bit), default
+//    settings (supernodal when the analysis says so, AMD or METIS by its own
+//    choice), A read through stype = -1: only the lower triangle of the CSC
+//    copy is used, so the caller gives it symmetric matrices alone. A matrix
+//    CHOLMOD finds not positive definite (CHOLMOD_NOT_POSDEF) is a failure.
 //  * SuperLU: the expert driver dgssvx with equilibration, the COLAMD column
 //    ordering and threshold partial pivoting 1.0 (set_default_options), no
 //    refinement; Debian's SuperLU is the sequential one (its dense kernels
@@ -15,7 +20,8 @@
 // run_isolated runs one of them in a child process (fork) with a time limit:
 // a factorisation that takes too long, or runs out of memory, or aborts (as
 // SuperLU does when an allocation fails) ends the child, not the benchmark.
-// The child calls no OpenMP and no CUDA.
+// The child calls no CUDA, and runs OpenMP regions (CHOLMOD's) on one thread:
+// libgomp's thread pool does not survive fork.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +50,8 @@ struct DirectResult {
 // have passed (at least one).
 DirectResult umfpack_solve(const Csc<double>& A, std::span<const double> b, int repeat = 1,
                            double budget_seconds = 0);
+DirectResult cholmod_solve(const Csc<double>& A, std::span<const double> b, int repeat = 1,
+                           double budget_seconds = 0);
 DirectResult superlu_solve(const Csc<double>& A, std::span<const double> b, int repeat = 1,
                            double budget_seconds = 0);
 
@@ -54,6 +62,7 @@ DirectResult run_isolated(const std::function<DirectResult()>& solver, index_t n
 
 // What the output says about the baselines' versions and threads.
 std::string umfpack_version();
+std::string cholmod_version();
 std::string superlu_version();
 
 }  // namespace balsa::bench

@@ -38,7 +38,12 @@ struct SolverRun {
   std::string chain;             // "method: outcome; method: outcome"
   nlohmann::json chain_json = nlohmann::json::array();
   std::string message;
-  bool rerun = true;  // the fallback run: false when the chain stopped before the fallback (copied)
+  // The default run alone (the time to the answer judged against the direct baselines):
+  std::string device = "-";             // where the answering method ran
+  double backward_error = NAN;          // SolveReport::backward_error (normwise, inf-norms)
+  double componentwise_backward_error = NAN;
+  std::string predicted = "-";          // the plan's first prediction: "method on device: s (basis)"
+  double predicted_seconds = NAN;
 };
 
 struct SystemRecord {
@@ -46,8 +51,15 @@ struct SystemRecord {
   std::string kind = "-", spd = "?";
   index_t n = 0;
   std::int64_t nnz = 0;
-  SolverRun balsa, balsa_fallback, umfpack, superlu;
+  bool cholmod_eligible = false;  // symmetric values and a positive diagonal: CHOLMOD runs
+  // balsa: its own iterative methods (direct_fallback off); balsa_default:
+  // SolveOptions{} with the bench's device and tolerance (Auto, fallback on).
+  SolverRun balsa, balsa_default, umfpack, cholmod, superlu;
 };
+
+// T_balsa_default / min(T_umfpack, T_cholmod) over the baselines that
+// succeeded (NaN when none did or balsa's default run gave no accepted answer).
+double time_ratio(const SystemRecord& s);
 
 struct SkippedSystem {
   std::string name, reason;
@@ -67,11 +79,13 @@ nlohmann::json to_json(const SolverRun& r, bool balsa);  // balsa: its method an
 nlohmann::json to_json(const SystemRecord& s);
 
 // The Markdown report: the header from `meta`, the summary (success counts,
-// the >= 90% target, the Fig. 12 distributions, the >= 1e6-row systems) and
-// the per-system table. `summary` gets the header and summary alone.
+// the >= 90% target, the default run's time to the answer against the best
+// direct baseline, the Fig. 12 distributions, the >= 1e6-row systems) and
+// the per-system tables. `summary` gets the header and summary alone.
 std::string sparse_markdown(const nlohmann::json& meta, const std::vector<SystemRecord>& systems,
                             const std::vector<SkippedSystem>& skipped, double success_threshold, std::string& summary);
-// The summary's numbers as JSON (counts, target, log2 time ratios).
+// The summary's numbers as JSON (counts, target, the default run's time
+// ratios and backward errors, log2 time ratios).
 nlohmann::json sparse_summary_json(const std::vector<SystemRecord>& systems);
 
 }  // namespace balsa::bench
