@@ -242,6 +242,9 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
   so.tolerance = o.tolerance;
   so.max_iterations = o.max_iterations;
   so.direct_fallback = false;
+  // balsa's own methods alone get the baselines' time limit as their budget
+  // (c-62's took 529 s on the 2-core machine without one).
+  if (o.timeout_seconds > 0) so.time_budget = o.timeout_seconds;
   SolveOptions defaults;  // the run the time-to-the-answer target judges
   defaults.device = o.device;
   defaults.tolerance = o.tolerance;

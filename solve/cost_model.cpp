@@ -52,8 +52,11 @@ struct DeviceCosts {
   double db_entry;      // DB (matching, scaling, permuted copy) per entry (s)
 };
 
-// Host, one thread (2-core development machine, double precision).
-constexpr DeviceCosts kCpu{1.6e-9, 1.2e-9, 2e-6, 2.4e-9, 2e-6, 2e-4, 0.0, 30e-9, 60e-9};
+// Host, one thread (double precision): CG on the 100^3 Laplacian took 7.4 ms
+// an iteration with 2 threads on the 2-core development machine and 1.6 ms
+// with 16 on the H200 host; one triangular solve of its IC(0) factor 10 ms
+// (serial substitution, 2.6 ns an entry).
+constexpr DeviceCosts kCpu{1.1e-9, 0.85e-9, 2e-6, 2.4e-9, 2e-6, 2e-4, 0.0, 30e-9, 60e-9};
 // H200 (double): CG 77 us an iteration on the 7-point 100^3 Laplacian
 // (7e6 entries), set-up 20 ms; IC(0) set-up 0.13-0.2 s at 1e6 rows.
 constexpr DeviceCosts kGpu{6e-12, 4e-12, 4e-6, 6e-11, 3e-5, 5e-3, 1.0e-10, 25e-9, 60e-9};
