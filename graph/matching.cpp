@@ -394,6 +394,15 @@ DiagonalBoosting diagonal_boosting(const Csr<T>& A, const MatchingOptions& optio
 template <class T>
 index_t structural_rank(const Csr<T>& A) try {
   validate(A);
+  // A square A storing its whole diagonal has the identity as a perfect
+  // matching: its rank is n without a search (the search's phases took
+  // 0.63 s on bcsstk13, 2003 rows: DirectSolver asked it of every named
+  // UMFPACK or CHOLMOD factorisation).
+  if (A.rows == A.cols && parallel::first_where(A.rows, [&](index_t i) {
+        const auto first = A.col_idx.begin() + A.row_ptr[i], last = A.col_idx.begin() + A.row_ptr[i + 1];
+        return std::find(first, last, i) == last;
+      }) == A.rows)
+    return A.rows;
   return max_matching(A.rows, A.cols, A.row_ptr.data(), A.col_idx.data(), [](index_t, index_t) { return true; });
 } catch (...) {
   rethrow_as_balsa_error("structural_rank");
