@@ -133,7 +133,7 @@ class Chain {
     a.method = step.method;
     a.device = step.device;
     a.predicted_seconds = step.predicted;
-    if (skipped(step, a)) return a;
+    if (!presolved && skipped(step, a)) return a;  // (a presolved column's work is done)
     try {
       Link<T>& link = get(i, a);
       a.device = link.device();
