@@ -354,12 +354,16 @@ TEST(SolveBudget, AStepThatCannotFinishInTimeIsStoppedAndSaysSo) {
   EXPECT_NE(r.chain[0].reason.find("time budget"), std::string::npos) << r.chain[0].reason;
   EXPECT_LT(took, 0.5);
   EXPECT_DOUBLE_EQ(r.budget_seconds, 0.02);
-  // With the fallback the direct method answers in the time left.
+  // With the fallback: CG is stopped from its measured rate once a quarter
+  // of the budget has passed (it needs seconds), and the direct method
+  // answers in the time left.
   const SolveReport f = solve(A, std::span<const double>(b), std::span<double>(x),
                               {.method = SolveMethod::Cg, .device = Device::Cpu, .max_iterations = 1000000,
-                               .stagnation_window = 0, .time_budget = 5.0});
+                               .stagnation_window = 0, .time_budget = 0.5});
   ASSERT_TRUE(f.solved) << f.message;
-  EXPECT_TRUE(f.direct);
+  EXPECT_TRUE(f.direct) << f.message;
+  ASSERT_EQ(f.chain.size(), 2u);
+  EXPECT_TRUE(f.chain[0].stopped_early) << f.chain[0].reason;
 }
 
 TEST(SolveBudget, ASpentBudgetSkipsWhatIsLeft) {
