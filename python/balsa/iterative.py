@@ -57,7 +57,7 @@ class KrylovSolver:
     tol : relative residual asked (in `norm`, "inf" or "2").
     trsv : the preconditioner's triangular-solve algorithm.
     check_symmetry : CG refuses a nonsymmetric A (MatrixError) when True.
-    device, stream : as for TriangularSolver.
+    device, stream, threads : as for TriangularSolver.
 
     solve(b, x0=None) returns x as b's kind; a contiguous CuPy b on a GPU
     solver is read where it is and x is a new CuPy array (x0 is copied
@@ -67,15 +67,16 @@ class KrylovSolver:
     """
 
     def __init__(self, A, method="pcg-ic0", preconditioner=None, tol=1e-8, maxiter=10000, norm="inf", trsv="auto",
-                 check_symmetry=True, device="auto", stream=None):
+                 check_symmetry=True, device="auto", stream=None, threads=0):
         who = "balsa.KrylovSolver"
         arr.check_device(device, who)
         m = arr.csr_arrays(A, who)
         self.dtype, self.shape = m.dtype, m.shape
         self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
         cls = _pick(self.dtype, core.KrylovF32, core.KrylovF64)
+        handle, owner = arr.stream_handle(stream)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, method, preconditioner or "", float(tol),
-                           int(maxiter), norm, trsv, bool(check_symmetry), device, *arr.stream_handle(stream))
+                           int(maxiter), norm, trsv, bool(check_symmetry), device, handle, int(threads), owner)
         self.device = self._solver.stats()["device"]
         self._device_id = arr.current_cuda_device() if self.device == "cuda" else None
         self.info = None

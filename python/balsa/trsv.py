@@ -23,13 +23,15 @@ class TriangularSolver:
     stream : a CuPy stream or a raw cudaStream_t (int) that orders all the
         solver's GPU work; None: CuPy's current stream when CuPy is loaded,
         else the per-thread default stream.
+    threads : host threads of its set-up and solves (0: balsa.set_threads' or
+        the process's setting; more than balsa.hardware_threads(): Error).
 
     A CSC matrix is not converted: it is read as the CSR of its transpose
     and solved transposed.
     """
 
     def __init__(self, L, lower=True, unit_diagonal=False, transpose=False, algorithm="auto", device="auto",
-                 stream=None):
+                 stream=None, threads=0):
         who = "balsa.TriangularSolver"
         arr.check_device(device, who)
         self._transposed = getattr(L, "format", None) == "csc"
@@ -41,8 +43,9 @@ class TriangularSolver:
         self.shape = m.shape
         self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
         cls = core.TrsvF64 if self.dtype == arr.FLOATS[1] else core.TrsvF32
+        handle, owner = arr.stream_handle(stream)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, "lower" if lower else "upper",
-                           bool(unit_diagonal), bool(transpose), algorithm, device, *arr.stream_handle(stream))
+                           bool(unit_diagonal), bool(transpose), algorithm, device, handle, int(threads), owner)
         self.device = self._solver.stats()["device"]
         self._device_id = arr.current_cuda_device() if self.device == "cuda" else None
         self.last_device_pointers = None  # (b, x) of the last GPU-array solve: what the kernels read and wrote

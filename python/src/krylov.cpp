@@ -33,9 +33,10 @@ class Krylov {
   nb::object stream_owner;  // make_released: destroyed after the solver
   Krylov(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data, const std::string& method,
          const std::string& preconditioner, double tolerance, int max_iterations, const std::string& norm,
-         const std::string& trsv, bool check_symmetry, const std::string& device, std::uintptr_t stream)
+         const std::string& trsv, bool check_symmetry, const std::string& device, std::uintptr_t stream,
+         int threads)
       : solver_(csr_from(n, n, indptr, indices, data), options(method, preconditioner, tolerance, max_iterations, norm,
-                                                               trsv, check_symmetry, device, stream)) {}
+                                                               trsv, check_symmetry, device, stream, threads)) {}
 
   // x: initial guess in, answer out.
   KrylovStats solve(const In<T>& b, const Out<T>& x) { return solver_.solve(span_of(b), span_of(x)); }
@@ -48,7 +49,8 @@ class Krylov {
  private:
   static KrylovOptions options(const std::string& method, const std::string& preconditioner, double tolerance,
                                int max_iterations, const std::string& norm, const std::string& trsv,
-                               bool check_symmetry, const std::string& device, std::uintptr_t stream) {
+                               bool check_symmetry, const std::string& device, std::uintptr_t stream,
+                               int threads) {
     KrylovOptions o = krylov_options_named(method, preconditioner);
     o.tolerance = tolerance;
     o.max_iterations = max_iterations;
@@ -57,6 +59,7 @@ class Krylov {
     o.check_symmetry = check_symmetry;
     o.device = named<Device>(device);
     o.stream = stream_from(stream);
+    o.threads = threads;
     return o;
   }
   KrylovSolver<T> solver_;
@@ -141,10 +144,10 @@ void bind_one(nb::module_& m, const char* krylov, const char* banded, const char
           [](std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data,
              const std::string& method, const std::string& preconditioner, double tolerance, int max_iterations,
              const std::string& norm, const std::string& trsv, bool check_symmetry, const std::string& device,
-             std::uintptr_t stream, std::optional<nb::object> owner) {
+             std::uintptr_t stream, int threads, std::optional<nb::object> owner) {
             return make_released<Krylov<T>>(std::move(owner).value_or(nb::none()), n, indptr, indices, data, method,
                                             preconditioner, tolerance, max_iterations, norm, trsv, check_symmetry,
-                                            device, stream);
+                                            device, stream, threads);
           },
           nb::rv_policy::take_ownership)
       .def("solve", [](Krylov<T>& k, const In<T>& b,

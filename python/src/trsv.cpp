@@ -16,8 +16,10 @@ class Trsv {
  public:
   nb::object stream_owner;  // make_released: destroyed after the solver
   Trsv(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data, const std::string& triangle,
-       bool unit, bool transpose, const std::string& algorithm, const std::string& device, std::uintptr_t stream)
-      : solver_(csr_from(n, n, indptr, indices, data), options(triangle, unit, transpose, algorithm, device, stream)) {}
+       bool unit, bool transpose, const std::string& algorithm, const std::string& device, std::uintptr_t stream,
+       int threads)
+      : solver_(csr_from(n, n, indptr, indices, data),
+                options(triangle, unit, transpose, algorithm, device, stream, threads)) {}
 
   void solve(const In<T>& b, const Out<T>& x) { solver_.solve(span_of(b), span_of(x)); }
 
@@ -41,7 +43,7 @@ class Trsv {
 
  private:
   static TrsvOptions options(const std::string& triangle, bool unit, bool transpose, const std::string& algorithm,
-                             const std::string& device, std::uintptr_t stream) {
+                             const std::string& device, std::uintptr_t stream, int threads) {
     TrsvOptions o;
     o.triangle = named<Triangle>(triangle);
     o.diagonal = unit ? DiagonalKind::Unit : DiagonalKind::NonUnit;
@@ -49,6 +51,7 @@ class Trsv {
     o.algorithm = named<TrsvAlgorithm>(algorithm);
     o.device = named<Device>(device);
     o.stream = stream_from(stream);
+    o.threads = threads;
     return o;
   }
   TriangularSolver<T> solver_;
@@ -61,9 +64,9 @@ void bind_one(nb::module_& m, const char* name) {
           "create",
           [](std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data,
              const std::string& triangle, bool unit, bool transpose, const std::string& algorithm,
-             const std::string& device, std::uintptr_t stream, std::optional<nb::object> owner) {
+             const std::string& device, std::uintptr_t stream, int threads, std::optional<nb::object> owner) {
             return make_released<Trsv<T>>(std::move(owner).value_or(nb::none()), n, indptr, indices, data, triangle,
-                                          unit, transpose, algorithm, device, stream);
+                                          unit, transpose, algorithm, device, stream, threads);
           },
           nb::rv_policy::take_ownership)
       .def("solve", &Trsv<T>::solve, without_gil())

@@ -120,6 +120,17 @@ def test_solve_options(data_dir):
         balsa.set_threads(0)
     import os
     assert os.environ.get("OMP_WAIT_POLICY", "").lower() == "passive" or "GOMP_SPINCOUNT" in os.environ
+    # threads= on the solver classes: one thread works, too many is the library's Error.
+    L = balsa.read_matrix(data_dir / "bcsstk13.mtx")
+    k = balsa.KrylovSolver(L, method="pcg-ic0", maxiter=5000, device="cpu", threads=1)
+    assert k.solve(L @ np.ones(L.shape[0])).shape == (L.shape[0],)
+    with pytest.raises(balsa.Error, match="threads"):
+        balsa.KrylovSolver(L, device="cpu", threads=balsa.hardware_threads() + 1)
+    T = sp.tril(L, format="csr")
+    t = balsa.TriangularSolver(T, device="cpu", threads=1)
+    assert np.all(np.isfinite(t.solve(np.ones(T.shape[0]))))
+    with pytest.raises(balsa.Error, match="threads"):
+        balsa.TriangularSolver(T, device="cpu", threads=-1)
     with pytest.raises(balsa.Error, match="acceptance"):
         balsa.solve(A, b, acceptance="sometimes")
     with pytest.raises(balsa.DimensionError):
