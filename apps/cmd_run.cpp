@@ -96,22 +96,16 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
   const SolveAttempt* answer = r.chain.empty() ? nullptr : &r.chain.back();
   const double setup = answer ? answer->setup_seconds : 0, solve_s = answer ? answer->solve_seconds : 0;
   if (o.json) {
-    nlohmann::json plan = nlohmann::json::array();
-    for (const SolvePrediction& p : r.plan)
-      plan.push_back({{"method", to_string(p.method)}, {"device", to_string(p.device)},
-                      {"predicted_seconds", p.seconds}, {"basis", p.basis}});
     print_json({{"problem", problem_json(o, job.A.rows, job.A.nnz())}, {"method", to_string(r.method)},
                 {"requested_method", "auto"}, {"precision", o.precision}, {"device", to_string(r.device)},
                 {"gpu", job.gpu_json}, {"outcome", r.solved ? "converged" : "not-solved"}, {"message", r.message},
-                {"plan", plan}, {"iterations", k.iterations}, {"true_residual", r.true_residual},
+                {"plan", plan_json(r)}, {"iterations", k.iterations}, {"true_residual", r.true_residual},
                 {"backward_error", r.backward_error}, {"componentwise_backward_error", r.componentwise_backward_error},
                 {"error", error}, {"build_seconds", job.build_seconds}, {"cuda_context_seconds", job.context_seconds},
                 {"plan_seconds", r.setup_seconds - setup}, {"setup_seconds", setup}, {"solve_seconds", solve_s},
                 {"seconds", r.seconds}, {"ms_per_iteration", per_iteration(k, solve_s)}});
   } else {
-    for (const SolvePrediction& p : r.plan)
-      fmt::print("  predicted {:>18} on {:4}: {} ({})\n", to_string(p.method), to_string(p.device),
-                 p.seconds < 0 ? std::string("-") : fmt::format("{:.4g} s", p.seconds), p.basis);
+    print_predictions(stdout, r);
     for (const SolveAttempt& a : r.chain)
       fmt::print("  {} {} on {}: {} (set-up {:.3f} s, solve {:.3f} s)\n", a.solved ? "+" : "-", to_string(a.method),
                  to_string(a.device), a.solved ? "solved" : a.reason, a.setup_seconds, a.solve_seconds);

@@ -103,22 +103,12 @@ Column from_report(const SolveReport& r, std::size_t c) {
   return col;
 }
 
-nlohmann::json plan_json(const SolveReport& r) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const SolvePrediction& p : r.plan)
-    j.push_back({{"method", to_string(p.method)}, {"device", to_string(p.device)}, {"predicted_seconds", p.seconds},
-                 {"basis", p.basis}});
-  return j;
-}
-
 void print_plan(std::FILE* report, const SolveReport& r) {
   const SolveFeatures& f = r.features;
   fmt::print(report, "  features: {}symmetric, {} diagonal, {:.0f}% diagonally dominant rows ({:.3f} s)\n",
              f.symmetric ? "" : "not ", f.positive_diagonal ? "positive" : "not a positive", 100 * f.dominant_rows,
              f.seconds);
-  for (const SolvePrediction& p : r.plan)
-    fmt::print(report, "  predicted {:>18} on {:4}: {} ({})\n", to_string(p.method), to_string(p.device),
-               p.seconds < 0 ? std::string("-") : fmt::format("{:.4g} s", p.seconds), p.basis);
+  print_predictions(report, r);
   if (r.budget_seconds > 0) fmt::print(report, "  time budget {:.4g} s\n", r.budget_seconds);
 }
 

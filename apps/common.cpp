@@ -211,3 +211,21 @@ template void save_matrix<float>(const std::string&, const Csr<float>&, const Mt
 
 
 }  // namespace balsa::app
+
+namespace balsa::app {
+
+nlohmann::json plan_json(const SolveReport& r) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const SolvePrediction& p : r.plan)
+    j.push_back({{"method", to_string(p.method)}, {"device", to_string(p.device)}, {"predicted_seconds", p.seconds},
+                 {"basis", p.basis}});
+  return j;
+}
+
+void print_predictions(std::FILE* out, const SolveReport& r) {
+  for (const SolvePrediction& p : r.plan)
+    fmt::print(out, "  predicted {:>18} on {:4}: {} ({})\n", to_string(p.method), to_string(p.device),
+               p.seconds < 0 ? std::string("-") : fmt::format("{:.4g} s", p.seconds), p.basis);
+}
+
+}  // namespace balsa::app

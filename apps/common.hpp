@@ -63,6 +63,10 @@ void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions
 void save_matrix(const std::string& path, const DenseMatrix<double>& X, const MtxWriteOptions& options = {});
 // JSON to standard output, or to `path` when not empty and not "-".
 void print_json(const nlohmann::json& j, const std::string& path = "-");
+// balsa::solve's Auto predictions (SolveReport::plan), fastest first: as
+// JSON, and one line each ("predicted <method> on <device>: <s> (<basis>)").
+nlohmann::json plan_json(const SolveReport& r);
+void print_predictions(std::FILE* out, const SolveReport& r);
 // Where a command's report goes when its result x goes to `output`:
 // standard error when x takes standard output ("-"), else standard output.
 // --json with "-" is a usage error (both would write to standard output).

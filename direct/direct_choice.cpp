@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/exceptions.hpp"
 #include "core/instantiate.hpp"
@@ -42,21 +43,6 @@
 namespace balsa::direct {
 
 namespace {
-
-// The stored diagonal entry of row i (0 when missing). Rows sorted.
-template <class T>
-T diagonal_entry(const Csr<T>& A, index_t i) {
-  const auto begin = A.col_idx.begin() + A.row_ptr[i], end = A.col_idx.begin() + A.row_ptr[i + 1];
-  const auto it = std::lower_bound(begin, end, i);
-  return it != end && *it == i ? A.values[std::size_t(it - A.col_idx.begin())] : T(0);
-}
-
-template <class T>
-bool positive_diagonal(const Csr<T>& A) {
-  for (index_t i = 0; i < A.rows; ++i)
-    if (!(diagonal_entry(A, i) > T(0))) return false;
-  return true;
-}
 
 // Whether (j, i) is stored (rows sorted).
 template <class T>
@@ -70,9 +56,10 @@ template <class T>
 LuFeatures lu_features(const Csr<T>& A) try {
   LuFeatures f;
   f.nnz_per_row = A.rows ? double(A.nnz()) / double(A.rows) : 0;
-  std::int64_t off = 0, mirrored = 0, zero_diagonal = 0;
+  const std::vector<T> d = diagonal(A);  // zeros where missing
+  const std::int64_t zero_diagonal = std::count(d.begin(), d.end(), T(0));
+  std::int64_t off = 0, mirrored = 0;
   for (index_t i = 0; i < A.rows; ++i) {
-    zero_diagonal += diagonal_entry(A, i) == T(0);
     for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
       const index_t j = A.col_idx[p];
       if (j == i) continue;
@@ -91,7 +78,8 @@ bool klu_suits(double klu_predicted_flops) { return klu_predicted_flops < kKluFl
 
 template <class T>
 bool cholesky_suits(const Csr<T>& A) try {
-  return first_asymmetry(A).symmetric() && positive_diagonal(A);
+  const std::vector<T> d = diagonal(A);  // zeros where missing
+  return std::all_of(d.begin(), d.end(), [](T v) { return v > T(0); }) && first_asymmetry(A).symmetric();
 } catch (...) {
   rethrow_as_balsa_error("cholesky_suits");
 }

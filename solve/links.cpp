@@ -111,12 +111,6 @@ SparseSapOptions sap_for(SolveMethod m, Device device, const SolveOptions& o, st
   return s;
 }
 
-KrylovStats answered() {
-  KrylovStats st;
-  st.outcome = KrylovOutcome::Converged;
-  return st;
-}
-
 template <class T>
 class DirectLink final : public Link<T> {
  public:
@@ -125,7 +119,7 @@ class DirectLink final : public Link<T> {
   }
   KrylovStats solve(std::span<const T> b, std::span<T> x) override {
     lu_->solve(b, x);
-    return answered();
+    return direct_answer();
   }
   void solve_columns(std::span<const T> B, std::span<T> X, index_t rows, index_t first) override {
     const index_t cols = rows > 0 ? index_t(B.size() / std::size_t(rows)) : 0;
@@ -156,7 +150,7 @@ class QrLink final : public Link<T> {
     const std::vector<double> bd(b.begin(), b.end());
     const std::vector<double> xd = qr_.solve(std::span<const double>(bd));
     std::transform(xd.begin(), xd.end(), x.begin(), [](double v) { return T(v); });
-    return answered();
+    return direct_answer();
   }
   Device device() const override { return Device::Cpu; }
 
@@ -182,6 +176,12 @@ std::unique_ptr<Link<T>> make_direct(SolveMethod m, Shared<T>& s) {
 }
 
 }  // namespace
+
+KrylovStats direct_answer() {
+  KrylovStats st;
+  st.outcome = KrylovOutcome::Converged;
+  return st;
+}
 
 SolveMethod solve_method_of(DirectMethod m) noexcept {
   switch (m) {

@@ -61,6 +61,9 @@ template <class T>
 std::unique_ptr<Link<T>> make_link(SolveMethod m, Device device, Shared<T>& shared,
                                    std::function<void(int, double)> progress);
 
+// What a direct link's solve reports: Converged, no iterations.
+KrylovStats direct_answer();
+
 // The direct method DirectSolver's Auto picked for A (after its analysis).
 SolveMethod solve_method_of(DirectMethod m) noexcept;
 DirectMethod direct_method_of(SolveMethod m) noexcept;

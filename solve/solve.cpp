@@ -228,12 +228,6 @@ class Chain {
     return *(links_[i] = std::move(link));
   }
 
-  static KrylovStats direct_answer() {
-    KrylovStats st;
-    st.outcome = KrylovOutcome::Converged;
-    return st;
-  }
-
   // Up to three rounds of iterative refinement (x += M (b - A x), M the
   // link's solve) while x's backward error misses the tolerance: the
   // iterative methods stop on their own residual, and a direct solve of an
