@@ -1,7 +1,7 @@
 // balsa bench: pure helpers of the benchmark driver (statistics, byte and
 // flop counts, the floor model, number formatting, result checks, matrix
 // preparation). Header-only and free of CUDA, fmt and the balsa library
-// proper (only its header types), so tests/bench_trsv_test.cpp uses them
+// proper (only its header types), so tests/bench/bench_trsv_test.cpp uses them
 // without linking anything new.
 #pragma once
 

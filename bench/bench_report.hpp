@@ -1,6 +1,6 @@
 // balsa bench: the result rows of `balsa bench trsv` and their JSON and
 // Markdown forms. Pure functions of the rows (no GPU, no timing), header-only
-// so that tests/bench_trsv_test.cpp checks them without linking anything new.
+// so that tests/bench/bench_trsv_test.cpp checks them without linking anything new.
 #pragma once
 
 #include <algorithm>

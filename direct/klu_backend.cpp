@@ -29,7 +29,7 @@ static_assert(std::is_same_v<SuiteSparse_long, std::int64_t>, "klu_l_* indices a
 
 // KLU takes the diagonal entry as the pivot when it is at least tol times
 // the column's largest: KLU's default 0.001 let the growth cost 4 digits on
-// a permuted convection-diffusion matrix (tests/direct_test.cpp: errors
+// a permuted convection-diffusion matrix (tests/direct/direct_test.cpp: errors
 // 1e-10 where UMFPACK had 1e-15); UMFPACK's default threshold, 0.1, here.
 constexpr double kPivotTolerance = 0.1;
 

@@ -1,4 +1,4 @@
-// Test helpers for ILU(0)/IC(0) (tests/factor_test.cpp, gpu_factor_test.cpp):
+// Test helpers for ILU(0)/IC(0) (tests/factor/factor_test.cpp, gpu_factor_test.cpp):
 // matrices to factor and the defining properties of the zero-fill
 // factorisations, checked entry by entry to a rounding-error bound.
 #pragma once

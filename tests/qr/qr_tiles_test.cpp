@@ -204,7 +204,7 @@ TEST(GpuPlan, HostRunMatchesTheCpuFactor) {
 
 // Without a GPU: Device::Cuda is a clear error, Auto takes the CPU.
 TEST(SparseQrDevice, CudaWithoutAGpuIsAClearError) {
-  if (cuda::available()) GTEST_SKIP() << "a GPU is present (tests/gpu_qr_test.cpp covers it)";
+  if (cuda::available()) GTEST_SKIP() << "a GPU is present (tests/qr/gpu_qr_test.cpp covers it)";
   const Csr<double> A = laplacian_2d_over_identity<double>(10, 10);
   QrOptions o;
   o.device = Device::Cuda;

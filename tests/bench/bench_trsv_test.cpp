@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 
-#include "../bench/bench_math.hpp"
-#include "../bench/bench_report.hpp"
+#include "bench/bench_math.hpp"
+#include "bench/bench_report.hpp"
 
 namespace balsa::bench {
 namespace {

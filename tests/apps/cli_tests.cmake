@@ -14,7 +14,7 @@ function(balsa_cli_test name)
   if(DEFINED T_ERROR)
     add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} -DEXE=${BALSA_EXE} "-DARGS=${T_ARGS}" "-DEXPECT=${T_ERROR}"
              "-DEXIT=${T_EXIT}" "-DREJECT=${T_NOT}"
-             -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_expect_error.cmake WORKING_DIRECTORY ${OUT})
+             -P ${CMAKE_CURRENT_LIST_DIR}/cli_expect_error.cmake WORKING_DIRECTORY ${OUT})
   else()
     add_test(NAME cli.${name} COMMAND ${BALSA_EXE} ${T_ARGS} WORKING_DIRECTORY ${OUT})
   endif()
