@@ -5,8 +5,8 @@ Usage: scripts/check-paths.py [--root DIR] [--verbose]
 
 Scans the tracked files (git ls-files; every file under the root when git is
 absent): the comments and string literals of C++/CUDA (*.cpp *.hpp *.cu *.cuh)
-and Python (*.py) sources, the whole text of CMake files (CMakeLists.txt,
-*.cmake), shell scripts (*.sh) and Markdown documents (*.md). A token is taken
+and Python (*.py) sources, CMake files (CMakeLists.txt, *.cmake) and shell
+scripts (*.sh), and the whole of Markdown documents (*.md). A token is taken
 for a repository path when
 
   - it starts with a top-level folder of the repository followed by `/`
@@ -17,11 +17,16 @@ for a repository path when
     (`level_set.cu`, `SOURCES.md`): it must exist beside the naming file, at
     the root, or anywhere in the tree under that name.
 
-Not checked: URLs, tokens after `$` or `~` (`$OUT/...`, `$HOME/...`),
-placeholders (`tests/<capability>/`, `{a,b}`), and the generated files listed
-in GENERATED. Globs (`tests/*_test.cpp`) must match at least one file. A path
-that resolves outside the repository (`../shared/...`) is always reported: the
-repository must stand on its own.
+A path also counts as existing relative to the naming file's folder, under
+tests/data for a test, or as a file stem (`factor/refactor` for .hpp/.cpp).
+Not checked: URLs, tokens after `$` or `~` (`$OUT/...`, `$HOME/...`), paths
+after an output option (`-o X`, `--json F`, `> F`), placeholders
+(`tests/<capability>/`, `{a,b}`, `tests/TEST`), prose such as `sparse/dense`,
+build products (`*.so`), the generated files in GENERATED, and the dated
+records under bench/results/. Globs (`tests/*_test.cpp`) must match a file. A
+path outside the repository (`../shared/...`) is reported in comments and
+documents (the repository must stand on its own); in code and string literals
+it is taken for a run-time path relative to the working folder.
 
 Prints `file:line: path` for every path that does not exist and exits with 1
 when there is one, 0 otherwise.
@@ -107,7 +112,6 @@ def c_like_text(text):
     def keep_string(s):
         keep(s, strings)
 
-    for_code = blank
 
     while i < n:
         c = text[i]
@@ -148,7 +152,7 @@ def c_like_text(text):
             while j < n and text[j] != "'" and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
             j = min(j + 1, n)
-            keep(for_code(text[i:j]))
+            keep(blank(text[i:j]))
             i = j
         else:
             keep("\n" if c == "\n" else " ")
@@ -302,7 +306,6 @@ def check_token(tree, naming_file, token, bare, lenient=False):
 def scan(tree, rel, text, lenient=False):
     problems = []
     text = ROOT_VARS_RE.sub(" ", text)
-    here = os.path.dirname(rel)
     text = HERE_VARS_RE.sub(" ./", text)
     for lineno, line in enumerate(text.split("\n"), 1):
         if "/" not in line and "." not in line:
@@ -327,7 +330,6 @@ def scan(tree, rel, text, lenient=False):
             seen.add(token)
             if not check_token(tree, rel, token, bare=True, lenient=lenient):
                 problems.append((rel, lineno, token))
-    del here
     return problems
 
 
