@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU host, after a build in build-gpu: where TASSL's sub-graph kernel
-# (trsv/tassl.cu) spends its time on one suite case. Prints the SASS of the
+# (trsv/tassl/tassl.cu) spends its time on one suite case. Prints the SASS of the
 # one-warp double kernel and Nsight Compute's warp-state summary of its first
 # launch; writes the per-instruction stall samples as CSV.
 #   bench/profile-tassl.sh [case-name-filter] [width]   (logs to $OUT or /tmp)

@@ -81,7 +81,7 @@ class Profile {
   std::map<std::string, Phase> phases_;
 };
 
-// The host part of the SyncFreeBlocksSolver constructor (trsv/sync_free_blocks.cu),
+// The host part of the SyncFreeBlocksSolver constructor (trsv/sync_free_blocks/sync_free_blocks.cu),
 // given the front end's level sets: level per row, row work, plan, split,
 // layout, the first value gather.
 void sync_free_blocks_host(const Csr<double>& M, Triangle tri, const LevelSets& levels, index_t chunks) {

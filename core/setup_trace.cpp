@@ -1,4 +1,4 @@
-// The set-up timeline (sparse/setup_trace.hpp).
+// The set-up timeline (core/setup_trace.hpp).
 #include "core/setup_trace.hpp"
 
 #include <chrono>

@@ -7,7 +7,8 @@
 //
 // The rule's fit (bench/fit-direct-choice.py on `balsa bench direct
 // --max-flops 1e10`, bench/results/2026-11-29-direct-cpu.json; 2 shared
-// cores): the 44 square matrices of ../shared/data/matrices that Auto does
+// cores): the 44 square matrices of the shared data set (shared/data/matrices,
+// outside this repository) that Auto does
 // not give to CHOLMOD and both LU methods factorise, sorted by name,
 // alternately into a fit half (even positions: ACTIVSg200_..._01, NSR8K,
 // ScaleMicrogrid_..._01, a_asymmetric01, add32, ash85, bfwa782, cage9,

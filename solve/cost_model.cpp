@@ -5,7 +5,7 @@
 //
 // Per-operation costs: linear in the stored entries and rows, with a fixed
 // latency per step on the GPU. CPU constants: measured on the 2-core
-// development machine (bench/results/2026-11-29-solve-model-*.md: CG and
+// development machine (runs whose result files were not committed; CG and
 // PCG-IC(0) per iteration and set-up on the 3D Laplacians, DB and ILU(0) on
 // the convection-diffusion generator, the direct solvers' phases from
 // `balsa bench direct` over the shared matrices); GPU constants: measured on

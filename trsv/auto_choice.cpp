@@ -30,7 +30,8 @@
 //    rows); else sync-free blocks when rows are short (at most 8 stored
 //    entries on average: its level steps cost a block barrier, not a launch;
 //    3D 7-point 160^3: 0.97 vs cuSPARSE 1.20 ms, 2D 5-point 2000^2: 6.9 vs
-//    8.2 ms, bench/results/2026-11-22-h200-sfblocks-*); else cuSPARSE, whose
+//    8.2 ms: H200 runs of 2026-11-22 whose result files were not committed);
+//    else cuSPARSE, whose
 //    per-level launches are the cheapest barrier for long rows (27-point
 //    stencils: 2.4 vs 1.4 ms; 16 blocks of 55,000).
 //  - otherwise (narrow levels: deep chains, the small real matrices): TASSL,

@@ -82,7 +82,7 @@ void Algorithm<T>::update_values_device(const T* values, std::size_t count) {
   update_values(host);
 }
 
-// Tuning of the GPU level-set solver (trsv/level_set.cu); the defaults are
+// Tuning of the GPU level-set solver (trsv/level_set/level_set.cu); the defaults are
 // what the benchmark chose. Tests shrink them to reach every code path with
 // small matrices.
 struct LevelSetTuning {
@@ -95,7 +95,7 @@ struct LevelSetTuning {
   // Capacity of the shared-memory ring of x values (entries, a power of two);
   // 0: as many as 128 KB hold (64 KB beside a staging area).
   index_t ring_entries = 0;
-  // Shared memory for staging chunks of levels (trsv/thin_run_staged.cuh);
+  // Shared memory for staging chunks of levels (trsv/level_set/thin_run_staged.cuh);
   // 0: never stage.
   std::size_t staging_bytes = 96 * 1024;
 };
@@ -114,7 +114,7 @@ std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, 
                                                  const LevelSets& levels);
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag);
-// TASSL (trsv/tassl.cu): n_max 0 means as many values as a block's opt-in
+// TASSL (trsv/tassl/tassl.cu): n_max 0 means as many values as a block's opt-in
 // shared memory holds beside 32 KB of staging; max_width caps the round lanes
 // of a block (tests shrink it); stage: narrow blocks (<= 64 lanes) copy their
 // rounds' entries to shared memory with cp.async (where it fits).
@@ -128,7 +128,7 @@ std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>& A, Triangle tri, Diagonal
                                          const TasslTuning& tuning = {});
 // The n_max the GPU uses for T when none is given.
 index_t tassl_default_n_max(std::size_t value_bytes);
-// Sync-free blocks (trsv/sync_free_blocks.cu): chunks 0 means
+// Sync-free blocks (trsv/sync_free_blocks/sync_free_blocks.cu): chunks 0 means
 // chunks_per_sm per multiprocessor, at least min_chunk_rows rows each.
 // A.values may be empty: the values then come by an update before any solve.
 struct SyncFreeBlocksTuning {

@@ -3,7 +3,7 @@
 // Host side (with trsv/off_diagonal.hpp): the choice of lanes per row (the
 // generic CUDA pieces, graphs and device properties, are in cuda/).
 // Device side: the global-timer watchdog and the acquire/release helpers of
-// the synchronization-free solvers (trsv/sync_free_csr.cu, sync_free_csc.cu).
+// the synchronization-free solvers (trsv/sync_free/sync_free_csr.cu, sync_free_csc.cu).
 #pragma once
 
 #include <cuda/atomic>

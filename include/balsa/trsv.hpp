@@ -6,7 +6,7 @@
 //   L_solve.update_values(new_values);   // same pattern, new numbers
 //   L_solve.stats();                     // what the analysis found, times
 //
-// Algorithms (DESIGN.md, trsv/):
+// Algorithms (docs/glossary.md, trsv/):
 //   Reference  serial substitution on the CPU (the oracle of every test)
 //   LevelSet   level scheduling: rows of one dependency level in parallel;
 //              OpenMP on the CPU; on the GPU thin levels are merged into

@@ -318,7 +318,7 @@ TEST(MpsRead, SmallCases) {
 // ---- the Netlib files of tests/data/lp ------------------------------------------
 
 // Rows (constraints, without the objective), columns and nonzeros of A as
-// ../shared/data/lp/reference.csv gives them.
+// the shared data set's lp/reference.csv gives them (tests/data/lp/reference.csv).
 struct NetlibSize {
   const char* file;
   index_t rows, cols;

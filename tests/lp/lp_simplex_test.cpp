@@ -1,5 +1,5 @@
 // The revised simplex (include/balsa/lp.hpp): Netlib LPs against HiGHS'
-// objectives (../shared/data/lp/reference.csv), every result checked by the
+// objectives (tests/data/lp/reference.csv), every result checked by the
 // optimality conditions (primal and dual feasibility, complementary
 // slackness, objective = the dual bound), small LPs built by hand for each
 // status, bounds and rows of every kind, random LPs, bad input.

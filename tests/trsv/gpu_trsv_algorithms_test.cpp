@@ -1,5 +1,5 @@
 // The GPU triangular-solve algorithms behind balsa::TriangularSolver
-// (trsv/level_set.cu, sync_free_csr.cu, sync_free_csc.cu), called through
+// (trsv/level_set/level_set.cu, sync_free_csr.cu, sync_free_csc.cu), called through
 // their factories and checked against trsv_reference: float and double,
 // Lower and Upper (Upper as the transpose of the lower matrices), NonUnit and
 // Unit, generated and real matrices. x is poisoned with NaN before every
@@ -96,7 +96,7 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_per_row(const Csr<T>& A, Tri
 }
 
 // The same with the block size, lanes per row and shared-memory ring forced
-// through the environment (trsv/sync_free_blocks.cu): 64 threads and one
+// through the environment (trsv/sync_free_blocks/sync_free_blocks.cu): 64 threads and one
 // lane (steps of several passes, overflow rows past 4 entries); 64 threads
 // and 8 lanes (8 rows a pass, group shuffles); 512 threads and 32 lanes (a
 // warp a row); and a 16-entry ring with about 7-row chunks and with one chunk

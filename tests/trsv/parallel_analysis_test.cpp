@@ -1,4 +1,4 @@
-// The parallel host analysis passes (sparse/parallel.hpp and its users)
+// The parallel host analysis passes (core/parallel.hpp and its users)
 // against simple serial versions of the same algorithms, on matrices large
 // enough for the parallel code paths (more than parallel::kParallelMin
 // items) and with several thread counts (3 and 4 threads even on a smaller

@@ -1,5 +1,5 @@
 // The per-step ELL layout of the sync-free-blocks solve
-// (trsv/sync_free_blocks_layout.hpp): its slots hold exactly the
+// (trsv/sync_free_blocks/sync_free_blocks_layout.hpp): its slots hold exactly the
 // off-diagonal entries (each once, padding -1/0), widths respect the cap,
 // overflow rows are flagged, and solving through the layout on the CPU
 // (the device algorithm's order of reads, step by step) reproduces

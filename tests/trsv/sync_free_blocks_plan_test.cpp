@@ -1,4 +1,4 @@
-// The plan of the sync-free-blocks solve (trsv/sync_free_blocks_plan.hpp):
+// The plan of the sync-free-blocks solve (trsv/sync_free_blocks/sync_free_blocks_plan.hpp):
 // the invariants its kernel relies on, for lower and upper triangles and for
 // chunk counts from one to more than the rows.
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The TASSL GPU layout (trsv/tassl_layout.*), checked on the CPU by running
-// it exactly as the kernel (trsv/tassl.cu) does: per launch, per block, the
+// The TASSL GPU layout (trsv/tassl/tassl_layout.*), checked on the CPU by running
+// it exactly as the kernel (trsv/tassl/tassl.cu) does: per launch, per block, the
 // load with the external in-edges, then round by round, each round's lanes
 // applied in reverse order (any order must give the same result) after
 // checking that no two lanes of a round write the same x_loc entry and no

@@ -1,4 +1,4 @@
-// TASSL metrics and the thesis' performance model (trsv/tassl_metrics.*):
+// TASSL metrics and the thesis' performance model (trsv/tassl/tassl_metrics.*):
 // every metric of tiny graphs (chains, stars, two chains, block-diagonal)
 // against values worked out by hand, the model's predictions for given
 // parameters, and the identity t = (1 - C) tau n_edges of (3.13)/(3.30) on

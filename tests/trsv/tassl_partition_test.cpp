@@ -1,4 +1,4 @@
-// TASSL partitioning stage (trsv/tassl_partition.*): every partition must be
+// TASSL partitioning stage (trsv/tassl/tassl_partition.*): every partition must be
 // feasible (each vertex once; sub-graphs of at most n_max vertices in
 // dependency order; an edge between sub-graphs goes to a strictly higher
 // sub-graph level) and its levels exact (1 + the highest level it depends on).

@@ -1,5 +1,5 @@
-// TASSL scheduling stage (trsv/tassl_schedule.*) and its CPU oracle
-// (trsv/tassl_cpu.*): every edge in exactly one slot of its own sub-graph;
+// TASSL scheduling stage (trsv/tassl/tassl_schedule.*) and its CPU oracle
+// (trsv/tassl/tassl_cpu.*): every edge in exactly one slot of its own sub-graph;
 // no two edges into one vertex in a slot; an internal edge j -> i after every
 // edge into j; external slots as many as the largest external in-degree; and
 // the scheduled solve equal to the reference substitution.

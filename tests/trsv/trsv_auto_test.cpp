@@ -1,5 +1,5 @@
 // TrsvAlgorithm::Auto's rule (trsv/auto_choice.cpp), each branch, and the
-// component sizes it consults (trsv/tassl_partition.hpp).
+// component sizes it consults (trsv/tassl/tassl_partition.hpp).
 #include <gtest/gtest.h>
 
 #include "balsa/generators.hpp"

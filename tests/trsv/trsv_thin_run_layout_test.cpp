@@ -1,4 +1,4 @@
-// The thin-run layout of the GPU level-set solver (trsv/thin_run_layout.*),
+// The thin-run layout of the GPU level-set solver (trsv/level_set/thin_run_layout.*),
 // checked on the CPU: every entry lands exactly once (external entries in the
 // CSR prefix, internal ones in ELL or overflow slots), ring slots are only
 // used where the ring cannot have been overwritten, and an emulation of the

@@ -11,7 +11,7 @@
 // consecutive thinner levels becomes one block that walks those levels with a
 // block barrier between them, keeping the x it computes in a shared-memory
 // ring, after a grid-wide prepass over the run's external entries
-// (trsv/thin_run.cuh, thin_run_layout.hpp). The launch sequence is captured
+// (trsv/level_set/thin_run.cuh, thin_run_layout.hpp). The launch sequence is captured
 // once into a CUDA graph and replayed by every solve on the solver's stream;
 // b and x reach the kernels through a device "pointer slot" that solve()
 // rewrites (stream-ordered) before each replay, so the graph never changes.

@@ -1,5 +1,5 @@
 // Internal: the kernels of the GPU level-set solver's thin runs (data layout
-// and the reasoning behind it: trsv/thin_run_layout.hpp).
+// and the reasoning behind it: trsv/level_set/thin_run_layout.hpp).
 //
 // Per run, two launches: a grid-wide prepass that folds b and the external
 // entries into r_k, then one block that walks the run's levels. A "step" of

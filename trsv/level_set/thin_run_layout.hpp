@@ -1,5 +1,5 @@
 // Internal (host): the data layout of the GPU level-set solver's thin runs
-// (trsv/level_set.cu, thin_run.cuh).
+// (trsv/level_set/level_set.cu, thin_run.cuh).
 //
 // A thin run is a range of consecutive levels that one block solves, with a
 // block barrier between levels. Per level, the block's critical path must be

@@ -1,9 +1,9 @@
 // Sync-free blocks (TrsvAlgorithm::SyncFreeBlocks): one thread block per
 // chunk of consecutive rows, level steps with a block barrier inside the
 // chunk, sync-free waits on the rows of earlier chunks (the plan:
-// trsv/sync_free_blocks_plan.hpp; the per-step ELL layout:
-// trsv/sync_free_blocks_layout.hpp; the kernel and its latency budget:
-// trsv/sync_free_blocks_kernel.cuh).
+// trsv/sync_free_blocks/sync_free_blocks_plan.hpp; the per-step ELL layout:
+// trsv/sync_free_blocks/sync_free_blocks_layout.hpp; the kernel and its latency budget:
+// trsv/sync_free_blocks/sync_free_blocks_kernel.cuh).
 //
 // Why: on wide-level matrices (3D Laplacians and their IC(0)/ILU(0) factors)
 // a level costs a kernel boundary (about 2-3 us, cuSPARSE's and level-set's
@@ -26,7 +26,7 @@
 //
 // Order and progress: each block takes a ticket (an atomic counter) and
 // solves chunk `ticket`; blocks that took earlier tickets are running or
-// done, so every wait ends (the argument of trsv/sync_free_csr.cu). The last
+// done, so every wait ends (the argument of trsv/sync_free/sync_free_csr.cu). The last
 // block to finish resets the counters for the next solve. The watchdog of
 // trsv/gpu_common.cuh bounds every wait.
 //
@@ -40,7 +40,7 @@
 // the mean row length, detail::lanes_for), BALSA_TRSV_BLOCKS_RING (ring
 // entries used, a power of two below the default 32 KB; tests shrink it),
 // BALSA_TRSV_BLOCKS_KERNEL=dataflow (the experimental kernel of
-// trsv/sync_free_blocks_dataflow.cuh; BALSA_TRSV_BLOCKS_CAPACITY caps its
+// trsv/sync_free_blocks/sync_free_blocks_dataflow.cuh; BALSA_TRSV_BLOCKS_CAPACITY caps its
 // chunks, in positions), BALSA_TRSV_BLOCKS_TRACE=file (after every solve, synchronously: one CSV
 // line per step with its chunk, width, start time (global timer and SM
 // clock) and the threads that waited on an earlier chunk, and one per
@@ -147,7 +147,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     if (const int e = env_int("BALSA_TRSV_BLOCKS_LANES"); e == 1 || e == 4 || e == 8 || e == 16 || e == 32) lanes = e;
     // The kernel: the step kernel, or (experiment, BALSA_TRSV_BLOCKS_KERNEL=
     // dataflow, one lane a row) the dataflow kernel, which measured 4x slower
-    // on the 3D Laplacian (trsv/sync_free_blocks_dataflow.cuh).
+    // on the 3D Laplacian (trsv/sync_free_blocks/sync_free_blocks_dataflow.cuh).
     const char* kernel_env = std::getenv("BALSA_TRSV_BLOCKS_KERNEL");
     dataflow_ = lanes == 1 && kernel_env && std::string(kernel_env) == "dataflow";
     const index_t capacity = dataflow_ ? dataflow_capacity<T>() : 0;
@@ -326,7 +326,7 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   int threads_ = 256;
   index_t ring_ = 0;  // entries of the shared-memory ring used (a power of two)
   SolveKernel<T> kernel_ = nullptr;
-  bool dataflow_ = false;  // the dataflow kernel (trsv/sync_free_blocks_dataflow.cuh)
+  bool dataflow_ = false;  // the dataflow kernel (trsv/sync_free_blocks/sync_free_blocks_dataflow.cuh)
   DataflowKernel<T> dataflow_kernel_ = nullptr;
   std::size_t shared_bytes_ = 0;
   cuda::DeviceBuffer<index_t> batches_, chunk_batch_;

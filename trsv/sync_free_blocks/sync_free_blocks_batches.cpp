@@ -1,5 +1,5 @@
 // The warp batches of the dataflow sync-free-blocks solve
-// (trsv/sync_free_blocks_batches.hpp).
+// (trsv/sync_free_blocks/sync_free_blocks_batches.hpp).
 #include "trsv/sync_free_blocks/sync_free_blocks_batches.hpp"
 
 #include <algorithm>

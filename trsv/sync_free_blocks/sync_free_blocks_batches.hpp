@@ -1,7 +1,7 @@
 // Internal (host): the warp batches of the dataflow variant of the
-// sync-free-blocks solve (trsv/sync_free_blocks_dataflow.cuh).
+// sync-free-blocks solve (trsv/sync_free_blocks/sync_free_blocks_dataflow.cuh).
 //
-// Each level step of the layout (trsv/sync_free_blocks_layout.hpp, one lane
+// Each level step of the layout (trsv/sync_free_blocks/sync_free_blocks_layout.hpp, one lane
 // a row) is cut into batches of at most 32 consecutive rows, one warp's
 // work. A batch never spans two steps, so no row of a batch depends on
 // another row of the same batch. A chunk's batches are in step order; warp w

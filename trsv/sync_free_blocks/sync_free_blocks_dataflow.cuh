@@ -1,8 +1,8 @@
 // Internal: the dataflow kernel of the sync-free-blocks solve
-// (TrsvAlgorithm::SyncFreeBlocks; host: trsv/sync_free_blocks.cu, batches:
-// trsv/sync_free_blocks_batches.hpp).
+// (TrsvAlgorithm::SyncFreeBlocks; host: trsv/sync_free_blocks/sync_free_blocks.cu, batches:
+// trsv/sync_free_blocks/sync_free_blocks_batches.hpp).
 //
-// The step kernel (trsv/sync_free_blocks_kernel.cuh) puts a block barrier
+// The step kernel (trsv/sync_free_blocks/sync_free_blocks_kernel.cuh) puts a block barrier
 // after every level step of a chunk. ncu on the 3D 7-point Laplacian 160^3
 // (42,005 steps, 1.2 us each) showed why a step costs that much: its
 // instructions form one dependent chain per warp (~14 cycles an instruction

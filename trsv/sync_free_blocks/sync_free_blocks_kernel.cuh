@@ -1,6 +1,6 @@
 // Internal: the device side of the sync-free-blocks solve
-// (TrsvAlgorithm::SyncFreeBlocks; host: trsv/sync_free_blocks.cu, layout:
-// trsv/sync_free_blocks_layout.hpp).
+// (TrsvAlgorithm::SyncFreeBlocks; host: trsv/sync_free_blocks/sync_free_blocks.cu, layout:
+// trsv/sync_free_blocks/sync_free_blocks_layout.hpp).
 //
 // One block per chunk walks the chunk's level steps (level scheduling,
 // Anderson & Saad 1989) with a block barrier between steps; dependencies on

@@ -1,5 +1,5 @@
 // The per-step ELL layout of the sync-free-blocks solve
-// (trsv/sync_free_blocks_layout.hpp).
+// (trsv/sync_free_blocks/sync_free_blocks_layout.hpp).
 #include "trsv/sync_free_blocks/sync_free_blocks_layout.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Internal (host): the per-step ELL layout of the sync-free-blocks solve
-// (trsv/sync_free_blocks.cu), built from its plan
-// (trsv/sync_free_blocks_plan.hpp).
+// (trsv/sync_free_blocks/sync_free_blocks.cu), built from its plan
+// (trsv/sync_free_blocks/sync_free_blocks_plan.hpp).
 //
 // Each level step s (positions [begin, end), W = end - begin rows) is one
 // slice of a sliced ELL: G lanes share a row; lane g of the step's j-th row

@@ -1,5 +1,5 @@
 // The chunks and level steps of the sync-free-blocks solve
-// (trsv/sync_free_blocks_plan.hpp).
+// (trsv/sync_free_blocks/sync_free_blocks_plan.hpp).
 #include "trsv/sync_free_blocks/sync_free_blocks_plan.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Internal (host): the plan of the sync-free-blocks triangular solve
-// (TrsvAlgorithm::SyncFreeBlocks, trsv/sync_free_blocks.cu).
+// (TrsvAlgorithm::SyncFreeBlocks, trsv/sync_free_blocks/sync_free_blocks.cu).
 //
 // The rows, in dependency order (Lower: increasing row index; Upper:
 // decreasing), are cut into `chunks` runs of consecutive rows of about equal

@@ -1,6 +1,6 @@
 // TASSL on the GPU, host side: the schedule of tassl_schedule.hpp laid out as
-// the solve kernel (trsv/tassl.cu, thesis Alg. 3.2) reads it. Plain C++, so
-// that a CPU emulation of the kernel can check it (tests/tassl_layout_test).
+// the solve kernel (trsv/tassl/tassl.cu, thesis Alg. 3.2) reads it. Plain C++, so
+// that a CPU emulation of the kernel can check it (tests/trsv/tassl_layout_test).
 //
 // Positions: the vertices renumbered sub-graph by sub-graph (the TASSL
 // permutation; isolated vertices V0 first). A GPU block runs one sub-graph,
@@ -40,7 +40,7 @@ namespace balsa::tassl {
 inline constexpr std::uint32_t kPadEntry = 0xFFFFFFFFu;
 // Threads of a block: max(width, this) (the loads and stores of phases 1 and 3).
 inline constexpr int kMinBlockThreads = 512;
-// Shared memory the kernel keeps beside x_loc for staging rounds (trsv/tassl.cu).
+// Shared memory the kernel keeps beside x_loc for staging rounds (trsv/tassl/tassl.cu).
 inline constexpr std::size_t kStagingBytes = 32 * 1024;
 
 // The default n_max for values of `value_bytes` on a device whose blocks may

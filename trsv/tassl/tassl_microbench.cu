@@ -1,4 +1,4 @@
-// GPU microbenchmarks of the thesis' model parameters (see tassl_microbench.hpp;
+// GPU microbenchmarks of the thesis' model parameters (see balsa/trsv_model.hpp;
 // thesis Sect. 3.1.2: "GPU kernels containing only barriers ... obtained by
 // interpolation"). Every kernel runs on one non-blocking stream between two
 // CUDA events; the first run of each configuration is a warm-up.
