@@ -8,7 +8,7 @@
 
 #include "balsa/cuda.hpp"
 #include "balsa/lp.hpp"
-#include "lp/basis_gpu.hpp"
+#include "lp/basis/basis_gpu.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {

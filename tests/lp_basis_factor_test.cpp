@@ -1,4 +1,4 @@
-// The simplex basis factorisation (lp/basis_factor.hpp): FTRAN/BTRAN against
+// The simplex basis factorisation (lp/basis/basis_factor.hpp): FTRAN/BTRAN against
 // a dense LU with partial pivoting of the same basis, on random sparse bases
 // (logicals and structurals), through sequences of Forrest-Tomlin updates,
 // on singular bases (repaired with logicals), the exported slot-space factors
@@ -15,7 +15,7 @@
 
 #include "balsa/matrix_market.hpp"
 #include "balsa/sparse.hpp"
-#include "lp/basis_factor.hpp"
+#include "lp/basis/basis_factor.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa::lp {

@@ -1,6 +1,6 @@
 // The simplex' basis solves on the GPU and the model that chooses them
 // (thesis 7.2.1-7.2.5); see basis_gpu.hpp.
-#include "lp/basis_gpu.hpp"
+#include "lp/basis/basis_gpu.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // The simplex' light presolve and its postsolve (see presolve.hpp).
-#include "lp/presolve.hpp"
+#include "lp/simplex/presolve.hpp"
 
 #include <algorithm>
 #include <cmath>

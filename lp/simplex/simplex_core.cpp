@@ -3,7 +3,7 @@
 // dual phase 2 with perturbed costs, and the primal clean-up; see
 // simplex_core.hpp. The iterations are in dual_simplex.cpp and
 // primal_simplex.cpp.
-#include "lp/simplex_core.hpp"
+#include "lp/simplex/simplex_core.hpp"
 
 #include <algorithm>
 #include <cmath>

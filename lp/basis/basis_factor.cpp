@@ -1,13 +1,13 @@
 // BasisFactor: the sparse vector, the storage helpers, and the factors
 // exported in slot space (the GPU path). The factorisation is in
 // basis_factor_lu.cpp (thesis 7.1.2), the solves in basis_factor_solve.cpp
-// (eq. 7.45), the Forrest-Tomlin update in basis_factor_update.cpp (7.2.2).
+// (eq. 7.45), the Forrest-Tomlin update in basis_factor_forrest_tomlin.cpp (7.2.2).
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "balsa/error.hpp"
-#include "lp/basis_factor_data.hpp"
+#include "lp/basis/basis_factor_data.hpp"
 
 namespace balsa::lp {
 

@@ -1,7 +1,7 @@
-// Internal to lp/basis_factor_*.cpp: the storage of BasisFactor (the LU
+// Internal to lp/basis/basis_factor*.cpp: the storage of BasisFactor (the LU
 // factors in slot space, the row etas of the Forrest-Tomlin updates, the
 // preallocated work arrays of FTRAN/BTRAN) and of the Markowitz
-// factorisation's active submatrix. See lp/basis_factor.hpp for the slot
+// factorisation's active submatrix. See lp/basis/basis_factor.hpp for the slot
 // space.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "lp/basis_factor.hpp"
+#include "lp/basis/basis_factor.hpp"
 
 namespace balsa::lp::detail {
 

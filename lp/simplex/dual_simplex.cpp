@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lp/simplex_core.hpp"
+#include "lp/simplex/simplex_core.hpp"
 
 namespace balsa::lp {
 

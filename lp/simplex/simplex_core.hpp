@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "lp/basis_solver.hpp"
-#include "lp/working_lp.hpp"
+#include "lp/basis/basis_solver.hpp"
+#include "lp/simplex/working_lp.hpp"
 
 namespace balsa::lp {
 

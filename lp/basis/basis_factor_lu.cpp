@@ -18,7 +18,7 @@
 #include <string>
 
 #include "balsa/error.hpp"
-#include "lp/basis_factor_data.hpp"
+#include "lp/basis/basis_factor_data.hpp"
 
 namespace balsa::lp {
 namespace {

@@ -1,9 +1,9 @@
 // The basis solves of the simplex: the LU factor on the host, or its
 // triangular solves on the GPU where the model chooses it (basis_gpu.hpp).
-#include "lp/basis_solver.hpp"
+#include "lp/basis/basis_solver.hpp"
 
 #include "core/clock.hpp"
-#include "lp/basis_gpu.hpp"
+#include "lp/basis/basis_gpu.hpp"
 
 namespace balsa::lp {
 

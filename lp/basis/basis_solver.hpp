@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "balsa/lp.hpp"
-#include "lp/basis_factor.hpp"
+#include "lp/basis/basis_factor.hpp"
 
 namespace balsa::lp {
 

@@ -12,7 +12,7 @@
 
 #include "balsa/lp.hpp"
 #include "balsa/trsv.hpp"
-#include "lp/basis_factor.hpp"
+#include "lp/basis/basis_factor.hpp"
 
 namespace balsa::lp {
 
