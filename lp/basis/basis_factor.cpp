@@ -144,10 +144,10 @@ void BasisFactor::Data::allocate(index_t rows, int updates) {
   stack_pos.assign(c, 0);
   mark.assign(c, 0u);
   stamp = 0;
-  spike.assign(c, 0.0);
-  spike_list.assign(c, 0);
-  spike_count = 0;
-  spike_valid = false;
+  ft_spike.assign(c, 0.0);
+  ft_spike_list.assign(c, 0);
+  ft_spike_count = 0;
+  ft_spike_valid = false;
   etas.reserve(std::size_t(max_updates) + 1);
   changed.reserve(c);
 }
@@ -293,21 +293,21 @@ void BasisFactor::apply_row_etas_transposed(std::span<double> z) const {
   }
 }
 
-void BasisFactor::set_spike(std::span<const double> z) {
-  if (!data_) throw Error("BasisFactor::set_spike: the basis was not factorised");
+void BasisFactor::set_ft_spike(std::span<const double> z) {
+  if (!data_) throw Error("BasisFactor::set_ft_spike: the basis was not factorised");
   Data& d = *data_;
   if (index_t(z.size()) < d.n_slots)
-    throw DimensionError("BasisFactor::set_spike: the vector has " + std::to_string(z.size()) +
+    throw DimensionError("BasisFactor::set_ft_spike: the vector has " + std::to_string(z.size()) +
                          " entries, the factor " + std::to_string(d.n_slots) + " slots");
-  for (index_t q = 0; q < d.spike_count; ++q) d.spike[d.spike_list[q]] = 0.0;
+  for (index_t q = 0; q < d.ft_spike_count; ++q) d.ft_spike[d.ft_spike_list[q]] = 0.0;
   index_t c = 0;
   for (index_t s = 0; s < d.n_slots; ++s) {
     if (z[s] == 0.0) continue;
-    d.spike[s] = z[s];
-    d.spike_list[c++] = s;
+    d.ft_spike[s] = z[s];
+    d.ft_spike_list[c++] = s;
   }
-  d.spike_count = c;
-  d.spike_valid = true;
+  d.ft_spike_count = c;
+  d.ft_spike_valid = true;
 }
 
 }  // namespace balsa::lp

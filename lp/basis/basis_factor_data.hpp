@@ -155,11 +155,11 @@ struct BasisFactor::Data {
   std::vector<std::uint32_t> mark;
   std::uint32_t stamp = 0;
 
-  // The spike of the last ftran(keep_spike).
-  std::vector<double> spike;
-  std::vector<index_t> spike_list;
-  index_t spike_count = 0;
-  bool spike_valid = false;
+  // The Forrest-Tomlin spike of the last ftran(keep_ft_spike) (slot space).
+  std::vector<double> ft_spike;
+  std::vector<index_t> ft_spike_list;
+  index_t ft_spike_count = 0;
+  bool ft_spike_valid = false;
 
   // Output density of the recent solves per phase (a running average): a
   // phase goes hypersparse only while both its input and its expected output

@@ -1,5 +1,5 @@
-// BasisFactor::update: the Forrest-Tomlin update (thesis 7.2.2, eq. 7.17).
-// The spike s = R_k..R_1 L^{-1} P a_q (kept by the last ftran(keep_spike))
+// BasisFactor::forrest_tomlin_update: the Forrest-Tomlin update (thesis 7.2.2, eq. 7.17).
+// The spike s = R_k..R_1 L^{-1} P a_q (kept by the last ftran(keep_ft_spike))
 // replaces the U column of slot t (the leaving position's); moving column and
 // row t to the end, row t's entries right of the diagonal are eliminated by
 // the rows below it: r^T U_(>t) = U_(t,>t), a sparse solve with U^T from row
@@ -18,14 +18,15 @@
 
 namespace balsa::lp {
 
-UpdateResult BasisFactor::update(index_t position, double expected_pivot) {
-  if (!data_) throw Error("BasisFactor::update: the basis was not factorised");
+UpdateResult BasisFactor::forrest_tomlin_update(index_t position, double expected_pivot) {
+  if (!data_) throw Error("BasisFactor::forrest_tomlin_update: the basis was not factorised");
   Data& d = *data_;
   if (position < 0 || position >= m_)
-    throw DimensionError("BasisFactor::update: position " + std::to_string(position) + " is outside [0, " +
-                         std::to_string(m_) + ")");
-  if (!d.spike_valid)
-    throw Error("BasisFactor::update: no spike (call ftran with keep_spike = true after the last update)");
+    throw DimensionError("BasisFactor::forrest_tomlin_update: position " + std::to_string(position) +
+                         " is outside [0, " + std::to_string(m_) + ")");
+  if (!d.ft_spike_valid)
+    throw Error("BasisFactor::forrest_tomlin_update: no spike (call ftran with keep_ft_spike = true after the last "
+                "update)");
   if (stats_.updates >= options_.max_updates) return UpdateResult::Refactor;
   const std::int64_t nnz_r = std::int64_t(d.r_idx.size());
   // Growth: nnz(U) + nnz(R) (U's diagonal counted) above 3 nnz(U after factorize) + m.
@@ -36,7 +37,7 @@ UpdateResult BasisFactor::update(index_t position, double expected_pivot) {
   detail::ListPool& urow = d.urow;
   detail::ListPool& ucol = d.ucol;
   double* w = d.w.data();
-  const double* spike = d.spike.data();
+  const double* spike = d.ft_spike.data();
 
   // r: solve r^T U_(>t) = U_(t,>t) over the rows of U reached from row t.
   index_t n = 0;
@@ -76,7 +77,7 @@ UpdateResult BasisFactor::update(index_t position, double expected_pivot) {
   // Checks: the new diagonal neither (nearly) zero nor off the old diagonal
   // times alpha_r (det B_new / det B_old = alpha_r).
   double smax = 0.0;
-  for (index_t q = 0; q < d.spike_count; ++q) smax = std::max(smax, std::abs(spike[d.spike_list[q]]));
+  for (index_t q = 0; q < d.ft_spike_count; ++q) smax = std::max(smax, std::abs(spike[d.ft_spike_list[q]]));
   const double expected = d.diag[t] * expected_pivot;
   const bool tiny = dnew == 0.0 || std::abs(dnew) < 1e-12 * std::max(1.0, smax);
   const bool off = std::abs(dnew - expected) >
@@ -108,9 +109,9 @@ UpdateResult BasisFactor::update(index_t position, double expected_pivot) {
   d.position_of_slot[t] = -1;
 
   // The new column: the spike off slot t, diagonal d.
-  ucol.ensure(fresh, d.spike_count);
-  for (index_t q = 0; q < d.spike_count; ++q) {
-    const index_t i = d.spike_list[q];
+  ucol.ensure(fresh, d.ft_spike_count);
+  for (index_t q = 0; q < d.ft_spike_count; ++q) {
+    const index_t i = d.ft_spike_list[q];
     const double v = spike[i];
     if (i == t || v == 0.0) continue;
     ucol.push(fresh, i, v);
@@ -135,9 +136,9 @@ UpdateResult BasisFactor::update(index_t position, double expected_pivot) {
   std::sort(d.changed.begin(), d.changed.end());
   d.changed.erase(std::unique(d.changed.begin(), d.changed.end()), d.changed.end());
 
-  for (index_t q = 0; q < d.spike_count; ++q) d.spike[d.spike_list[q]] = 0.0;
-  d.spike_count = 0;
-  d.spike_valid = false;
+  for (index_t q = 0; q < d.ft_spike_count; ++q) d.ft_spike[d.ft_spike_list[q]] = 0.0;
+  d.ft_spike_count = 0;
+  d.ft_spike_valid = false;
 
   ++stats_.updates;
   stats_.nnz_U = d.nnz_u + m_;

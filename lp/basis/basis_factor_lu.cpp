@@ -444,9 +444,9 @@ FactorResult BasisFactor::factorize(const Csc<double>& A, std::vector<index_t>& 
   d.r_eta.clear();
   d.r_next.clear();
   std::fill(d.r_head.begin(), d.r_head.end(), -1);
-  for (index_t q = 0; q < d.spike_count; ++q) d.spike[d.spike_list[q]] = 0.0;
-  d.spike_count = 0;
-  d.spike_valid = false;
+  for (index_t q = 0; q < d.ft_spike_count; ++q) d.ft_spike[d.ft_spike_list[q]] = 0.0;
+  d.ft_spike_count = 0;
+  d.ft_spike_valid = false;
   d.changed.clear();
 
   stats_ = {};

@@ -60,7 +60,7 @@ BasisFactor::Data& BasisFactor::begin_solve(SparseVector& rhs, const char* where
   return *data_;
 }
 
-void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
+void BasisFactor::ftran(SparseVector& rhs, bool keep_ft_spike) {
   Data& d = begin_solve(rhs, "BasisFactor::ftran");
   const index_t m = m_;
   double* w = d.w.data();
@@ -124,17 +124,17 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_spike) {
     }
   }
 
-  if (keep_spike) {
-    for (index_t q = 0; q < d.spike_count; ++q) d.spike[d.spike_list[q]] = 0.0;
+  if (keep_ft_spike) {
+    for (index_t q = 0; q < d.ft_spike_count; ++q) d.ft_spike[d.ft_spike_list[q]] = 0.0;
     index_t sc = 0;
     for (index_t q = 0; q < cnt; ++q) {
       const index_t s = list[q];
       if (w[s] == 0.0) continue;
-      d.spike[s] = w[s];
-      d.spike_list[sc++] = s;
+      d.ft_spike[s] = w[s];
+      d.ft_spike_list[sc++] = s;
     }
-    d.spike_count = sc;
-    d.spike_valid = true;
+    d.ft_spike_count = sc;
+    d.ft_spike_valid = true;
   }
 
   // U: U x = z, column-oriented; the result goes to position_of_slot.
