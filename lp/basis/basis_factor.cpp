@@ -1,7 +1,8 @@
 // BasisFactor: the sparse vector, the storage helpers, and the factors
 // exported in slot space (the GPU path). The factorisation is in
 // basis_factor_lu.cpp (thesis 7.1.2), the solves in basis_factor_solve.cpp
-// (eq. 7.45), the Forrest-Tomlin update in basis_factor_forrest_tomlin.cpp (7.2.2).
+// (eq. 7.45), the Forrest-Tomlin update in basis_factor_forrest_tomlin.cpp
+// (7.2.2).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -299,7 +300,7 @@ void BasisFactor::set_ft_spike(std::span<const double> z) {
   if (index_t(z.size()) < d.n_slots)
     throw DimensionError("BasisFactor::set_ft_spike: the vector has " + std::to_string(z.size()) +
                          " entries, the factor " + std::to_string(d.n_slots) + " slots");
-  for (index_t q = 0; q < d.ft_spike_count; ++q) d.ft_spike[d.ft_spike_list[q]] = 0.0;
+  d.forget_ft_spike();
   index_t c = 0;
   for (index_t s = 0; s < d.n_slots; ++s) {
     if (z[s] == 0.0) continue;

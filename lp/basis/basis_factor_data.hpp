@@ -160,6 +160,11 @@ struct BasisFactor::Data {
   std::vector<index_t> ft_spike_list;
   index_t ft_spike_count = 0;
   bool ft_spike_valid = false;
+  void forget_ft_spike() {
+    for (index_t q = 0; q < ft_spike_count; ++q) ft_spike[ft_spike_list[q]] = 0.0;
+    ft_spike_count = 0;
+    ft_spike_valid = false;
+  }
 
   // Output density of the recent solves per phase (a running average): a
   // phase goes hypersparse only while both its input and its expected output
@@ -211,6 +216,29 @@ struct BasisFactor::Data {
   // number; every reached node is marked with the new stamp.
   template <class Adj>
   index_t reach(const index_t* roots, index_t nroots, Adj&& adj, index_t* out);
+
+  // basis_factor_lu.cpp: the finished elimination (lu) into slot space.
+  void store_pivots();
+  std::size_t store_lower();   // returns nnz(L)
+  std::int64_t store_upper();  // returns nnz(U) off the diagonal
+  void clear_updates();
+
+  // basis_factor_solve.cpp: the phases of FTRAN and BTRAN on w and its list
+  // of cnt slots; each returns (or updates) the count listed.
+  index_t ftran_lower(index_t cnt, double hypersparse_density);
+  void ftran_row_etas(index_t& cnt);
+  void keep_ft_spike(index_t cnt);
+  index_t ftran_upper(index_t cnt, double hypersparse_density, SparseVector& rhs);
+  index_t btran_upper(index_t cnt, double hypersparse_density);
+  void btran_row_etas(index_t& cnt);
+  index_t btran_lower(index_t cnt, double hypersparse_density, SparseVector& rhs);
+
+  // basis_factor_forrest_tomlin.cpp: the steps of the update (thesis 7.2.2).
+  double ft_row_eta(index_t t);
+  bool ft_diagonal_acceptable(index_t t, double dnew, double expected_pivot, double tolerance) const;
+  void ft_vacate_slot(index_t t, index_t fresh);
+  void ft_append_column(index_t t, index_t fresh, index_t position, double dnew);
+  void ft_append_eta(index_t t, index_t fresh, std::size_t r_begin);
 };
 
 template <class Adj>

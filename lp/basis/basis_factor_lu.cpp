@@ -79,41 +79,69 @@ struct Lu {
   }
 
   void eliminate(index_t r, index_t c, double pv);
+  std::uint32_t take_l_column(index_t r, index_t c, double pv);
+  void take_u_row_pattern(index_t r, index_t c);
+  void schur_update(index_t j, double u, std::uint32_t lst);
   bool search(index_t& r, index_t& c, double& pv);
+  void column_singletons();
+  void row_singletons();
+  void markowitz_bump();
 };
 
-// Pivot on (r, c): the L column from column c, the U row from row r, and the
-// Schur update a_ij -= l_i u_j on the columns of row r (fill appended).
+// Pivot on (r, c) (thesis 7.1.2): the L column from column c, the U row
+// from row r, and the Schur update a_ij -= l_i u_j on the columns of row r.
 void Lu::eliminate(index_t r, index_t c, double pv) {
-  const double drop = opt.drop_tolerance;
   W.piv_row.push_back(r);
   W.piv_col.push_back(c);
   W.piv_val.push_back(pv);
+  const std::uint32_t lst = take_l_column(r, c, pv);
+  take_u_row_pattern(r, c);
+  for (const index_t j : W.urow_tmp) {
+    const std::int64_t q = W.cols.find(j, r);
+    const double u = W.cols.val[q];
+    W.cols.remove_at(j, q);
+    if (std::abs(u) >= opt.drop_tolerance) {
+      W.u_pos.push_back(j);
+      W.u_val.push_back(u);
+      if (!W.lrows.empty()) schur_update(j, u, lst);
+    }
+    col_changed(j);
+  }
+  W.u_start.push_back(index_t(W.u_pos.size()));
+  for (const index_t i : W.touched) row_changed(i);
+}
+
+// Column c over the pivot becomes L's column l = a_ic / pv (entries below
+// drop_tolerance dropped); its rows are marked with the returned stamp and
+// listed in lrows (kept) and touched (all). Column c leaves.
+std::uint32_t Lu::take_l_column(index_t r, index_t c, double pv) {
   const std::uint32_t lst = next_stamp(W.lstamp, W.lmark);
   W.lrows.clear();
   W.touched.clear();
-  {
-    const index_t len = W.cols.len[c];
-    for (index_t k = 0; k < len; ++k) {
-      const index_t i = W.cols.indices(c)[k];
-      if (i == r) continue;
-      const double l = W.cols.values(c)[k] / pv;
-      remove_from_row(i, c);
-      W.touched.push_back(i);
-      if (std::abs(l) < drop) continue;
-      W.lmark[i] = lst;
-      W.lval[i] = l;
-      W.lrows.push_back(i);
-      W.l_row.push_back(i);
-      W.l_val.push_back(l);
-    }
+  const index_t len = W.cols.len[c];
+  for (index_t k = 0; k < len; ++k) {
+    const index_t i = W.cols.indices(c)[k];
+    if (i == r) continue;
+    const double l = W.cols.values(c)[k] / pv;
+    remove_from_row(i, c);
+    W.touched.push_back(i);
+    if (std::abs(l) < opt.drop_tolerance) continue;
+    W.lmark[i] = lst;
+    W.lval[i] = l;
+    W.lrows.push_back(i);
+    W.l_row.push_back(i);
+    W.l_val.push_back(l);
   }
   W.l_start.push_back(index_t(W.l_row.size()));
   W.cols.clear(c);
   W.col_count.remove(c);
   W.col_state[c] = 1;
   --active_cols;
+  return lst;
+}
 
+// Row r's other columns (the U row's pattern) into urow_tmp; row r leaves.
+void Lu::take_u_row_pattern(index_t r, index_t c) {
   W.urow_tmp.clear();
   for (index_t k = 0; k < W.rows.len[r]; ++k) {
     const index_t j = W.rows.indices(r)[k];
@@ -122,43 +150,35 @@ void Lu::eliminate(index_t r, index_t c, double pv) {
   W.rows.clear(r);
   W.row_count.remove(r);
   W.row_state[r] = 1;
+}
 
-  for (const index_t j : W.urow_tmp) {
-    const std::int64_t q = W.cols.find(j, r);
-    const double u = W.cols.val[q];
-    W.cols.remove_at(j, q);
-    if (std::abs(u) >= drop) {
-      W.u_pos.push_back(j);
-      W.u_val.push_back(u);
-      if (!W.lrows.empty()) {
-        const std::uint32_t vst = next_stamp(W.vstamp, W.vis);
-        for (std::int64_t p = W.cols.start[j]; p < std::int64_t(W.cols.start[j]) + W.cols.len[j];) {
-          const index_t i = W.cols.idx[p];
-          if (W.lmark[i] == lst) {
-            W.vis[i] = vst;
-            const double a = W.cols.val[p] - W.lval[i] * u;
-            if (std::abs(a) < drop) {  // cancelled: drop the entry
-              W.cols.remove_at(j, p);
-              remove_from_row(i, j);
-              continue;
-            }
-            W.cols.val[p] = a;
-          }
-          ++p;
-        }
-        for (const index_t i : W.lrows) {
-          if (W.vis[i] == vst) continue;
-          const double v = -W.lval[i] * u;
-          if (std::abs(v) < drop) continue;
-          W.cols.push(j, i, v);  // fill
-          W.rows.push(i, j, 0.0);
-        }
+// Column j of the Schur complement: a_ij -= l_i u for the rows of L's new
+// column (stamp lst); entries that cancel below drop_tolerance go, the
+// others of l u are fill.
+void Lu::schur_update(index_t j, double u, std::uint32_t lst) {
+  const double drop = opt.drop_tolerance;
+  const std::uint32_t vst = next_stamp(W.vstamp, W.vis);
+  for (std::int64_t p = W.cols.start[j]; p < std::int64_t(W.cols.start[j]) + W.cols.len[j];) {
+    const index_t i = W.cols.idx[p];
+    if (W.lmark[i] == lst) {
+      W.vis[i] = vst;
+      const double a = W.cols.val[p] - W.lval[i] * u;
+      if (std::abs(a) < drop) {  // cancelled: drop the entry
+        W.cols.remove_at(j, p);
+        remove_from_row(i, j);
+        continue;
       }
+      W.cols.val[p] = a;
     }
-    col_changed(j);
+    ++p;
   }
-  W.u_start.push_back(index_t(W.u_pos.size()));
-  for (const index_t i : W.touched) row_changed(i);
+  for (const index_t i : W.lrows) {
+    if (W.vis[i] == vst) continue;
+    const double v = -W.lval[i] * u;
+    if (std::abs(v) < drop) continue;
+    W.cols.push(j, i, v);  // fill
+    W.rows.push(i, j, 0.0);
+  }
 }
 
 // Markowitz search by increasing count (Suhl & Suhl): columns with count k,
@@ -222,34 +242,110 @@ bool Lu::search(index_t& r, index_t& c, double& pv) {
   return false;
 }
 
-}  // namespace
+// Phase 1a, column singletons (thesis 7.1.2): no L column, no fill; a
+// column that becomes a singleton on the way is queued too.
+void Lu::column_singletons() {
+  W.colq.clear();
+  for (index_t k = 0; k < m; ++k)
+    if (W.cols.len[k] == 1) W.colq.push_back(k);
+  W.collect_cols = true;
+  while (!W.colq.empty()) {
+    const index_t c = W.colq.back();
+    W.colq.pop_back();
+    if (W.col_state[c] != 0 || W.cols.len[c] != 1) continue;
+    const index_t r = W.cols.indices(c)[0];
+    const double v = W.cols.values(c)[0];
+    if (std::abs(v) < opt.pivot_tolerance) drop_column(c);
+    else eliminate(r, c, v);
+  }
+  W.collect_cols = false;
+}
 
-FactorResult BasisFactor::factorize(const Csc<double>& A, std::vector<index_t>& basic) {
+// Phase 1b, row singletons (thesis 7.1.2): the column's other entries over
+// the pivot become an L column, while the pivot passes the threshold test.
+void Lu::row_singletons() {
+  W.rowq.clear();
+  for (index_t i = 0; i < m; ++i)
+    if (W.row_state[i] == 0 && W.rows.len[i] == 1) W.rowq.push_back(i);
+  W.collect_rows = true;
+  while (!W.rowq.empty()) {
+    const index_t r = W.rowq.back();
+    W.rowq.pop_back();
+    if (W.row_state[r] != 0 || W.rows.len[r] != 1) continue;
+    const index_t c = W.rows.indices(r)[0];
+    const double v = W.cols.val[W.cols.find(c, r)];
+    if (std::abs(v) >= std::max(opt.pivot_threshold * col_max(c), opt.pivot_tolerance))
+      eliminate(r, c, v);  // else left to the bump
+  }
+  W.collect_rows = false;
+}
+
+// Phase 2, the bump (thesis 7.1.2): Markowitz pivots with threshold partial
+// pivoting until every column is pivoted or singular; then the rows left
+// without a pivot, as many as the singular columns.
+void Lu::markowitz_bump() {
+  while (active_cols > 0) {
+    while (W.col_count.head[0] >= 0) drop_column(W.col_count.head[0]);
+    if (active_cols == 0) break;
+    index_t r, c;
+    double pv;
+    if (!search(r, c, pv)) continue;  // every column it met was singular and left
+    eliminate(r, c, pv);
+  }
+  for (index_t i = 0; i < m; ++i)
+    if (W.row_state[i] == 0) W.missing_rows.push_back(i);
+  if (W.missing_rows.size() != W.singular_cols.size())
+    throw Error("BasisFactor::factorize: internal error: " + std::to_string(W.missing_rows.size()) +
+                " rows but " + std::to_string(W.singular_cols.size()) + " columns without a pivot");
+}
+
+// The count lists, marks and pivot lists of a new elimination on the m x m
+// active submatrix just loaded.
+void reset_elimination(LuWork& W, index_t m) {
+  W.col_count.reset(m, m);
+  W.row_count.reset(m, m);
+  for (index_t k = 0; k < m; ++k) W.col_count.insert(k, W.cols.len[k]);
+  for (index_t i = 0; i < m; ++i) W.row_count.insert(i, W.rows.len[i]);
+  W.col_max.assign(std::size_t(m), -1.0);
+  W.lmark.assign(std::size_t(m), 0u);
+  W.vis.assign(std::size_t(m), 0u);
+  W.lstamp = W.vstamp = 0;
+  W.lval.assign(std::size_t(m), 0.0);
+  for (auto* v : {&W.piv_row, &W.piv_col, &W.u_pos, &W.l_row, &W.singular_cols, &W.missing_rows}) v->clear();
+  W.piv_val.clear();
+  W.u_val.clear();
+  W.l_val.clear();
+  W.u_start.assign(1, 0);
+  W.l_start.assign(1, 0);
+  W.piv_row.reserve(std::size_t(m));
+  W.piv_col.reserve(std::size_t(m));
+  W.piv_val.reserve(std::size_t(m));
+}
+
+// The checks made before the old factor is touched: m basic variables,
+// each in [0, n + m) and none twice.
+void check_basis(const Csc<double>& A, const std::vector<index_t>& basic) {
   const index_t m = A.rows, n = A.cols;
   if (index_t(basic.size()) != m)
     throw DimensionError("BasisFactor::factorize: " + std::to_string(basic.size()) + " basic variables for " +
                          std::to_string(m) + " rows");
-  {  // checked before the old factor is touched
-    std::vector<char> seen(std::size_t(n) + std::size_t(m), 0);
-    for (index_t k = 0; k < m; ++k) {
-      const index_t j = basic[k];
-      if (j < 0 || j >= n + m)
-        throw Error("BasisFactor::factorize: basic[" + std::to_string(k) + "] = " + std::to_string(j) +
-                    " is outside [0, " + std::to_string(n + m) + ")");
-      if (seen[j]) throw Error("BasisFactor::factorize: variable " + std::to_string(j) + " is basic twice");
-      seen[j] = 1;
-    }
+  std::vector<char> seen(std::size_t(n) + std::size_t(m), 0);
+  for (index_t k = 0; k < m; ++k) {
+    const index_t j = basic[k];
+    if (j < 0 || j >= n + m)
+      throw Error("BasisFactor::factorize: basic[" + std::to_string(k) + "] = " + std::to_string(j) +
+                  " is outside [0, " + std::to_string(n + m) + ")");
+    if (seen[j]) throw Error("BasisFactor::factorize: variable " + std::to_string(j) + " is basic twice");
+    seen[j] = 1;
   }
-  if (!data_ || data_->m != m || data_->max_updates != options_.max_updates) {
-    data_ = std::make_shared<Data>();
-    data_->allocate(m, options_.max_updates);
-  }
-  m_ = m;
-  Data& d = *data_;
-  LuWork& W = d.lu;
-  const double drop = options_.drop_tolerance;
+}
 
-  // ---- the basis matrix as the active submatrix ----
+// The basis matrix B as the active submatrix (thesis 7.1.2): its columns
+// with values, its rows as a pattern, both in count lists; empty pivot
+// lists. Entries of A below `drop` are left out. Returns nnz(B).
+std::int64_t load_active_submatrix(LuWork& W, const Csc<double>& A, const std::vector<index_t>& basic,
+                                   double drop) {
+  const index_t m = A.rows, n = A.cols;
   std::int64_t nnz_b = 0;
   W.col_state.assign(std::size_t(m), 0);
   W.row_state.assign(std::size_t(m), 0);
@@ -286,78 +382,15 @@ FactorResult BasisFactor::factorize(const Csc<double>& A, std::vector<index_t>& 
         W.rows.push(A.row_idx[p], k, 0.0);
       }
   }
-  W.col_count.reset(m, m);
-  W.row_count.reset(m, m);
-  for (index_t k = 0; k < m; ++k) W.col_count.insert(k, W.cols.len[k]);
-  for (index_t i = 0; i < m; ++i) W.row_count.insert(i, W.rows.len[i]);
-  W.col_max.assign(std::size_t(m), -1.0);
-  W.lmark.assign(std::size_t(m), 0u);
-  W.vis.assign(std::size_t(m), 0u);
-  W.lstamp = W.vstamp = 0;
-  W.lval.assign(std::size_t(m), 0.0);
-  for (auto* v : {&W.piv_row, &W.piv_col, &W.u_pos, &W.l_row, &W.singular_cols, &W.missing_rows}) v->clear();
-  W.piv_val.clear();
-  W.u_val.clear();
-  W.l_val.clear();
-  W.u_start.assign(1, 0);
-  W.l_start.assign(1, 0);
-  W.piv_row.reserve(std::size_t(m));
-  W.piv_col.reserve(std::size_t(m));
-  W.piv_val.reserve(std::size_t(m));
+  reset_elimination(W, m);
+  return nnz_b;
+}
 
-  Lu lu{W, options_, m};
-  lu.active_cols = m;
-
-  // ---- phase 1: column singletons, then row singletons ----
-  W.colq.clear();
-  for (index_t k = 0; k < m; ++k)
-    if (W.cols.len[k] == 1) W.colq.push_back(k);
-  W.collect_cols = true;
-  while (!W.colq.empty()) {
-    const index_t c = W.colq.back();
-    W.colq.pop_back();
-    if (W.col_state[c] != 0 || W.cols.len[c] != 1) continue;
-    const index_t r = W.cols.indices(c)[0];
-    const double v = W.cols.values(c)[0];
-    if (std::abs(v) < options_.pivot_tolerance) lu.drop_column(c);
-    else lu.eliminate(r, c, v);
-  }
-  W.collect_cols = false;
-  W.rowq.clear();
-  for (index_t i = 0; i < m; ++i)
-    if (W.row_state[i] == 0 && W.rows.len[i] == 1) W.rowq.push_back(i);
-  W.collect_rows = true;
-  while (!W.rowq.empty()) {
-    const index_t r = W.rowq.back();
-    W.rowq.pop_back();
-    if (W.row_state[r] != 0 || W.rows.len[r] != 1) continue;
-    const index_t c = W.rows.indices(r)[0];
-    const double v = W.cols.val[W.cols.find(c, r)];
-    if (std::abs(v) >= std::max(options_.pivot_threshold * lu.col_max(c), options_.pivot_tolerance))
-      lu.eliminate(r, c, v);  // else left to the bump
-  }
-  W.collect_rows = false;
-  const index_t singletons = index_t(W.piv_row.size());
-
-  // ---- phase 2: the bump (Markowitz, threshold pivoting) ----
-  while (lu.active_cols > 0) {
-    while (W.col_count.head[0] >= 0) lu.drop_column(W.col_count.head[0]);
-    if (lu.active_cols == 0) break;
-    index_t r, c;
-    double pv;
-    if (!lu.search(r, c, pv)) continue;  // every column it met was singular and left
-    lu.eliminate(r, c, pv);
-  }
-  for (index_t i = 0; i < m; ++i)
-    if (W.row_state[i] == 0) W.missing_rows.push_back(i);
-  if (W.missing_rows.size() != W.singular_cols.size())
-    throw Error("BasisFactor::factorize: internal error: " + std::to_string(W.missing_rows.size()) +
-                " rows but " + std::to_string(W.singular_cols.size()) + " columns without a pivot");
-
-  // ---- repair: the logical of each missing row replaces a singular column ----
+// Phase 2's repair (thesis 7.1.2): the logical of each row left without a
+// pivot replaces a singular column, as a unit pivot; basic[] follows.
+FactorResult repair_singular_columns(LuWork& W, index_t n, std::vector<index_t>& basic) {
   FactorResult result;
   result.rank = index_t(W.piv_row.size());
-  std::vector<signed char>& repaired = W.col_state;  // 2: singular position
   for (std::size_t q = 0; q < W.singular_cols.size(); ++q) {
     const index_t pos = W.singular_cols[q], row = W.missing_rows[q];
     result.missing_positions.push_back(pos);
@@ -369,85 +402,34 @@ FactorResult BasisFactor::factorize(const Csc<double>& A, std::vector<index_t>& 
     W.u_start.push_back(index_t(W.u_pos.size()));
     W.l_start.push_back(index_t(W.l_row.size()));
   }
+  return result;
+}
 
-  // ---- the factor in slot space ----
-  d.n_slots = m;
-  std::fill(d.position_of_slot.begin(), d.position_of_slot.end(), -1);
-  std::fill(d.diag.begin(), d.diag.end(), 1.0);
-  for (index_t s = 0; s < m; ++s) {
-    d.slot_of_row[W.piv_row[s]] = s;
-    d.row_of_slot[s] = W.piv_row[s];
-    d.position_of_slot[s] = W.piv_col[s];
-    d.slot_of_position[W.piv_col[s]] = s;
-    d.diag[s] = W.piv_val[s];
-  }
-  // L by columns (pivot order = slot order) and by rows.
-  const std::size_t nnz_l = W.l_row.size();
-  d.l_start.assign(W.l_start.begin(), W.l_start.end());
-  d.l_idx.resize(nnz_l);
-  d.l_val.assign(W.l_val.begin(), W.l_val.end());
-  d.l_cols.clear();
-  d.lt_start.assign(std::size_t(m) + 1, 0);
-  for (std::size_t p = 0; p < nnz_l; ++p) {
-    d.l_idx[p] = d.slot_of_row[W.l_row[p]];
-    ++d.lt_start[d.l_idx[p] + 1];
-  }
-  for (index_t s = 0; s < m; ++s) {
-    if (d.l_start[s + 1] > d.l_start[s]) d.l_cols.push_back(s);
-    d.lt_start[s + 1] += d.lt_start[s];
-  }
-  d.lt_idx.resize(nnz_l);
-  d.lt_val.resize(nnz_l);
-  {
-    std::vector<index_t>& fill = W.urow_tmp;
-    fill.assign(d.lt_start.begin(), d.lt_start.end() - 1);
-    for (index_t s = 0; s < m; ++s)
-      for (index_t p = d.l_start[s]; p < d.l_start[s + 1]; ++p) {
-        const index_t q = fill[d.l_idx[p]]++;
-        d.lt_idx[q] = s;
-        d.lt_val[q] = d.l_val[p];
-      }
-  }
-  d.lt_rows.clear();
-  for (index_t s = 0; s < m; ++s)
-    if (d.lt_start[s + 1] > d.lt_start[s]) d.lt_rows.push_back(s);
+}  // namespace
 
-  // U by rows and by columns (off-diagonal; the repaired positions' entries go).
-  std::vector<index_t>& col_len = W.urow_tmp;
-  col_len.assign(std::size_t(m), 0);
-  std::int64_t nnz_u = 0;
-  for (std::size_t p = 0; p < W.u_pos.size(); ++p)
-    if (repaired[W.u_pos[p]] != 2) {
-      ++col_len[d.slot_of_position[W.u_pos[p]]];
-      ++nnz_u;
-    }
-  const index_t cap = d.capacity;
-  d.urow.reset(cap, 2 * nnz_u + 4 * std::int64_t(cap), true);
-  d.ucol.reset(cap, 2 * nnz_u + 4 * std::int64_t(cap), true);
-  for (index_t s = 0; s < m; ++s) {
-    d.urow.place(s, W.u_start[s + 1] - W.u_start[s] + 2);
-    d.ucol.place(s, col_len[s] + 1);
+FactorResult BasisFactor::factorize(const Csc<double>& A, std::vector<index_t>& basic) {
+  check_basis(A, basic);
+  const index_t m = A.rows;
+  if (!data_ || data_->m != m || data_->max_updates != options_.max_updates) {
+    data_ = std::make_shared<Data>();
+    data_->allocate(m, options_.max_updates);
   }
-  for (index_t s = 0; s < m; ++s)
-    for (index_t p = W.u_start[s]; p < W.u_start[s + 1]; ++p) {
-      if (repaired[W.u_pos[p]] == 2) continue;
-      const index_t j = d.slot_of_position[W.u_pos[p]];
-      d.urow.push(s, j, W.u_val[p]);
-      d.ucol.push(j, s, W.u_val[p]);
-    }
-  d.nnz_u = d.nnz_u0 = nnz_u;
+  m_ = m;
+  Data& d = *data_;
+  LuWork& W = d.lu;
+  const std::int64_t nnz_b = load_active_submatrix(W, A, basic, options_.drop_tolerance);
+  Lu lu{W, options_, m};
+  lu.active_cols = m;
+  lu.column_singletons();
+  lu.row_singletons();
+  const index_t singletons = index_t(W.piv_row.size());
+  lu.markowitz_bump();
+  const FactorResult result = repair_singular_columns(W, A.cols, basic);
 
-  // No updates yet.
-  d.etas.clear();
-  d.r_idx.clear();
-  d.r_val.clear();
-  d.r_eta.clear();
-  d.r_next.clear();
-  std::fill(d.r_head.begin(), d.r_head.end(), -1);
-  for (index_t q = 0; q < d.ft_spike_count; ++q) d.ft_spike[d.ft_spike_list[q]] = 0.0;
-  d.ft_spike_count = 0;
-  d.ft_spike_valid = false;
-  d.changed.clear();
+  d.store_pivots();
+  const std::size_t nnz_l = d.store_lower();
+  const std::int64_t nnz_u = d.store_upper();
+  d.clear_updates();
 
   stats_ = {};
   stats_.nnz_L = std::int64_t(nnz_l);
@@ -458,6 +440,95 @@ FactorResult BasisFactor::factorize(const Csc<double>& A, std::vector<index_t>& 
   stats_.bump = m - singletons;
   stats_.updates = 0;
   return result;
+}
+
+// ---- the factor in slot space (basis_factor.hpp: pivot k owns slot k) ----
+
+// The permutations and U's diagonal from the pivot order.
+void BasisFactor::Data::store_pivots() {
+  n_slots = m;
+  std::fill(position_of_slot.begin(), position_of_slot.end(), -1);
+  std::fill(diag.begin(), diag.end(), 1.0);
+  for (index_t s = 0; s < m; ++s) {
+    slot_of_row[lu.piv_row[s]] = s;
+    row_of_slot[s] = lu.piv_row[s];
+    position_of_slot[s] = lu.piv_col[s];
+    slot_of_position[lu.piv_col[s]] = s;
+    diag[s] = lu.piv_val[s];
+  }
+}
+
+// L by columns (pivot order = slot order) and by rows; returns nnz(L).
+std::size_t BasisFactor::Data::store_lower() {
+  const std::size_t nnz_l = lu.l_row.size();
+  l_start.assign(lu.l_start.begin(), lu.l_start.end());
+  l_idx.resize(nnz_l);
+  l_val.assign(lu.l_val.begin(), lu.l_val.end());
+  l_cols.clear();
+  lt_start.assign(std::size_t(m) + 1, 0);
+  for (std::size_t p = 0; p < nnz_l; ++p) {
+    l_idx[p] = slot_of_row[lu.l_row[p]];
+    ++lt_start[l_idx[p] + 1];
+  }
+  for (index_t s = 0; s < m; ++s) {
+    if (l_start[s + 1] > l_start[s]) l_cols.push_back(s);
+    lt_start[s + 1] += lt_start[s];
+  }
+  lt_idx.resize(nnz_l);
+  lt_val.resize(nnz_l);
+  std::vector<index_t>& fill = lu.urow_tmp;
+  fill.assign(lt_start.begin(), lt_start.end() - 1);
+  for (index_t s = 0; s < m; ++s)
+    for (index_t p = l_start[s]; p < l_start[s + 1]; ++p) {
+      const index_t q = fill[l_idx[p]]++;
+      lt_idx[q] = s;
+      lt_val[q] = l_val[p];
+    }
+  lt_rows.clear();
+  for (index_t s = 0; s < m; ++s)
+    if (lt_start[s + 1] > lt_start[s]) lt_rows.push_back(s);
+  return nnz_l;
+}
+
+// U by rows and by columns, off-diagonal (the repaired positions' entries
+// go); returns their number.
+std::int64_t BasisFactor::Data::store_upper() {
+  const std::vector<signed char>& repaired = lu.col_state;  // 2: singular position
+  std::vector<index_t>& col_len = lu.urow_tmp;
+  col_len.assign(std::size_t(m), 0);
+  std::int64_t nnz = 0;
+  for (std::size_t p = 0; p < lu.u_pos.size(); ++p)
+    if (repaired[lu.u_pos[p]] != 2) {
+      ++col_len[slot_of_position[lu.u_pos[p]]];
+      ++nnz;
+    }
+  urow.reset(capacity, 2 * nnz + 4 * std::int64_t(capacity), true);
+  ucol.reset(capacity, 2 * nnz + 4 * std::int64_t(capacity), true);
+  for (index_t s = 0; s < m; ++s) {
+    urow.place(s, lu.u_start[s + 1] - lu.u_start[s] + 2);
+    ucol.place(s, col_len[s] + 1);
+  }
+  for (index_t s = 0; s < m; ++s)
+    for (index_t p = lu.u_start[s]; p < lu.u_start[s + 1]; ++p) {
+      if (repaired[lu.u_pos[p]] == 2) continue;
+      const index_t j = slot_of_position[lu.u_pos[p]];
+      urow.push(s, j, lu.u_val[p]);
+      ucol.push(j, s, lu.u_val[p]);
+    }
+  nnz_u = nnz_u0 = nnz;
+  return nnz;
+}
+
+// No Forrest-Tomlin updates yet: no row etas, no spike kept.
+void BasisFactor::Data::clear_updates() {
+  etas.clear();
+  r_idx.clear();
+  r_val.clear();
+  r_eta.clear();
+  r_next.clear();
+  std::fill(r_head.begin(), r_head.end(), -1);
+  forget_ft_spike();
+  changed.clear();
 }
 
 }  // namespace balsa::lp

@@ -62,88 +62,110 @@ BasisFactor::Data& BasisFactor::begin_solve(SparseVector& rhs, const char* where
 
 void BasisFactor::ftran(SparseVector& rhs, bool keep_ft_spike) {
   Data& d = begin_solve(rhs, "BasisFactor::ftran");
-  const index_t m = m_;
-  double* w = d.w.data();
-  index_t* list = d.list.data();
   const double hd = options_.hypersparse_density;
+  index_t cnt = d.gather(rhs, d.slot_of_row.data(), m_);  // row i -> slot slot_of_row[i] (P)
+  cnt = d.ftran_lower(cnt, hd);
+  d.record(Data::FtranL, cnt);
+  d.ftran_row_etas(cnt);
+  if (keep_ft_spike) d.keep_ft_spike(cnt);
+  const index_t out = d.ftran_upper(cnt, hd, rhs);
+  d.record(Data::FtranU, out);
+  rhs.count = out;
+}
 
-  // Gather: row i -> slot slot_of_row[i] (the permutation P).
-  index_t cnt = d.gather(rhs, d.slot_of_row.data(), m);
+void BasisFactor::btran(SparseVector& rhs) {
+  Data& d = begin_solve(rhs, "BasisFactor::btran");
+  const double hd = options_.hypersparse_density;
+  index_t cnt = d.gather(rhs, d.slot_of_position.data(), m_);  // position p -> its slot
+  cnt = d.btran_upper(cnt, hd);
+  d.record(Data::BtranU, cnt);
+  d.btran_row_etas(cnt);
+  const index_t out = d.btran_lower(cnt, hd, rhs);
+  d.record(Data::BtranL, out);
+  rhs.count = out;
+}
 
-  // L: z = L^{-1} P a.
-  if (d.use_hyper(Data::FtranL, cnt, hd)) {
-    const index_t* ls = d.l_start.data();
-    const index_t* li = d.l_idx.data();
-    const double* lv = d.l_val.data();
-    index_t* topo = d.topo.data();
-    const index_t n = d.reach(list, cnt, [&](index_t s) { return std::pair{li + ls[s], ls[s + 1] - ls[s]}; }, topo);
+// ---- FTRAN's phases (thesis 7.18: z = L^{-1} P a, z = R_k..R_1 z, U x = z) ----
+
+// L: z = L^{-1} P a on the cnt listed slots, by reach (eq. 7.45) or by a
+// sweep over L's nonempty columns. Returns the new count.
+index_t BasisFactor::Data::ftran_lower(index_t cnt, double hd) {
+  const index_t* ls = l_start.data();
+  const index_t* li = l_idx.data();
+  const double* lv = l_val.data();
+  if (use_hyper(FtranL, cnt, hd)) {
+    index_t* tp = topo.data();
+    const index_t n = reach(list.data(), cnt, [&](index_t s) { return std::pair{li + ls[s], ls[s + 1] - ls[s]}; }, tp);
     for (index_t q = n - 1; q >= 0; --q) {
-      const index_t s = topo[q];
+      const index_t s = tp[q];
       const double x = w[s];
       if (x == 0.0) continue;
       for (index_t p = ls[s]; p < ls[s + 1]; ++p) w[li[p]] -= lv[p] * x;
     }
-    d.list.swap(d.topo);
-    list = d.list.data();
-    cnt = n;
-  } else {
-    const index_t* ls = d.l_start.data();
-    const index_t* li = d.l_idx.data();
-    const double* lv = d.l_val.data();
-    for (const index_t s : d.l_cols) {
-      const double x = w[s];
-      if (x == 0.0) continue;
-      d.scatter_listed(li + ls[s], lv + ls[s], ls[s + 1] - ls[s], x, cnt);
-    }
+    list.swap(topo);
+    return n;
   }
-  d.record(Data::FtranL, cnt);
-
-  // R: the row etas, z[fresh] = z[t] - r.z, z[t] = 0.
-  if (!d.etas.empty()) {
-    const index_t ne = index_t(d.etas.size());
-    double* acc = d.acc.data();
-    std::fill(acc, acc + ne, 0.0);
-    const index_t* head = d.r_head.data();
-    const index_t* nxt = d.r_next.data();
-    const index_t* eta_of = d.r_eta.data();
-    const double* rv = d.r_val.data();
-    for (index_t q = 0; q < cnt; ++q) {
-      const index_t j = list[q];
-      const double x = w[j];
-      if (x == 0.0) continue;
-      for (index_t e = head[j]; e >= 0; e = nxt[e]) acc[eta_of[e]] += rv[e] * x;
-    }
-    for (index_t k = 0; k < ne; ++k) {
-      const detail::Eta& eta = d.etas[k];
-      const double v = w[eta.t] - acc[k];
-      w[eta.t] = 0.0;
-      if (v == 0.0) continue;
-      w[eta.fresh] = v;
-      d.list_once(eta.fresh, cnt);
-      for (index_t e = head[eta.fresh]; e >= 0; e = nxt[e]) acc[eta_of[e]] += rv[e] * v;
-    }
+  for (const index_t s : l_cols) {
+    const double x = w[s];
+    if (x == 0.0) continue;
+    scatter_listed(li + ls[s], lv + ls[s], ls[s + 1] - ls[s], x, cnt);
   }
+  return cnt;
+}
 
-  if (keep_ft_spike) {
-    for (index_t q = 0; q < d.ft_spike_count; ++q) d.ft_spike[d.ft_spike_list[q]] = 0.0;
-    index_t sc = 0;
-    for (index_t q = 0; q < cnt; ++q) {
-      const index_t s = list[q];
-      if (w[s] == 0.0) continue;
-      d.ft_spike[s] = w[s];
-      d.ft_spike_list[sc++] = s;
-    }
-    d.ft_spike_count = sc;
-    d.ft_spike_valid = true;
+// R: the row etas in order, z[fresh] = z[t] - r.z, z[t] = 0 (eq. 7.17),
+// pushed by slot: each listed nonzero adds r_kj z_j to the etas holding j.
+void BasisFactor::Data::ftran_row_etas(index_t& cnt) {
+  if (etas.empty()) return;
+  const index_t ne = index_t(etas.size());
+  double* a = acc.data();
+  std::fill(a, a + ne, 0.0);
+  const index_t* head = r_head.data();
+  const index_t* nxt = r_next.data();
+  const index_t* eta_of = r_eta.data();
+  const double* rv = r_val.data();
+  for (index_t q = 0; q < cnt; ++q) {
+    const index_t j = list[q];
+    const double x = w[j];
+    if (x == 0.0) continue;
+    for (index_t e = head[j]; e >= 0; e = nxt[e]) a[eta_of[e]] += rv[e] * x;
   }
+  for (index_t k = 0; k < ne; ++k) {
+    const detail::Eta& eta = etas[k];
+    const double v = w[eta.t] - a[k];
+    w[eta.t] = 0.0;
+    if (v == 0.0) continue;
+    w[eta.fresh] = v;
+    list_once(eta.fresh, cnt);
+    for (index_t e = head[eta.fresh]; e >= 0; e = nxt[e]) a[eta_of[e]] += rv[e] * v;
+  }
+}
 
-  // U: U x = z, column-oriented; the result goes to position_of_slot.
-  const index_t* pos_of = d.position_of_slot.data();
-  const double* diag = d.diag.data();
-  const index_t* ustart = d.ucol.start.data();
-  const index_t* ulen = d.ucol.len.data();
-  const index_t* uidx = d.ucol.idx.data();
-  const double* uval = d.ucol.val.data();
+// The Forrest-Tomlin spike (thesis 7.2.2): z before the U solve, kept for
+// the next forrest_tomlin_update.
+void BasisFactor::Data::keep_ft_spike(index_t cnt) {
+  forget_ft_spike();
+  index_t sc = 0;
+  for (index_t q = 0; q < cnt; ++q) {
+    const index_t s = list[q];
+    if (w[s] == 0.0) continue;
+    ft_spike[s] = w[s];
+    ft_spike_list[sc++] = s;
+  }
+  ft_spike_count = sc;
+  ft_spike_valid = true;
+}
+
+// U: U x = z, column-oriented (by reach or a backward sweep over the
+// slots); x goes to rhs at position_of_slot, w is left zero. Returns the
+// count listed in rhs.
+index_t BasisFactor::Data::ftran_upper(index_t cnt, double hd, SparseVector& rhs) {
+  const index_t* pos_of = position_of_slot.data();
+  const double* dg = diag.data();
+  const index_t* ustart = ucol.start.data();
+  const index_t* ulen = ucol.len.data();
+  const index_t* uidx = ucol.idx.data();
+  const double* uval = ucol.val.data();
   index_t out = 0;
   double* values = rhs.values.data();
   index_t* index = rhs.index.data();
@@ -151,7 +173,7 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_ft_spike) {
     double x = w[s];
     if (x == 0.0) return;
     w[s] = 0.0;
-    x /= diag[s];
+    x /= dg[s];
     const index_t len = ulen[s];
     const index_t* ui = uidx + ustart[s];
     const double* uv = uval + ustart[s];
@@ -161,79 +183,70 @@ void BasisFactor::ftran(SparseVector& rhs, bool keep_ft_spike) {
     values[pos] = x;
     index[out++] = pos;
   };
-  if (d.use_hyper(Data::FtranU, cnt, hd)) {
-    index_t* topo = d.topo.data();
-    const index_t n = d.reach(list, cnt, [&](index_t s) { return std::pair{uidx + ustart[s], ulen[s]}; }, topo);
-    for (index_t q = n - 1; q >= 0; --q) finish(topo[q]);
+  if (use_hyper(FtranU, cnt, hd)) {
+    index_t* tp = topo.data();
+    const index_t n = reach(list.data(), cnt, [&](index_t s) { return std::pair{uidx + ustart[s], ulen[s]}; }, tp);
+    for (index_t q = n - 1; q >= 0; --q) finish(tp[q]);
   } else {
-    for (index_t s = d.n_slots - 1; s >= 0; --s) finish(s);
+    for (index_t s = n_slots - 1; s >= 0; --s) finish(s);
   }
-  d.record(Data::FtranU, out);
-  rhs.count = out;
+  return out;
 }
 
-void BasisFactor::btran(SparseVector& rhs) {
-  Data& d = begin_solve(rhs, "BasisFactor::btran");
-  const index_t m = m_;
-  double* w = d.w.data();
-  index_t* list = d.list.data();
-  const double hd = options_.hypersparse_density;
+// ---- BTRAN's phases: the transposes in reverse order ----
 
-  // Gather: position p -> its slot.
-  index_t cnt = d.gather(rhs, d.slot_of_position.data(), m);
-
-  // U^T y = w, row-oriented (push along the rows of U).
-  {
-    const index_t* ustart = d.urow.start.data();
-    const index_t* ulen = d.urow.len.data();
-    const index_t* uidx = d.urow.idx.data();
-    const double* uval = d.urow.val.data();
-    const double* diag = d.diag.data();
-    if (d.use_hyper(Data::BtranU, cnt, hd)) {
-      index_t* topo = d.topo.data();
-      const index_t n = d.reach(list, cnt, [&](index_t s) { return std::pair{uidx + ustart[s], ulen[s]}; }, topo);
-      for (index_t q = n - 1; q >= 0; --q) {
-        const index_t s = topo[q];
-        if (w[s] == 0.0) continue;
-        const double x = w[s] / diag[s];
-        w[s] = x;
-        const index_t len = ulen[s];
-        const index_t* ui = uidx + ustart[s];
-        const double* uv = uval + ustart[s];
-        for (index_t p = 0; p < len; ++p) w[ui[p]] -= uv[p] * x;
-      }
-      d.list.swap(d.topo);
-      list = d.list.data();
-      cnt = n;
-    } else {
-      const index_t ns = d.n_slots;
-      for (index_t s = 0; s < ns; ++s) {
-        if (w[s] == 0.0) continue;
-        const double x = w[s] / diag[s];
-        w[s] = x;
-        d.scatter_listed(uidx + ustart[s], uval + ustart[s], ulen[s], x, cnt);
-      }
+// U^T y = w, row-oriented (push along the rows of U), by reach or a forward
+// sweep. Returns the new count.
+index_t BasisFactor::Data::btran_upper(index_t cnt, double hd) {
+  const index_t* ustart = urow.start.data();
+  const index_t* ulen = urow.len.data();
+  const index_t* uidx = urow.idx.data();
+  const double* uval = urow.val.data();
+  const double* dg = diag.data();
+  if (use_hyper(BtranU, cnt, hd)) {
+    index_t* tp = topo.data();
+    const index_t n = reach(list.data(), cnt, [&](index_t s) { return std::pair{uidx + ustart[s], ulen[s]}; }, tp);
+    for (index_t q = n - 1; q >= 0; --q) {
+      const index_t s = tp[q];
+      if (w[s] == 0.0) continue;
+      const double x = w[s] / dg[s];
+      w[s] = x;
+      const index_t len = ulen[s];
+      const index_t* ui = uidx + ustart[s];
+      const double* uv = uval + ustart[s];
+      for (index_t p = 0; p < len; ++p) w[ui[p]] -= uv[p] * x;
     }
-    d.record(Data::BtranU, cnt);
+    list.swap(topo);
+    return n;
   }
-
-  // R^T in reverse: v = y[fresh]; y[fresh] = 0; y[t] = v; y[j] -= r_j v.
-  {
-    for (auto it = d.etas.rbegin(); it != d.etas.rend(); ++it) {
-      const double v = w[it->fresh];
-      if (v == 0.0) continue;
-      w[it->fresh] = 0.0;
-      w[it->t] = v;
-      d.list_once(it->t, cnt);
-      d.scatter_listed(d.r_idx.data() + it->begin, d.r_val.data() + it->begin, it->end - it->begin, v, cnt);
-    }
+  for (index_t s = 0; s < n_slots; ++s) {
+    if (w[s] == 0.0) continue;
+    const double x = w[s] / dg[s];
+    w[s] = x;
+    scatter_listed(uidx + ustart[s], uval + ustart[s], ulen[s], x, cnt);
   }
+  return cnt;
+}
 
-  // L^T y = w (push along the rows of L, descending), result to row_of_slot.
-  const index_t* ts = d.lt_start.data();
-  const index_t* ti = d.lt_idx.data();
-  const double* tv = d.lt_val.data();
-  const index_t* row_of = d.row_of_slot.data();
+// R^T in reverse: v = y[fresh]; y[fresh] = 0; y[t] = v; y[j] -= r_j v.
+void BasisFactor::Data::btran_row_etas(index_t& cnt) {
+  for (auto it = etas.rbegin(); it != etas.rend(); ++it) {
+    const double v = w[it->fresh];
+    if (v == 0.0) continue;
+    w[it->fresh] = 0.0;
+    w[it->t] = v;
+    list_once(it->t, cnt);
+    scatter_listed(r_idx.data() + it->begin, r_val.data() + it->begin, it->end - it->begin, v, cnt);
+  }
+}
+
+// L^T y = w (push along the rows of L, descending), by reach or a sweep;
+// y goes to rhs at row_of_slot, w is left zero. Returns the count listed.
+index_t BasisFactor::Data::btran_lower(index_t cnt, double hd, SparseVector& rhs) {
+  const index_t* ts = lt_start.data();
+  const index_t* ti = lt_idx.data();
+  const double* tv = lt_val.data();
+  const index_t* row_of = row_of_slot.data();
   double* values = rhs.values.data();
   index_t* index = rhs.index.data();
   index_t out = 0;
@@ -245,18 +258,18 @@ void BasisFactor::btran(SparseVector& rhs) {
     values[i] = x;
     index[out++] = i;
   };
-  if (d.use_hyper(Data::BtranL, cnt, hd)) {
-    index_t* topo = d.topo.data();
-    const index_t n = d.reach(list, cnt, [&](index_t s) { return std::pair{ti + ts[s], ts[s + 1] - ts[s]}; }, topo);
+  if (use_hyper(BtranL, cnt, hd)) {
+    index_t* tp = topo.data();
+    const index_t n = reach(list.data(), cnt, [&](index_t s) { return std::pair{ti + ts[s], ts[s + 1] - ts[s]}; }, tp);
     for (index_t q = n - 1; q >= 0; --q) {
-      const index_t s = topo[q];
+      const index_t s = tp[q];
       const double x = w[s];
       if (x == 0.0) continue;
       for (index_t p = ts[s]; p < ts[s + 1]; ++p) w[ti[p]] -= tv[p] * x;
     }
-    for (index_t q = 0; q < n; ++q) emit(topo[q]);
+    for (index_t q = 0; q < n; ++q) emit(tp[q]);
   } else {
-    for (auto it = d.lt_rows.rbegin(); it != d.lt_rows.rend(); ++it) {
+    for (auto it = lt_rows.rbegin(); it != lt_rows.rend(); ++it) {
       const index_t s = *it;
       const double x = w[s];
       if (x == 0.0) continue;
@@ -264,8 +277,7 @@ void BasisFactor::btran(SparseVector& rhs) {
     }
     for (index_t s = 0; s < m; ++s) emit(s);
   }
-  d.record(Data::BtranL, out);
-  rhs.count = out;
+  return out;
 }
 
 }  // namespace balsa::lp
