@@ -21,6 +21,21 @@
 // So L (unit lower, slots 0..m-1) and U (upper, slot space) are triangular
 // matrices in a fixed index order that only grows: the GPU path hands them to
 // TriangularSolver and absorbs an update with replace_columns.
+//
+// U in slot space after two updates (m = 4; the first replaced the column
+// of slot 1, the second that of slot 3; d diagonal, x off-diagonal):
+//
+//   slot:  0  1  2  3  4  5        slots 1 and 3: vacated, an identity row and
+//     0  [ d  .  x  .  x  x ]      column (position_of_slot -1); slot 4: the
+//     1  [    1  .  .  .  . ]      first update's spike as a column with its
+//     2  [       d  .  x  x ]      new diagonal, slot 5: the second's. Each
+//     3  [          1  .  . ]      update also appends a row eta
+//     4  [             d  x ]      R_k = (t, fresh, r): z[fresh] = z[t] - r.z,
+//     5  [                d ]      z[t] = 0, r over the slots after t.
+//
+// The storage (basis_factor_data.hpp draws it): L by columns and by rows,
+// fixed at factorize; U's off-diagonal entries by row and by column in two
+// list pools that grow in place; the row etas in one file.
 #pragma once
 
 #include <cstdint>

@@ -18,7 +18,15 @@ namespace balsa::lp::detail {
 // room to grow. A list that outgrows its room moves to the end of the pool;
 // when the pool's end is reached the lists are compacted into a spare pool
 // (the only allocation, rare, and never in a solve). Deletion swaps with the
-// last entry (lists are unordered).
+// last entry (lists are unordered). U's rows (urow) and columns (ucol), and
+// the LU's active submatrix (LuWork::cols, rows) are such pools:
+//
+//   idx/val: | 4 7 . . | 1 . | 0 3 5 9 . . . | . . . . . . . . |
+//              list 0    list 2  list 1          free from `end`
+//   start:     0         4       6
+//   len/cap:   2/4       1/2     4/7
+//
+// A fifth entry in list 0 would move it to `end` with room 5 + 5/2 + 4.
 struct ListPool {
   std::vector<index_t> start, len, cap;
   std::vector<index_t> idx, idx_spare;
@@ -145,6 +153,15 @@ struct BasisFactor::Data {
 
   // Row etas R_1..R_k, and their entries linked by slot (for the sparse
   // FTRAN: r_next[e] is the next entry in the same slot, r_head[slot] the first).
+  // The eta file, e.g. (m = 5) after R_1 = (t 0, fresh 5, r over slots 2, 3)
+  // and R_2 = (t 1, fresh 6, r over slots 2, 5):
+  //
+  //   entry e:   0  1  2  3        etas[0] = {t 0, fresh 5, begin 0, end 2}
+  //   r_idx:     2  3  2  5        etas[1] = {t 1, fresh 6, begin 2, end 4}
+  //   r_eta:     0  0  1  1
+  //   r_next:   -1 -1  0 -1        slot 2's chain: r_head[2] = 2 -> 0 -> -1
+  //
+  // acc[k] gathers r_k.z during FTRAN's R phase (one entry per eta).
   std::vector<detail::Eta> etas;
   std::vector<index_t> r_idx, r_eta, r_next, r_head;
   std::vector<double> r_val, acc;
