@@ -242,6 +242,7 @@ struct BasisFactor::Data {
 
   // basis_factor_solve.cpp: the phases of FTRAN and BTRAN on w and its list
   // of cnt slots; each returns (or updates) the count listed.
+  index_t unit_hypersparse_solve(const index_t* start, const index_t* idx, const double* val, index_t cnt);
   index_t ftran_lower(index_t cnt, double hypersparse_density);
   void ftran_row_etas(index_t& cnt);
   void keep_ft_spike(index_t cnt);

@@ -85,6 +85,24 @@ void BasisFactor::btran(SparseVector& rhs) {
   rhs.count = out;
 }
 
+// The hypersparse solve with L or L^T (thesis eq. 7.45), unit diagonal, its
+// off-diagonal entries as lists by slot (start, idx, val): the slots reached
+// from the cnt listed go to topo in postorder and are eliminated in reverse
+// (topological) order. Returns their number.
+index_t BasisFactor::Data::unit_hypersparse_solve(const index_t* start, const index_t* idx, const double* val,
+                                                  index_t cnt) {
+  index_t* tp = topo.data();
+  const index_t n =
+      reach(list.data(), cnt, [&](index_t s) { return std::pair{idx + start[s], start[s + 1] - start[s]}; }, tp);
+  for (index_t q = n - 1; q >= 0; --q) {
+    const index_t s = tp[q];
+    const double x = w[s];
+    if (x == 0.0) continue;
+    for (index_t p = start[s]; p < start[s + 1]; ++p) w[idx[p]] -= val[p] * x;
+  }
+  return n;
+}
+
 // ---- FTRAN's phases (thesis 7.18: z = L^{-1} P a, z = R_k..R_1 z, U x = z) ----
 
 // L: z = L^{-1} P a on the cnt listed slots, by reach (eq. 7.45) or by a
@@ -94,14 +112,7 @@ index_t BasisFactor::Data::ftran_lower(index_t cnt, double hd) {
   const index_t* li = l_idx.data();
   const double* lv = l_val.data();
   if (use_hyper(FtranL, cnt, hd)) {
-    index_t* tp = topo.data();
-    const index_t n = reach(list.data(), cnt, [&](index_t s) { return std::pair{li + ls[s], ls[s + 1] - ls[s]}; }, tp);
-    for (index_t q = n - 1; q >= 0; --q) {
-      const index_t s = tp[q];
-      const double x = w[s];
-      if (x == 0.0) continue;
-      for (index_t p = ls[s]; p < ls[s + 1]; ++p) w[li[p]] -= lv[p] * x;
-    }
+    const index_t n = unit_hypersparse_solve(ls, li, lv, cnt);
     list.swap(topo);
     return n;
   }
@@ -259,15 +270,8 @@ index_t BasisFactor::Data::btran_lower(index_t cnt, double hd, SparseVector& rhs
     index[out++] = i;
   };
   if (use_hyper(BtranL, cnt, hd)) {
-    index_t* tp = topo.data();
-    const index_t n = reach(list.data(), cnt, [&](index_t s) { return std::pair{ti + ts[s], ts[s + 1] - ts[s]}; }, tp);
-    for (index_t q = n - 1; q >= 0; --q) {
-      const index_t s = tp[q];
-      const double x = w[s];
-      if (x == 0.0) continue;
-      for (index_t p = ts[s]; p < ts[s + 1]; ++p) w[ti[p]] -= tv[p] * x;
-    }
-    for (index_t q = 0; q < n; ++q) emit(tp[q]);
+    const index_t n = unit_hypersparse_solve(ts, ti, tv, cnt);
+    for (index_t q = 0; q < n; ++q) emit(topo[q]);
   } else {
     for (auto it = lt_rows.rbegin(); it != lt_rows.rend(); ++it) {
       const index_t s = *it;

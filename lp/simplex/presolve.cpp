@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 namespace balsa::lp {
 
@@ -14,6 +16,19 @@ bool finite(double v) { return std::abs(v) < lp_infinity; }
 // bound its cost asks for; with no cost the finite bound nearest zero's side.
 double best_bound(double c, double lo, double up) {
   return c > 0 ? lo : (c < 0 ? up : (finite(lo) ? lo : (finite(up) ? up : 0.0)));
+}
+
+// The first nonzero of list l of a compressed matrix (ptr, idx, values)
+// whose index is alive: its index to `at`, its value to `a`.
+void first_live_entry(const std::vector<index_t>& ptr, const std::vector<index_t>& idx,
+                      const std::vector<double>& values, const std::vector<std::uint8_t>& alive, index_t l,
+                      index_t& at, double& a) {
+  for (index_t k = ptr[l]; k < ptr[l + 1]; ++k)
+    if (alive[idx[k]] && values[k] != 0) {
+      at = idx[k];
+      a = values[k];
+      return;
+    }
 }
 
 // Row i's activity without column `skip`.
@@ -145,22 +160,12 @@ void Presolve::Reducer::remove_row(index_t i) {
 
 // The live entry of a singleton row.
 void Presolve::Reducer::entry_of_row(index_t i, index_t& j, double& a) const {
-  for (index_t k = R_.row_ptr[i]; k < R_.row_ptr[i + 1]; ++k)
-    if (col_alive_[R_.col_idx[k]] && R_.values[k] != 0) {
-      j = R_.col_idx[k];
-      a = R_.values[k];
-      return;
-    }
+  first_live_entry(R_.row_ptr, R_.col_idx, R_.values, col_alive_, i, j, a);
 }
 
 // The live entry of a singleton column.
 void Presolve::Reducer::entry_of_column(index_t j, index_t& i, double& a) const {
-  for (index_t k = A_.col_ptr[j]; k < A_.col_ptr[j + 1]; ++k)
-    if (row_alive_[A_.row_idx[k]] && A_.values[k] != 0) {
-      i = A_.row_idx[k];
-      a = A_.values[k];
-      return;
-    }
+  first_live_entry(A_.col_ptr, A_.row_idx, A_.values, row_alive_, j, i, a);
 }
 
 // Inconsistent row bounds: infeasible; an empty row: removed (infeasible if
