@@ -407,6 +407,9 @@ FactorResult repair_singular_columns(LuWork& W, index_t n, std::vector<index_t>&
 
 }  // namespace
 
+// The steps of thesis 7.1.2: B as the active submatrix, phase 1 (the
+// triangular singletons), phase 2 (the bump), the repair with logicals, then
+// the factor in slot space with no updates yet.
 FactorResult BasisFactor::factorize(const Csc<double>& A, std::vector<index_t>& basic) {
   check_basis(A, basic);
   const index_t m = A.rows;
@@ -424,7 +427,7 @@ FactorResult BasisFactor::factorize(const Csc<double>& A, std::vector<index_t>& 
   lu.row_singletons();
   const index_t singletons = index_t(W.piv_row.size());
   lu.markowitz_bump();
-  const FactorResult result = repair_singular_columns(W, A.cols, basic);
+  FactorResult result = repair_singular_columns(W, A.cols, basic);
 
   d.store_pivots();
   const std::size_t nnz_l = d.store_lower();
