@@ -19,7 +19,7 @@
 #include "balsa/lp.hpp"
 #include "bench_output.hpp"
 #include "core/clock.hpp"
-#include "lp/basis_gpu.hpp"
+#include "lp/basis/basis_gpu.hpp"
 #include "lp_baselines.hpp"
 
 namespace balsa::bench {
@@ -321,7 +321,7 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
     std::string faster;
     for (const std::string& f : gpu_faster) faster += (faster.empty() ? "" : ", ") + f;
     model_line = fmt::format(
-        "The basis-solve model (lp/basis_gpu.hpp; per iteration FTRAN + BTRAN + update) against the measured times "
+        "The basis-solve model (lp/basis/basis_gpu.hpp; per iteration FTRAN + BTRAN + update) against the measured times "
         "of the {} problems solved both ways: GPU predicted within 2x on {}, CPU (from the basis alone) within 2x on "
         "{}; the model chose the GPU for {} of them; the GPU's basis solves were faster than the CPU's on: {}.\n",
         modelled, gpu_model_ok, cpu_model_ok, model_chose_gpu, faster.empty() ? "none" : faster);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the coefficients of the simplex' basis-solve model (lp/basis_gpu.hpp,
+"""Fits the coefficients of the simplex' basis-solve model (lp/basis/basis_gpu.hpp,
 thesis 7.2.4-7.2.5) to a `balsa bench lp --json` run that has the GPU column,
 on every other problem (sorted by name), and scores them on the rest.
 

@@ -8,7 +8,7 @@
 
 #include "balsa/cuda.hpp"
 #include "balsa/lp.hpp"
-#include "lp/basis_gpu.hpp"
+#include "lp/basis/basis_gpu.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {
@@ -100,8 +100,8 @@ TEST(LpGpu, BasisSolvesMatchTheHostFactorThroughUpdates) {
     gpu.ftran(device, d, true, gpu_seconds);
     expect_same(d, c, "FTRAN of the entering column", updates);
     if (std::abs(c.values[r]) < 0.1) continue;
-    const lp::UpdateResult h = host.update(r, c.values[r]);
-    ASSERT_EQ(device.update(r, d.values[r]), h);
+    const lp::UpdateResult h = host.forrest_tomlin_update(r, c.values[r]);
+    ASSERT_EQ(device.forrest_tomlin_update(r, d.values[r]), h);
     basic[r] = q;
     if (h == lp::UpdateResult::Refactor) {  // full: factorise the new basis afresh on both
       std::vector<index_t> again = basic;
@@ -112,7 +112,7 @@ TEST(LpGpu, BasisSolvesMatchTheHostFactorThroughUpdates) {
       ++refactors;
       continue;
     }
-    gpu.update(device);
+    gpu.forrest_tomlin_update(device);
     ++updates;
   }
   EXPECT_GE(updates, 20);

@@ -1,4 +1,4 @@
-// The simplex basis factorisation (lp/basis_factor.hpp): FTRAN/BTRAN against
+// The simplex basis factorisation (lp/basis/basis_factor.hpp): FTRAN/BTRAN against
 // a dense LU with partial pivoting of the same basis, on random sparse bases
 // (logicals and structurals), through sequences of Forrest-Tomlin updates,
 // on singular bases (repaired with logicals), the exported slot-space factors
@@ -15,7 +15,7 @@
 
 #include "balsa/matrix_market.hpp"
 #include "balsa/sparse.hpp"
-#include "lp/basis_factor.hpp"
+#include "lp/basis/basis_factor.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa::lp {
@@ -363,8 +363,8 @@ TEST(LpBasisFactor, HypersparseAndDensePathsAgree) {
       index_t r = 0;
       for (index_t k = 0; k < m; ++k)
         if (std::abs(x1[k]) > std::abs(x1[r])) r = k;
-      ASSERT_EQ(hyper.update(r, x1[r]), UpdateResult::Ok);
-      ASSERT_EQ(dense.update(r, x2[r]), UpdateResult::Ok);
+      ASSERT_EQ(hyper.forrest_tomlin_update(r, x1[r]), UpdateResult::Ok);
+      ASSERT_EQ(dense.forrest_tomlin_update(r, x2[r]), UpdateResult::Ok);
       basic[r] = q;
     }
     for (int q = 0; q < 20; ++q) {
@@ -414,7 +414,7 @@ UpdateRun run_updates(const Csc<double>& A, std::vector<index_t>& basic, BasisFa
     std::vector<index_t> next = basic;
     next[r] = q;
     if (DenseLu(basis_matrix(A, next)).condition() > max_cond) continue;
-    const UpdateResult res = F.update(r, alpha[r]);
+    const UpdateResult res = F.forrest_tomlin_update(r, alpha[r]);
     is_basic[basic[r]] = 0;
     is_basic[q] = 1;
     basic = next;
@@ -469,7 +469,7 @@ TEST(LpBasisFactor, RefactorAtMaxUpdates) {
   index_t r = 0;
   for (index_t k = 0; k < m; ++k)
     if (std::abs(alpha[k]) > std::abs(alpha[r])) r = k;
-  EXPECT_EQ(F.update(r, alpha[r]), UpdateResult::Refactor);
+  EXPECT_EQ(F.forrest_tomlin_update(r, alpha[r]), UpdateResult::Refactor);
   EXPECT_EQ(F.slots(), m + 5);
   check_solves(F, A, basic, rng);  // unchanged: still the factor of `basic`
   ASSERT_EQ(F.factorize(A, basic).rank, m);
@@ -493,19 +493,19 @@ TEST(LpBasisFactor, RefactorOnBadPivot) {
     if (alpha[k] == 0.0) zero = k;
   }
   // alpha_r that disagrees with the spike: refused, factor unchanged.
-  EXPECT_EQ(F.update(r, 2.0 * alpha[r]), UpdateResult::Refactor);
+  EXPECT_EQ(F.forrest_tomlin_update(r, 2.0 * alpha[r]), UpdateResult::Refactor);
   EXPECT_EQ(F.stats().updates, 0);
   check_solves(F, A, basic, rng);
   // A zero pivot (the new basis would be singular).
   ASSERT_GE(zero, 0);
-  EXPECT_EQ(F.update(zero, 0.0), UpdateResult::Refactor);
+  EXPECT_EQ(F.forrest_tomlin_update(zero, 0.0), UpdateResult::Refactor);
   EXPECT_EQ(F.slots(), m);
   // The spike is still there: the right pivot goes through.
-  EXPECT_EQ(F.update(r, alpha[r]), UpdateResult::Ok);
+  EXPECT_EQ(F.forrest_tomlin_update(r, alpha[r]), UpdateResult::Ok);
   basic[r] = q;
   check_solves(F, A, basic, rng);
   // The spike is consumed.
-  EXPECT_THROW(F.update(r, 1.0), Error);
+  EXPECT_THROW(F.forrest_tomlin_update(r, 1.0), Error);
 }
 
 TEST(LpBasisFactor, BadBasisIsRefusedAndTheFactorKept) {
@@ -769,7 +769,7 @@ TEST(LpBasisFactor, ExportedFactorsMatchTheSolves) {
           if (pos[s] == r) return s;
         return index_t(-1);
       }();
-      const UpdateResult res = F.update(r, alpha[r]);
+      const UpdateResult res = F.forrest_tomlin_update(r, alpha[r]);
       is_basic[basic[r]] = 0;
       is_basic[q] = 1;
       basic = next;
@@ -905,7 +905,7 @@ TEST(LpBasisFactor, NetlibE226UpdatesAndTimings) {
   }
   const double t_btran = std::chrono::duration<double>(Clock::now() - t0).count() / (20 * reps);
   const double btran_density = double(out_nnz) / (20.0 * reps * m);
-  // update(): 90 basis changes (largest |alpha_r| leaves) after a fresh factorisation.
+  // forrest_tomlin_update(): 90 basis changes (largest |alpha_r| leaves) after a fresh factorisation.
   ASSERT_EQ(F.factorize(A, basic).rank, m);
   const BasisFactorStats fresh = F.stats();
   std::vector<char> is_basic(std::size_t(n + m), 0);
@@ -922,7 +922,7 @@ TEST(LpBasisFactor, NetlibE226UpdatesAndTimings) {
     if (r >= 0 && std::abs(v.values[r]) > 1e-3) {
       const double alpha = v.values[r];
       t0 = Clock::now();
-      const UpdateResult res = F.update(r, alpha);
+      const UpdateResult res = F.forrest_tomlin_update(r, alpha);
       t_update += std::chrono::duration<double>(Clock::now() - t0).count();
       ASSERT_EQ(res, UpdateResult::Ok);
       is_basic[basic[r]] = 0;

@@ -9,8 +9,8 @@
 #include <random>
 
 #include "balsa/lp.hpp"
-#include "lp/simplex_core.hpp"
-#include "lp/working_lp.hpp"
+#include "lp/simplex/simplex_core.hpp"
+#include "lp/simplex/working_lp.hpp"
 #include "support/test_support.hpp"
 
 namespace {

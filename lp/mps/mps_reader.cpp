@@ -21,7 +21,7 @@
 
 #include "balsa/lp.hpp"
 #include "core/exceptions.hpp"
-#include "lp/mps_parser.hpp"
+#include "lp/mps/mps_parser.hpp"
 
 namespace balsa {
 namespace mps {

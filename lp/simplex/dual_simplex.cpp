@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lp/simplex_core.hpp"
+#include "lp/simplex/simplex_core.hpp"
 
 namespace balsa::lp {
 
@@ -148,76 +148,105 @@ index_t SimplexCore::choose_column(double delta) {
   return -1;
 }
 
+// One dual iteration with leaving row r (thesis Alg. 7.1, dual form, as
+// HiGHS' iterate(): BTRAN, PRICE and CHUZC, FTRAN, the flips, the DSE FTRAN,
+// then the updates of d, x, the weights and the basis factor).
 SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
   const index_t p = basic_[r];
   const double delta = primal_infeasibility(r);
-  // BTRAN: rho_r = B^{-T} e_r.
-  rho_.clear();
-  rho_.set(r, 1.0);
-  basis_.btran(rho_);
-  basis_.note_density(rho_.dense() ? 1.0 : double(rho_.count) / double(m_));
+  btran_pivot_row(r);
   Clock::time_point t0 = Clock::now();
   price(row_);
   const index_t q = choose_column(delta);
   stats_.pricing_seconds += seconds_since(t0);
   if (q < 0) return Step::Infeasible;
-  const double alpha_row = row_.values[q];
+  if (!ftran_entering_column(q, r)) return Step::Retry;
+  const double alpha = column_.values[r];
+  ftran_bound_flips();
+  if (options_.pricing == DualPricing::SteepestEdge) ftran_dse();
+  t0 = Clock::now();
+  update_duals(p, q, alpha);
+  update_primal(p, q, delta, alpha);
+  update_dual_weights(r, alpha);
+  stats_.update_seconds += seconds_since(t0);
+  replace_basic(r, q, alpha);  // the factor's update times itself
+  return Step::Done;
+}
 
-  // FTRAN of the entering column, checked against the pivot row's alpha.
+// BTRAN (thesis Alg. 7.1): rho_r = B^{-T} e_r, its density noted for the
+// basis solves' model (eq. 7.45).
+void SimplexCore::btran_pivot_row(index_t r) {
+  rho_.clear();
+  rho_.set(r, 1.0);
+  basis_.btran(rho_);
+  basis_.note_density(rho_.dense() ? 1.0 : double(rho_.count) / double(m_));
+}
+
+// FTRAN of the entering column (keeping the Forrest-Tomlin spike), checked
+// against the pivot row's alpha_rq: false (retry) when they disagree or the
+// pivot is tiny, after a fresh factor or, on a fresh one, leaving row r out.
+bool SimplexCore::ftran_entering_column(index_t q, index_t r) {
+  const double alpha_row = row_.values[q];
   load_column(q, column_);
   basis_.ftran(column_, true);
   const double alpha = column_.values[r];
   if (std::abs(alpha - alpha_row) > 1e-7 * (1.0 + std::abs(alpha)) || std::abs(alpha) < kPivotTolerance) {
     if (!fresh_factor_) {  // the factor has drifted: start again from a fresh one
       reinvert();
-      return Step::Retry;
+      return false;
     }
     if (std::abs(alpha) < kPivotTolerance) {  // even fresh: leave this row out for now
       reject_row(r);
-      return Step::Retry;
+      return false;
     }
   }
+  return true;
+}
 
-  // FTRAN of the flipped columns' change: x_B follows the flips.
-  t0 = Clock::now();
-  if (!flipped_.empty()) {
-    flips_.clear();
-    for (index_t j : flipped_) {
-      const double to = x_[j] == lower_[j] ? upper_[j] : lower_[j];
-      const double step = to - x_[j];
-      x_[j] = to;
-      if (j < n_) {
-        for (index_t e = lp_.A.col_ptr[j]; e < lp_.A.col_ptr[j + 1]; ++e)
-          flips_.values[lp_.A.row_idx[e]] += lp_.A.values[e] * step;
-      } else {
-        flips_.values[j - n_] += step;
-      }
-    }
-    flips_.rebuild_index();
-    stats_.update_seconds += seconds_since(t0);
-    basis_.ftran(flips_);
-    t0 = Clock::now();
-    for_each_nonzero(flips_, [&](index_t i) { x_[basic_[i]] -= flips_.values[i]; });
-    stats_.bound_flips += std::int64_t(flipped_.size());
-    stats_.update_seconds += seconds_since(t0);
-  }
-
-  // Dual steepest edge: tau = B^{-1} rho_r.
-  const bool dse = options_.pricing == DualPricing::SteepestEdge;
-  if (dse) {
-    tau_.clear();
-    if (rho_.dense()) {
-      tau_.values = rho_.values;
-      tau_.rebuild_index();
+// The bound flips of CHUZC (Koberstein's BFRT): the flipped variables move
+// to their other bound and x_B follows through an FTRAN of their columns'
+// change, B^{-1} sum_j a_j (x_j' - x_j).
+void SimplexCore::ftran_bound_flips() {
+  if (flipped_.empty()) return;
+  Clock::time_point t0 = Clock::now();
+  flips_.clear();
+  for (index_t j : flipped_) {
+    const double to = x_[j] == lower_[j] ? upper_[j] : lower_[j];
+    const double step = to - x_[j];
+    x_[j] = to;
+    if (j < n_) {
+      for (index_t e = lp_.A.col_ptr[j]; e < lp_.A.col_ptr[j + 1]; ++e)
+        flips_.values[lp_.A.row_idx[e]] += lp_.A.values[e] * step;
     } else {
-      for (index_t k = 0; k < rho_.count; ++k) tau_.set(rho_.index[k], rho_.values[rho_.index[k]]);
+      flips_.values[j - n_] += step;
     }
-    basis_.ftran(tau_);
   }
-
+  flips_.rebuild_index();
+  stats_.update_seconds += seconds_since(t0);
+  basis_.ftran(flips_);
   t0 = Clock::now();
-  // The dual step: the entering reduced cost goes to zero (a wrong-signed one,
-  // allowed by Harris, is shifted to zero first).
+  for_each_nonzero(flips_, [&](index_t i) { x_[basic_[i]] -= flips_.values[i]; });
+  stats_.bound_flips += std::int64_t(flipped_.size());
+  stats_.update_seconds += seconds_since(t0);
+}
+
+// Dual steepest edge (Forrest & Goldfarb): tau = B^{-1} rho_r for the
+// weights' update.
+void SimplexCore::ftran_dse() {
+  tau_.clear();
+  if (rho_.dense()) {
+    tau_.values = rho_.values;
+    tau_.rebuild_index();
+  } else {
+    for (index_t k = 0; k < rho_.count; ++k) tau_.set(rho_.index[k], rho_.values[rho_.index[k]]);
+  }
+  basis_.ftran(tau_);
+}
+
+// The dual step: the entering reduced cost goes to zero (a wrong-signed one,
+// allowed by Harris, is shifted to zero first), d -= theta_d alpha_r, and the
+// leaving variable p gets -theta_d.
+void SimplexCore::update_duals(index_t p, index_t q, double alpha) {
   const double dq = d_[q];
   const bool q_lower = x_[q] == lower_[q] && lower_[q] > -lp_infinity;
   const bool q_upper = x_[q] == upper_[q] && upper_[q] < lp_infinity;
@@ -233,17 +262,23 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
   }
   d_[q] = 0.0;
   d_[p] = -theta_d;
+}
 
-  // The primal step: the leaving variable goes to its violated bound.
+// The primal step: the leaving variable p goes to its violated bound (below
+// it when delta < 0), x_B along the entering column, x_q by theta_p.
+void SimplexCore::update_primal(index_t p, index_t q, double delta, double alpha) {
   const double bound = delta < 0 ? lower_[p] : upper_[p];
   const double theta_p = (x_[p] - bound) / alpha;
   for_each_nonzero(column_, [&](index_t i) { x_[basic_[i]] -= theta_p * column_.values[i]; });
   x_[q] += theta_p;
   x_[p] = bound;
+}
 
-  // Weights.
+// The pricing weights of the new basis: dual steepest edge (exact, with tau)
+// or Devex (approximate reference framework).
+void SimplexCore::update_dual_weights(index_t r, double alpha) {
   const double w_r = weight_[r];
-  if (dse) {
+  if (options_.pricing == DualPricing::SteepestEdge) {
     double rho_norm = 0;
     for_each_nonzero(rho_, [&](index_t i) { rho_norm += rho_.values[i] * rho_.values[i]; });
     auto update = [&](index_t i) {
@@ -263,9 +298,6 @@ SimplexCore::Step SimplexCore::dual_iteration(index_t r) {
     for_each_nonzero(column_, update);
     weight_[r] = std::max(w_r / (alpha * alpha), 1.0);
   }
-  stats_.update_seconds += seconds_since(t0);
-  replace_basic(r, q, alpha);  // the factor's update times itself
-  return Step::Done;
 }
 
 }  // namespace balsa::lp

@@ -42,7 +42,11 @@ class Presolve {
     double row_lower = 0, row_upper = 0;  // SlackColumn / FreeColumn: the row's bounds before
     double cost = 0;                      // FreeColumn, SingletonRow: c_j when the step was taken
   };
-  void build_reduced(const LinearProgram& lp);
+  class Reducer;  // presolve.cpp: run's working state and passes
+  // postsolve's steps that recover more than a stored value.
+  void undo_singleton_row(const Step& s, const std::vector<double>& x, std::vector<double>& y) const;
+  void undo_slack_column(const Step& s, const Csr<double>& R, std::vector<double>& x,
+                         const std::vector<double>& y) const;
 
   const LinearProgram* original_ = nullptr;
   bool identity_ = false;

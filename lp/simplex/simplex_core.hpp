@@ -8,7 +8,7 @@
 // (the pivot row alpha_r = rho_r^T [A I]), CHUZC (bound flipping ratio test),
 // FTRAN (the entering column; for the weights also B^{-1} rho_r and the
 // flipped columns' sum) and the update of x, d, the weights and the basis
-// factor (Forrest-Tomlin).
+// factor (forrest_tomlin_update).
 #pragma once
 
 #include <cstdint>
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "lp/basis_solver.hpp"
-#include "lp/working_lp.hpp"
+#include "lp/basis/basis_solver.hpp"
+#include "lp/simplex/working_lp.hpp"
 
 namespace balsa::lp {
 
@@ -88,11 +88,24 @@ class SimplexCore {
   enum class Step { Done, Infeasible, Retry };
   void reject_row(index_t r);
   Step dual_iteration(index_t r);
+  // Its steps, in order.
+  void btran_pivot_row(index_t r);
+  bool ftran_entering_column(index_t q, index_t r);
+  void ftran_bound_flips();
+  void ftran_dse();
+  void update_duals(index_t p, index_t q, double alpha);
+  void update_primal(index_t p, index_t q, double delta, double alpha);
+  void update_dual_weights(index_t r, double alpha);
 
   // ---- primal_simplex.cpp ----
   index_t choose_entering() const;
   enum class PrimalStep { Done, Unbounded, Retry };
   PrimalStep primal_iteration(index_t q);
+  // Its steps, in order.
+  index_t primal_ratio_test(double dir, double& theta) const;
+  void flip_entering(index_t q, double dir);
+  bool pivot_row_agrees(index_t r, index_t q, double alpha);
+  void update_primal_step(index_t r, index_t q, double dir, double theta, double alpha);
 
   bool replace_basic(index_t r, index_t q, double alpha_col);  // factor update + bookkeeping
 

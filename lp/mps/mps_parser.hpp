@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "balsa/lp.hpp"
-#include "lp/mps_fields.hpp"
+#include "lp/mps/mps_fields.hpp"
 #include "sparse/io/matrix_market_lines.hpp"
 
 namespace balsa::mps {

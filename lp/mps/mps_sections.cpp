@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "lp/mps_parser.hpp"
+#include "lp/mps/mps_parser.hpp"
 
 namespace balsa::mps {
 

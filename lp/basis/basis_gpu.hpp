@@ -12,7 +12,7 @@
 
 #include "balsa/lp.hpp"
 #include "balsa/trsv.hpp"
-#include "lp/basis_factor.hpp"
+#include "lp/basis/basis_factor.hpp"
 
 namespace balsa::lp {
 
@@ -52,8 +52,8 @@ class GpuBasisSolves {
   // factor's max_updates new slots).
   void load(const BasisFactor& f);
   // The last Forrest-Tomlin update's columns of U.
-  void update(const BasisFactor& f);
-  void ftran(BasisFactor& f, SparseVector& v, bool keep_spike, double& gpu_seconds);
+  void forrest_tomlin_update(const BasisFactor& f);
+  void ftran(BasisFactor& f, SparseVector& v, bool keep_ft_spike, double& gpu_seconds);
   void btran(BasisFactor& f, SparseVector& v, double& gpu_seconds);
 
  private:

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "balsa/lp.hpp"
-#include "lp/basis_factor.hpp"
+#include "lp/basis/basis_factor.hpp"
 
 namespace balsa::lp {
 
@@ -20,9 +20,9 @@ class BasisSolver {
   BasisSolver(const SimplexOptions& options, SimplexStats& stats);
   ~BasisSolver();
   FactorResult factorize(const Csc<double>& A, std::vector<index_t>& basic);
-  void ftran(SparseVector& v, bool keep_spike = false);
+  void ftran(SparseVector& v, bool keep_ft_spike = false);
   void btran(SparseVector& v);
-  UpdateResult update(index_t position, double alpha);
+  UpdateResult forrest_tomlin_update(index_t position, double alpha);
   const BasisFactorStats& factor_stats() const { return factor_.stats(); }
   bool on_gpu() const { return gpu_ != nullptr; }
   // Density of the right-hand sides seen since the last factorisation (eq. 7.45).

@@ -1,6 +1,6 @@
 // The simplex' basis solves on the GPU and the model that chooses them
 // (thesis 7.2.1-7.2.5); see basis_gpu.hpp.
-#include "lp/basis_gpu.hpp"
+#include "lp/basis/basis_gpu.hpp"
 
 #include <algorithm>
 
@@ -80,7 +80,7 @@ void GpuBasisSolves::load(const BasisFactor& f) {
 
 // The columns of U the update changed, with their new entries, to both U
 // solvers' incremental analysis.
-void GpuBasisSolves::update(const BasisFactor& f) {
+void GpuBasisSolves::forrest_tomlin_update(const BasisFactor& f) {
   const std::span<const index_t> columns = f.changed_upper_columns();
   if (columns.empty()) return;
   std::vector<index_t> col_ptr, rows;
@@ -92,7 +92,7 @@ void GpuBasisSolves::update(const BasisFactor& f) {
 
 // FTRAN (7.18): z = L^{-1} P a on the GPU, the row etas on the host, then
 // x = U^{-1} z on the GPU; x in slot space mapped to basis positions.
-void GpuBasisSolves::ftran(BasisFactor& f, SparseVector& v, bool keep_spike, double& gpu_seconds) {
+void GpuBasisSolves::ftran(BasisFactor& f, SparseVector& v, bool keep_ft_spike, double& gpu_seconds) {
   const std::span<const index_t> slot_of_row = f.slot_of_row();
   std::fill(z_.begin(), z_.end(), 0.0);
   for (index_t i = 0; i < m_; ++i) z_[slot_of_row[i]] = v.values[i];
@@ -101,7 +101,7 @@ void GpuBasisSolves::ftran(BasisFactor& f, SparseVector& v, bool keep_spike, dou
   gpu_seconds += seconds_since(t0);
   std::fill(w_.begin() + m_, w_.end(), 0.0);
   f.apply_row_etas(w_);
-  if (keep_spike) f.set_spike(w_);
+  if (keep_ft_spike) f.set_ft_spike(w_);
   t0 = Clock::now();
   U_->solve(w_, z_);
   gpu_seconds += seconds_since(t0);

@@ -9,9 +9,9 @@
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
 #include "core/pimpl.hpp"
-#include "lp/presolve.hpp"
-#include "lp/simplex_core.hpp"
-#include "lp/working_lp.hpp"
+#include "lp/simplex/presolve.hpp"
+#include "lp/simplex/simplex_core.hpp"
+#include "lp/simplex/working_lp.hpp"
 
 namespace balsa {
 

@@ -1,13 +1,14 @@
 // BasisFactor: the sparse vector, the storage helpers, and the factors
 // exported in slot space (the GPU path). The factorisation is in
 // basis_factor_lu.cpp (thesis 7.1.2), the solves in basis_factor_solve.cpp
-// (eq. 7.45), the Forrest-Tomlin update in basis_factor_update.cpp (7.2.2).
+// (eq. 7.45), the Forrest-Tomlin update in basis_factor_forrest_tomlin.cpp
+// (7.2.2).
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "balsa/error.hpp"
-#include "lp/basis_factor_data.hpp"
+#include "lp/basis/basis_factor_data.hpp"
 
 namespace balsa::lp {
 
@@ -144,15 +145,42 @@ void BasisFactor::Data::allocate(index_t rows, int updates) {
   stack_pos.assign(c, 0);
   mark.assign(c, 0u);
   stamp = 0;
-  spike.assign(c, 0.0);
-  spike_list.assign(c, 0);
-  spike_count = 0;
-  spike_valid = false;
+  ft_spike.assign(c, 0.0);
+  ft_spike_list.assign(c, 0);
+  ft_spike_count = 0;
+  ft_spike_valid = false;
   etas.reserve(std::size_t(max_updates) + 1);
   changed.reserve(c);
 }
 
 // ---- BasisFactor: construction and the exported factors --------------------------
+
+namespace {
+
+// List l of the pool (unordered), sorted by index, appended to (idx, val);
+// `tmp` is scratch.
+void append_sorted(const detail::ListPool& pool, index_t l, std::vector<std::pair<index_t, double>>& tmp,
+                   std::vector<index_t>& idx, std::vector<double>& val) {
+  const index_t len = pool.len[l];
+  const index_t* ix = pool.indices(l);
+  const double* vx = pool.values(l);
+  tmp.assign(std::size_t(len), {});
+  for (index_t k = 0; k < len; ++k) tmp[k] = {ix[k], vx[k]};
+  std::sort(tmp.begin(), tmp.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [i, v] : tmp) {
+    idx.push_back(i);
+    val.push_back(v);
+  }
+}
+
+// A slot-space vector has room for every slot in use.
+void check_slot_vector(std::size_t size, index_t slots, const char* where) {
+  if (index_t(size) < slots)
+    throw DimensionError(std::string(where) + ": the vector has " + std::to_string(size) + " entries, the factor " +
+                         std::to_string(slots) + " slots");
+}
+
+}  // namespace
 
 BasisFactor::BasisFactor(const BasisFactorOptions& options) : options_(options) {
   if (options_.max_updates < 0) throw Error("BasisFactor: max_updates must be >= 0");
@@ -205,18 +233,7 @@ Csr<double> BasisFactor::upper_factor(index_t size) const {
   for (index_t s = 0; s < size; ++s) {
     U.col_idx.push_back(s);
     U.values.push_back(s < ns ? d.diag[s] : 1.0);
-    if (s < ns) {
-      const index_t len = d.urow.len[s];
-      const index_t* ix = d.urow.indices(s);
-      const double* vx = d.urow.values(s);
-      row.assign(std::size_t(len), {});
-      for (index_t k = 0; k < len; ++k) row[k] = {ix[k], vx[k]};
-      std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (const auto& [j, v] : row) {
-        U.col_idx.push_back(j);
-        U.values.push_back(v);
-      }
-    }
+    if (s < ns) append_sorted(d.urow, s, row, U.col_idx, U.values);
     U.row_ptr[s + 1] = index_t(U.col_idx.size());
   }
   return U;
@@ -230,19 +247,7 @@ void BasisFactor::upper_columns(std::span<const index_t> columns, std::vector<in
   values.clear();
   std::vector<std::pair<index_t, double>> col;
   for (const index_t s : columns) {
-    if (s < ns && data_) {
-      const Data& d = *data_;
-      const index_t len = d.ucol.len[s];
-      const index_t* ix = d.ucol.indices(s);
-      const double* vx = d.ucol.values(s);
-      col.assign(std::size_t(len), {});
-      for (index_t k = 0; k < len; ++k) col[k] = {ix[k], vx[k]};
-      std::sort(col.begin(), col.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (const auto& [i, v] : col) {
-        rows.push_back(i);
-        values.push_back(v);
-      }
-    }
+    if (s < ns && data_) append_sorted(data_->ucol, s, col, rows, values);
     rows.push_back(s);  // the diagonal, below every entry of an upper column
     values.push_back(s < ns && data_ ? data_->diag[s] : 1.0);
     col_ptr.push_back(index_t(rows.size()));
@@ -267,9 +272,7 @@ std::span<const index_t> BasisFactor::changed_upper_columns() const {
 void BasisFactor::apply_row_etas(std::span<double> z) const {
   if (!data_) return;
   const Data& d = *data_;
-  if (index_t(z.size()) < d.n_slots)
-    throw DimensionError("BasisFactor::apply_row_etas: the vector has " + std::to_string(z.size()) +
-                         " entries, the factor " + std::to_string(d.n_slots) + " slots");
+  check_slot_vector(z.size(), d.n_slots, "BasisFactor::apply_row_etas");
   for (const detail::Eta& e : d.etas) {  // z[fresh] = z[t] - r.z; z[t] = 0
     double v = z[e.t];
     for (index_t p = e.begin; p < e.end; ++p) v -= d.r_val[p] * z[d.r_idx[p]];
@@ -281,9 +284,7 @@ void BasisFactor::apply_row_etas(std::span<double> z) const {
 void BasisFactor::apply_row_etas_transposed(std::span<double> z) const {
   if (!data_) return;
   const Data& d = *data_;
-  if (index_t(z.size()) < d.n_slots)
-    throw DimensionError("BasisFactor::apply_row_etas_transposed: the vector has " + std::to_string(z.size()) +
-                         " entries, the factor " + std::to_string(d.n_slots) + " slots");
+  check_slot_vector(z.size(), d.n_slots, "BasisFactor::apply_row_etas_transposed");
   for (auto it = d.etas.rbegin(); it != d.etas.rend(); ++it) {  // the transpose of the map above
     const double v = z[it->fresh];
     z[it->fresh] = 0.0;
@@ -293,21 +294,19 @@ void BasisFactor::apply_row_etas_transposed(std::span<double> z) const {
   }
 }
 
-void BasisFactor::set_spike(std::span<const double> z) {
-  if (!data_) throw Error("BasisFactor::set_spike: the basis was not factorised");
+void BasisFactor::set_ft_spike(std::span<const double> z) {
+  if (!data_) throw Error("BasisFactor::set_ft_spike: the basis was not factorised");
   Data& d = *data_;
-  if (index_t(z.size()) < d.n_slots)
-    throw DimensionError("BasisFactor::set_spike: the vector has " + std::to_string(z.size()) +
-                         " entries, the factor " + std::to_string(d.n_slots) + " slots");
-  for (index_t q = 0; q < d.spike_count; ++q) d.spike[d.spike_list[q]] = 0.0;
+  check_slot_vector(z.size(), d.n_slots, "BasisFactor::set_ft_spike");
+  d.forget_ft_spike();
   index_t c = 0;
   for (index_t s = 0; s < d.n_slots; ++s) {
     if (z[s] == 0.0) continue;
-    d.spike[s] = z[s];
-    d.spike_list[c++] = s;
+    d.ft_spike[s] = z[s];
+    d.ft_spike_list[c++] = s;
   }
-  d.spike_count = c;
-  d.spike_valid = true;
+  d.ft_spike_count = c;
+  d.ft_spike_valid = true;
 }
 
 }  // namespace balsa::lp

@@ -1,5 +1,5 @@
 // The computational form of an LP and its scaling (see working_lp.hpp).
-#include "lp/working_lp.hpp"
+#include "lp/simplex/working_lp.hpp"
 
 #include <algorithm>
 #include <cmath>

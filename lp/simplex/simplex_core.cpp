@@ -3,7 +3,7 @@
 // dual phase 2 with perturbed costs, and the primal clean-up; see
 // simplex_core.hpp. The iterations are in dual_simplex.cpp and
 // primal_simplex.cpp.
-#include "lp/simplex_core.hpp"
+#include "lp/simplex/simplex_core.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -453,7 +453,7 @@ bool SimplexCore::replace_basic(index_t r, index_t q, double alpha_col) {
   ++updates_since_refactor_;
   for (index_t i : rejected_list_) rejected_[i] = 0;
   rejected_list_.clear();
-  if (basis_.update(r, alpha_col) == UpdateResult::Refactor || updates_since_refactor_ >= options_.refactor_every) {
+  if (basis_.forrest_tomlin_update(r, alpha_col) == UpdateResult::Refactor || updates_since_refactor_ >= options_.refactor_every) {
     reinvert();
     return false;
   }

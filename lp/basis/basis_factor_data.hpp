@@ -1,7 +1,7 @@
-// Internal to lp/basis_factor_*.cpp: the storage of BasisFactor (the LU
+// Internal to lp/basis/basis_factor*.cpp: the storage of BasisFactor (the LU
 // factors in slot space, the row etas of the Forrest-Tomlin updates, the
 // preallocated work arrays of FTRAN/BTRAN) and of the Markowitz
-// factorisation's active submatrix. See lp/basis_factor.hpp for the slot
+// factorisation's active submatrix. See lp/basis/basis_factor.hpp for the slot
 // space.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "lp/basis_factor.hpp"
+#include "lp/basis/basis_factor.hpp"
 
 namespace balsa::lp::detail {
 
@@ -18,7 +18,15 @@ namespace balsa::lp::detail {
 // room to grow. A list that outgrows its room moves to the end of the pool;
 // when the pool's end is reached the lists are compacted into a spare pool
 // (the only allocation, rare, and never in a solve). Deletion swaps with the
-// last entry (lists are unordered).
+// last entry (lists are unordered). U's rows (urow) and columns (ucol), and
+// the LU's active submatrix (LuWork::cols, rows) are such pools:
+//
+//   idx/val: | 4 7 . . | 1 . | 0 3 5 9 . . . | . . . . . . . . |
+//              list 0    list 2  list 1          free from `end`
+//   start:     0         4       6
+//   len/cap:   2/4       1/2     4/7
+//
+// A fifth entry in list 0 would move it to `end` with room 5 + 5/2 + 4.
 struct ListPool {
   std::vector<index_t> start, len, cap;
   std::vector<index_t> idx, idx_spare;
@@ -145,6 +153,15 @@ struct BasisFactor::Data {
 
   // Row etas R_1..R_k, and their entries linked by slot (for the sparse
   // FTRAN: r_next[e] is the next entry in the same slot, r_head[slot] the first).
+  // The eta file, e.g. (m = 5) after R_1 = (t 0, fresh 5, r over slots 2, 3)
+  // and R_2 = (t 1, fresh 6, r over slots 2, 5):
+  //
+  //   entry e:   0  1  2  3        etas[0] = {t 0, fresh 5, begin 0, end 2}
+  //   r_idx:     2  3  2  5        etas[1] = {t 1, fresh 6, begin 2, end 4}
+  //   r_eta:     0  0  1  1
+  //   r_next:   -1 -1  0 -1        slot 2's chain: r_head[2] = 2 -> 0 -> -1
+  //
+  // acc[k] gathers r_k.z during FTRAN's R phase (one entry per eta).
   std::vector<detail::Eta> etas;
   std::vector<index_t> r_idx, r_eta, r_next, r_head;
   std::vector<double> r_val, acc;
@@ -155,11 +172,16 @@ struct BasisFactor::Data {
   std::vector<std::uint32_t> mark;
   std::uint32_t stamp = 0;
 
-  // The spike of the last ftran(keep_spike).
-  std::vector<double> spike;
-  std::vector<index_t> spike_list;
-  index_t spike_count = 0;
-  bool spike_valid = false;
+  // The Forrest-Tomlin spike of the last ftran(keep_ft_spike) (slot space).
+  std::vector<double> ft_spike;
+  std::vector<index_t> ft_spike_list;
+  index_t ft_spike_count = 0;
+  bool ft_spike_valid = false;
+  void forget_ft_spike() {
+    for (index_t q = 0; q < ft_spike_count; ++q) ft_spike[ft_spike_list[q]] = 0.0;
+    ft_spike_count = 0;
+    ft_spike_valid = false;
+  }
 
   // Output density of the recent solves per phase (a running average): a
   // phase goes hypersparse only while both its input and its expected output
@@ -211,6 +233,30 @@ struct BasisFactor::Data {
   // number; every reached node is marked with the new stamp.
   template <class Adj>
   index_t reach(const index_t* roots, index_t nroots, Adj&& adj, index_t* out);
+
+  // basis_factor_lu.cpp: the finished elimination (lu) into slot space.
+  void store_pivots();
+  std::size_t store_lower();   // returns nnz(L)
+  std::int64_t store_upper();  // returns nnz(U) off the diagonal
+  void clear_updates();
+
+  // basis_factor_solve.cpp: the phases of FTRAN and BTRAN on w and its list
+  // of cnt slots; each returns (or updates) the count listed.
+  index_t unit_hypersparse_solve(const index_t* start, const index_t* idx, const double* val, index_t cnt);
+  index_t ftran_lower(index_t cnt, double hypersparse_density);
+  void ftran_row_etas(index_t& cnt);
+  void keep_ft_spike(index_t cnt);
+  index_t ftran_upper(index_t cnt, double hypersparse_density, SparseVector& rhs);
+  index_t btran_upper(index_t cnt, double hypersparse_density);
+  void btran_row_etas(index_t& cnt);
+  index_t btran_lower(index_t cnt, double hypersparse_density, SparseVector& rhs);
+
+  // basis_factor_forrest_tomlin.cpp: the steps of the update (thesis 7.2.2).
+  double ft_row_eta(index_t t);
+  bool ft_diagonal_acceptable(index_t t, double dnew, double expected_pivot, double tolerance) const;
+  void ft_vacate_slot(index_t t, index_t fresh);
+  void ft_append_column(index_t t, index_t fresh, index_t position, double dnew);
+  void ft_append_eta(index_t t, index_t fresh, std::size_t r_begin);
 };
 
 template <class Adj>

@@ -1,9 +1,9 @@
 // The basis solves of the simplex: the LU factor on the host, or its
 // triangular solves on the GPU where the model chooses it (basis_gpu.hpp).
-#include "lp/basis_solver.hpp"
+#include "lp/basis/basis_solver.hpp"
 
 #include "core/clock.hpp"
-#include "lp/basis_gpu.hpp"
+#include "lp/basis/basis_gpu.hpp"
 
 namespace balsa::lp {
 
@@ -48,12 +48,12 @@ void BasisSolver::decide_device() {
   }
 }
 
-void BasisSolver::ftran(SparseVector& v, bool keep_spike) {
+void BasisSolver::ftran(SparseVector& v, bool keep_ft_spike) {
   const Clock::time_point t0 = Clock::now();
   if (gpu_)
-    gpu_->ftran(factor_, v, keep_spike, stats_.gpu_solve_seconds);
+    gpu_->ftran(factor_, v, keep_ft_spike, stats_.gpu_solve_seconds);
   else
-    factor_.ftran(v, keep_spike);
+    factor_.ftran(v, keep_ft_spike);
   const double s = seconds_since(t0);
   stats_.ftran_seconds += s;
   solve_seconds_ += s;
@@ -70,10 +70,10 @@ void BasisSolver::btran(SparseVector& v) {
   solve_seconds_ += s;
 }
 
-UpdateResult BasisSolver::update(index_t position, double alpha) {
+UpdateResult BasisSolver::forrest_tomlin_update(index_t position, double alpha) {
   const Clock::time_point t0 = Clock::now();
-  const UpdateResult r = factor_.update(position, alpha);
-  if (r == UpdateResult::Ok && gpu_) gpu_->update(factor_);
+  const UpdateResult r = factor_.forrest_tomlin_update(position, alpha);
+  if (r == UpdateResult::Ok && gpu_) gpu_->forrest_tomlin_update(factor_);
   ++solve_iterations_;
   const double s = seconds_since(t0);
   stats_.update_seconds += s;

@@ -21,6 +21,21 @@
 // So L (unit lower, slots 0..m-1) and U (upper, slot space) are triangular
 // matrices in a fixed index order that only grows: the GPU path hands them to
 // TriangularSolver and absorbs an update with replace_columns.
+//
+// U in slot space after two updates (m = 4; the first replaced the column
+// of slot 1, the second that of slot 3; d diagonal, x off-diagonal):
+//
+//   slot:  0  1  2  3  4  5        slots 1 and 3: vacated, an identity row and
+//     0  [ d  .  x  .  x  x ]      column (position_of_slot -1); slot 4: the
+//     1  [    1  .  .  .  . ]      first update's spike as a column with its
+//     2  [       d  .  x  x ]      new diagonal, slot 5: the second's. Each
+//     3  [          1  .  . ]      update also appends a row eta
+//     4  [             d  x ]      R_k = (t, fresh, r): z[fresh] = z[t] - r.z,
+//     5  [                d ]      z[t] = 0, r over the slots after t.
+//
+// The storage (basis_factor_data.hpp draws it): L by columns and by rows,
+// fixed at factorize; U's off-diagonal entries by row and by column in two
+// list pools that grow in place; the row etas in one file.
 #pragma once
 
 #include <cstdint>
@@ -54,12 +69,12 @@ struct BasisFactorOptions {
   double pivot_threshold = 0.1;    // u of threshold partial pivoting
   double pivot_tolerance = 1e-11;  // |pivot| below this (after the threshold test): treated as zero
   double drop_tolerance = 1e-14;   // entries below this are dropped from L and U when factorising (updates keep nonzeros)
-  int max_updates = 100;           // update() asks for a refactorisation after this many
+  int max_updates = 100;           // forrest_tomlin_update() refactors after this many
   // A triangular phase of a solve uses DFS reach (eq. 7.45) while its input
   // and the running average of its recent outputs are below this density;
   // 0: never, 1: (nearly) always.
   double hypersparse_density = 0.10;
-  // update(): Refactor when the new diagonal d and old_diagonal * alpha_r
+  // forrest_tomlin_update(): Refactor when the new diagonal d and old_diagonal * alpha_r
   // differ by more than this, relative to the larger of the two.
   double update_check_tolerance = 1e-6;
 };
@@ -94,15 +109,16 @@ class BasisFactor {
   FactorResult factorize(const Csc<double>& A, std::vector<index_t>& basic);
 
   // rhs (row-indexed) := B^{-1} rhs (indexed by basis position). With
-  // keep_spike the partial result before the U solve is kept for update().
-  void ftran(SparseVector& rhs, bool keep_spike = false);
+  // keep_ft_spike the partial result before the U solve (the Forrest-Tomlin
+  // spike) is kept for forrest_tomlin_update().
+  void ftran(SparseVector& rhs, bool keep_ft_spike = false);
   // rhs (indexed by basis position) := B^{-T} rhs (row-indexed).
   void btran(SparseVector& rhs);
 
   // Replaces the column at basis position `position` by the column whose
-  // FTRAN was the last one called with keep_spike (an update consumes the
-  // spike: the next update needs a new ftran(keep_spike); ftran/btran without
-  // keep_spike in between are fine). `expected_pivot` is the simplex' pivot
+  // FTRAN was the last one called with keep_ft_spike (an update consumes the
+  // spike: the next update needs a new ftran(keep_ft_spike); ftran/btran without
+  // keep_ft_spike in between are fine). `expected_pivot` is the simplex' pivot
   // alpha_r (the FTRAN'd column's entry at `position`). Refactor, with the
   // factor left unchanged, when:
   //   - max_updates updates were made since the factorisation;
@@ -111,7 +127,7 @@ class BasisFactor {
   //   - d disagrees with old_diagonal * alpha_r (det B_new / det B_old =
   //     alpha_r) by more than update_check_tolerance relative.
   // Throws when no spike is kept.
-  UpdateResult update(index_t position, double expected_pivot);
+  UpdateResult forrest_tomlin_update(index_t position, double expected_pivot);
 
   const BasisFactorStats& stats() const { return stats_; }
   int max_updates() const { return options_.max_updates; }
@@ -127,7 +143,7 @@ class BasisFactor {
                      std::vector<double>& values) const;
   std::span<const index_t> slot_of_row() const;       // m: the slot whose L row is this row (L's P)
   std::span<const index_t> position_of_slot() const;  // slots(): basis position (-1 vacated)
-  // The slots whose U column changed in the last update() (vacated, new, and
+  // The slots whose U column changed in the last forrest_tomlin_update() (vacated, new, and
   // every column that lost its entry in the vacated row), sorted.
   std::span<const index_t> changed_upper_columns() const;
   // Row etas: apply R_1..R_k to a slot-space vector (the FTRAN step between
@@ -136,8 +152,9 @@ class BasisFactor {
   void apply_row_etas_transposed(std::span<double> z) const;
   // For an FTRAN done elsewhere (the GPU path): z (slot space, at least
   // slots() long; entries from slots() on are ignored) = R_k..R_1 L^{-1} P a
-  // becomes the spike that the next update() uses, as ftran(keep_spike) would.
-  void set_spike(std::span<const double> z);
+  // becomes the spike that the next forrest_tomlin_update() uses, as
+  // ftran(keep_ft_spike) would.
+  void set_ft_spike(std::span<const double> z);
 
  private:
   struct Data;
