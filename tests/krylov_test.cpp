@@ -2,11 +2,15 @@
 // counts where theory gives them, breakdowns, the stopping logic and every
 // bad input.
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <numbers>
 
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
 #include "balsa/krylov.hpp"
+#include "balsa/setup_trace.hpp"
 #include "support/krylov_cases.hpp"
 #include "support/test_support.hpp"
 
@@ -591,6 +595,29 @@ TYPED_TEST(KrylovCpu, BadInput) {
   KrylovSolver<T> moved(std::move(s));
   EXPECT_THROW_MSG(s.rows(), Error, "moved");
   EXPECT_EQ(moved.rows(), 16);
+}
+
+// balsa::set_setup_trace (include/balsa/setup_trace.hpp): a set-up's phases
+// go to the file while it is set, none after "" stops it.
+TEST(KrylovSetupTrace, WritesTheTimelineWhileSet) {
+  const std::string path = ::testing::TempDir() + "balsa-setup-trace.txt";
+  std::remove(path.c_str());
+  const Csr<double> A = laplacian_2d<double>(8, 8);
+  const auto lines = [&] {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text;
+  };
+  set_setup_trace(path);
+  KrylovSolver<double>(A, {.device = Device::Cpu});
+  set_setup_trace("");
+  const std::string traced = lines();
+  EXPECT_NE(traced.find("setup-trace 0 "), std::string::npos) << traced;
+  EXPECT_NE(traced.find(" krylov: checks\n"), std::string::npos) << traced;
+  KrylovSolver<double>(A, {.device = Device::Cpu});
+  EXPECT_EQ(lines(), traced);
+  std::remove(path.c_str());
+  EXPECT_THROW_MSG(set_setup_trace(::testing::TempDir() + "no-such-dir/trace.txt"), Error, "cannot open");
 }
 
 TEST(KrylovNames, ToString) {

@@ -17,6 +17,7 @@
 #include "balsa/qr.hpp"
 #include "balsa/reorder.hpp"
 #include "balsa/sap.hpp"
+#include "balsa/setup_trace.hpp"
 #include "balsa/solve.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/stats.hpp"
