@@ -46,14 +46,7 @@ void check_options(const KrylovOptions& o, bool csr) {
   if (o.ordering != KrylovOrdering::Natural && !csr)
     throw Error(w + "the " + to_string(o.ordering) +
                 " ordering needs A as a CSR matrix and the preconditioner that options name (use the natural one)");
-  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
-    throw Error(w + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
-  if (o.max_iterations < 0)
-    throw Error(w + "max_iterations must be >= 0, got " + std::to_string(o.max_iterations));
-  if (!(o.divergence == 0 || o.divergence > 1) || !std::isfinite(o.divergence))
-    throw Error(w + "divergence must be 0 (off) or a finite factor > 1, got " + std::to_string(o.divergence));
-  if (o.stagnation_window < 0)
-    throw Error(w + "stagnation_window must be >= 0 (0: off), got " + std::to_string(o.stagnation_window));
+  krylov::check_stopping(o.stopping, w);
   if (o.method == KrylovMethod::BiCgStabL && (o.l < 1 || o.l > krylov::kMaxL))
     throw Error(w + "BiCGStab(l) needs l in 1.." + std::to_string(krylov::kMaxL) + ", got " + std::to_string(o.l));
   if (o.float_preconditioner && !std::is_same_v<T, double>)
@@ -154,7 +147,7 @@ struct KrylovSolver<T>::Impl {
     const auto t0 = Clock::now();
     KrylovStats st = setup;
     if (A.rows == 0)
-      zero_solution(st, options.tolerance);
+      zero_solution(st, options.stopping.tolerance);
     else if (!order)
       gpu->solve(b, x, st);  // checks b and x, handles b == 0
     else
@@ -222,7 +215,7 @@ struct KrylovSolver<T>::Impl {
     } else {
       st.true_residual = relative_residual(A, std::span<const T>(x), b);
     }
-    krylov::check_attainable_accuracy(st, options.norm, A.rows, options.tolerance);
+    krylov::check_attainable_accuracy(st, options.stopping, A.rows);
   }
 };
 
@@ -379,7 +372,7 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   KrylovStats st = s.setup;
   if (std::all_of(b.begin(), b.end(), [](T v) { return v == T(0); })) {  // x = 0 solves it
     std::fill(x.begin(), x.end(), T(0));
-    zero_solution(st, s.options.tolerance);
+    zero_solution(st, s.options.stopping.tolerance);
   } else {
     s.solve_host(b, x, st);
   }

@@ -21,5 +21,6 @@
 #include "balsa/solve.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/stats.hpp"
+#include "balsa/stopping.hpp"
 #include "balsa/trsv.hpp"
 #include "balsa/trsv_model.hpp"
