@@ -236,15 +236,11 @@ class DeviceSolver final : public Solver<T> {
   }
 
   // cuSPARSE's SpMV or balsa's own kernel: the faster over a few products
-  // (BALSA_KRYLOV_SPMV=cusparse|balsa decides instead).
+  // (KrylovOptions::spmv = Cusparse or Balsa decides instead).
   std::string choose_spmv() {
-    const char* env = std::getenv("BALSA_KRYLOV_SPMV");
-    const std::string want = env ? env : "";
-    if (!want.empty() && want != "cusparse" && want != "balsa")
-      throw Error("BALSA_KRYLOV_SPMV must be 'cusparse' or 'balsa', got '" + want + "'");
-    if (want == "balsa") return "balsa";
+    if (options_.spmv == KrylovSpmv::Balsa) return "balsa";
     c_.cusparse = std::make_unique<cuda::CusparseSpmv<T>>(c_.A);
-    if (want == "cusparse") return "cusparse";
+    if (options_.spmv == KrylovSpmv::Cusparse) return "cusparse";
     cuda::DeviceBuffer<T> x(std::size_t(c_.n)), y(std::size_t(c_.n));
     cuda::fill(x, T(1));
     auto time = [&](auto&& product) {

@@ -20,12 +20,6 @@ class KrylovGpu : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(KrylovGpu, ValueTypes);
 
-// Sets BALSA_KRYLOV_SPMV for the scope (the SpMV is chosen at setup).
-struct SpmvChoice {
-  explicit SpmvChoice(const char* name) { ::setenv("BALSA_KRYLOV_SPMV", name, 1); }
-  ~SpmvChoice() { ::unsetenv("BALSA_KRYLOV_SPMV"); }
-};
-
 template <class T>
 double tol_for() {
   return std::is_same_v<T, float> ? 1e-5 : 1e-10;
@@ -155,17 +149,17 @@ TYPED_TEST(KrylovGpu, LargeSystemsUseEveryBlock) {
 TYPED_TEST(KrylovGpu, EitherSpmv) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
-  for (const char* name : {"cusparse", "balsa"}) {
-    SpmvChoice choice(name);
-    const KrylovStats g = expect_agree<T>(std::string("spmv ") + name, laplacian_2d<T>(50, 50),
+  for (const KrylovSpmv spmv : {KrylovSpmv::Cusparse, KrylovSpmv::Balsa}) {
+    const std::string name = to_string(spmv);
+    const KrylovStats g = expect_agree<T>("spmv " + name, laplacian_2d<T>(50, 50),
                                           {.method = KrylovMethod::Cg,
                                            .preconditioner = PreconditionerKind::None,
-                                           .stopping = {.tolerance = tol_for<T>()}},
+                                           .stopping = {.tolerance = tol_for<T>()},
+                                           .spmv = spmv},
                                           false);
     EXPECT_EQ(g.spmv, name);
   }
-  SpmvChoice bad("nonsense");
-  EXPECT_THROW_MSG(KrylovSolver<T>(laplacian_2d<T>(4, 4), {.device = Device::Cuda}), Error, "BALSA_KRYLOV_SPMV");
+  EXPECT_THROW_MSG(from_string<KrylovSpmv>("nonsense"), Error, "Krylov SpMV");
 }
 
 TEST(KrylovGpuExact, IterationCountsFromTheSpectrum) {
@@ -195,7 +189,6 @@ TEST(KrylovGpuExact, IterationCountsFromTheSpectrum) {
 TYPED_TEST(KrylovGpu, StatusMasksIterationsAfterTheStop) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
-  SpmvChoice choice("balsa");
   const Csr<T> spd = laplacian_2d<T>(30, 30), nonsym = test::convection_diffusion<T>(30, 40.0);
   for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL}) {
     SCOPED_TRACE(to_string(method));
@@ -204,7 +197,8 @@ TYPED_TEST(KrylovGpu, StatusMasksIterationsAfterTheStop) {
     KrylovOptions o{.method = method,
                     .preconditioner = PreconditionerKind::Jacobi,
                     .device = Device::Cuda,
-                    .stopping = {.tolerance = tol_for<T>(), .max_iterations = 1000000}};
+                    .stopping = {.tolerance = tol_for<T>(), .max_iterations = 1000000},
+                    .spmv = KrylovSpmv::Balsa};
     std::vector<T> x_long(b.size(), T(0)), x_again(b.size(), T(0)), x_exact(b.size(), T(0)), x_cpu(b.size(), T(0));
     KrylovSolver<T> long_run(A, o);
     const KrylovStats a = long_run.solve(std::span<const T>(b), std::span<T>(x_long));

@@ -665,6 +665,8 @@ TEST(StoppingOptions, EachSolversDefaults) {
     EXPECT_EQ(e.got.divergence, 1e10);
     EXPECT_EQ(e.got.stagnation_window, e.stagnation_window);
   }
+  EXPECT_STREQ(to_string(KrylovSpmv::Cusparse), "cusparse");
+  EXPECT_EQ(KrylovOptions{}.spmv, KrylovSpmv::Auto);
 }
 
 TEST(KrylovNames, ToString) {

@@ -86,6 +86,15 @@ struct EnumNames<KrylovOrdering> {
   static constexpr EnumName<KrylovOrdering> names[] = {{KrylovOrdering::Natural, "natural"},
                                                        {KrylovOrdering::Multicolour, "multicolour"}};
 };
+// GPU: the sparse matrix-vector product of the iteration. Auto: cuSPARSE's
+// or balsa's own kernel, the faster over a few products timed at set-up.
+enum class KrylovSpmv { Auto, Cusparse, Balsa };
+template <>
+struct EnumNames<KrylovSpmv> {
+  static constexpr const char* what = "Krylov SpMV";
+  static constexpr EnumName<KrylovSpmv> names[] = {
+      {KrylovSpmv::Auto, "auto"}, {KrylovSpmv::Cusparse, "cusparse"}, {KrylovSpmv::Balsa, "balsa"}};
+};
 enum class KrylovOutcome {
   Converged,
   MaxIterations,  // max_iterations reached without meeting the tolerance
@@ -148,6 +157,9 @@ struct KrylovOptions {
   // the factorisation runs on this one.
   StreamHandle stream = nullptr;
   int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
+  // GPU: the SpMV (KrylovSpmv above); the CPU path has one. The solver's
+  // stats().spmv names the one used.
+  KrylovSpmv spmv = KrylovSpmv::Auto;
 };
 
 // The methods as the command line and the Python module name them: a
