@@ -8,7 +8,7 @@
 // in exact arithmetic the two agree, and this form needs one dot product
 // fewer per iteration. The stopping test is the thesis' (line 5) or the
 // 2-norm one, per KrylovOptions::stopping.norm.
-#include "krylov/cpu.hpp"
+#include "krylov/methods_cpu.hpp"
 #include "core/instantiate.hpp"
 
 namespace balsa::krylov::cpu {
