@@ -86,8 +86,8 @@ template <class T>
 void run_auto(const RunOptions& o, const Job<T>& job) {
   SolveOptions so;
   so.device = o.device;
-  so.tolerance = job.tolerance;
-  so.max_iterations = o.max_iterations;
+  so.stopping.tolerance = job.tolerance;
+  so.stopping.max_iterations = o.max_iterations;
   if (!o.json) print_header(o, job, "the device Auto predicts faster");
   std::vector<T> x(std::size_t(job.A.rows), T(0));
   const SolveReport r = solve(job.A, std::span<const T>(job.b), std::span<T>(x), so);
@@ -127,8 +127,8 @@ void run_preset(const RunOptions& o, const Job<T>& job) {
   const Device device = usable_device(o.device);
   KrylovOptions ko = krylov_options(from_string<KrylovPreset>(o.method));
   ko.device = device;
-  ko.max_iterations = o.max_iterations;
-  ko.tolerance = job.tolerance;
+  ko.stopping.max_iterations = o.max_iterations;
+  ko.stopping.tolerance = job.tolerance;
   if (!o.json) print_header(o, job, device == Device::Cuda ? "the GPU" : "the CPU");
   KrylovSolver<T> solver(job.A, ko);
   std::vector<T> x(std::size_t(job.A.rows), T(0));

@@ -195,8 +195,8 @@ void run_solve(const SolveCliOptions& o) {
     SolveOptions so;
     so.method = from_string<SolveMethod>(o.method);
     so.device = o.device;  // Auto stays Auto: the plan weighs each device
-    so.tolerance = o.tolerance;
-    if (o.max_iterations) so.max_iterations = *o.max_iterations;
+    so.stopping.tolerance = o.tolerance;
+    if (o.max_iterations) so.stopping.max_iterations = *o.max_iterations;
     so.direct_fallback = so.method == SolveMethod::Auto || o.fallback;
     so.time_budget = o.time_budget;
     so.acceptance = o.acceptance;
@@ -212,8 +212,8 @@ void run_solve(const SolveCliOptions& o) {
     so.partitions = o.partitions;
     so.drop_tolerance = o.drop_tolerance;
     so.float_preconditioner = o.float_preconditioner;
-    so.tolerance = o.tolerance;
-    so.max_iterations = o.max_iterations.value_or(10000);
+    so.stopping.tolerance = o.tolerance;
+    so.stopping.max_iterations = o.max_iterations.value_or(10000);
     so.pivot_boost = !o.no_shift;
     so.progress = progress;
     sap.emplace(A, so);
@@ -226,9 +226,9 @@ void run_solve(const SolveCliOptions& o) {
     };
   } else {
     KrylovOptions ko = krylov_options(from_string<KrylovPreset>(o.method));
-    ko.tolerance = o.tolerance;
-    ko.max_iterations = o.max_iterations.value_or(10000);
-    ko.norm = o.norm;
+    ko.stopping.tolerance = o.tolerance;
+    ko.stopping.max_iterations = o.max_iterations.value_or(10000);
+    ko.stopping.norm = o.norm;
     ko.device = device;
     ko.trsv = o.trsv;
     ko.float_preconditioner = o.float_preconditioner;
@@ -355,8 +355,8 @@ void add_solve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tol", o->tolerance, "Relative tolerance")->check(positive())->capture_default_str();
   cmd->add_option("--maxit", o->max_iterations,
-                  "Most iterations (default: 10000; the chain: " + std::to_string(SolveOptions{}.max_iterations) +
-                      " per method)")
+                  "Most iterations (default: 10000; the chain: " +
+                      std::to_string(SolveOptions{}.stopping.max_iterations) + " per method)")
       ->check(between(0, 1e8));
   add_enum_option(cmd, "--norm", o->norm, "Stopping norm: inf (the thesis') or 2");
   add_device_option(cmd, o->device);

@@ -96,6 +96,15 @@ void add_threads_option(CLI::App& app) {
   }
 }
 
+void add_setup_trace_option(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->add_option_function<std::string>("--setup-trace", [](const std::string& to) { set_setup_trace(to); },
+                                          "Print the set-ups' timeline to FILE (appended; --setup-trace=-: stderr)")
+        ->option_text(" FILE");
+    add_setup_trace_option(*sub);
+  }
+}
+
 namespace {
 
 // CLI11's help, less its type names, validator descriptions and

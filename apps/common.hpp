@@ -102,6 +102,9 @@ CLI::Validator between(double lo, double hi);
 // for the whole run (OpenMP and OpenBLAS); N outside 1 to
 // balsa::hardware_threads() is a usage error naming the limit.
 void add_threads_option(CLI::App& app);
+// --setup-trace FILE on every subcommand of `app` (recursively): the set-up
+// timeline (balsa::set_setup_trace; --setup-trace=-: stderr).
+void add_setup_trace_option(CLI::App& app);
 
 // ---- results ---------------------------------------------------------------------
 

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   add_reorder_command(app);
   add_lp_command(app);
   add_threads_option(app);
+  add_setup_trace_option(app);
   // CLI11 answers an unknown first word with "a subcommand is required";
   // name the word instead.
   if (argc > 1 && argv[1][0] != '-') {

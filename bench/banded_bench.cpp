@@ -78,7 +78,7 @@ nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, co
   so.variant = v.variant;
   so.float_preconditioner = v.mixed;
   so.partitions = o.partitions;
-  so.tolerance = o.tolerance;
+  so.stopping.tolerance = o.tolerance;
   so.device = o.device;
   BandedStats st;
   KrylovStats ks;

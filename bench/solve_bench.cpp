@@ -229,9 +229,9 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
     Run base;
     for (const std::string& m : c.methods) {
       KrylovOptions ko = krylov_options(from_string<KrylovPreset>(m));
-      ko.tolerance = o.tolerance;
-      ko.max_iterations = o.max_iterations;
-      ko.norm = norm;
+      ko.stopping.tolerance = o.tolerance;
+      ko.stopping.max_iterations = o.max_iterations;
+      ko.stopping.norm = norm;
       ko.trsv = trsv;
       ko.float_preconditioner = o.float_preconditioner;
       Runs& r = runs.emplace_back(Runs{m, {}, {}});

@@ -239,15 +239,15 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
   SolveOptions so;
   so.method = SolveMethod::Auto;
   so.device = o.device;
-  so.tolerance = o.tolerance;
-  so.max_iterations = o.max_iterations;
+  so.stopping.tolerance = o.tolerance;
+  so.stopping.max_iterations = o.max_iterations;
   so.direct_fallback = false;
   // balsa's own methods alone get the baselines' time limit as their budget
   // (c-62's took 529 s on the 2-core machine without one).
   if (o.timeout_seconds > 0) so.time_budget = o.timeout_seconds;
   SolveOptions defaults;  // the run the time-to-the-answer target judges
   defaults.device = o.device;
-  defaults.tolerance = o.tolerance;
+  defaults.stopping.tolerance = o.tolerance;
 
   {  // Untimed: the first call's one-time costs (a CUDA context, libraries' handles) are nobody's time.
     const Csr<double> W = laplacian_2d<double>(8, 8);

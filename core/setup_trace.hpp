@@ -1,17 +1,17 @@
-// Internal: a timeline of a set-up's phases (BALSA_SETUP_TRACE). The set-up
-// of a preconditioned Krylov solver runs host analyses on several threads
-// at once (krylov/preconditioner.cpp), so per-object seconds in the stats
-// cannot say what is on the critical path; this can. With
-// BALSA_SETUP_TRACE=1 (stderr) or =file (appended), every Span prints, when
-// it ends, one line: "setup-trace <thread> <start ms> <end ms> <name>",
-// times from the first span of the process, threads numbered in order of
-// their first span. Unset, a Span costs one branch on a cached flag.
+// Internal: a timeline of a set-up's phases (balsa::set_setup_trace,
+// include/balsa/setup_trace.hpp). The set-up of a preconditioned Krylov solver runs
+// host analyses on several threads at once (krylov/preconditioner.cpp), so
+// per-object seconds in the stats cannot say what is on the critical path;
+// this can. While a trace is set, every Span prints, when it ends, one line:
+// "setup-trace <thread> <start ms> <end ms> <name>", times from the
+// set_setup_trace call, threads numbered in order of their first span.
+// Unset, a Span costs one relaxed atomic load.
 #pragma once
 
 namespace balsa::trace {
 
 bool enabled();
-// The time (ms since the first span) and one line per ended span.
+// The time (ms since the trace was set) and one line per ended span.
 double now_ms();
 void record(const char* name, double start_ms, double end_ms);
 

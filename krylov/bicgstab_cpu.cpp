@@ -14,7 +14,7 @@
 //
 // Order of the x update: x += alpha p^ is applied with s (before omega is
 // known), then x += omega s^; the GPU does the same, so both round alike.
-#include "krylov/cpu.hpp"
+#include "krylov/methods_cpu.hpp"
 #include "core/instantiate.hpp"
 
 namespace balsa::krylov::cpu {

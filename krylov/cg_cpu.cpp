@@ -7,8 +7,8 @@
 // with alpha = p^T r / p^T A p and beta = (A p)^T z / p^T A p (p = z - beta p);
 // in exact arithmetic the two agree, and this form needs one dot product
 // fewer per iteration. The stopping test is the thesis' (line 5) or the
-// 2-norm one, per KrylovOptions::norm.
-#include "krylov/cpu.hpp"
+// 2-norm one, per KrylovOptions::stopping.norm.
+#include "krylov/methods_cpu.hpp"
 #include "core/instantiate.hpp"
 
 namespace balsa::krylov::cpu {

@@ -36,7 +36,7 @@ class Solver {
 // Takes A's device copy (uploaded by the caller, beside the preconditioner's
 // setup, from a matrix checked square, canonical and finite), chooses the
 // SpMV (cuSPARSE or balsa's own kernel: the faster in a short timing, or
-// BALSA_KRYLOV_SPMV=cusparse|balsa) and allocates the work vectors. M (may
+// the one options.spmv names) and allocates the work vectors. M (may
 // be null: no preconditioner) must outlive the solver. Names the SpMV in
 // setup.spmv.
 template <class T>

@@ -48,7 +48,7 @@ struct Status {
   double residual;  // last relative residual
   double normb;     // ||b|| in the stopping norm
   double true_residual;
-  Progress progress;  // the early stops' state (KrylovOptions::divergence, stagnation_window)
+  Progress progress;  // the early stops' state (StoppingOptions::divergence, stagnation_window)
   double history[kRing];
 };
 
@@ -64,12 +64,13 @@ struct State {
   unsigned int ticket;  // blocks of the running reduce kernel that are done
 };
 
-// The stopping-test constants every finish needs.
+// The stopping-test constants every finish needs (KrylovOptions::stopping,
+// include/balsa/stopping.hpp, in device memory).
 struct Stopping {
   double tolerance;
   bool infinity;
-  double divergence;  // KrylovOptions::divergence (0: off)
-  int window;         // KrylovOptions::stagnation_window (0: off)
+  double divergence;  // StoppingOptions::divergence (0: off)
+  int window;         // StoppingOptions::stagnation_window (0: off)
 };
 
 __device__ inline bool running(const State& st) { return st.status.stop == kRunning; }

@@ -95,7 +95,8 @@ class DeviceSolver final : public Solver<T> {
     Context<T>& c = c_;
     c.n = n;
     c.op = op;
-    c.stopping = {o.tolerance, o.norm == StoppingNorm::Infinity, o.divergence, o.stagnation_window};
+    c.stopping = {o.stopping.tolerance, o.stopping.norm == StoppingNorm::Infinity, o.stopping.divergence,
+                  o.stopping.stagnation_window};
     c.l = o.l;
     c.M = M;
     c.A = std::move(A);
@@ -141,7 +142,7 @@ class DeviceSolver final : public Solver<T> {
       cuda::detail::fill_bytes(x, 0, std::size_t(c_.n) * sizeof(T));
       st.iterations = st.matvecs = 0;
       st.residual = st.true_residual = 0;
-      record_stop(st, kConverged, kNoQuantity, 0.0, 0, options_.tolerance);
+      record_stop(st, kConverged, kNoQuantity, 0.0, 0, options_.stopping.tolerance);
       return cuda::detail::synchronize();
     }
     int known = 0;  // history[0..known] collected
@@ -159,11 +160,11 @@ class DeviceSolver final : public Solver<T> {
     st.residual = fin.residual;
     st.true_residual = fin.true_residual;
     if (fin.stop == kDiverged || fin.stop == kNoProgress)
-      record_early_stop(st, fin.stop, fin.progress, fin.at, options_.divergence, options_.stagnation_window);
+      record_early_stop(st, fin.stop, fin.progress, fin.at, options_.stopping);
     else
       record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
-                  options_.tolerance);
-    check_attainable_accuracy(st, options_.norm, c_.n, options_.tolerance);
+                  options_.stopping.tolerance);
+    check_attainable_accuracy(st, options_.stopping, c_.n);
     timer_.retire(fin.iterations);
     timer_.drop();
     st.phase_samples = timer_.samples();
@@ -214,13 +215,13 @@ class DeviceSolver final : public Solver<T> {
       Context<T>& c;
       ~Unmask() { c.stopped = nullptr; }
     } unmask{c_};
-    for (int k = 0; k < options_.max_iterations && !stopped; ++k) {
+    for (int k = 0; k < options_.stopping.max_iterations && !stopped; ++k) {
       while (!stopped && !pending.empty() && k + 1 - known > kLookahead) read_oldest(true);
       if (stopped) break;
       timer_.begin_iteration(k);
       method_->iterate(k);
       timer_.end_iteration();
-      if ((k + 1) % kCheckEvery == 0 && k + 1 < options_.max_iterations) {
+      if ((k + 1) % kCheckEvery == 0 && k + 1 < options_.stopping.max_iterations) {
         const int slot = next_slot;
         next_slot = (next_slot + 1) % kSlots;
         BALSA_CUDA_CHECK(cudaMemcpyAsync(&slots_[slot], c_.state.data(), sizeof(Status), cudaMemcpyDeviceToHost,
@@ -235,15 +236,11 @@ class DeviceSolver final : public Solver<T> {
   }
 
   // cuSPARSE's SpMV or balsa's own kernel: the faster over a few products
-  // (BALSA_KRYLOV_SPMV=cusparse|balsa decides instead).
+  // (KrylovOptions::spmv = Cusparse or Balsa decides instead).
   std::string choose_spmv() {
-    const char* env = std::getenv("BALSA_KRYLOV_SPMV");
-    const std::string want = env ? env : "";
-    if (!want.empty() && want != "cusparse" && want != "balsa")
-      throw Error("BALSA_KRYLOV_SPMV must be 'cusparse' or 'balsa', got '" + want + "'");
-    if (want == "balsa") return "balsa";
+    if (options_.spmv == KrylovSpmv::Balsa) return "balsa";
     c_.cusparse = std::make_unique<cuda::CusparseSpmv<T>>(c_.A);
-    if (want == "cusparse") return "cusparse";
+    if (options_.spmv == KrylovSpmv::Cusparse) return "cusparse";
     cuda::DeviceBuffer<T> x(std::size_t(c_.n)), y(std::size_t(c_.n));
     cuda::fill(x, T(1));
     auto time = [&](auto&& product) {

@@ -18,9 +18,9 @@
 #include <utility>
 
 #include "balsa/krylov.hpp"
-#include "krylov/cpu.hpp"
 #include "cuda/caller_context.hpp"
 #include "krylov/gpu.hpp"
+#include "krylov/methods_cpu.hpp"
 #include "krylov/operator.hpp"
 #include "krylov/ordering.hpp"
 #include "krylov/preconditioner.hpp"
@@ -46,14 +46,7 @@ void check_options(const KrylovOptions& o, bool csr) {
   if (o.ordering != KrylovOrdering::Natural && !csr)
     throw Error(w + "the " + to_string(o.ordering) +
                 " ordering needs A as a CSR matrix and the preconditioner that options name (use the natural one)");
-  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
-    throw Error(w + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
-  if (o.max_iterations < 0)
-    throw Error(w + "max_iterations must be >= 0, got " + std::to_string(o.max_iterations));
-  if (!(o.divergence == 0 || o.divergence > 1) || !std::isfinite(o.divergence))
-    throw Error(w + "divergence must be 0 (off) or a finite factor > 1, got " + std::to_string(o.divergence));
-  if (o.stagnation_window < 0)
-    throw Error(w + "stagnation_window must be >= 0 (0: off), got " + std::to_string(o.stagnation_window));
+  krylov::check_stopping(o.stopping, w);
   if (o.method == KrylovMethod::BiCgStabL && (o.l < 1 || o.l > krylov::kMaxL))
     throw Error(w + "BiCGStab(l) needs l in 1.." + std::to_string(krylov::kMaxL) + ", got " + std::to_string(o.l));
   if (o.float_preconditioner && !std::is_same_v<T, double>)
@@ -143,6 +136,11 @@ struct KrylovSolver<T>::Impl {
   KrylovStats stats;
 
   void set_up(const Csr<T>& A, const KrylovOptions& options, std::unique_ptr<krylov::Preconditioner<T>> given);
+  // set_up's steps.
+  std::future<void> start_own_checks(const Csr<T>& in, bool reorder, int threads);
+  std::future<cuda::DeviceCsr<T>> start_upload(const Csr<T>& system, int threads);
+  void set_up_preconditioner(const Csr<T>& system, std::unique_ptr<krylov::Preconditioner<T>> given,
+                             std::future<void>& own, std::future<cuda::DeviceCsr<T>>& device_A);
 
   void require_device() const {
     if (options.device != Device::Cuda)
@@ -154,7 +152,7 @@ struct KrylovSolver<T>::Impl {
     const auto t0 = Clock::now();
     KrylovStats st = setup;
     if (A.rows == 0)
-      zero_solution(st, options.tolerance);
+      zero_solution(st, options.stopping.tolerance);
     else if (!order)
       gpu->solve(b, x, st);  // checks b and x, handles b == 0
     else
@@ -222,7 +220,7 @@ struct KrylovSolver<T>::Impl {
     } else {
       st.true_residual = relative_residual(A, std::span<const T>(x), b);
     }
-    krylov::check_attainable_accuracy(st, options.norm, A.rows, options.tolerance);
+    krylov::check_attainable_accuracy(st, options.stopping, A.rows);
   }
 };
 
@@ -252,88 +250,105 @@ template <class T>
 void KrylovSolver<T>::Impl::set_up(const Csr<T>& in, const KrylovOptions& opt,
                                    std::unique_ptr<krylov::Preconditioner<T>> given) {
   const auto t0 = Clock::now();
-  Impl& s = *this;
   trace::Span checks("krylov: checks");
   validate(in, /*require_sorted=*/true);  // canonical: sorted, no duplicates
   require_square(in, "Krylov solver");
   require_finite_values(in);
   check_options<T>(opt, /*csr=*/!given);
   checks.end();
-  s.options = opt;
+  options = opt;
   const bool reorder = opt.ordering == KrylovOrdering::Multicolour && in.rows > 0;
-  // What only this solver needs runs on a thread of its own beside the
-  // ordering and the preconditioner's set-up (which read A alone, checked
-  // above): CG's symmetry check (on A as given, so that its message names
-  // A's entries), whose error still comes first, and the copy of A that
-  // update_values checks against (reordered: P A P^T itself, kept below).
   // Without a triangular preconditioner to set up (none, Jacobi) the calling
-  // thread mostly waits: this task and the upload take half the cores each.
+  // thread mostly waits: the task below and the upload take half the cores each.
   const bool light = !given && (opt.preconditioner == PreconditionerKind::None ||
                                 opt.preconditioner == PreconditionerKind::Jacobi);
   const int half = std::max(1, omp_get_max_threads() / 2);
-  auto own = parallel::async_with_threads(light ? std::max(2, half) : 2, [&in, &s, &opt, reorder] {
-    const trace::Span span("krylov: symmetry check, copy of A's pattern");
-    if (opt.method == KrylovMethod::Cg && opt.check_symmetry) require_symmetric(in);
-    if (reorder) return;
-    s.A = Csr<T>{in.rows, in.cols, parallel::fresh_copy(in.row_ptr), parallel::fresh_copy(in.col_idx), {}};
-    if (opt.device == Device::Cpu) s.A.values = parallel::fresh_copy(in.values);
-  });
-  KrylovStats& st = s.setup = labelled_stats(opt);
+  std::future<void> own = start_own_checks(in, reorder, light ? std::max(2, half) : 2);
+  KrylovStats& st = setup = labelled_stats(opt);
   Csr<T> PA;  // the multicolour ordering's P A P^T
   if (in.rows > 0) try {
     if (reorder) {
       const auto t = Clock::now();
-      s.order.emplace(in, PA);  // krylov/ordering.hpp
-      st.colours = s.order->colours();
+      order.emplace(in, PA);  // krylov/ordering.hpp
+      st.colours = order->colours();
       st.ordering_seconds = seconds_since(t);
     }
     const Csr<T>& system = reorder ? PA : in;  // what the solver iterates on
-    // On the GPU path A's upload runs on a thread of its own beside the
-    // preconditioner's analysis (whose errors still come first; an
-    // ILU(0)/IC(0) breakdown shows when the factors are computed from
-    // the upload, after it). A is checked: no second validation.
     std::future<cuda::DeviceCsr<T>> device_A;
-    if (opt.device == Device::Cuda) {
-      device_A = parallel::async_with_threads(light ? half : 1, [&system, &s, caller = cuda::CallerContext(true)] {
-        const cuda::StreamScope on = caller.enter();  // cuda/caller_context.hpp
-        const trace::Span span("krylov: upload A");
-        cuda::DeviceCsr<T> uploaded{system.rows, system.cols, system.nnz(),
-                                    cuda::DeviceBuffer<index_t>(std::span(system.row_ptr)),
-                                    cuda::DeviceBuffer<index_t>(std::span(system.col_idx)),
-                                    cuda::DeviceBuffer<T>(std::span(system.values))};
-        if (s.order) s.order->upload();
-        caller.finish();
-        return uploaded;
-      });
-    }
-    trace::Span preconditioner("krylov: preconditioner");
-    s.M = given ? std::move(given) : krylov::make_preconditioner(system, opt);
-    preconditioner.end();
-    own.get();
-    std::optional<cuda::DeviceCsr<T>> dA;
-    if (device_A.valid()) dA = device_A.get();
-    // A preconditioner analysed from A's pattern (the GPU's ILU(0)/IC(0))
-    // is factored from the copy of A just uploaded.
-    if (s.M && s.M->awaits_values()) {
-      if (!dA) throw Error("internal: the preconditioner awaits A's device values, but A was not uploaded");
-      s.M->update_values_device(dA->values);
-    }
-    if (s.M) s.M->describe(st);
-    if (dA) {
-      const trace::Span span("krylov: GPU iteration set-up");
-      s.gpu = krylov::gpu::make_solver(std::move(*dA), s.M.get(), opt, st);
-    }
+    if (opt.device == Device::Cuda) device_A = start_upload(system, light ? half : 1);
+    set_up_preconditioner(system, std::move(given), own, device_A);
   } catch (...) {
     if (own.valid()) own.get();  // its error (an asymmetric A) wins over the set-up's
     throw;
   }
   if (own.valid()) own.get();
   if (reorder) {
-    s.A = std::move(PA);
-    if (opt.device != Device::Cpu) std::vector<T>().swap(s.A.values);  // the GPU path keeps them on the device
+    A = std::move(PA);
+    if (opt.device != Device::Cpu) std::vector<T>().swap(A.values);  // the GPU path keeps them on the device
   }
   st.setup_seconds = seconds_since(t0);
-  s.stats = st;
+  stats = st;
+}
+
+// What only this solver needs runs on a thread of its own beside the
+// ordering and the preconditioner's set-up (which read A alone, checked
+// before): CG's symmetry check (on A as given, so that its message names A's
+// entries), whose error still comes first, and the copy of A that
+// update_values checks against (reordered: P A P^T itself, kept by set_up).
+template <class T>
+std::future<void> KrylovSolver<T>::Impl::start_own_checks(const Csr<T>& in, bool reorder, int threads) {
+  return parallel::async_with_threads(threads, [&in, this, reorder] {
+    const trace::Span span("krylov: symmetry check, copy of A's pattern");
+    if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(in);
+    if (reorder) return;
+    A = Csr<T>{in.rows, in.cols, parallel::fresh_copy(in.row_ptr), parallel::fresh_copy(in.col_idx), {}};
+    if (options.device == Device::Cpu) A.values = parallel::fresh_copy(in.values);
+  });
+}
+
+// On the GPU path A's upload runs on a thread of its own beside the
+// preconditioner's analysis (whose errors still come first; an ILU(0)/IC(0)
+// breakdown shows when the factors are computed from the upload, after it).
+// A is checked: no second validation.
+template <class T>
+std::future<cuda::DeviceCsr<T>> KrylovSolver<T>::Impl::start_upload(const Csr<T>& system, int threads) {
+  return parallel::async_with_threads(threads, [&system, this, caller = cuda::CallerContext(true)] {
+    const cuda::StreamScope on = caller.enter();  // cuda/caller_context.hpp
+    const trace::Span span("krylov: upload A");
+    cuda::DeviceCsr<T> uploaded{system.rows, system.cols, system.nnz(),
+                                cuda::DeviceBuffer<index_t>(std::span(system.row_ptr)),
+                                cuda::DeviceBuffer<index_t>(std::span(system.col_idx)),
+                                cuda::DeviceBuffer<T>(std::span(system.values))};
+    if (order) order->upload();
+    caller.finish();
+    return uploaded;
+  });
+}
+
+// The preconditioner (`given`, or the one the options name) set up from
+// `system`, then, once the own task is done and A is on the device, its
+// values and the GPU iteration.
+template <class T>
+void KrylovSolver<T>::Impl::set_up_preconditioner(const Csr<T>& system,
+                                                  std::unique_ptr<krylov::Preconditioner<T>> given,
+                                                  std::future<void>& own, std::future<cuda::DeviceCsr<T>>& device_A) {
+  trace::Span preconditioner("krylov: preconditioner");
+  M = given ? std::move(given) : krylov::make_preconditioner(system, options);
+  preconditioner.end();
+  own.get();
+  std::optional<cuda::DeviceCsr<T>> dA;
+  if (device_A.valid()) dA = device_A.get();
+  // A preconditioner analysed from A's pattern (the GPU's ILU(0)/IC(0))
+  // is factored from the copy of A just uploaded.
+  if (M && M->awaits_values()) {
+    if (!dA) throw Error("internal: the preconditioner awaits A's device values, but A was not uploaded");
+    M->update_values_device(dA->values);
+  }
+  if (M) M->describe(setup);
+  if (dA) {
+    const trace::Span span("krylov: GPU iteration set-up");
+    gpu = krylov::gpu::make_solver(std::move(*dA), M.get(), options, setup);
+  }
 }
 
 template <class T>
@@ -379,7 +394,7 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   KrylovStats st = s.setup;
   if (std::all_of(b.begin(), b.end(), [](T v) { return v == T(0); })) {  // x = 0 solves it
     std::fill(x.begin(), x.end(), T(0));
-    zero_solution(st, s.options.tolerance);
+    zero_solution(st, s.options.stopping.tolerance);
   } else {
     s.solve_host(b, x, st);
   }

@@ -66,31 +66,41 @@ void record_stop(KrylovStats& st, int stop, int quantity, double value, int iter
   }
 }
 
-void record_early_stop(KrylovStats& st, int stop, const Progress& p, int iteration, double divergence, int window) {
+void record_early_stop(KrylovStats& st, int stop, const Progress& p, int iteration, const StoppingOptions& o) {
   if (stop == kDiverged) {
     st.outcome = KrylovOutcome::Diverged;
     st.message = std::string(to_string(st.method)) + " diverged" + at(iteration) + ": relative residual " +
-                 number(st.residual) + " > " + number(divergence) + " x its best, " + number(p.best) +
+                 number(st.residual) + " > " + number(o.divergence) + " x its best, " + number(p.best) +
                  " at iteration " + std::to_string(p.best_at);
   } else {
     st.outcome = KrylovOutcome::Stagnation;
     st.message = std::string(to_string(st.method)) + " made no progress: the relative residual has not fallen " +
                  "below 0.9 x " + number(p.anchor) + " (iteration " + std::to_string(p.anchor_at) + ") in " +
-                 std::to_string(window) + " iterations (stagnation_window); best " + number(p.best) +
+                 std::to_string(o.stagnation_window) + " iterations (stagnation_window); best " + number(p.best) +
                  ", stopped" + at(iteration);
   }
 }
 
-void check_attainable_accuracy(KrylovStats& st, StoppingNorm norm, index_t n, double tolerance) {
+void check_attainable_accuracy(KrylovStats& st, const StoppingOptions& o, index_t n) {
   if (st.outcome != KrylovOutcome::Breakdown && st.outcome != KrylovOutcome::MaxIterations) return;
-  const double norms = norm == StoppingNorm::Infinity ? std::sqrt(double(std::max<index_t>(n, 1))) : 1.0;
+  const double norms = o.norm == StoppingNorm::Infinity ? std::sqrt(double(std::max<index_t>(n, 1))) : 1.0;
   if (!(st.residual * norms < kDetached * st.true_residual)) return;  // NaN: not this case
   st.message = "the recursive residual fell to " + number(st.residual) + ", far below the true residual " +
                number(st.true_residual) + " (||b - A x|| / ||b||, recomputed): the attainable accuracy is reached, " +
-               "and the tolerance " + number(tolerance) + " asks for more than the arithmetic can give " +
+               "and the tolerance " + number(o.tolerance) + " asks for more than the arithmetic can give " +
                "for this system; ask for a tolerance above the true residual (stopped after " +
                std::to_string(st.iterations) + " iterations)";
   st.outcome = KrylovOutcome::Stagnation;
+}
+
+void check_stopping(const StoppingOptions& o, const std::string& who) {
+  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
+    throw Error(who + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
+  if (o.max_iterations < 0) throw Error(who + "max_iterations must be >= 0, got " + std::to_string(o.max_iterations));
+  if (!(o.divergence == 0 || o.divergence > 1) || !std::isfinite(o.divergence))
+    throw Error(who + "divergence must be 0 (off) or a finite factor > 1, got " + std::to_string(o.divergence));
+  if (o.stagnation_window < 0)
+    throw Error(who + "stagnation_window must be >= 0 (0: off), got " + std::to_string(o.stagnation_window));
 }
 
 }  // namespace krylov

@@ -4,6 +4,8 @@
 // solve that stop for the same reason say the same thing.
 #pragma once
 
+#include <string>
+
 #include "balsa/krylov.hpp"
 #include "krylov/common.hpp"
 
@@ -20,7 +22,7 @@ enum Stop : int {
   kNoProgress = 6,  // value: the best residual; quantity: the iteration of the last 10% fall
 };
 
-// The early stops' state (KrylovOptions::divergence, stagnation_window):
+// The early stops' state (StoppingOptions::divergence, stagnation_window):
 // both paths keep one and call progress_stop after each residual.
 struct Progress {
   double best = 0;    // smallest residual so far
@@ -66,7 +68,7 @@ enum Quantity : int {
 // MaxIterations read stats.iterations and stats.residual.
 void record_stop(KrylovStats& stats, int stop, int quantity, double value, int iteration, double tolerance);
 // The same for kDiverged and kNoProgress, from the Progress state.
-void record_early_stop(KrylovStats& stats, int stop, const Progress& p, int iteration, double divergence, int window);
+void record_early_stop(KrylovStats& stats, int stop, const Progress& p, int iteration, const StoppingOptions& o);
 
 // After the true residual is known: a solve that broke down or ran out of
 // iterations while its recursive residual had fallen far below the true
@@ -79,6 +81,11 @@ void record_early_stop(KrylovStats& stats, int stop, const Progress& p, int iter
 // can differ by sqrt(n) either way, so the test then asks for sqrt(n)
 // times more.
 inline constexpr double kDetached = 1e-3;
-void check_attainable_accuracy(KrylovStats& stats, StoppingNorm norm, index_t n, double tolerance);
+void check_attainable_accuracy(KrylovStats& stats, const StoppingOptions& o, index_t n);
+
+// Throws Error, its message starting with `who` ("Krylov solver: "), when a
+// stopping option is out of its range (include/balsa/stopping.hpp). Every
+// solver that takes StoppingOptions checks them here.
+void check_stopping(const StoppingOptions& o, const std::string& who);
 
 }  // namespace balsa::krylov

@@ -19,6 +19,7 @@
 #include "core/pimpl.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
+#include "krylov/termination.hpp"
 
 namespace balsa {
 
@@ -56,9 +57,7 @@ void check_options(const BandedOptions& o) {
     throw Error(w + "boost_threshold must be finite and >= 0, got " + std::to_string(o.boost_threshold));
   if (!(o.boost_epsilon > 0) || !std::isfinite(o.boost_epsilon))
     throw Error(w + "boost_epsilon must be finite and > 0, got " + std::to_string(o.boost_epsilon));
-  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
-    throw Error(w + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
-  if (o.max_iterations < 0) throw Error(w + "max_iterations must be >= 0, got " + s(o.max_iterations));
+  krylov::check_stopping(o.stopping, w);
   if (o.max_restarts < 0) throw Error(w + "max_restarts must be >= 0, got " + s(o.max_restarts));
   if (o.float_preconditioner && !std::is_same_v<T, double>)
     throw Error(w + "float_preconditioner needs a double solver (this one is already float)");
@@ -120,9 +119,7 @@ struct BandedSolver<T>::Impl {
     ko.l = 2;
     ko.preconditioner = o.variant == SapVariant::Coupled ? PreconditionerKind::SapC : PreconditionerKind::SapD;
     ko.device = o.device;
-    ko.tolerance = o.tolerance;
-    ko.norm = StoppingNorm::Two;
-    ko.max_iterations = o.max_iterations;
+    ko.stopping = o.stopping;
     ko.stream = o.stream;
     krylov = std::make_unique<KrylovSolver<T>>(std::move(op), std::move(pre), ko);
     record_setup();
@@ -192,7 +189,8 @@ KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& m = live_impl(impl_);
   const CallScope on(m.options, "BandedOptions");
   int restarts = 0;
-  KrylovStats st = sap::solve_with_restarts(*m.krylov, b, x, m.options.tolerance, m.options.max_restarts, restarts);
+  KrylovStats st =
+      sap::solve_with_restarts(*m.krylov, b, x, m.options.stopping.tolerance, m.options.max_restarts, restarts);
   m.stats.restarts = restarts;
   m.stats.t_kry = st.solve_seconds;
   m.stats.krylov = st;

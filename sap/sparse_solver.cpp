@@ -13,6 +13,7 @@
 #include "core/exceptions.hpp"
 #include "core/options.hpp"
 #include "core/pimpl.hpp"
+#include "krylov/termination.hpp"
 #include "sap/preconditioner.hpp"
 #include "sap/restarts.hpp"
 #include "sap/sparse_pipeline.hpp"
@@ -32,9 +33,7 @@ void check_options(const SparseSapOptions& o, bool is_double) {
   if (!(o.max_factor_flops >= 0) || !std::isfinite(o.max_factor_flops))
     throw Error(w + "max_factor_flops must be finite and >= 0, got " + s(o.max_factor_flops));
   if (o.partitions < 0) throw Error(w + "partitions must be >= 0 (0 chooses), got " + s(o.partitions));
-  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
-    throw Error(w + "tolerance must be positive and finite, got " + s(o.tolerance));
-  if (o.max_iterations < 0) throw Error(w + "max_iterations must be >= 0, got " + s(o.max_iterations));
+  krylov::check_stopping(o.stopping, w);
   if (o.max_restarts < 0) throw Error(w + "max_restarts must be >= 0, got " + s(o.max_restarts));
   if (o.float_preconditioner && !is_double)
     throw Error(w + "float_preconditioner needs a double solver (this one is already float)");
@@ -140,11 +139,7 @@ struct SparseSapSolver<T>::Impl {
     ko.l = 2;
     ko.preconditioner = o.variant == SapVariant::Coupled ? PreconditionerKind::SapC : PreconditionerKind::SapD;
     ko.device = o.device;
-    ko.tolerance = o.tolerance;
-    ko.norm = StoppingNorm::Two;
-    ko.max_iterations = o.max_iterations;
-    ko.divergence = o.divergence;
-    ko.stagnation_window = o.stagnation_window;
+    ko.stopping = o.stopping;
     ko.progress = o.progress;
     ko.check_symmetry = false;
     ko.stream = o.stream;
@@ -208,7 +203,7 @@ KrylovStats SparseSapSolver<T>::solve(std::span<const T> b, std::span<T> x) try 
   m.map.x_in(std::span<const T>(x), std::span<T>(m.y));
   int restarts = 0;
   KrylovStats st = sap::solve_with_restarts(*m.krylov, std::span<const T>(m.cb), std::span<T>(m.y),
-                                            m.options.tolerance, m.options.max_restarts, restarts);
+                                            m.options.stopping.tolerance, m.options.max_restarts, restarts);
   m.map.x_out(std::span<const T>(m.y), x);
   m.stats.banded.restarts = restarts;
   m.stats.banded.t_kry = st.solve_seconds;

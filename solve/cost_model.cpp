@@ -65,7 +65,7 @@ constexpr DeviceCosts kGpu{6e-12, 4e-12, 4e-6, 6e-11, 3e-5, 5e-3, 1.0e-10, 25e-9
 constexpr double kGpuContext = 0.12;
 
 // Threads pay only on long loops: balsa's CPU Krylov loops run in parallel
-// from 16,384 rows (krylov/cpu.hpp), one thread per such block at most;
+// from 16,384 rows (krylov/methods_cpu.hpp), one thread per such block at most;
 // the direct solvers' dense kernels from about 1e8 flops a thread.
 double speedup(const Machine& m, double units) {
   return std::pow(std::clamp(units, 1.0, double(std::max(1, m.threads))), 0.7);

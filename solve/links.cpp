@@ -45,11 +45,7 @@ KrylovOptions krylov_for(KrylovPreset preset, Device device, const SolveOptions&
                          std::function<void(int, double)> progress) {
   KrylovOptions k = krylov_options(preset);
   k.device = device;
-  k.tolerance = o.tolerance;
-  k.norm = StoppingNorm::Two;
-  k.max_iterations = o.max_iterations;
-  k.divergence = o.divergence;
-  k.stagnation_window = o.stagnation_window;
+  k.stopping = o.stopping;
   k.progress = std::move(progress);
   k.stream = o.stream;
   k.check_symmetry = !f.symmetric;  // the features' test already passed: not again
@@ -102,10 +98,7 @@ SparseSapOptions sap_for(SolveMethod m, Device device, const SolveOptions& o, st
   s.boosting = false;             // the link's matrix is DB's ...
   s.bandwidth_reduction = false;  // ... reordered by CM already (shared)
   s.device = device;
-  s.tolerance = o.tolerance;
-  s.max_iterations = o.max_iterations;
-  s.divergence = o.divergence;
-  s.stagnation_window = o.stagnation_window;
+  s.stopping = o.stopping;
   s.progress = std::move(progress);
   s.stream = o.stream;
   return s;

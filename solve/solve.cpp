@@ -17,6 +17,7 @@
 #include "core/exceptions.hpp"
 #include "core/instantiate.hpp"
 #include "core/parallel.hpp"
+#include "krylov/termination.hpp"
 #include "solve/measures.hpp"
 #include "solve/plan.hpp"
 
@@ -139,7 +140,7 @@ class Chain {
       a.device = link.device();
       if (const DirectStats* d = link.direct_stats()) a.method = solve_method_of(d->method);
       const auto t = Clock::now();
-      monitor_.arm(allowance(i), o_.tolerance);
+      monitor_.arm(allowance(i), o_.stopping.tolerance);
       KrylovStats st = presolved ? direct_answer() : link.solve(b, x);
       a.iterations = st.iterations;
       refine(link, b, x, st, a);
@@ -236,7 +237,7 @@ class Chain {
     errors_ = backward_errors(A_, f_.norm_inf, b, std::span<const T>(x));
     std::vector<T> r, dx, next;  // made only when a round runs
     for (int round = 0; round < 3 && st.outcome == KrylovOutcome::Converged &&
-                        !accepted(errors_, o_.tolerance, o_.acceptance);
+                        !accepted(errors_, o_.stopping.tolerance, o_.acceptance);
          ++round) {
       r.resize(x.size());
       dx.resize(x.size());
@@ -261,13 +262,13 @@ class Chain {
     a.true_residual = std::isfinite(errors_.relative_residual) ? errors_.relative_residual : -1;
     a.backward_error = std::isfinite(errors_.normwise) ? errors_.normwise : -1;
     a.componentwise_backward_error = std::isfinite(errors_.componentwise) ? errors_.componentwise : -1;
-    a.solved = st.outcome == KrylovOutcome::Converged && accepted(errors_, o_.tolerance, o_.acceptance);
+    a.solved = st.outcome == KrylovOutcome::Converged && accepted(errors_, o_.stopping.tolerance, o_.acceptance);
     if (a.solved) return;
     a.reason = st.outcome != KrylovOutcome::Converged
                    ? st.message
                    : "its answer's backward error is " + number(errors_.normwise) + " normwise, " +
                          number(errors_.componentwise) + " componentwise (||b - A x|| / ||b|| = " +
-                         number(errors_.relative_residual) + ") > tolerance " + number(o_.tolerance) +
+                         number(errors_.relative_residual) + ") > tolerance " + number(o_.stopping.tolerance) +
                          " after refinement (A is numerically singular or too ill-conditioned)";
   }
 
@@ -286,16 +287,10 @@ class Chain {
 };
 
 void check_options(const SolveOptions& o) {
-  if (!(o.divergence == 0 || o.divergence > 1) || !std::isfinite(o.divergence))
-    throw Error("solve: divergence must be 0 (off) or a finite factor > 1, got " + std::to_string(o.divergence));
   if (o.device == Device::Cuda && !cuda::available())
     throw CudaError(cuda::built_with_cuda() ? "solve: Device::Cuda: no CUDA GPU found"
                                             : "solve: Device::Cuda: balsa was built without CUDA");
-  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
-    throw Error("solve: tolerance must be positive and finite, got " + std::to_string(o.tolerance));
-  if (o.max_iterations < 0) throw Error("solve: max_iterations must be >= 0, got " + std::to_string(o.max_iterations));
-  if (o.stagnation_window < 0)
-    throw Error("solve: stagnation_window must be >= 0, got " + std::to_string(o.stagnation_window));
+  krylov::check_stopping(o.stopping, "solve: ");
   if (o.time_budget && !(*o.time_budget > 0 && std::isfinite(*o.time_budget)))
     throw Error("solve: time_budget must be a positive, finite number of seconds, got " + number(*o.time_budget));
   parallel::check_threads(o.threads, "SolveOptions");

@@ -16,7 +16,8 @@
 // happens in the constructor; solve() may be called any number of times;
 // update_values() refactors for new values of the same pattern.
 //
-// Stopping (checked every iteration, on the device on the GPU path):
+// Stopping (options.stopping, include/balsa/stopping.hpp; checked every
+// iteration, on the device on the GPU path):
 //   StoppingNorm::Infinity  ||r||_inf <= tolerance * ||b||_inf (the thesis')
 //   StoppingNorm::Two       ||r||_2   <= tolerance * ||b||_2
 // where r is the recursively updated residual; stats().true_residual is
@@ -48,6 +49,7 @@
 #include "balsa/cuda.hpp"
 #include "balsa/factor.hpp"
 #include "balsa/sparse.hpp"
+#include "balsa/stopping.hpp"
 #include "balsa/trsv.hpp"
 
 namespace balsa {
@@ -84,11 +86,14 @@ struct EnumNames<KrylovOrdering> {
   static constexpr EnumName<KrylovOrdering> names[] = {{KrylovOrdering::Natural, "natural"},
                                                        {KrylovOrdering::Multicolour, "multicolour"}};
 };
-enum class StoppingNorm { Infinity, Two };
+// GPU: the sparse matrix-vector product of the iteration. Auto: cuSPARSE's
+// or balsa's own kernel, the faster over a few products timed at set-up.
+enum class KrylovSpmv { Auto, Cusparse, Balsa };
 template <>
-struct EnumNames<StoppingNorm> {
-  static constexpr const char* what = "stopping norm";
-  static constexpr EnumName<StoppingNorm> names[] = {{StoppingNorm::Infinity, "inf"}, {StoppingNorm::Two, "2"}};
+struct EnumNames<KrylovSpmv> {
+  static constexpr const char* what = "Krylov SpMV";
+  static constexpr EnumName<KrylovSpmv> names[] = {
+      {KrylovSpmv::Auto, "auto"}, {KrylovSpmv::Cusparse, "cusparse"}, {KrylovSpmv::Balsa, "balsa"}};
 };
 enum class KrylovOutcome {
   Converged,
@@ -97,9 +102,9 @@ enum class KrylovOutcome {
   NonFinite,      // NaN or Inf appeared in the iteration
   // The recursively updated residual fell below what the true residual can
   // reach (attainable accuracy), or the residual made no progress for
-  // stagnation_window iterations: the message says which.
+  // stopping.stagnation_window iterations: the message says which.
   Stagnation,
-  Diverged,  // the residual grew to `divergence` times its best
+  Diverged,  // the residual grew to stopping.divergence times its best
 };
 template <>
 struct EnumNames<KrylovOutcome> {
@@ -116,17 +121,10 @@ struct KrylovOptions {
   KrylovMethod method = KrylovMethod::Cg;
   PreconditionerKind preconditioner = PreconditionerKind::Ic0;
   Device device = Device::Auto;  // resolve_device: the GPU when present
-  double tolerance = 1e-8;
-  StoppingNorm norm = StoppingNorm::Infinity;
-  int max_iterations = 10000;
-  // Early stops (both checked on the residual in the stopping norm, every
-  // iteration, on the device on the GPU path):
-  //  Diverged:   the residual exceeds `divergence` times the smallest it has
-  //              been (0: never);
-  //  Stagnation: the residual has not fallen below 0.9 times its value at
-  //              the last such fall for `stagnation_window` iterations (0: never).
-  double divergence = 1e10;
-  int stagnation_window = 0;
+  // Tolerance, norm, maximum iterations, divergence and stagnation
+  // (include/balsa/stopping.hpp); KrylovOptions' defaults are StoppingOptions':
+  // 1e-8 in the infinity norm, 10000 iterations, divergence 1e10, no stagnation test.
+  StoppingOptions stopping = {};
   int l = 2;  // BiCGStab(l): 1..8 (l = 1 is BiCGStab in another arrangement)
   // The preconditioner's triangular solves (GPU: any algorithm; CPU: Auto
   // picks level-set).
@@ -159,6 +157,9 @@ struct KrylovOptions {
   // the factorisation runs on this one.
   StreamHandle stream = nullptr;
   int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
+  // GPU: the SpMV (KrylovSpmv above); the CPU path has one. The solver's
+  // stats().spmv names the one used.
+  KrylovSpmv spmv = KrylovSpmv::Auto;
 };
 
 // The methods as the command line and the Python module name them: a

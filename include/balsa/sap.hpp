@@ -76,10 +76,12 @@ struct BandedOptions {
   // reduced systems) in float inside the double Krylov iteration.
   bool float_preconditioner = false;
   bool spd = false;  // A is symmetric positive definite: CG instead of BiCGStab(2)
-  double tolerance = 1e-10;  // relative residual, 2-norm (the report's 1e-10)
-  int max_iterations = 1000;  // per Krylov run
+  // The Krylov iteration's stopping rules (include/balsa/stopping.hpp): the
+  // report's relative residual 1e-10 in the 2-norm, 1000 iterations per
+  // Krylov run, divergence 1e10, no stagnation test.
+  StoppingOptions stopping = {.tolerance = 1e-10, .norm = StoppingNorm::Two, .max_iterations = 1000};
   // Restarts from the current x while a converged run's true residual
-  // ||b - A x|| / ||b|| still misses the tolerance: the recursive residual of
+  // ||b - A x|| / ||b|| still misses stopping.tolerance: the recursive residual of
   // BiCGStab drifts from the true one, the more so with a float
   // preconditioner or far from diagonal dominance. Each restart starts from
   // the true residual, so it refines x in double (iterative refinement).
@@ -177,11 +179,9 @@ struct SparseSapOptions {
   index_t partitions = 0;           // P (0: chosen)
   bool pivot_boost = true;          // as BandedOptions (threshold 1e-10, epsilon 1e-8); off: a small pivot is an error
   bool float_preconditioner = false;
-  double tolerance = 1e-10;         // relative residual of the (scaled) system, 2-norm
-  int max_iterations = 1000;
-  int max_restarts = 3;
-  double divergence = 1e10;         // KrylovOptions::divergence
-  int stagnation_window = 0;        // KrylovOptions::stagnation_window
+  // Of the (scaled) system; as BandedOptions' (1e-10 in the 2-norm, 1000 iterations).
+  StoppingOptions stopping = {.tolerance = 1e-10, .norm = StoppingNorm::Two, .max_iterations = 1000};
+  int max_restarts = 3;  // as BandedOptions::max_restarts
   std::function<void(int, double)> progress = nullptr;
   StreamHandle stream = nullptr;    // as BandedOptions::stream (DB's GPU stages too)
   int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)

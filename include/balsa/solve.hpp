@@ -87,13 +87,14 @@ struct SolveOptions {
   // on the CPU); Cpu or Cuda: every iterative method there (the direct
   // solvers run on the CPU).
   Device device = Device::Auto;
-  // The backward error asked of an answer; the iterative methods stop when
-  // their relative residual ||b - A x||_2 / ||b||_2 meets it.
-  double tolerance = 1e-8;
-  int max_iterations = 2000;     // per iterative method
-  bool direct_fallback = true;   // end the chain with a direct method
-  double divergence = 1e10;      // KrylovOptions::divergence of every iterative method
-  int stagnation_window = 300;   // KrylovOptions::stagnation_window of every iterative method
+  // The stopping rules of every iterative method (include/balsa/stopping.hpp):
+  // they stop when their relative residual ||b - A x||_2 / ||b||_2 meets
+  // stopping.tolerance (1e-8), which is also the backward error asked of an
+  // answer; at most 2000 iterations per method; divergence 1e10; stagnation
+  // after 300 iterations without progress.
+  StoppingOptions stopping = {
+      .tolerance = 1e-8, .norm = StoppingNorm::Two, .max_iterations = 2000, .stagnation_window = 300};
+  bool direct_fallback = true;  // end the chain with a direct method
   // Called with (method name, iteration, relative residual) as the
   // iterative methods progress.
   std::function<void(const char*, int, double)> progress = nullptr;

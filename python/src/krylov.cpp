@@ -52,9 +52,9 @@ class Krylov {
                                bool check_symmetry, const std::string& device, std::uintptr_t stream,
                                int threads) {
     KrylovOptions o = krylov_options_named(method, preconditioner);
-    o.tolerance = tolerance;
-    o.max_iterations = max_iterations;
-    o.norm = named<StoppingNorm>(norm);
+    o.stopping.tolerance = tolerance;
+    o.stopping.max_iterations = max_iterations;
+    o.stopping.norm = named<StoppingNorm>(norm);
     o.trsv = named<TrsvAlgorithm>(trsv);
     o.check_symmetry = check_symmetry;
     o.device = named<Device>(device);
@@ -90,8 +90,8 @@ class Banded {
     o.variant = named<SapVariant>(variant);
     o.partitions = partitions;
     o.spd = spd;
-    o.tolerance = tolerance;
-    o.max_iterations = max_iterations;
+    o.stopping.tolerance = tolerance;
+    o.stopping.max_iterations = max_iterations;
     o.float_preconditioner = float_preconditioner;
     o.device = named<Device>(device);
     o.stream = stream_from(stream);
@@ -116,8 +116,8 @@ SolveReport solve_system(std::int64_t n, const Indices& indptr, const Indices& i
                          const In<T>& b, const Out<T>& x, index_t columns, const SolveCall& c) {
   SolveOptions o;
   o.method = named<SolveMethod>(c.method);
-  o.tolerance = c.tolerance;
-  o.max_iterations = c.max_iterations;
+  o.stopping.tolerance = c.tolerance;
+  o.stopping.max_iterations = c.max_iterations;
   o.direct_fallback = c.direct_fallback;
   o.device = named<Device>(c.device);
   o.stream = stream_from(c.stream);

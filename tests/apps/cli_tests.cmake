@@ -71,6 +71,11 @@ balsa_cli_test(run_float ARGS run --grid 12 --stencil 27 --precision float --dev
 # --threads on every command: 1 to the machine's hardware threads, else a usage error naming the limit.
 balsa_cli_test(run_threads_one ARGS run --grid 12 --device cpu --threads 1 PASS "solved it")
 balsa_cli_test(gen_threads_one ARGS gen chain -n 10 -o - --threads 1 PASS "%%MatrixMarket")
+# --setup-trace on every command: the set-ups' timeline (balsa::set_setup_trace).
+balsa_cli_test(run_setup_trace ARGS run --grid 12 --device cpu --method pcg-ic0 --setup-trace=-
+               PASS "setup-trace 0 [0-9.]+ [0-9.]+ krylov: checks")
+balsa_cli_test(setup_trace_unwritable ARGS run --grid 12 --device cpu --setup-trace ${OUT}/no-such-dir/trace.txt
+               ERROR "cannot open .*no-such-dir/trace.txt")
 balsa_cli_test(threads_zero ARGS run --grid 12 --threads 0
                ERROR "--threads: must be 1 to [0-9]+ \\(this machine's hardware threads\\), got '0'" EXIT 2)
 balsa_cli_test(threads_too_many ARGS info ${DATA}/west0479.mtx --threads 100000

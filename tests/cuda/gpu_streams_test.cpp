@@ -63,7 +63,7 @@ void check_trsv_on(cudaStream_t stream, const Csr<double>& L, TrsvAlgorithm algo
 KrylovOptions pcg_ic0(Device device, cudaStream_t stream) {
   KrylovOptions o = krylov_options(KrylovPreset::PcgIc0);
   o.device = device;
-  o.tolerance = 1e-10;
+  o.stopping.tolerance = 1e-10;
   o.stream = stream;
   return o;
 }

@@ -20,12 +20,6 @@ class KrylovGpu : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(KrylovGpu, ValueTypes);
 
-// Sets BALSA_KRYLOV_SPMV for the scope (the SpMV is chosen at setup).
-struct SpmvChoice {
-  explicit SpmvChoice(const char* name) { ::setenv("BALSA_KRYLOV_SPMV", name, 1); }
-  ~SpmvChoice() { ::unsetenv("BALSA_KRYLOV_SPMV"); }
-};
-
 template <class T>
 double tol_for() {
   return std::is_same_v<T, float> ? 1e-5 : 1e-10;
@@ -70,14 +64,14 @@ KrylovStats expect_agree(const std::string& what, const Csr<T>& A, const KrylovO
   EXPECT_NEAR(g.iterations, c.iterations, margin) << "cpu " << c.iterations << ", gpu " << g.iterations;
   EXPECT_EQ(g.history.size(), std::size_t(g.iterations) + 1);
   EXPECT_EQ(g.history.back(), g.residual);
-  EXPECT_LE(g.residual, o.tolerance);
-  for (std::size_t k = 0; k + 1 < g.history.size(); ++k) EXPECT_GT(g.history[k], o.tolerance) << "k = " << k;
+  EXPECT_LE(g.residual, o.stopping.tolerance);
+  for (std::size_t k = 0; k + 1 < g.history.size(); ++k) EXPECT_GT(g.history[k], o.stopping.tolerance) << "k = " << k;
   EXPECT_NEAR(g.history[0], c.history[0], 1e-5 * c.history[0]);
   EXPECT_TRUE(matvecs_consistent(o, c)) << "cpu: " << c.matvecs << " products in " << c.iterations;
   EXPECT_TRUE(matvecs_consistent(o, g)) << "gpu: " << g.matvecs << " products in " << g.iterations;
-  EXPECT_LT(g.true_residual, 100 * o.tolerance + test::tolerance<T>(1000));
-  EXPECT_LE(test::relative_error<T>(xg, x_true), 5000 * o.tolerance) << g.message;
-  EXPECT_LE(test::relative_error<T>(xg, xc), 5000 * o.tolerance);
+  EXPECT_LT(g.true_residual, 100 * o.stopping.tolerance + test::tolerance<T>(1000));
+  EXPECT_LE(test::relative_error<T>(xg, x_true), 5000 * o.stopping.tolerance) << g.message;
+  EXPECT_LE(test::relative_error<T>(xg, xc), 5000 * o.stopping.tolerance);
   EXPECT_TRUE(g.spmv == "cusparse" || g.spmv == "balsa") << g.spmv;
   EXPECT_EQ(g.device, Device::Cuda);
   if (o.phase_timing && g.iterations > 0) {
@@ -107,10 +101,11 @@ TYPED_TEST(KrylovGpu, CgAgreesWithCpu) {
     for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi, PreconditionerKind::Ic0})
       for (const auto norm : {StoppingNorm::Infinity, StoppingNorm::Two})
         for (const bool random_x0 : {false, true})
-          expect_agree<T>(name + " " + to_string(pre) + (norm == StoppingNorm::Two ? " 2" : " inf") +
-                              (random_x0 ? " x0 random" : " x0 = 0"),
-                          A, {.method = KrylovMethod::Cg, .preconditioner = pre, .tolerance = tol, .norm = norm},
-                          random_x0);
+          expect_agree<T>(
+              name + " " + to_string(pre) + (norm == StoppingNorm::Two ? " 2" : " inf") +
+                  (random_x0 ? " x0 random" : " x0 = 0"),
+              A, {.method = KrylovMethod::Cg, .preconditioner = pre, .stopping = {.tolerance = tol, .norm = norm}},
+              random_x0);
 }
 
 TYPED_TEST(KrylovGpu, BiCgStabFamilyAgreesWithCpu) {
@@ -127,7 +122,9 @@ TYPED_TEST(KrylovGpu, BiCgStabFamilyAgreesWithCpu) {
           expect_agree<T>(name + " " + to_string(method) + " l=" + std::to_string(l) + " " + to_string(pre) +
                               (random_x0 ? " x0 random" : " x0 = 0"),
                           A,
-                          {.method = method, .preconditioner = pre, .tolerance = tol, .norm = StoppingNorm::Two,
+                          {.method = method,
+                           .preconditioner = pre,
+                           .stopping = {.tolerance = tol, .norm = StoppingNorm::Two},
                            .l = l},
                           random_x0);
 }
@@ -138,27 +135,31 @@ TYPED_TEST(KrylovGpu, LargeSystemsUseEveryBlock) {
   // 262,144 rows: the reductions run over hundreds of blocks.
   const Csr<T> A = laplacian_3d<T>(64, 64, 64);
   expect_agree<T>("laplace3d 64 cg", A,
-                  {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::Jacobi, .tolerance = tol_for<T>()},
+                  {.method = KrylovMethod::Cg,
+                   .preconditioner = PreconditionerKind::Jacobi,
+                   .stopping = {.tolerance = tol_for<T>()}},
                   false);
   expect_agree<T>("laplace3d 64 bicgstab(2)", A,
-                  {.method = KrylovMethod::BiCgStabL, .preconditioner = PreconditionerKind::None,
-                   .tolerance = tol_for<T>(), .norm = StoppingNorm::Two},
+                  {.method = KrylovMethod::BiCgStabL,
+                   .preconditioner = PreconditionerKind::None,
+                   .stopping = {.tolerance = tol_for<T>(), .norm = StoppingNorm::Two}},
                   true);
 }
 
 TYPED_TEST(KrylovGpu, EitherSpmv) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
-  for (const char* name : {"cusparse", "balsa"}) {
-    SpmvChoice choice(name);
-    const KrylovStats g = expect_agree<T>(std::string("spmv ") + name, laplacian_2d<T>(50, 50),
-                                          {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::None,
-                                           .tolerance = tol_for<T>()},
+  for (const KrylovSpmv spmv : {KrylovSpmv::Cusparse, KrylovSpmv::Balsa}) {
+    const std::string name = to_string(spmv);
+    const KrylovStats g = expect_agree<T>("spmv " + name, laplacian_2d<T>(50, 50),
+                                          {.method = KrylovMethod::Cg,
+                                           .preconditioner = PreconditionerKind::None,
+                                           .stopping = {.tolerance = tol_for<T>()},
+                                           .spmv = spmv},
                                           false);
     EXPECT_EQ(g.spmv, name);
   }
-  SpmvChoice bad("nonsense");
-  EXPECT_THROW_MSG(KrylovSolver<T>(laplacian_2d<T>(4, 4), {.device = Device::Cuda}), Error, "BALSA_KRYLOV_SPMV");
+  EXPECT_THROW_MSG(from_string<KrylovSpmv>("nonsense"), Error, "Krylov SpMV");
 }
 
 TEST(KrylovGpuExact, IterationCountsFromTheSpectrum) {
@@ -171,8 +172,10 @@ TEST(KrylovGpuExact, IterationCountsFromTheSpectrum) {
     for (const int k : modes)
       for (index_t i = 0; i < n; ++i) b[i] += std::sin(std::numbers::pi * k * (i + 1) / (n + 1));
     std::vector<double> x(b.size(), 0.0);
-    KrylovSolver<double> cg(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::None,
-                                .device = Device::Cuda, .tolerance = 1e-9, .norm = StoppingNorm::Two});
+    KrylovSolver<double> cg(A, {.method = KrylovMethod::Cg,
+                                .preconditioner = PreconditionerKind::None,
+                                .device = Device::Cuda,
+                                .stopping = {.tolerance = 1e-9, .norm = StoppingNorm::Two}});
     const KrylovStats st = cg.solve(std::span<const double>(b), std::span<double>(x));
     EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
     EXPECT_EQ(st.iterations, int(modes.size()));
@@ -186,20 +189,22 @@ TEST(KrylovGpuExact, IterationCountsFromTheSpectrum) {
 TYPED_TEST(KrylovGpu, StatusMasksIterationsAfterTheStop) {
   using T = TypeParam;
   BALSA_REQUIRE_GPU();
-  SpmvChoice choice("balsa");
   const Csr<T> spd = laplacian_2d<T>(30, 30), nonsym = test::convection_diffusion<T>(30, 40.0);
   for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL}) {
     SCOPED_TRACE(to_string(method));
     const Csr<T>& A = method == KrylovMethod::Cg ? spd : nonsym;
     const std::vector<T> b = random_vector<T>(A.rows, 4);
-    KrylovOptions o{.method = method, .preconditioner = PreconditionerKind::Jacobi, .device = Device::Cuda,
-                    .tolerance = tol_for<T>(), .max_iterations = 1000000};
+    KrylovOptions o{.method = method,
+                    .preconditioner = PreconditionerKind::Jacobi,
+                    .device = Device::Cuda,
+                    .stopping = {.tolerance = tol_for<T>(), .max_iterations = 1000000},
+                    .spmv = KrylovSpmv::Balsa};
     std::vector<T> x_long(b.size(), T(0)), x_again(b.size(), T(0)), x_exact(b.size(), T(0)), x_cpu(b.size(), T(0));
     KrylovSolver<T> long_run(A, o);
     const KrylovStats a = long_run.solve(std::span<const T>(b), std::span<T>(x_long));
     const KrylovStats again = long_run.solve(std::span<const T>(b), std::span<T>(x_again));
     ASSERT_EQ(a.outcome, KrylovOutcome::Converged) << a.message;
-    o.max_iterations = a.iterations;
+    o.stopping.max_iterations = a.iterations;
     KrylovSolver<T> exact_run(A, o);
     const KrylovStats e = exact_run.solve(std::span<const T>(b), std::span<T>(x_exact));
     EXPECT_EQ(e.outcome, KrylovOutcome::Converged) << e.message;
@@ -210,7 +215,7 @@ TYPED_TEST(KrylovGpu, StatusMasksIterationsAfterTheStop) {
     EXPECT_EQ(x_long, x_exact);
     EXPECT_EQ(x_long, x_again);
     // And the CPU stops at the same place (to rounding).
-    o.max_iterations = 1000000;
+    o.stopping.max_iterations = 1000000;
     const KrylovStats c = KrylovSolver<T>(A, on(Device::Cpu, o)).solve(std::span<const T>(b), std::span<T>(x_cpu));
     const int margin = std::is_same_v<T, float> ? 3 : 1;
     EXPECT_NEAR(a.iterations, c.iterations, margin);
@@ -257,8 +262,8 @@ TYPED_TEST(KrylovGpu, StopsOtherThanConvergenceMatchTheCpu) {
   const std::vector<T> b(std::size_t(L.rows), T(1));
   for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL})
     for (const int max : {0, 5}) {
-      const KrylovStats m = both(L, {.method = method, .preconditioner = PreconditionerKind::Jacobi,
-                                     .max_iterations = max}, b);
+      const KrylovStats m = both(
+          L, {.method = method, .preconditioner = PreconditionerKind::Jacobi, .stopping = {.max_iterations = max}}, b);
       EXPECT_EQ(m.outcome, KrylovOutcome::MaxIterations);
       EXPECT_EQ(m.iterations, max);
     }
@@ -273,8 +278,10 @@ TEST(KrylovGpuAccuracy, ToleranceBelowAttainableAccuracyIsStagnation) {
   for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStabL}) {
     const PreconditionerKind m = method == KrylovMethod::Cg ? PreconditionerKind::Ic0 : PreconditionerKind::Ilu0;
     std::vector<double> x(b.size(), 0.0);
-    KrylovSolver<double> s(A, {.method = method, .preconditioner = m, .device = Device::Cuda, .tolerance = 1e-300,
-                               .max_iterations = 20000});
+    KrylovSolver<double> s(A, {.method = method,
+                               .preconditioner = m,
+                               .device = Device::Cuda,
+                               .stopping = {.tolerance = 1e-300, .max_iterations = 20000}});
     const KrylovStats st = s.solve(std::span<const double>(b), std::span<double>(x));
     EXPECT_EQ(st.outcome, KrylovOutcome::Stagnation) << st.message;
     EXPECT_NE(st.message.find("attainable accuracy"), std::string::npos) << st.message;
@@ -307,8 +314,10 @@ TYPED_TEST(KrylovGpu, DeviceVectorsProgressAndUpdates) {
   BALSA_REQUIRE_GPU();
   const Csr<T> A = laplacian_2d<T>(40, 40);
   std::vector<int> seen;
-  KrylovSolver<T> s(A, {.preconditioner = PreconditionerKind::Jacobi, .device = Device::Cuda,
-                        .tolerance = tol_for<T>(), .progress = [&](int k, double) { seen.push_back(k); }});
+  KrylovSolver<T> s(A, {.preconditioner = PreconditionerKind::Jacobi,
+                        .device = Device::Cuda,
+                        .stopping = {.tolerance = tol_for<T>()},
+                        .progress = [&](int k, double) { seen.push_back(k); }});
   const std::vector<T> x_true = random_vector<T>(A.rows, 6);
   const std::vector<T> b = multiply(A, std::span<const T>(x_true));
   // Host vectors.
@@ -353,7 +362,7 @@ TYPED_TEST(KrylovGpu, MulticolourAgreesWithCpu) {
     for (const auto& [name, A] : cases)
       for (const bool random_x0 : {false, true}) {
         KrylovOptions o = krylov_options(preset);
-        o.tolerance = tol;
+        o.stopping.tolerance = tol;
         const KrylovStats g = expect_agree<T>(name + " " + to_string(preset) + (random_x0 ? " x0 random" : " x0 = 0"),
                                               A, o, random_x0);
         EXPECT_EQ(g.ordering, KrylovOrdering::Multicolour);
@@ -368,7 +377,7 @@ TYPED_TEST(KrylovGpu, MulticolourDeviceVectorsAndUpdates) {
   const Csr<T> A = laplacian_3d<T>(14, 13, 12);
   KrylovOptions o = krylov_options(KrylovPreset::PcgIc0Mc);
   o.device = Device::Cuda;
-  o.tolerance = tol_for<T>();
+  o.stopping.tolerance = tol_for<T>();
   KrylovSolver<T> s(A, o);
   EXPECT_EQ(s.stats().colours, 2);
   const std::vector<T> x_true = random_vector<T>(A.rows, 6);
@@ -396,9 +405,10 @@ TEST(KrylovGpuMixed, FloatPreconditionerInADoubleIteration) {
   const Csr<double> A = laplacian_2d<double>(60, 60);
   for (const auto& [method, pre] : {std::pair{KrylovMethod::Cg, PreconditionerKind::Ic0},
                                     std::pair{KrylovMethod::BiCgStab, PreconditionerKind::Ilu0}})
-    expect_agree<double>(std::string("mixed ") + to_string(method), A,
-                         {.method = method, .preconditioner = pre, .tolerance = 1e-10, .float_preconditioner = true},
-                         false);
+    expect_agree<double>(
+        std::string("mixed ") + to_string(method), A,
+        {.method = method, .preconditioner = pre, .stopping = {.tolerance = 1e-10}, .float_preconditioner = true},
+        false);
 }
 
 }  // namespace

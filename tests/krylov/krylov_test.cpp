@@ -2,11 +2,17 @@
 // counts where theory gives them, breakdowns, the stopping logic and every
 // bad input.
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <numbers>
 
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
 #include "balsa/krylov.hpp"
+#include "balsa/sap.hpp"
+#include "balsa/setup_trace.hpp"
+#include "balsa/solve.hpp"
 #include "support/krylov_cases.hpp"
 #include "support/test_support.hpp"
 
@@ -49,15 +55,16 @@ KrylovStats expect_solves(const Csr<T>& A, const KrylovOptions& o, double error_
   KrylovSolver<T> solver(A, o);
   const KrylovStats st = solver.solve(std::span<const T>(b), std::span<T>(x));
   EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
-  EXPECT_LE(st.residual, o.tolerance);
+  EXPECT_LE(st.residual, o.stopping.tolerance);
   EXPECT_EQ(st.history.size(), std::size_t(st.iterations) + 1);
   if (!st.history.empty()) {
     EXPECT_DOUBLE_EQ(st.history.front(), 1.0);  // x0 = 0: r0 = b
     EXPECT_EQ(st.history.back(), st.residual);
-    for (std::size_t k = 0; k + 1 < st.history.size(); ++k) EXPECT_GT(st.history[k], o.tolerance) << "k = " << k;
+    for (std::size_t k = 0; k + 1 < st.history.size(); ++k)
+      EXPECT_GT(st.history[k], o.stopping.tolerance) << "k = " << k;
   }
   EXPECT_LE(test::relative_error<T>(x, x_true), error_bound) << st.message;
-  EXPECT_LT(st.true_residual, 100 * o.tolerance + test::tolerance<T>(1000));
+  EXPECT_LT(st.true_residual, 100 * o.stopping.tolerance + test::tolerance<T>(1000));
   EXPECT_EQ(solver.stats().iterations, st.iterations);
   return st;
 }
@@ -71,9 +78,12 @@ TYPED_TEST(KrylovCpu, CgSolvesLaplacians) {
     for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi})
       for (const auto norm : {StoppingNorm::Infinity, StoppingNorm::Two}) {
         SCOPED_TRACE(std::string(name) + " " + to_string(pre) + (norm == StoppingNorm::Two ? " 2-norm" : " inf-norm"));
-        const KrylovStats st = expect_solves<T>(
-            A, {.method = KrylovMethod::Cg, .preconditioner = pre, .device = Device::Cpu, .tolerance = tol, .norm = norm},
-            2000 * tol);
+        const KrylovStats st = expect_solves<T>(A,
+                                                {.method = KrylovMethod::Cg,
+                                                 .preconditioner = pre,
+                                                 .device = Device::Cpu,
+                                                 .stopping = {.tolerance = tol, .norm = norm}},
+                                                2000 * tol);
         EXPECT_EQ(st.matvecs, st.iterations + 1);
         EXPECT_GT(st.iterations, 5);
       }
@@ -85,8 +95,11 @@ TYPED_TEST(KrylovCpu, CgOnThesisFamily) {
   for (const double mu : {1e-6, 1e-4, 1e-2}) {
     SCOPED_TRACE("mu = " + std::to_string(mu));
     const Csr<T> A = thesis_banded_spd<T>(100, mu);
-    expect_solves<T>(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::Jacobi,
-                         .device = Device::Cpu, .tolerance = 1e-10, .max_iterations = 5000},
+    expect_solves<T>(A,
+                     {.method = KrylovMethod::Cg,
+                      .preconditioner = PreconditionerKind::Jacobi,
+                      .device = Device::Cpu,
+                      .stopping = {.tolerance = 1e-10, .max_iterations = 5000}},
                      1e-4);
   }
 }
@@ -102,8 +115,10 @@ TYPED_TEST(KrylovCpu, CgIterationCountsFromTheSpectrum) {
   for (const auto& modes : {std::initializer_list<int>{7}, std::initializer_list<int>{1, 40}, std::initializer_list<int>{3, 17, 50, 90}}) {
     const std::vector<T> b = eigen_combination<T>(n, modes);
     std::vector<T> x(b.size(), T(0));
-    KrylovSolver<T> cg(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::None,
-                           .device = Device::Cpu, .tolerance = tol, .norm = StoppingNorm::Two});
+    KrylovSolver<T> cg(A, {.method = KrylovMethod::Cg,
+                           .preconditioner = PreconditionerKind::None,
+                           .device = Device::Cpu,
+                           .stopping = {.tolerance = tol, .norm = StoppingNorm::Two}});
     const KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x));
     EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
     EXPECT_EQ(st.iterations, int(modes.size()));
@@ -117,7 +132,8 @@ TYPED_TEST(KrylovCpu, CgIterationCountsFromTheSpectrum) {
   const std::vector<T> b(6, T(1));
   for (const auto& [pre, want] : {std::pair{PreconditionerKind::Jacobi, 1}, std::pair{PreconditionerKind::None, 6}}) {
     std::vector<T> x(6, T(0));
-    KrylovSolver<T> cg(D, {.method = KrylovMethod::Cg, .preconditioner = pre, .device = Device::Cpu, .tolerance = tol});
+    KrylovSolver<T> cg(
+        D, {.method = KrylovMethod::Cg, .preconditioner = pre, .device = Device::Cpu, .stopping = {.tolerance = tol}});
     const KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x));
     EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
     EXPECT_EQ(st.iterations, want) << to_string(pre);
@@ -132,8 +148,10 @@ TYPED_TEST(KrylovCpu, BiCgStabFamilySolvesNonsymmetricSystems) {
   const Csr<T> banded = banded_dominant<T>(3000, 5, 1.5, 7);
   for (const auto& [name, A] : {std::pair{"convection-diffusion", cd}, std::pair{"banded", banded}})
     for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi}) {
-      KrylovOptions o{.method = KrylovMethod::BiCgStab, .preconditioner = pre, .device = Device::Cpu,
-                      .tolerance = tol, .norm = StoppingNorm::Two};
+      KrylovOptions o{.method = KrylovMethod::BiCgStab,
+                      .preconditioner = pre,
+                      .device = Device::Cpu,
+                      .stopping = {.tolerance = tol, .norm = StoppingNorm::Two}};
       {
         SCOPED_TRACE(std::string(name) + " bicgstab " + to_string(pre));
         const KrylovStats st = expect_solves<T>(A, o, 5000 * tol);
@@ -164,8 +182,10 @@ TYPED_TEST(KrylovCpu, RealNonsymmetricMatrices) {
     const std::vector<T> x_true(std::size_t(A->rows), T(1));
     const std::vector<T> b = multiply(*A, std::span<const T>(x_true));
     std::vector<T> x(b.size(), T(0));
-    KrylovSolver<T> s(*A, {.method = method, .preconditioner = PreconditionerKind::Jacobi, .device = Device::Cpu,
-                           .tolerance = tol, .norm = StoppingNorm::Two, .max_iterations = 5000});
+    KrylovSolver<T> s(*A, {.method = method,
+                           .preconditioner = PreconditionerKind::Jacobi,
+                           .device = Device::Cpu,
+                           .stopping = {.tolerance = tol, .norm = StoppingNorm::Two, .max_iterations = 5000}});
     const KrylovStats st = s.solve(std::span<const T>(b), std::span<T>(x));
     EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
     EXPECT_LT(st.true_residual, 100 * tol);
@@ -183,8 +203,10 @@ TYPED_TEST(KrylovCpu, IncompletePreconditionersCutIterations) {
         std::tuple{"bicgstab ilu0", cd, KrylovMethod::BiCgStab, PreconditionerKind::Ilu0},
         std::tuple{"bicgstab(2) ilu0", cd, KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0}}) {
     SCOPED_TRACE(name);
-    KrylovOptions o{.method = method, .preconditioner = PreconditionerKind::None, .device = Device::Cpu,
-                    .tolerance = tol, .norm = StoppingNorm::Two};
+    KrylovOptions o{.method = method,
+                    .preconditioner = PreconditionerKind::None,
+                    .device = Device::Cpu,
+                    .stopping = {.tolerance = tol, .norm = StoppingNorm::Two}};
     const int plain = expect_solves<T>(A, o, 5000 * tol).iterations;
     o.preconditioner = pre;
     const int preconditioned = expect_solves<T>(A, o, 5000 * tol).iterations;
@@ -197,7 +219,8 @@ TYPED_TEST(KrylovCpu, InitialGuessAndReuse) {
   const Csr<T> A = laplacian_2d<T>(20, 20);
   const std::vector<T> x_true = random_vector<T>(A.rows, 5);
   const std::vector<T> b = multiply(A, std::span<const T>(x_true));
-  KrylovSolver<T> cg(A, {.preconditioner = PreconditionerKind::None, .device = Device::Cpu, .tolerance = tol_for<T>()});
+  KrylovSolver<T> cg(
+      A, {.preconditioner = PreconditionerKind::None, .device = Device::Cpu, .stopping = {.tolerance = tol_for<T>()}});
   std::vector<T> x = random_vector<T>(A.rows, 11);
   const KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x));
   EXPECT_EQ(st.outcome, KrylovOutcome::Converged);
@@ -221,8 +244,10 @@ TYPED_TEST(KrylovCpu, UpdateValuesAndProgress) {
   using T = TypeParam;
   const Csr<T> A = laplacian_2d<T>(16, 16);
   std::vector<int> seen;
-  KrylovSolver<T> cg(A, {.preconditioner = PreconditionerKind::Jacobi, .device = Device::Cpu,
-                         .tolerance = tol_for<T>(), .progress = [&](int k, double) { seen.push_back(k); }});
+  KrylovSolver<T> cg(A, {.preconditioner = PreconditionerKind::Jacobi,
+                         .device = Device::Cpu,
+                         .stopping = {.tolerance = tol_for<T>()},
+                         .progress = [&](int k, double) { seen.push_back(k); }});
   const std::vector<T> b(std::size_t(A.rows), T(1));
   std::vector<T> x1(b.size(), T(0)), x2(b.size(), T(0));
   const KrylovStats st = cg.solve(std::span<const T>(b), std::span<T>(x1));
@@ -290,8 +315,10 @@ TYPED_TEST(KrylovCpu, MaxIterations) {
   for (const auto method : {KrylovMethod::Cg, KrylovMethod::BiCgStab, KrylovMethod::BiCgStabL})
     for (const int max : {0, 3}) {
       std::vector<T> x(b.size(), T(0));
-      KrylovSolver<T> s(A, {.method = method, .preconditioner = PreconditionerKind::None, .device = Device::Cpu,
-                            .max_iterations = max});
+      KrylovSolver<T> s(A, {.method = method,
+                            .preconditioner = PreconditionerKind::None,
+                            .device = Device::Cpu,
+                            .stopping = {.max_iterations = max}});
       const KrylovStats st = s.solve(std::span<const T>(b), std::span<T>(x));
       EXPECT_EQ(st.outcome, KrylovOutcome::MaxIterations) << to_string(method);
       EXPECT_EQ(st.iterations, max);
@@ -332,8 +359,10 @@ TEST(KrylovCpuAccuracy, ToleranceBelowAttainableAccuracyIsStagnation) {
                                                std::pair{KrylovMethod::Cg, PreconditionerKind::None},
                                                std::pair{KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0}}) {
     std::vector<double> x(b.size(), 0.0);
-    KrylovSolver<double> s(A, {.method = method, .preconditioner = preconditioner, .device = Device::Cpu,
-                               .tolerance = 1e-300, .max_iterations = 20000});
+    KrylovSolver<double> s(A, {.method = method,
+                               .preconditioner = preconditioner,
+                               .device = Device::Cpu,
+                               .stopping = {.tolerance = 1e-300, .max_iterations = 20000}});
     const KrylovStats st = s.solve(std::span<const double>(b), std::span<double>(x));
     SCOPED_TRACE(std::string(to_string(method)) + " " + to_string(preconditioner) + ": " + st.message);
     EXPECT_EQ(st.outcome, KrylovOutcome::Stagnation);
@@ -350,7 +379,8 @@ TEST(KrylovCpuAccuracy, ToleranceBelowAttainableAccuracyIsStagnation) {
   D.values = {1.0, -2.0};
   std::vector<double> x(2, 0.0);
   const std::vector<double> ones = {1.0, 1.0};
-  KrylovSolver<double> cg(D, {.preconditioner = PreconditionerKind::None, .device = Device::Cpu, .tolerance = 1e-300});
+  KrylovSolver<double> cg(
+      D, {.preconditioner = PreconditionerKind::None, .device = Device::Cpu, .stopping = {.tolerance = 1e-300}});
   EXPECT_EQ(cg.solve(std::span<const double>(ones), std::span<double>(x)).outcome, KrylovOutcome::Breakdown);
 }
 
@@ -424,8 +454,8 @@ void expect_multicolour_agrees(const Csr<T>& A, KrylovPreset natural, KrylovPres
   KrylovOptions n = krylov_options(natural), m = krylov_options(multicolour);
   for (KrylovOptions* o : {&n, &m}) {
     o->device = Device::Cpu;
-    o->tolerance = tol;
-    o->norm = StoppingNorm::Two;
+    o->stopping.tolerance = tol;
+    o->stopping.norm = StoppingNorm::Two;
   }
   const KrylovStats sn = expect_solves<T>(A, n, error_bound), sm = expect_solves<T>(A, m, error_bound);
   EXPECT_EQ(sn.ordering, KrylovOrdering::Natural);
@@ -465,7 +495,7 @@ TYPED_TEST(KrylovCpu, MulticolourKeepsTheCallersOrder) {
   const Csr<T> A = laplacian_3d<T>(7, 6, 5);
   KrylovOptions o = krylov_options(KrylovPreset::PcgIc0Mc);
   o.device = Device::Cpu;
-  o.tolerance = tol_for<T>();
+  o.stopping.tolerance = tol_for<T>();
   KrylovSolver<T> pcg(A, o);
   EXPECT_EQ(pcg.rows(), A.rows);
   // x0 = x_true: converged at iteration 0, x unchanged (x0 went in through P).
@@ -559,9 +589,9 @@ TYPED_TEST(KrylovCpu, BadInput) {
     change(o);
     return o;
   };
-  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.tolerance = 0; })), Error, "tolerance");
-  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.tolerance = std::nan(""); })), Error, "tolerance");
-  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.max_iterations = -1; })), Error, "max_iterations");
+  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.stopping.tolerance = 0; })), Error, "tolerance");
+  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.stopping.tolerance = std::nan(""); })), Error, "tolerance");
+  EXPECT_THROW_MSG(KrylovSolver<T>(A, with([](auto& o) { o.stopping.max_iterations = -1; })), Error, "max_iterations");
   for (const int l : {0, 9})
     EXPECT_THROW_MSG(KrylovSolver<T>(A, with([&](auto& o) { o.method = KrylovMethod::BiCgStabL, o.l = l; })), Error,
                      "l in 1..8");
@@ -591,6 +621,52 @@ TYPED_TEST(KrylovCpu, BadInput) {
   KrylovSolver<T> moved(std::move(s));
   EXPECT_THROW_MSG(s.rows(), Error, "moved");
   EXPECT_EQ(moved.rows(), 16);
+}
+
+// balsa::set_setup_trace (include/balsa/setup_trace.hpp): a set-up's phases
+// go to the file while it is set, none after "" stops it.
+TEST(KrylovSetupTrace, WritesTheTimelineWhileSet) {
+  const std::string path = ::testing::TempDir() + "balsa-setup-trace.txt";
+  std::remove(path.c_str());
+  const Csr<double> A = laplacian_2d<double>(8, 8);
+  const auto lines = [&] {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text;
+  };
+  set_setup_trace(path);
+  KrylovSolver<double>(A, {.device = Device::Cpu});
+  set_setup_trace("");
+  const std::string traced = lines();
+  EXPECT_NE(traced.find("setup-trace 0 "), std::string::npos) << traced;
+  EXPECT_NE(traced.find(" krylov: checks\n"), std::string::npos) << traced;
+  KrylovSolver<double>(A, {.device = Device::Cpu});
+  EXPECT_EQ(lines(), traced);
+  std::remove(path.c_str());
+  EXPECT_THROW_MSG(set_setup_trace(::testing::TempDir() + "no-such-dir/trace.txt"), Error, "cannot open");
+}
+
+// StoppingOptions' defaults in each solver's options (include/balsa/
+// stopping.hpp and the headers that nest it).
+TEST(StoppingOptions, EachSolversDefaults) {
+  struct Expected {
+    StoppingOptions got;
+    double tolerance;
+    StoppingNorm norm;
+    int max_iterations, stagnation_window;
+  };
+  for (const Expected& e : {Expected{KrylovOptions{}.stopping, 1e-8, StoppingNorm::Infinity, 10000, 0},
+                            Expected{BandedOptions{}.stopping, 1e-10, StoppingNorm::Two, 1000, 0},
+                            Expected{SparseSapOptions{}.stopping, 1e-10, StoppingNorm::Two, 1000, 0},
+                            Expected{SolveOptions{}.stopping, 1e-8, StoppingNorm::Two, 2000, 300}}) {
+    EXPECT_EQ(e.got.tolerance, e.tolerance);
+    EXPECT_EQ(e.got.norm, e.norm);
+    EXPECT_EQ(e.got.max_iterations, e.max_iterations);
+    EXPECT_EQ(e.got.divergence, 1e10);
+    EXPECT_EQ(e.got.stagnation_window, e.stagnation_window);
+  }
+  EXPECT_STREQ(to_string(KrylovSpmv::Cusparse), "cusparse");
+  EXPECT_EQ(KrylovOptions{}.spmv, KrylovSpmv::Auto);
 }
 
 TEST(KrylovNames, ToString) {

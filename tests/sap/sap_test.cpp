@@ -336,7 +336,7 @@ TEST(BandedSolver, FloatSolver) {
   const Banded<float> A = banded_dominant_band<float>(2000, 8, 1.0, 4);
   std::vector<float> b(2000, 1.0f), x(2000, 0.0f);
   BandedOptions o = cpu(SapVariant::Coupled);
-  o.tolerance = 1e-5;
+  o.stopping.tolerance = 1e-5;
   BandedSolver<float> loose(A, o);
   const KrylovStats st = loose.solve(b, x);
   EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
@@ -374,13 +374,13 @@ TEST(BandedSolver, BadInputIsAClearError) {
   EXPECT_THROW_MSG(BandedSolver<double>(Banded<double>(10, 2), cpu(SapVariant::Coupled)), MatrixError, "A is zero");
   // Non-convergence is reported as such, never as converged.
   BandedOptions few = cpu(SapVariant::Decoupled, 8);
-  few.max_iterations = 1;
+  few.stopping.max_iterations = 1;
   const Banded<double> hard = banded_dominant_band<double>(4000, 20, 0.06, 9);
   BandedSolver<double> sap(hard, few);
   std::vector<double> b(4000, 1.0), x(4000, 0.0);
   const KrylovStats st = sap.solve(b, x);
   EXPECT_EQ(st.outcome, KrylovOutcome::MaxIterations);
-  EXPECT_GT(st.residual, few.tolerance);
+  EXPECT_GT(st.residual, few.stopping.tolerance);
   std::vector<double> b_short(10, 1.0);
   EXPECT_THROW(sap.solve(b_short, x), DimensionError);
 }

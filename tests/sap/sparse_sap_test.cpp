@@ -116,7 +116,7 @@ TEST_P(SparseSapReal, SolvesWhatTheBandSolverCannot) {
   SparseSapOptions o;
   o.variant = variant;
   o.device = Device::Cpu;
-  o.tolerance = 1e-10;
+  o.stopping.tolerance = 1e-10;
   SparseSapSolver<double> sap(A, o);
   std::vector<double> x(x_true.size(), 0.0);  // the initial guess (read: it cannot be poisoned)
   const KrylovStats st = sap.solve(b, x);

@@ -96,8 +96,8 @@ TEST(KrylovEarlyStopGpu, SameStopsAsTheCpu) {
   const Csr<double> W = load("west0479.mtx");
   const std::vector<double> b(std::size_t(W.rows), 1.0);
   KrylovOptions o = krylov_options(KrylovPreset::BiCgStab);
-  o.divergence = 1.5;
-  o.max_iterations = 5000;
+  o.stopping.divergence = 1.5;
+  o.stopping.max_iterations = 5000;
   for (const Device d : {Device::Cpu, Device::Cuda}) {
     o.device = d;
     std::vector<double> x(b.size(), 0.0);
@@ -108,8 +108,8 @@ TEST(KrylovEarlyStopGpu, SameStopsAsTheCpu) {
   const Csr<double> S = load("bcsstk13.mtx");
   const std::vector<double> bs(std::size_t(S.rows), 1.0);
   KrylovOptions c = krylov_options(KrylovPreset::Cg);
-  c.stagnation_window = 3;
-  c.divergence = 0;
+  c.stopping.stagnation_window = 3;
+  c.stopping.divergence = 0;
   int iterations[2] = {0, 0};
   for (const Device d : {Device::Cpu, Device::Cuda}) {
     c.device = d;

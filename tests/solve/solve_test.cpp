@@ -131,7 +131,9 @@ TEST(Solve, FallsBackToADirectMethodAndSaysSo) {
   std::vector<double> x(xs.size(), 0.0);
   // No iterations allowed: the iterative method fails, a direct one answers.
   const SolveReport r = solve(A, std::span<const double>(b), std::span<double>(x),
-                              {.method = SolveMethod::DbBiCgStab2Ilu0, .device = Device::Cpu, .max_iterations = 0});
+                              {.method = SolveMethod::DbBiCgStab2Ilu0,
+                               .device = Device::Cpu,
+                               .stopping = {.norm = StoppingNorm::Two, .max_iterations = 0, .stagnation_window = 300}});
   ASSERT_TRUE(r.solved) << r.message;
   EXPECT_TRUE(r.direct);
   EXPECT_TRUE(is_direct(r.method));
@@ -143,7 +145,9 @@ TEST(Solve, FallsBackToADirectMethodAndSaysSo) {
   // Without the fallback: not solved, the reason listed, x the best attempt's.
   std::vector<double> y(xs.size(), 0.0);
   const SolveReport f = solve(A, std::span<const double>(b), std::span<double>(y),
-                              {.method = SolveMethod::DbBiCgStab2Ilu0, .device = Device::Cpu, .max_iterations = 0,
+                              {.method = SolveMethod::DbBiCgStab2Ilu0,
+                               .device = Device::Cpu,
+                               .stopping = {.norm = StoppingNorm::Two, .max_iterations = 0, .stagnation_window = 300},
                                .direct_fallback = false});
   EXPECT_FALSE(f.solved);
   EXPECT_EQ(f.chain.size(), 1u);
@@ -214,9 +218,9 @@ TEST(Solve, BadInputIsAnError) {
   EXPECT_THROW(solve(A, std::span<const double>(bw), std::span<double>(xw)), MatrixError);
   const Csr<double> W = load("west0479.mtx");
   const auto bad = [&](const SolveOptions& o) { solve(W, std::span<const double>(bw), std::span<double>(xw), o); };
-  EXPECT_THROW(bad({.tolerance = 0}), Error);
+  EXPECT_THROW(bad({.stopping = {.tolerance = 0}}), Error);
   // Bad options are errors, not chain failures the fallback would hide.
-  EXPECT_THROW(bad({.divergence = 0.5}), Error);
+  EXPECT_THROW(bad({.stopping = {.divergence = 0.5}}), Error);
   EXPECT_THROW(bad({.time_budget = 0.0}), Error);
   EXPECT_THROW(bad({.time_budget = -1.0}), Error);
   EXPECT_THROW(bad({.time_budget = std::nan("")}), Error);
@@ -245,8 +249,10 @@ TEST(Solve, FloatSystems) {
   const std::vector<float> xs(std::size_t(A.rows), 1.0f);
   const std::vector<float> b = multiply(A, std::span<const float>(xs));
   std::vector<float> x(xs.size(), 0.0f);
-  const SolveReport r =
-      solve(A, std::span<const float>(b), std::span<float>(x), {.device = Device::Cpu, .tolerance = 1e-5});
+  const SolveReport r = solve(
+      A, std::span<const float>(b), std::span<float>(x),
+      {.device = Device::Cpu,
+       .stopping = {.tolerance = 1e-5, .norm = StoppingNorm::Two, .max_iterations = 2000, .stagnation_window = 300}});
   ASSERT_TRUE(r.solved) << r.message;
   EXPECT_LE(r.backward_error, 1e-5);
 }
@@ -345,8 +351,11 @@ TEST(SolveBudget, AStepThatCannotFinishInTimeIsStoppedAndSaysSo) {
   std::vector<double> x(xs.size(), 0.0);
   const auto t0 = std::chrono::steady_clock::now();
   const SolveReport r = solve(A, std::span<const double>(b), std::span<double>(x),
-                              {.method = SolveMethod::Cg, .device = Device::Cpu, .max_iterations = 1000000,
-                               .direct_fallback = false, .stagnation_window = 0, .time_budget = 0.02});
+                              {.method = SolveMethod::Cg,
+                               .device = Device::Cpu,
+                               .stopping = {.norm = StoppingNorm::Two, .max_iterations = 1000000},
+                               .direct_fallback = false,
+                               .time_budget = 0.02});
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_FALSE(r.solved);
   ASSERT_EQ(r.chain.size(), 1u);
@@ -358,8 +367,10 @@ TEST(SolveBudget, AStepThatCannotFinishInTimeIsStoppedAndSaysSo) {
   // of the budget has passed (it needs seconds), and the direct method
   // answers in the time left.
   const SolveReport f = solve(A, std::span<const double>(b), std::span<double>(x),
-                              {.method = SolveMethod::Cg, .device = Device::Cpu, .max_iterations = 1000000,
-                               .stagnation_window = 0, .time_budget = 0.5});
+                              {.method = SolveMethod::Cg,
+                               .device = Device::Cpu,
+                               .stopping = {.norm = StoppingNorm::Two, .max_iterations = 1000000},
+                               .time_budget = 0.5});
   ASSERT_TRUE(f.solved) << f.message;
   EXPECT_TRUE(f.direct) << f.message;
   ASSERT_EQ(f.chain.size(), 2u);
@@ -402,8 +413,8 @@ TEST(KrylovEarlyStop, DivergenceStopsAtOnce) {
   std::vector<double> x(b.size(), 0.0);
   KrylovOptions o = krylov_options(KrylovPreset::BiCgStab);
   o.device = Device::Cpu;
-  o.divergence = 1.5;
-  o.max_iterations = 5000;
+  o.stopping.divergence = 1.5;
+  o.stopping.max_iterations = 5000;
   KrylovSolver<double> k(A, o);
   const KrylovStats st = k.solve(b, x);
   EXPECT_EQ(st.outcome, KrylovOutcome::Diverged) << st.message;
@@ -414,7 +425,7 @@ TEST(KrylovEarlyStop, DivergenceStopsAtOnce) {
     EXPECT_LE(st.history[i], 1.5 * best) << "a divergence at " << i << " was missed";
   }
   EXPECT_GT(st.history.back(), 1.5 * best);
-  EXPECT_THROW(KrylovSolver<double>(A, {.divergence = 0.5}), Error);
+  EXPECT_THROW(KrylovSolver<double>(A, {.stopping = {.divergence = 0.5}}), Error);
 }
 
 TEST(KrylovEarlyStop, NoProgressStopsAfterTheWindow) {
@@ -423,14 +434,14 @@ TEST(KrylovEarlyStop, NoProgressStopsAfterTheWindow) {
   std::vector<double> x(b.size(), 0.0);
   KrylovOptions o = krylov_options(KrylovPreset::Cg);
   o.device = Device::Cpu;
-  o.stagnation_window = 3;
-  o.divergence = 0;
+  o.stopping.stagnation_window = 3;
+  o.stopping.divergence = 0;
   KrylovSolver<double> k(A, o);
   const KrylovStats st = k.solve(b, x);
   EXPECT_EQ(st.outcome, KrylovOutcome::Stagnation) << st.message;
   EXPECT_NE(st.message.find("no progress"), std::string::npos) << st.message;
   EXPECT_LT(st.iterations, 10000);
-  EXPECT_THROW(KrylovSolver<double>(A, {.stagnation_window = -1}), Error);
+  EXPECT_THROW(KrylovSolver<double>(A, {.stopping = {.stagnation_window = -1}}), Error);
 }
 
 }  // namespace

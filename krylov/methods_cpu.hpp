@@ -64,15 +64,21 @@ class Run {
   // A's products: op when given, else the CSR A (whose rows() n is in both cases).
   Run(const Csr<T>& A, Preconditioner<T>* M, const KrylovOptions& options, KrylovStats& stats,
       Operator<T>* op = nullptr)
-      : A_(A), op_(op), M_(M), o_(options), st_(stats), n_(A.rows), infinity_(options.norm == StoppingNorm::Infinity) {}
+      : A_(A),
+        op_(op),
+        M_(M),
+        o_(options),
+        st_(stats),
+        n_(A.rows),
+        infinity_(options.stopping.norm == StoppingNorm::Infinity) {}
 
   std::int64_t n() const { return n_; }
   bool infinity() const { return infinity_; }
   unsigned norm_mask() const { return infinity_ ? 1u : 0u; }  // slot 0 holds the norm
   bool preconditioned() const { return M_ != nullptr; }
-  int max_iterations() const { return o_.max_iterations; }
+  int max_iterations() const { return o_.stopping.max_iterations; }
   KrylovStats& stats() { return st_; }
-  double tolerance() const { return o_.tolerance; }
+  double tolerance() const { return o_.stopping.tolerance; }
   double relative(double norm) const { return norm / normb_; }
 
   // y = A x: balsa::spmv's arithmetic (a row's sum in T, storage order)
@@ -121,11 +127,12 @@ class Run {
     st_.residual = res;
     if (o_.progress) o_.progress(iteration, res);
     if (!std::isfinite(res)) return stop(kNonFinite, kResidual, res, iteration);
-    if (res <= o_.tolerance) return stop(kConverged, kNoQuantity, 0.0, iteration);
-    if (const int early = progress_stop(progress_, iteration, res, o_.divergence, o_.stagnation_window)) {
+    if (res <= o_.stopping.tolerance) return stop(kConverged, kNoQuantity, 0.0, iteration);
+    const StoppingOptions& so = o_.stopping;
+    if (const int early = progress_stop(progress_, iteration, res, so.divergence, so.stagnation_window)) {
       to(nullptr);
       if (o_.phase_timing) st_.phase_samples = st_.iterations;
-      record_early_stop(st_, early, progress_, iteration, o_.divergence, o_.stagnation_window);
+      record_early_stop(st_, early, progress_, iteration, o_.stopping);
       return early;
     }
     return kRunning;
@@ -134,7 +141,7 @@ class Run {
   int stop(int code, int quantity, double value, int iteration) {
     to(nullptr);
     if (o_.phase_timing) st_.phase_samples = st_.iterations;
-    record_stop(st_, code, quantity, value, iteration, o_.tolerance);
+    record_stop(st_, code, quantity, value, iteration, o_.stopping.tolerance);
     return code;
   }
   int max_iterations_reached() { return stop(kMaxIterationsStop, kNoQuantity, 0.0, st_.iterations); }
