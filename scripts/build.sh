@@ -7,7 +7,8 @@
 # BALSA_PYTHON=0 builds without them.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${BALSA_BUILD_DIR:-$root/build}"
+build="$(realpath -m "${BALSA_BUILD_DIR:-$root/build}")"  # absolute: the Python interpreter path must be
+# one CMake can run from anywhere (a relative BALSA_BUILD_DIR is from the current directory)
 "$root/scripts/install-deps.sh"
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"

@@ -4,7 +4,7 @@
 # (e.g. -L gpu).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${BALSA_BUILD_DIR:-$root/build}"
+build="$(realpath -m "${BALSA_BUILD_DIR:-$root/build}")"
 "$root/scripts/build.sh"
 jobs="$(nproc 2>/dev/null || echo 2)"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
