@@ -121,6 +121,8 @@ balsa_cli_test(solve_numerically_singular ARGS solve ${OUT}/num_singular.mtx --r
 balsa_cli_test(solve_bicgstab2 ARGS solve ${DATA}/cryg2500.mtx --method bicgstab2-ilu0 --device cpu --maxit 5000 -o ${OUT}/x.mtx
                PASS "converged after")
 balsa_cli_test(solve_json ARGS solve ${DATA}/bcsstk13.mtx --device cpu --json --maxit 5000 PASS "\"iterations\"")
+balsa_cli_test(solve_preset_json ARGS solve ${DATA}/bcsstk13.mtx --method pcg-ic0 --device cpu --json --maxit 5000
+               PASS "\"balsa_version\".*\"stats\": {.*\"factor\": {.*\"analysis_seconds\".*\"setup_seconds\"" NOT "\"t_[a-z]+\":")
 balsa_cli_test(solve_not_converged ARGS solve ${DATA}/bcsstk13.mtx --method pcg-ic0 --device cpu --maxit 3
                ERROR "pcg-ic0 did not converge: max-iterations" EXIT 3)
 balsa_cli_test(solve_not_square ARGS solve ${DATA}/lp_e226.mtx --device cpu ERROR "square")
