@@ -21,10 +21,6 @@ struct InfoOptions {
   bool json = false;
 };
 
-nlohmann::json levels_json(const LevelStats& l) {
-  return {{"levels", l.levels}, {"max_width", l.max_width}, {"min_width", l.min_width}, {"mean_width", l.mean_width}};
-}
-
 std::string diagonal_text(const DiagonalReport& d) {
   if (d.ok()) return "all present and nonzero";
   std::string s;
@@ -90,7 +86,7 @@ void run_info_mps(const InfoOptions& o) {
                            {"boxed", c.boxed}, {"fixed", c.fixed}}},
         {"read_seconds", seconds},
     };
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
     return;
   }
   fmt::print("file         {} (MPS linear program '{}')\n", o.file, lp.name);
@@ -119,27 +115,13 @@ void run_info(const InfoOptions& o) {
         {"bytes", m.bytes},
         {"read_seconds", m.read_seconds},
         {"read_mb_per_s", m.read_seconds > 0 ? mb / m.read_seconds : 0.0},
-        {"rows", s.rows},
-        {"cols", s.cols},
-        {"nnz", s.nnz},
-        {"nnz_lower", s.nnz_lower},
-        {"nnz_upper", s.nnz_upper},
-        {"nnz_diagonal", s.nnz_diagonal},
-        {"lower_bandwidth", s.lower_bandwidth},
-        {"upper_bandwidth", s.upper_bandwidth},
-        {"row_nnz", {{"min", s.row_nnz_min}, {"max", s.row_nnz_max}, {"mean", s.row_nnz_mean},
-                     {"stddev", s.row_nnz_stddev}, {"empty_rows", s.empty_rows}}},
-        {"diagonal", {{"missing", s.diagonal.missing}, {"zero", s.diagonal.zero},
-                      {"first_missing", s.diagonal.first_missing}, {"first_zero", s.diagonal.first_zero}}},
-        {"pattern_symmetric", s.pattern_symmetric},
-        {"values_symmetric", s.values_symmetric},
-        {"finite", s.finite},
     };
-    if (s.rows == s.cols) {
-      j["lower_levels"] = levels_json(s.lower_levels);
-      j["upper_levels"] = levels_json(s.upper_levels);
+    j.update(fields_json(s));
+    if (s.rows != s.cols) {  // the levels of a triangular solve: square matrices only
+      j.erase("lower_levels");
+      j.erase("upper_levels");
     }
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
     return;
   }
   fmt::print("file         {} (matrix {} {} {})\n", o.file, to_string(m.header.format), to_string(m.header.field),

@@ -22,13 +22,6 @@ struct LpOptions {
 
 void print_line(const std::string& line, void* stream) { fmt::print(static_cast<std::FILE*>(stream), "{}\n", line); }
 
-nlohmann::json model_json(const BasisSolveModel& m) {
-  return {{"rows", m.rows},           {"nnz_L", m.nnz_L},         {"nnz_U", m.nnz_U},
-          {"levels_L", m.levels_L},   {"levels_U", m.levels_U},   {"density", m.density},
-          {"cpu_seconds_per_iteration", m.cpu_seconds}, {"gpu_seconds_per_iteration", m.gpu_seconds},
-          {"chosen", to_string(m.chosen)}};
-}
-
 // Column name, value, reduced cost; then row name, activity, dual.
 void write_solution(const std::string& path, const LinearProgram& lp, const LpSolution& s) {
   std::ofstream out(path);
@@ -77,30 +70,10 @@ void run_lp(LpOptions& o) {
                 {"status", to_string(s.status)},
                 {"objective", s.objective},
                 {"iterations", s.iterations},
-                {"dual_phase1_iterations", st.dual_phase1_iterations},
-                {"dual_phase2_iterations", st.dual_phase2_iterations},
-                {"primal_iterations", st.primal_iterations},
-                {"bound_flips", st.bound_flips},
-                {"factorizations", st.factorizations},
-                {"singular_recoveries", st.singular_recoveries},
-                {"unscaled_restarts", st.unscaled_restarts},
-                {"presolved_rows", st.presolved_rows},
-                {"presolved_cols", st.presolved_cols},
                 {"max_primal_infeasibility", s.max_primal_infeasibility},
                 {"max_dual_infeasibility", s.max_dual_infeasibility},
-                {"device", to_string(st.device)},
-                {"gpu_factorizations", st.gpu_factorizations},
-                {"model_prediction", model_json(st.model)},
-                {"measured_solve_seconds_per_iteration", st.measured_solve_seconds_per_iteration},
-                {"time", {{"read", read_seconds},
-                          {"presolve", st.presolve_seconds},
-                          {"factorization", st.factorization_seconds},
-                          {"ftran", st.ftran_seconds},
-                          {"btran", st.btran_seconds},
-                          {"pricing", st.pricing_seconds},
-                          {"update", st.update_seconds},
-                          {"gpu_solves", st.gpu_solve_seconds},
-                          {"total", st.total_seconds}}}});
+                {"read_seconds", read_seconds},
+                {"stats", fields_json(st)}});
   } else if (!o.quiet) {
     fmt::print(report, "status {}, objective {:.12g}, {} iterations ({} dual phase 1, {} dual phase 2, {} primal), "
                "{:.3f} s\n", to_string(s.status), s.objective, s.iterations, st.dual_phase1_iterations,

@@ -20,19 +20,6 @@ struct QrCommandOptions {
   bool json = false;
 };
 
-nlohmann::json stats_json(const QrStats& st) {
-  return {{"rows", st.rows}, {"cols", st.cols}, {"nnz", st.nnz}, {"ordering", to_string(st.ordering)},
-          {"singletons", st.singletons}, {"fronts", st.fronts}, {"max_front_rows", st.max_front_rows},
-          {"max_front_cols", st.max_front_cols}, {"flops", st.flops}, {"dense_flops", st.dense_flops},
-          {"flops_done", st.flops_done}, {"r_nnz", st.r_nnz}, {"intensity", st.intensity},
-          {"factor_bytes", st.factor_bytes}, {"max_front_bytes", st.max_front_bytes}, {"tolerance", st.tolerance},
-          {"heath_fronts", st.heath_fronts}, {"dropped_norm", st.dropped_norm}, {"rank", st.rank},
-          {"order_seconds", st.t_order}, {"analyse_seconds", st.t_analyse}, {"factorise_seconds", st.t_factorise},
-          {"solve_seconds", st.t_solve}, {"device", to_string(st.device)}, {"fallback", st.fallback},
-          {"gpu_launches", st.gpu_launches}, {"gpu_tasks", st.gpu_tasks}, {"gpu_bundles", st.gpu_bundles},
-          {"device_bytes", st.device_bytes}, {"gpu_plan_seconds", st.t_gpu_plan}};
-}
-
 void print_stats(std::FILE* out, const QrStats& st) {
   fmt::print(out, "  A: {} x {}, {} entries; {} column singletons; ordering {}; {} fronts (largest {} x {})\n", st.rows,
              st.cols, st.nnz, st.singletons, to_string(st.ordering), st.fronts, st.max_front_rows, st.max_front_cols);
@@ -90,7 +77,7 @@ void run_lsq(const QrCommandOptions& o) {
   }
   if (!o.output.empty()) save_matrix(o.output, X);
   if (o.json) {
-    nlohmann::json j = {{"matrix", o.matrix}, {"rhs", rhs.empty() ? "ones" : rhs}, {"stats", stats_json(qr.stats())}};
+    nlohmann::json j = {{"matrix", o.matrix}, {"rhs", rhs.empty() ? "ones" : rhs}, {"stats", fields_json(qr.stats())}};
     if (B.cols == 1) j.update(columns[0]);
     else j["columns"] = columns;
     print_json(j);
@@ -114,7 +101,7 @@ void run_qr(const QrCommandOptions& o) {
   const Csr<double> A = load_matrix<double>(o.matrix).A;
   SparseQR qr(A, qr_options(o));
   if (o.json) {
-    print_json({{"matrix", o.matrix}, {"stats", stats_json(qr.stats())}});
+    print_json({{"matrix", o.matrix}, {"stats", fields_json(qr.stats())}});
     return;
   }
   fmt::print("balsa qr: {} ({} x {}, {} entries)\n", o.matrix, A.rows, A.cols, A.nnz());

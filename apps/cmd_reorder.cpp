@@ -23,10 +23,9 @@ struct ReorderOptions {
 };
 
 nlohmann::json db_json(const DiagonalBoosting& db) {
-  const MatchingStats& s = db.stats;
-  return {{"structural_rank", db.structural_rank}, {"log_product", db.log_product},
-          {"initial_matches", s.initial_matches},  {"augmentations", s.augmentations},
-          {"device", to_string(s.device)},         {"seconds", s.t_total}};
+  nlohmann::json j = {{"structural_rank", db.structural_rank}, {"log_product", db.log_product}};
+  j.update(fields_json(db.stats));
+  return j;
 }
 
 void run_reorder(const ReorderOptions& o) {
@@ -63,7 +62,7 @@ void run_reorder(const ReorderOptions& o) {
                  {"starts", cm->starts},
                  {"components", cm->components},
                  {"max_starts", o.max_starts},
-                 {"seconds", cm->seconds}};
+                 {"ordering_seconds", cm->seconds}};
     print_json(j);
     return;
   }

@@ -79,7 +79,8 @@ nlohmann::json problem_json(const RunOptions& o, index_t n, std::int64_t nnz) {
   return {{"grid", o.grid}, {"stencil", to_string(o.stencil)}, {"n", n}, {"nnz", nnz}};
 }
 
-double per_iteration(const KrylovStats& s, double seconds) { return s.iterations ? seconds * 1e3 / s.iterations : 0.0; }
+// Seconds per iteration.
+double per_iteration(const KrylovStats& s, double seconds) { return s.iterations ? seconds / s.iterations : 0.0; }
 
 // Auto: balsa::solve's plan and chain on the job.
 template <class T>
@@ -99,11 +100,11 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
     print_json({{"problem", problem_json(o, job.A.rows, job.A.nnz())}, {"method", to_string(r.method)},
                 {"requested_method", "auto"}, {"precision", o.precision}, {"device", to_string(r.device)},
                 {"gpu", job.gpu_json}, {"outcome", r.solved ? "converged" : "not-solved"}, {"message", r.message},
-                {"plan", plan_json(r)}, {"iterations", k.iterations}, {"true_residual", r.true_residual},
+                {"plan", fields_json(r.plan)}, {"iterations", k.iterations}, {"true_residual", r.true_residual},
                 {"backward_error", r.backward_error}, {"componentwise_backward_error", r.componentwise_backward_error},
                 {"error", error}, {"build_seconds", job.build_seconds}, {"cuda_context_seconds", job.context_seconds},
                 {"plan_seconds", r.setup_seconds - setup}, {"setup_seconds", setup}, {"solve_seconds", solve_s},
-                {"seconds", r.seconds}, {"ms_per_iteration", per_iteration(k, solve_s)}});
+                {"total_seconds", r.seconds}, {"iteration_seconds", per_iteration(k, solve_s)}});
   } else {
     print_predictions(stdout, r);
     for (const SolveAttempt& a : r.chain)
@@ -115,7 +116,7 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
                  r.direct ? "solved directly" : "converged", k.iterations, r.true_residual, r.backward_error, error);
     fmt::print("  time to the answer {:.3f} s: features and plan {:.3f} s, set-up {:.3f} s, solve {:.3f} s{}\n",
                r.seconds, r.setup_seconds - setup, setup, solve_s,
-               k.iterations ? fmt::format(" ({:.3f} ms per iteration)", per_iteration(k, solve_s)) : "");
+               k.iterations ? fmt::format(" ({:.3f} ms per iteration)", 1e3 * per_iteration(k, solve_s)) : "");
   }
   if (!r.solved) throw NotConverged("the solve did not converge: " + r.message);
   require_finite_result(std::span<const T>(x), r.true_residual, "the solution x");
@@ -138,19 +139,15 @@ void run_preset(const RunOptions& o, const Job<T>& job) {
   if (o.json) {
     nlohmann::json j = {{"problem", problem_json(o, job.A.rows, job.A.nnz())}, {"method", o.method},
                         {"precision", o.precision}, {"device", to_string(device)}, {"gpu", job.gpu_json},
-                        {"outcome", to_string(s.outcome)}, {"message", s.message},
-                        {"iterations", s.iterations}, {"residual", s.residual},
+                        {"outcome", to_string(s.outcome)}, {"iterations", s.iterations},
                         {"true_residual", s.true_residual}, {"error", error},
                         {"build_seconds", job.build_seconds}, {"cuda_context_seconds", job.context_seconds},
-                        {"setup_seconds", s.setup_seconds}, {"ordering", to_string(s.ordering)},
-                        {"colours", s.colours}, {"ordering_seconds", s.ordering_seconds},
-                        {"factor_seconds", s.factor_seconds}, {"solve_seconds", s.solve_seconds},
-                        {"seconds", s.setup_seconds + s.solve_seconds},
-                        {"ms_per_iteration", per_iteration(s, s.solve_seconds)},
-                        {"spmv_ms_per_iteration", per_iteration(s, s.spmv_seconds)},
-                        {"preconditioner_ms_per_iteration", per_iteration(s, s.preconditioner_seconds)},
-                        {"vector_ms_per_iteration", per_iteration(s, s.vector_seconds)}};
-    if (factored) j["triangular_solves"] = {to_string(s.lower.algorithm), to_string(s.upper.algorithm)};
+                        {"setup_seconds", s.setup_seconds}, {"solve_seconds", s.solve_seconds},
+                        {"total_seconds", s.setup_seconds + s.solve_seconds},
+                        {"iteration_seconds", per_iteration(s, s.solve_seconds)},
+                        {"spmv_iteration_seconds", per_iteration(s, s.spmv_seconds)},
+                        {"preconditioner_iteration_seconds", per_iteration(s, s.preconditioner_seconds)},
+                        {"vector_iteration_seconds", per_iteration(s, s.vector_seconds)}, {"stats", fields_json(s)}};
     print_json(j);
   } else {
     fmt::print("  setup {:.3f} s{}{}\n", s.setup_seconds,
@@ -164,8 +161,8 @@ void run_preset(const RunOptions& o, const Job<T>& job) {
     fmt::print("  {}: {} iterations, residual {:.2e} (inf-norm, relative), true residual {:.2e}, error {:.2e}\n",
                to_string(s.outcome), s.iterations, s.residual, s.true_residual, error);
     fmt::print("  solve {:.3f} s = {:.3f} ms per iteration (SpMV {:.3f}, preconditioner {:.3f}, vector ops {:.3f} ms)\n",
-               s.solve_seconds, per_iteration(s, s.solve_seconds), per_iteration(s, s.spmv_seconds),
-               per_iteration(s, s.preconditioner_seconds), per_iteration(s, s.vector_seconds));
+               s.solve_seconds, 1e3 * per_iteration(s, s.solve_seconds), 1e3 * per_iteration(s, s.spmv_seconds),
+               1e3 * per_iteration(s, s.preconditioner_seconds), 1e3 * per_iteration(s, s.vector_seconds));
     fmt::print("  time to the answer {:.3f} s (set-up and solve)\n", s.setup_seconds + s.solve_seconds);
   }
   if (s.outcome != KrylovOutcome::Converged)

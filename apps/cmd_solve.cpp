@@ -112,25 +112,13 @@ void print_plan(std::FILE* report, const SolveReport& r) {
   if (r.budget_seconds > 0) fmt::print(report, "  time budget {:.4g} s\n", r.budget_seconds);
 }
 
-nlohmann::json chain_json(const std::vector<SolveAttempt>& chain) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const SolveAttempt& a : chain)
-    j.push_back({{"method", to_string(a.method)}, {"device", to_string(a.device)}, {"solved", a.solved},
-                 {"reason", a.reason}, {"iterations", a.iterations}, {"true_residual", a.true_residual},
-                 {"backward_error", a.backward_error},
-                 {"componentwise_backward_error", a.componentwise_backward_error},
-                 {"predicted_seconds", a.predicted_seconds}, {"stopped_early", a.stopped_early},
-                 {"setup_seconds", a.setup_seconds}, {"solve_seconds", a.solve_seconds}});
-  return j;
-}
-
 nlohmann::json column_json(const Column& c) {
   nlohmann::json j = {{"outcome", c.outcome}, {"message", c.message}, {"method", c.method},
                       {"iterations", c.iterations}, {"residual", c.residual}, {"true_residual", c.true_residual},
                       {"solve_seconds", c.seconds}};
   if (c.backward_error >= 0 || c.componentwise_backward_error >= 0)
     j.update({{"backward_error", c.backward_error}, {"componentwise_backward_error", c.componentwise_backward_error}});
-  if (!c.chain.empty()) j["chain"] = chain_json(c.chain);
+  if (!c.chain.empty()) j["chain"] = fields_json(c.chain);
   return j;
 }
 
@@ -158,57 +146,70 @@ void print_chain(std::FILE* report, const std::vector<SolveAttempt>& chain) {
                a.predicted_seconds >= 0 ? fmt::format("; predicted {:.4g} s", a.predicted_seconds) : "");
 }
 
-void run_solve(const SolveCliOptions& o) {
-  std::FILE* report = report_stream(o.json, o.output);
-  const Path path = path_of(o.method);
-  const LoadedMatrix<double> m = load_matrix<double>(o.matrix);
-  const Csr<double>& A = m.A;
+// The system: A, the right-hand sides, and x_true when b = A x_true.
+struct System {
+  Csr<double> A;
+  DenseMatrix<double> B;
+  std::vector<double> x_true;  // empty with --rhs
+};
+
+System load_system(const SolveCliOptions& o) {
+  System s{load_matrix<double>(o.matrix).A, {}, {}};
+  const Csr<double>& A = s.A;
   if (A.rows != A.cols)
     throw DimensionError(fmt::format("{}: the matrix is {} x {}, a solve needs a square one", o.matrix, A.rows, A.cols));
-  DenseMatrix<double> B;
-  std::vector<double> x_true;
   if (!o.rhs.empty()) {
-    B = load_columns(o.rhs, A.rows);
+    s.B = load_columns(o.rhs, A.rows);
   } else {
-    x_true = random_vector<double>(A.rows, o.seed);
-    B = DenseMatrix<double>(A.rows, 1);
-    B.values = multiply(A, std::span<const double>(x_true));
+    s.x_true = random_vector<double>(A.rows, o.seed);
+    s.B = DenseMatrix<double>(A.rows, 1);
+    s.B.values = multiply(A, std::span<const double>(s.x_true));
   }
-  const Device device = usable_device(o.device);
-  const bool live = o.progress || (!o.json && isatty(fileno(stderr)));
-  const std::function<void(int, double)> progress =
-      live ? std::function<void(int, double)>(
-                 [](int it, double res) { std::fprintf(stderr, "\r  iteration %7d  residual %.3e", it, res); })
-           : nullptr;
-  if (!o.json)
-    fmt::print(report, "balsa solve: {} ({} x {}, {} entries), {} on {}{}\n", o.matrix, A.rows, A.cols, A.nnz(), o.method,
-               path == Path::Chain && o.device == Device::Auto ? "the device Auto predicts faster" : to_string(device),
-               B.cols > 1 ? fmt::format(", {} right-hand sides", B.cols) : "");
+  return s;
+}
 
-  // Set up once, then solve every column (the chain: one call for all of them).
+// What ran: one of the three paths' solver or report, X and every column's result.
+struct SolveRun {
+  Path path = Path::Chain;
+  Device device = Device::Cpu;  // usable_device(--device)
+  bool live = false;            // the progress line
   std::optional<SparseSapSolver<double>> sap;
   std::optional<KrylovSolver<double>> krylov;
   std::optional<SolveReport> chain;
+  DenseMatrix<double> X;
+  std::vector<Column> columns;
+};
+
+// The chain: one balsa::solve call for every column.
+void run_chain(const SolveCliOptions& o, const System& sys, SolveRun& run) {
+  SolveOptions so;
+  so.method = from_string<SolveMethod>(o.method);
+  so.device = o.device;  // Auto stays Auto: the plan weighs each device
+  so.stopping.tolerance = o.tolerance;
+  if (o.max_iterations) so.stopping.max_iterations = *o.max_iterations;
+  so.direct_fallback = so.method == SolveMethod::Auto || o.fallback;
+  so.time_budget = o.time_budget;
+  so.acceptance = o.acceptance;
+  if (run.live)
+    so.progress = [](const char* name, int it, double res) {
+      std::fprintf(stderr, "\r  %-18s iteration %7d  residual %.3e", name, it, res);
+    };
+  run.chain = solve(sys.A, sys.B, run.X, so);
+  for (index_t c = 0; c < sys.B.cols; ++c) run.columns.push_back(from_report(*run.chain, std::size_t(c)));
+  if (run.live) std::fprintf(stderr, "\n");
+}
+
+// SaP or a Krylov preset: set up once, then solve the columns one by one.
+void run_solver(const SolveCliOptions& o, const System& sys, SolveRun& run) {
+  const std::function<void(int, double)> progress =
+      run.live ? std::function<void(int, double)>(
+                     [](int it, double res) { std::fprintf(stderr, "\r  iteration %7d  residual %.3e", it, res); })
+               : nullptr;
   std::function<Column(std::span<const double>, std::span<double>)> solve_one;
-  DenseMatrix<double> X(A.rows, B.cols);
-  if (path == Path::Chain) {
-    SolveOptions so;
-    so.method = from_string<SolveMethod>(o.method);
-    so.device = o.device;  // Auto stays Auto: the plan weighs each device
-    so.stopping.tolerance = o.tolerance;
-    if (o.max_iterations) so.stopping.max_iterations = *o.max_iterations;
-    so.direct_fallback = so.method == SolveMethod::Auto || o.fallback;
-    so.time_budget = o.time_budget;
-    so.acceptance = o.acceptance;
-    if (live)
-      so.progress = [](const char* name, int it, double res) {
-        std::fprintf(stderr, "\r  %-18s iteration %7d  residual %.3e", name, it, res);
-      };
-    chain = solve(A, B, X, so);
-  } else if (path == Path::Sap) {
+  if (run.path == Path::Sap) {
     SparseSapOptions so;
     so.variant = from_string<SapVariant>(o.method);
-    so.device = device;
+    so.device = run.device;
     so.partitions = o.partitions;
     so.drop_tolerance = o.drop_tolerance;
     so.float_preconditioner = o.float_preconditioner;
@@ -216,12 +217,12 @@ void run_solve(const SolveCliOptions& o) {
     so.stopping.max_iterations = o.max_iterations.value_or(10000);
     so.pivot_boost = !o.no_shift;
     so.progress = progress;
-    sap.emplace(A, so);
+    run.sap.emplace(sys.A, so);
     // SaP's Krylov residuals are those of the permuted, scaled system: the
     // true residual reported is A's own, measured here.
     solve_one = [&](std::span<const double> b, std::span<double> x) {
-      Column c = from_krylov(sap->solve(b, x), o.method);
-      c.true_residual = relative_residual(A, std::span<const double>(x), b);
+      Column c = from_krylov(run.sap->solve(b, x), o.method);
+      c.true_residual = relative_residual(sys.A, std::span<const double>(x), b);
       return c;
     };
   } else {
@@ -229,110 +230,138 @@ void run_solve(const SolveCliOptions& o) {
     ko.stopping.tolerance = o.tolerance;
     ko.stopping.max_iterations = o.max_iterations.value_or(10000);
     ko.stopping.norm = o.norm;
-    ko.device = device;
+    ko.device = run.device;
     ko.trsv = o.trsv;
     ko.float_preconditioner = o.float_preconditioner;
     if (o.no_shift) ko.factor.on_breakdown = PivotBreakdown::Fail;
     ko.progress = progress;
-    krylov.emplace(A, ko);
+    run.krylov.emplace(sys.A, ko);
     solve_one = [&](std::span<const double> b, std::span<double> x) {
-      return from_krylov(krylov->solve(b, x), o.method);
+      return from_krylov(run.krylov->solve(b, x), o.method);
     };
   }
-  std::vector<Column> columns;
-  for (index_t c = 0; c < B.cols; ++c) {
-    columns.push_back(chain ? from_report(*chain, std::size_t(c)) : solve_one(B.column(c), X.column(c)));
-    if (live && (!chain || c == 0)) std::fprintf(stderr, "\n");
+  for (index_t c = 0; c < sys.B.cols; ++c) {
+    run.columns.push_back(solve_one(sys.B.column(c), run.X.column(c)));
+    if (run.live) std::fprintf(stderr, "\n");
   }
-  const Column& first = columns.front();
-  const double error = x_true.empty() ? -1.0 : relative_error<double>(X.column(0), x_true);
-  if (!o.output.empty()) save_matrix(o.output, X);
-  const char* norm_name = path == Path::Preset ? to_string(o.norm) : "2";
-  const KrylovStats* setup = krylov ? &krylov->stats() : sap ? &sap->stats().banded.krylov : nullptr;
-  if (o.json) {
-    nlohmann::json j = {{"matrix", o.matrix}, {"n", A.rows}, {"nnz", A.nnz()}, {"method", first.method},
-                        {"requested_method", o.method}, {"device", to_string(device)}, {"columns", B.cols},
-                        {"norm", norm_name}};
-    if (krylov) {
-      j.update({{"setup_seconds", setup->setup_seconds}, {"factor_seconds", setup->factor_seconds},
-                {"shift", setup->factor.shift}, {"ordering", to_string(setup->ordering)},
-                {"colours", setup->colours}, {"ordering_seconds", setup->ordering_seconds}});
-    } else if (sap) {
-      j["setup_seconds"] = sap->stats().t_setup;
-    } else {  // the chain: features, plan and every set-up it made, once for all columns
-      j.update({{"setup_seconds", chain->setup_seconds}, {"seconds", chain->seconds}, {"plan", plan_json(*chain)},
-                {"budget_seconds", chain->budget_seconds}, {"device", to_string(chain->device)},
-                {"backward_error", chain->backward_error},
-                {"componentwise_backward_error", chain->componentwise_backward_error}});
-    }
-    if (B.cols == 1) {
-      j.update(column_json(first));
-      j["history"] = first.history;
-      if (krylov) j.update({{"spmv_seconds", setup->spmv_seconds}, {"preconditioner_seconds", setup->preconditioner_seconds},
-                            {"vector_seconds", setup->vector_seconds}});
-    } else {
-      j["results"] = nlohmann::json::array();
-      for (const Column& c : columns) j["results"].push_back(column_json(c));
-    }
-    if (!x_true.empty()) j["error"] = error;
-    if (sap) {
-      const SparseSapStats& p = sap->stats();
-      j["sap"] = {{"partitions", p.banded.partitions}, {"k_original", p.k_original}, {"k_cm", p.k_cm}, {"k", p.k},
-                  {"dropped", p.dropped}, {"dropped_norm", p.dropped_norm},
-                  {"boosted_pivots", p.banded.boosted_pivots}, {"restarts", p.banded.restarts},
-                  {"t_db", p.t_db}, {"t_cm", p.t_cm}, {"t_drop", p.t_drop}, {"t_asmbl", p.t_asmbl},
-                  {"t_dtransf", p.t_dtransf}, {"t_lu", p.banded.t_lu}, {"t_bc", p.banded.t_bc},
-                  {"t_spk", p.banded.t_spk}, {"t_lu_rdcd", p.banded.t_lu_rdcd}, {"t_kry", p.banded.t_kry},
-                  {"t_setup", p.t_setup}};
-    }
-    print_json(j);
+}
+
+// The JSON: the command's summary, each column's result, and the solver's
+// stats (include/balsa/fields.hpp).
+nlohmann::json solve_json(const SolveCliOptions& o, const System& sys, const SolveRun& run, double error) {
+  const Column& first = run.columns.front();
+  nlohmann::json j = {{"matrix", o.matrix}, {"n", sys.A.rows}, {"nnz", sys.A.nnz()}, {"method", first.method},
+                      {"requested_method", o.method}, {"device", to_string(run.device)}, {"columns", sys.B.cols},
+                      {"norm", run.path == Path::Preset ? to_string(o.norm) : "2"}};
+  if (run.krylov) {
+    j["stats"] = fields_json(run.krylov->stats());
+  } else if (run.sap) {
+    j["stats"] = fields_json(run.sap->stats());
+  } else {  // the chain: features, plan and every set-up it made, once for all columns
+    const SolveReport& r = *run.chain;
+    j.update({{"setup_seconds", r.setup_seconds}, {"total_seconds", r.seconds}, {"plan", fields_json(r.plan)},
+              {"budget_seconds", r.budget_seconds}, {"device", to_string(r.device)},
+              {"backward_error", r.backward_error}, {"componentwise_backward_error", r.componentwise_backward_error}});
+  }
+  if (sys.B.cols == 1) {
+    j.update(column_json(first));
+    j["history"] = first.history;
   } else {
-    if (sap) print_sap_stats(report, sap->stats());
-    for (index_t c = 0; c < B.cols; ++c) {
-      const Column& r = columns[std::size_t(c)];
-      const std::string which = B.cols > 1 ? fmt::format("column {}: ", c + 1) : "";
-      const std::string err = x_true.empty() ? "" : fmt::format(", error {:.3e}", error);
-      if (path == Path::Chain && c == 0) {
-        print_plan(report, *chain);
-        print_chain(report, r.chain);
-        fmt::print(report, "  {}{}{}\n", which, r.message, r.ok ? err : "");
-      } else if (path == Path::Chain) {
-        fmt::print(report, "  {}{}: backward error {:.2e} normwise, {:.2e} componentwise, solve {:.4f} s\n", which,
-                   r.ok ? r.method + " solved it" : r.message, r.backward_error, r.componentwise_backward_error,
-                   r.seconds);
-      } else {
-        fmt::print(report, "  {}{} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}\n",
-                   which, r.outcome, r.iterations, r.residual, norm_name, r.true_residual, err);
-      }
-    }
-    const double per_iteration = first.iterations > 0 ? first.seconds * 1e3 / first.iterations : 0.0;
-    if (krylov)
-      fmt::print(report, "  setup {:.4f} s ({}factorisation {:.4f} s, shift {:g}), solve {:.4f} s ({:.4f} ms per iteration)\n",
-                 setup->setup_seconds,
-                 setup->ordering == KrylovOrdering::Multicolour
-                     ? fmt::format("multicolour ordering {:.4f} s, {} colours; ", setup->ordering_seconds,
-                                   setup->colours)
-                     : "",
-                 setup->factor_seconds, setup->factor.shift, first.seconds, per_iteration);
-    else if (sap)
-      fmt::print(report, "  set-up {:.4f} s, solve {:.4f} s ({:.4f} ms per iteration)\n", sap->stats().t_setup,
-                 first.seconds, per_iteration);
-    else
-      fmt::print(report, "  {:.4f} s in all (features, plan and set-up {:.4f} s, once for {} column{})\n",
-                 chain->seconds, chain->setup_seconds, B.cols, B.cols > 1 ? "s" : "");
-    if (krylov && (setup->preconditioner == PreconditionerKind::Ic0 || setup->preconditioner == PreconditionerKind::Ilu0))
-      fmt::print(report, "  triangular solves: {} / {}\n", to_string(setup->lower.algorithm),
-                 to_string(setup->upper.algorithm));
+    j["results"] = nlohmann::json::array();
+    for (const Column& c : run.columns) j["results"].push_back(column_json(c));
   }
-  for (index_t c = 0; c < B.cols; ++c) {
-    const Column& r = columns[std::size_t(c)];
-    const std::string which = B.cols > 1 ? fmt::format(" (column {})", c + 1) : "";
+  if (!sys.x_true.empty()) j["error"] = error;
+  return j;
+}
+
+// The set-up and solve times, as text.
+void print_solve_times(std::FILE* report, const SolveRun& run) {
+  const Column& first = run.columns.front();
+  const double per_iteration = first.iterations > 0 ? first.seconds * 1e3 / first.iterations : 0.0;
+  if (run.krylov) {
+    const KrylovStats& setup = run.krylov->stats();
+    fmt::print(report, "  setup {:.4f} s ({}factorisation {:.4f} s, shift {:g}), solve {:.4f} s ({:.4f} ms per iteration)\n",
+               setup.setup_seconds,
+               setup.ordering == KrylovOrdering::Multicolour
+                   ? fmt::format("multicolour ordering {:.4f} s, {} colours; ", setup.ordering_seconds, setup.colours)
+                   : "",
+               setup.factor_seconds, setup.factor.shift, first.seconds, per_iteration);
+    if (setup.preconditioner == PreconditionerKind::Ic0 || setup.preconditioner == PreconditionerKind::Ilu0)
+      fmt::print(report, "  triangular solves: {} / {}\n", to_string(setup.lower.algorithm),
+                 to_string(setup.upper.algorithm));
+  } else if (run.sap) {
+    fmt::print(report, "  set-up {:.4f} s, solve {:.4f} s ({:.4f} ms per iteration)\n", run.sap->stats().t_setup,
+               first.seconds, per_iteration);
+  } else {
+    fmt::print(report, "  {:.4f} s in all (features, plan and set-up {:.4f} s, once for {} column{})\n",
+               run.chain->seconds, run.chain->setup_seconds, run.columns.size(), run.columns.size() > 1 ? "s" : "");
+  }
+}
+
+// The text report: each column's result, then the times.
+void print_solve(std::FILE* report, const SolveCliOptions& o, const SolveRun& run, double error, bool with_error) {
+  const index_t cols = index_t(run.columns.size());
+  const char* norm_name = run.path == Path::Preset ? to_string(o.norm) : "2";
+  if (run.sap) print_sap_stats(report, run.sap->stats());
+  for (index_t c = 0; c < cols; ++c) {
+    const Column& r = run.columns[std::size_t(c)];
+    const std::string which = cols > 1 ? fmt::format("column {}: ", c + 1) : "";
+    const std::string err = with_error ? fmt::format(", error {:.3e}", error) : "";
+    if (run.chain && c == 0) {
+      print_plan(report, *run.chain);
+      print_chain(report, r.chain);
+      fmt::print(report, "  {}{}{}\n", which, r.message, r.ok ? err : "");
+    } else if (run.chain) {
+      fmt::print(report, "  {}{}: backward error {:.2e} normwise, {:.2e} componentwise, solve {:.4f} s\n", which,
+                 r.ok ? r.method + " solved it" : r.message, r.backward_error, r.componentwise_backward_error,
+                 r.seconds);
+    } else {
+      fmt::print(report, "  {}{} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}\n",
+                 which, r.outcome, r.iterations, r.residual, norm_name, r.true_residual, err);
+    }
+  }
+  print_solve_times(report, run);
+}
+
+// Every column solved, its x finite: else NotConverged (exit 3) or an Error.
+void require_solved(const SolveCliOptions& o, const SolveRun& run) {
+  const std::size_t cols = run.columns.size();
+  for (std::size_t c = 0; c < cols; ++c) {
+    const Column& r = run.columns[c];
+    const std::string which = cols > 1 ? fmt::format(" (column {})", c + 1) : "";
     if (!r.ok) {
-      if (path == Path::Chain) throw NotConverged(fmt::format("{}: not solved{}: {}", o.method, which, r.message));
+      if (run.chain) throw NotConverged(fmt::format("{}: not solved{}: {}", o.method, which, r.message));
       throw NotConverged(fmt::format("{} did not converge{}: {} ({})", o.method, which, r.outcome, r.message));
     }
-    require_finite_result(X.column(c), r.true_residual, "the solution x" + which);
+    require_finite_result(run.X.column(index_t(c)), r.true_residual, "the solution x" + which);
   }
+}
+
+void run_solve(const SolveCliOptions& o) {
+  std::FILE* report = report_stream(o.json, o.output);
+  const System sys = load_system(o);
+  SolveRun run;
+  run.path = path_of(o.method);
+  run.device = usable_device(o.device);
+  run.live = o.progress || (!o.json && isatty(fileno(stderr)));
+  run.X = DenseMatrix<double>(sys.A.rows, sys.B.cols);
+  if (!o.json)
+    fmt::print(report, "balsa solve: {} ({} x {}, {} entries), {} on {}{}\n", o.matrix, sys.A.rows, sys.A.cols,
+               sys.A.nnz(), o.method,
+               run.path == Path::Chain && o.device == Device::Auto ? "the device Auto predicts faster"
+                                                                    : to_string(run.device),
+               sys.B.cols > 1 ? fmt::format(", {} right-hand sides", sys.B.cols) : "");
+  if (run.path == Path::Chain)
+    run_chain(o, sys, run);
+  else
+    run_solver(o, sys, run);
+  const double error = sys.x_true.empty() ? -1.0 : relative_error<double>(run.X.column(0), sys.x_true);
+  if (!o.output.empty()) save_matrix(o.output, run.X);
+  if (o.json)
+    print_json(solve_json(o, sys, run, error));
+  else
+    print_solve(report, o, run, error, !sys.x_true.empty());
+  require_solved(o, run);
 }
 
 }  // namespace

@@ -39,19 +39,9 @@ struct TrsvCmdOptions {
   std::uint64_t seed = 1;
 };
 
-std::string time_text(double s) {
-  if (std::isnan(s)) return "-";
-  if (std::isinf(s)) return "inf";
-  const double a = std::abs(s);
-  if (a >= 1.0 || a == 0.0) return fmt::format("{:.4g} s", s);
-  if (a >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
-  if (a >= 1e-6) return fmt::format("{:.4g} us", s * 1e6);
-  return fmt::format("{:.4g} ns", s * 1e9);
-}
-std::string ratio_text(double x) { return std::isnan(x) ? "-" : fmt::format("{:.3g}", x); }
 
 // The triangle as a solvable system: a missing or zero diagonal becomes
-// sum|l_ij| + 1 (as balsa bench does; the pattern off the diagonal is kept).
+// sum|l_ij| + 1 (as balsa-bench does; the pattern off the diagonal is kept).
 template <class T>
 Csr<T> solvable(Csr<T> A, Triangle tri, index_t& fixed) {
   if (tri == Triangle::Lower) {
@@ -117,24 +107,24 @@ void print_params(const tassl::MachineParams& thesis, const tassl::MicrobenchRes
   fmt::print("\nModel parameters            thesis (Table 3.1, Quadro K4000){}\n",
              mb ? fmt::format("   measured here ({}, {} SMs)", mb->device, mb->sm_count) : "");
   auto row = [&](const char* name, double a, std::string b) {
-    fmt::print("  {:<26}{:>14}{}{}\n", name, time_text(a), mb ? "                      " : "", mb ? b : "");
+    fmt::print("  {:<26}{:>14}{}{}\n", name, format_seconds(a), mb ? "                      " : "", mb ? b : "");
   };
   row("kappa (kernel)", thesis.kappa,
-      mb ? fmt::format("{} per plain launch; {} one alone; {} a graph replay", time_text(mb->kappa_launch_slope),
-                       time_text(mb->kappa_launch), time_text(mb->kappa_graph))
+      mb ? fmt::format("{} per plain launch; {} one alone; {} a graph replay", format_seconds(mb->kappa_launch_slope),
+                       format_seconds(mb->kappa_launch), format_seconds(mb->kappa_graph))
          : "");
   row("sigma_global (barrier)", thesis.sigma_global,
-      mb ? fmt::format("{} (a kernel boundary in a CUDA graph)", time_text(mb->sigma_global)) : "");
+      mb ? fmt::format("{} (a kernel boundary in a CUDA graph)", format_seconds(mb->sigma_global)) : "");
   row("sigma_local (barrier)", thesis.sigma_local,
-      mb ? fmt::format("{} (32 threads); {} (1024 threads)", time_text(mb->sigma_local_32), time_text(mb->sigma_local_1024))
+      mb ? fmt::format("{} (32 threads); {} (1024 threads)", format_seconds(mb->sigma_local_32), format_seconds(mb->sigma_local_1024))
          : "");
   row("beta (per double)", thesis.beta,
-      mb ? fmt::format("{} (one block); whole GPU {} per byte", time_text(mb->beta_block_per_byte * 8),
-                       time_text(mb->beta_gpu_per_byte))
+      mb ? fmt::format("{} (one block); whole GPU {} per byte", format_seconds(mb->beta_block_per_byte * 8),
+                       format_seconds(mb->beta_gpu_per_byte))
          : "");
   row("iota (per multiply-add)", thesis.iota,
-      mb ? fmt::format("{} (dependent, one warp); streaming {} per edge", time_text(mb->iota),
-                       time_text(mb->iota_stream_per_edge))
+      mb ? fmt::format("{} (dependent, one warp); streaming {} per edge", format_seconds(mb->iota),
+                       format_seconds(mb->iota_stream_per_edge))
          : "");
 }
 
@@ -146,10 +136,10 @@ void print_predictions(const std::string& title, const tassl::Metrics& m, const 
              "transfer", "total", "C", "eta", "sigma", "lambda", "tau", "measured", "eta meas");
   auto row = [&](const char* name, const tassl::Prediction& r, const Measured* measured) {
     const double t = measured ? measured->seconds : std::numeric_limits<double>::quiet_NaN();
-    fmt::print("  {:<20}{:>11}{:>11}{:>11}{:>11}{:>9}{:>9}{:>9}{:>9}{:>11}{:>11}{:>9}\n", name, time_text(r.compute),
-               time_text(r.sync), time_text(r.transfer), time_text(r.total()), ratio_text(r.C), ratio_text(r.eta),
-               ratio_text(r.sigma), ratio_text(r.lambda), time_text(r.tau), time_text(t),
-               ratio_text(tassl::implied_efficiency(r, t)));
+    fmt::print("  {:<20}{:>11}{:>11}{:>11}{:>11}{:>9}{:>9}{:>9}{:>9}{:>11}{:>11}{:>9}\n", name, format_seconds(r.compute),
+               format_seconds(r.sync), format_seconds(r.transfer), format_seconds(r.total()), format_number(r.C), format_number(r.eta),
+               format_number(r.sigma), format_number(r.lambda), format_seconds(r.tau), format_seconds(t),
+               format_number(tassl::implied_efficiency(r, t)));
   };
   row("level-set (3.6)", tassl::predict_level_set(m, p, e, o), cusparse);
   row("TASSL (3.22)", tassl::predict_tassl(m, p, e, o), tassl_gpu);
@@ -172,9 +162,9 @@ void run_explain(const TrsvCmdOptions& o, const Triangle tri) {
              A.cols, A.nnz(), m.n_edges);
   fmt::print("  analysis    level sets {}; TASSL partition {} (components {}, degrees and levels {}, split {}), "
              "schedule {}, layout {} (CPU, {} threads)\n",
-             time_text(a.levels_seconds), time_text(a.partition_seconds), time_text(a.components_seconds),
-             time_text(a.graph_seconds), time_text(a.split_seconds), time_text(a.schedule_seconds),
-             time_text(a.layout_seconds), omp_get_max_threads());
+             format_seconds(a.levels_seconds), format_seconds(a.partition_seconds), format_seconds(a.components_seconds),
+             format_seconds(a.graph_seconds), format_seconds(a.split_seconds), format_seconds(a.schedule_seconds),
+             format_seconds(a.layout_seconds), omp_get_max_threads());
   print_metrics(m, a.stats);
 
   std::optional<tassl::MicrobenchResult> mb;
@@ -204,7 +194,7 @@ void run_explain(const TrsvCmdOptions& o, const Triangle tri) {
     fmt::print("\nMeasured on {} (device vectors, median of {} solves{})\n", cuda::device_info().name, o.repeat,
                fixed ? fmt::format("; {} missing/zero diagonal entries set to sum|l_ij|+1", fixed) : "");
     for (const Measured* r : {&*cusparse, &*level_set, &*tassl_gpu})
-      fmt::print("  {:<18}{}\n", r->what, r->error.empty() ? time_text(r->seconds) : "failed: " + r->error);
+      fmt::print("  {:<18}{}\n", r->what, r->error.empty() ? format_seconds(r->seconds) : "failed: " + r->error);
   }
   print_predictions("thesis parameters, the thesis' mean eta (Tables 3.3-3.4), a kernel per level", m,
                     tassl::thesis_params(), tassl::thesis_mean_efficiency(), {}, cusparse ? &*cusparse : nullptr,
@@ -268,10 +258,8 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
   if (o.json) {
     nlohmann::json j = {{"matrix", o.file}, {"n", L.rows}, {"nnz", L.nnz()}, {"triangle", to_string(tri)},
                         {"operation", to_string(o.transpose ? Operation::Transpose : Operation::NonTranspose)},
-                        {"precision", o.precision}, {"algorithm", to_string(st.algorithm)},
-                        {"device", to_string(st.device)}, {"columns", X.cols}, {"levels", st.levels},
-                        {"analysis_seconds", st.analysis_seconds}, {"solve_seconds", st.last_solve_seconds},
-                        {"residuals", residuals}};
+                        {"precision", o.precision}, {"columns", X.cols}, {"residuals", residuals},
+                        {"stats", fields_json(st)}};
     if (!x_true.empty()) j["error"] = error;
     print_json(j);
   } else {

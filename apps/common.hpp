@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "balsa/balsa.hpp"
+#include "fields_json.hpp"
+#include "number_format.hpp"
 
 namespace balsa::app {
 
@@ -61,11 +63,11 @@ DenseMatrix<double> load_columns(const std::string& path, index_t rows, const ch
 template <class T>
 void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options = {});
 void save_matrix(const std::string& path, const DenseMatrix<double>& X, const MtxWriteOptions& options = {});
-// JSON to standard output, or to `path` when not empty and not "-".
-void print_json(const nlohmann::json& j, const std::string& path = "-");
-// balsa::solve's Auto predictions (SolveReport::plan), fastest first: as
-// JSON, and one line each ("predicted <method> on <device>: <s> (<basis>)").
-nlohmann::json plan_json(const SolveReport& r);
+// JSON to standard output, or to `path` when not empty and not "-"; an
+// object gets the key "balsa_version" (every command's JSON carries it).
+void print_json(nlohmann::json j, const std::string& path = "-");
+// balsa::solve's Auto predictions (SolveReport::plan), fastest first, one
+// line each ("predicted <method> on <device>: <s> (<basis>)").
 void print_predictions(std::FILE* out, const SolveReport& r);
 // Where a command's report goes when its result x goes to `output`:
 // standard error when x takes standard output ("-"), else standard output.
@@ -113,12 +115,22 @@ void add_setup_trace_option(CLI::App& app);
 void require_finite_result(std::span<const double> x, double true_residual, const std::string& what);
 void require_finite_result(std::span<const float> x, double true_residual, const std::string& what);
 
+// ---- the program ---------------------------------------------------------------
+// (balsa and balsa-bench: apps/main.cpp, bench/bench_cli.cpp)
+
+// The program's main: the OpenMP wait policy passive unless the user chose
+// one (apps/common.cpp says why; the program executes itself again, once),
+// plain help, --version, the subcommands `add_commands` registers and
+// --threads on each; then parses and runs the command line. An unknown first
+// word, or a usage error, is exit code 2 (kExitUsage), NotConverged 3, any
+// other error 1, each message on standard error as "<program>: error: ...".
+int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&));
+
 // Registration of each subcommand.
 void add_info_command(CLI::App& app);
 void add_gen_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_run_command(CLI::App& app);
-void add_bench_command(CLI::App& app);
 void add_trsv_command(CLI::App& app);
 void add_solve_command(CLI::App& app);
 void add_qr_commands(CLI::App& app);  // lsq, qr

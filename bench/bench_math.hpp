@@ -1,4 +1,4 @@
-// balsa bench: pure helpers of the benchmark driver (statistics, byte and
+// balsa-bench: pure helpers of the benchmark driver (statistics, byte and
 // flop counts, the floor model, number formatting, result checks, matrix
 // preparation). Header-only and free of CUDA, fmt and the balsa library
 // proper (only its header types), so tests/bench/bench_trsv_test.cpp uses them
@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "../apps/number_format.hpp"
 #include "balsa/sparse.hpp"
 
 namespace balsa::bench {
@@ -71,27 +72,8 @@ inline double floor_seconds(double bytes, std::int64_t levels, double peak_gbs, 
 }
 
 // ---- formatting ------------------------------------------------------------------
-// "-" for NaN (not measured), otherwise three significant-ish digits:
-// 0.00123, 0.0123, 0.123, 1.23, 12.3, 123, 1234.
-inline std::string format_number(double x) {
-  if (std::isnan(x)) return "-";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buf[64];
-  const double a = std::fabs(x);
-  if (a == 0.0)
-    std::snprintf(buf, sizeof buf, "0");
-  else if (a >= 100.0)
-    std::snprintf(buf, sizeof buf, "%.0f", x);
-  else if (a >= 10.0)
-    std::snprintf(buf, sizeof buf, "%.1f", x);
-  else if (a >= 1.0)
-    std::snprintf(buf, sizeof buf, "%.2f", x);
-  else if (a >= 1e-3)
-    std::snprintf(buf, sizeof buf, "%#.3g", x);
-  else
-    std::snprintf(buf, sizeof buf, "%.2e", x);
-  return buf;
-}
+// format_number: apps/number_format.hpp (the one number formatter of balsa and balsa-bench).
+using app::format_number;
 inline std::string format_ratio(double x) { return std::isnan(x) ? "-" : format_number(x) + "x"; }
 inline std::string format_sci(double x) {
   if (std::isnan(x)) return "-";

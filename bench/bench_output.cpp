@@ -1,4 +1,4 @@
-// balsa bench: metadata and output files (see bench_output.hpp).
+// balsa-bench: metadata and output files (see bench_output.hpp).
 #include "bench_output.hpp"
 
 #include <fmt/core.h>
@@ -118,7 +118,7 @@ void write_results(const std::string& json_path, const nlohmann::json& json, con
   std::fwrite(summary.data(), 1, summary.size(), out);
   std::fflush(out);
   for (const std::string& path : {json_path, markdown_path})
-    if (!path.empty() && path != "-") fmt::print(stderr, "balsa bench: wrote {}\n", path);
+    if (!path.empty() && path != "-") fmt::print(stderr, "balsa-bench: wrote {}\n", path);
 }
 
 void write_outputs(const BenchOptions& o, const nlohmann::json& meta, const std::vector<BenchRow>& rows,

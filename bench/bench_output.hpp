@@ -1,4 +1,4 @@
-// balsa bench: the run's metadata and writing the results (JSON, Markdown, stdout).
+// balsa-bench: the run's metadata and writing the results (JSON, Markdown, stdout).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// balsa bench: the result rows of `balsa bench trsv` and their JSON and
+// balsa-bench: the result rows of `balsa-bench trsv` and their JSON and
 // Markdown forms. Pure functions of the rows (no GPU, no timing), header-only
 // so that tests/bench/bench_trsv_test.cpp checks them without linking anything new.
 #pragma once
@@ -30,6 +30,7 @@ struct BenchRow {
   std::string case_name, source, precision, algorithm, device;
   std::string chosen;  // the algorithm Auto chose (empty otherwise)
   std::string analysis;  // what the algorithm's analysis found (TASSL: sub-graphs, levels, rounds, phases)
+  nlohmann::json stats;  // balsa's solvers: their TrsvStats after set-up (apps/fields_json.hpp); null otherwise
   std::int64_t n = 0, nnz = 0, levels = 0, widest_level = 0;
   std::int64_t diag_fixed = 0;  // rows given a diagonal (files only)
   std::string note;             // what was done to the input (block, diagonal)
@@ -110,6 +111,7 @@ inline nlohmann::json row_json(const BenchRow& r) {
                       {"rel_error_vs_true", number_or_null(r.rel_error_true)}};
   if (!r.chosen.empty()) j["chosen"] = r.chosen;
   if (!r.analysis.empty()) j["analysis"] = r.analysis;
+  if (!r.stats.is_null()) j["stats"] = r.stats;
   if (!r.error.empty()) j["error"] = r.error;
   return j;
 }
@@ -204,7 +206,7 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
     return meta.contains(k) ? (meta[k].is_string() ? meta[k].get<std::string>() : meta[k].dump()) : std::string("-");
   };
 
-  s += "## balsa bench trsv\n\n";
+  s += "## balsa-bench trsv\n\n";
   s += "- date (UTC): " + meta_text("date") + "; balsa " + meta_text("balsa_version") +
        "; CUDA built: " + meta_text("cuda_built") + "\n";
   s += "- GPU: " + meta_text("gpu") + "; driver " + meta_text("driver_version") + ", runtime " +

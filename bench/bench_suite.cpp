@@ -1,4 +1,4 @@
-// balsa bench trsv: the suites (generator cases and the real matrices of
+// balsa-bench trsv: the suites (generator cases and the real matrices of
 // tests/data) and the algorithms the benchmark knows.
 #include <fmt/core.h>
 

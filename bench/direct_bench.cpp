@@ -1,4 +1,4 @@
-// balsa bench direct (include/balsa/bench.hpp): balsa::DirectSolver's
+// balsa-bench direct (bench/bench.hpp): balsa::DirectSolver's
 // methods on every square Matrix Market file of a folder (or the files
 // given): CHOLMOD where A is symmetric with a positive diagonal, UMFPACK,
 // KLU and Auto. Per (matrix, method): the analysis' prediction and the
@@ -21,6 +21,7 @@
 #include "bench_math.hpp"
 #include "bench_output.hpp"
 #include "direct/direct_choice.hpp"
+#include "apps/fields_json.hpp"
 
 namespace balsa::bench {
 
@@ -58,10 +59,6 @@ double backward_error(const Csr<double>& A, const std::vector<double>& x, const 
   return inf(r) / (a * inf(x) + inf(b));
 }
 
-nlohmann::json counts(const DirectStats& st) {
-  return {{"factor_entries", st.factor_entries}, {"flops", st.flops}, {"peak_bytes", st.peak_bytes}};
-}
-
 // One method on A: --repeat runs (analysis, factorisation, one solve; no
 // more once they have taken --budget seconds), medians.
 nlohmann::json run_method(const Csr<double>& A, DirectMethod m, const DirectBenchOptions& o) {
@@ -73,7 +70,7 @@ nlohmann::json run_method(const Csr<double>& A, DirectMethod m, const DirectBenc
     double spent = 0;
     for (int r = 0; r < o.repeat && (r == 0 || spent < o.budget_seconds); ++r) {
       DirectSolver<double> s(A, {.method = m, .threads = o.threads, .factorize = false});
-      rec["predicted"] = counts(s.stats());
+      rec["predicted"] = app::fields_json(s.stats());
       if (o.max_flops > 0 && s.stats().flops > o.max_flops) {
         rec.update({{"status", "skipped"}, {"error", fmt::format("predicted {:.3g} flops > --max-flops", s.stats().flops)}});
         return rec;
@@ -85,10 +82,10 @@ nlohmann::json run_method(const Csr<double>& A, DirectMethod m, const DirectBenc
       factor.push_back(st.factor_seconds);
       solve.push_back(st.solve_seconds);
       spent += st.analyse_seconds + st.factor_seconds + st.solve_seconds;
-      rec.update({{"chosen", to_string(st.method)}, {"factorized", counts(st)}, {"rcond", st.rcond}, {"note", st.note}});
+      rec.update({{"chosen", to_string(st.method)}, {"factorized", app::fields_json(st)}, {"rcond", st.rcond}, {"note", st.note}});
     }
-    rec.update({{"status", "ok"}, {"runs", analyse.size()}, {"analyse_s", median(analyse)}, {"factor_s", median(factor)},
-                {"solve_s", median(solve)}, {"backward_error", backward_error(A, x, b)},
+    rec.update({{"status", "ok"}, {"runs", analyse.size()}, {"analyse_seconds", median(analyse)},
+                {"factor_seconds", median(factor)}, {"solve_seconds", median(solve)}, {"backward_error", backward_error(A, x, b)},
                 {"forward_error", relative_error(std::span<const double>(x), std::span<const double>(x_true))}});
   } catch (const Error& e) {
     rec.update({{"status", "error"}, {"error", e.what()}});
@@ -106,7 +103,7 @@ std::string markdown_row(const nlohmann::json& r) {
                      r["matrix"].get<std::string>(), r["n"].get<long>(), r["nnz"].get<long>(),
                      r["method"].get<std::string>(),
                      r["method"] == "auto" ? " (" + r["chosen"].get<std::string>() + ")" : std::string(),
-                     r["analyse_s"].get<double>(), r["factor_s"].get<double>(), r["solve_s"].get<double>(),
+                     r["analyse_seconds"].get<double>(), r["factor_seconds"].get<double>(), r["solve_seconds"].get<double>(),
                      f["factor_entries"].get<long>(), f["flops"].get<double>(), r["rcond"].get<double>(),
                      r["backward_error"].get<double>());
 }
@@ -126,7 +123,7 @@ void run_direct_bench(const DirectBenchOptions& o, const std::string& command_li
                          {"host_cores", std::thread::hardware_concurrency()}, {"repeat", o.repeat},
                          {"threads", o.threads}};
   nlohmann::json records = nlohmann::json::array();
-  std::string md = fmt::format("# balsa bench direct\n\n`{}`\n\n{}, {} cores, median of {} runs (seconds)\n\n"
+  std::string md = fmt::format("# balsa-bench direct\n\n`{}`\n\n{}, {} cores, median of {} runs (seconds)\n\n"
                                "| matrix | n | nnz | method | analyse | factor | solve | factor entries | flops | rcond | "
                                "backward error |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
                                command_line, meta["date"].get<std::string>(), std::thread::hardware_concurrency(), o.repeat);
@@ -148,7 +145,7 @@ void run_direct_bench(const DirectBenchOptions& o, const std::string& command_li
                               {"zero_diagonal", f.zero_diagonal}}}});
       md += markdown_row(r);
       std::fprintf(stderr, "  %s %s: %s\n", name.c_str(), to_string(m),
-                   r["status"] == "ok" ? fmt::format("factor {:.3g} s", r["factor_s"].get<double>()).c_str()
+                   r["status"] == "ok" ? fmt::format("factor {:.3g} s", r["factor_seconds"].get<double>()).c_str()
                                        : r["error"].get<std::string>().c_str());
       records.push_back(r);
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits DirectMethod::Auto's UMFPACK/KLU rule (direct/direct_choice.cpp) on
-`balsa bench direct --json` records: the matrices Auto does not give to
+`balsa-bench direct --json` records: the matrices Auto does not give to
 CHOLMOD, sorted by name, alternately into a fit half (even positions) and a
 score half (odd). The time of a method is analyse + factor + solve (one
 solve after a fresh analysis: what Auto's callers pay). A rule is "KLU when
@@ -26,7 +26,7 @@ def load(path):
         if r["status"] != "ok":
             continue
         m = by.setdefault(r["matrix"], {"features": dict(r["features"], n=r["n"], nnz=r["nnz"])})
-        m[r["method"]] = r["analyse_s"] + r["factor_s"] + r["solve_s"]
+        m[r["method"]] = r["analyse_seconds"] + r["factor_seconds"] + r["solve_seconds"]
         if r["method"] == "klu":  # KLU's analysis' flop estimate: what Auto reads
             m["features"]["klu_flops"] = r["predicted"]["flops"]
     lu = {k: v for k, v in by.items() if "umfpack" in v and "klu" in v and "cholmod" not in v}

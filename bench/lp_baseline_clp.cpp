@@ -1,4 +1,4 @@
-// CLP's dual simplex, the first baseline of `balsa bench lp` (what is run and
+// CLP's dual simplex, the first baseline of `balsa-bench lp` (what is run and
 // timed: lp_baselines.hpp). Built only when CMake finds CLP (BALSA_HAS_CLP);
 // lp_baseline_no_clp.cpp stands in otherwise.
 #include <ClpConfig.h>

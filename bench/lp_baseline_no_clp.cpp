@@ -1,4 +1,4 @@
-// The CLP baseline of `balsa bench lp` in a build without CLP (CMake did not
+// The CLP baseline of `balsa-bench lp` in a build without CLP (CMake did not
 // find coinor-libclp-dev): not run.
 #include "lp_baselines.hpp"
 

@@ -1,4 +1,4 @@
-// The baselines of `balsa bench lp` (balsa's revised simplex, include/balsa/lp.hpp):
+// The baselines of `balsa-bench lp` (balsa's revised simplex, include/balsa/lp.hpp):
 //  * CLP (COIN-OR, coinor-libclp-dev), here: run_clp. The LP goes into a
 //    ClpSimplex through loadProblem from balsa's own LinearProgram arrays
 //    (column-wise A, bounds, costs; +-infinity as +-COIN_DBL_MAX; the sense

@@ -1,4 +1,4 @@
-// The baseline of `balsa bench solve` (Picciau's thesis sec. 5.2): PCG with
+// The baseline of `balsa-bench solve` (Picciau's thesis sec. 5.2): PCG with
 // an IC(0) preconditioner done the conventional way, entirely with the
 // vendor libraries: cuSPARSE csric02 for the factorisation, cuSPARSE SpSV
 // for the two triangular solves (L and an explicit L^T made on the device by

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The GPU QR's speedup over SPQR against flop/byte intensity (the sparse QR
-paper's Fig. 15), from `balsa bench qr --json` files.
+paper's Fig. 15), from `balsa-bench qr --json` files.
 
     bench/plot-qr.py OUT.png RESULTS.json [RESULTS.json ...]
 

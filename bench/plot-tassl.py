@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""TASSL vs cuSPARSE against concurrency, from a `balsa bench trsv --json` file.
+"""TASSL vs cuSPARSE against concurrency, from a `balsa-bench trsv --json` file.
 
     bench/plot-tassl.py RESULTS.json OUT.png [--precision double]
 

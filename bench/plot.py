@@ -6,10 +6,10 @@
 kinds:
   trsv         speedup over cuSPARSE SpSV of each GPU algorithm and Auto against nnz or rows per level
   convergence  residual history per method (`balsa solve --json`, or bench solve rows with a `history`)
-  solve        time to solution and per iteration, balsa GPU / cuSPARSE / CPU (`balsa bench solve`)
-  qr           speedup over SPQR against flop/byte intensity (`balsa bench qr`)
-  banded       speedup over LAPACK dgbsv on the N x K grid, a heat map (`balsa bench banded`)
-  lp           balsa / CLP time per problem, sorted (`balsa bench lp`)
+  solve        time to solution and per iteration, balsa GPU / cuSPARSE / CPU (`balsa-bench solve`)
+  qr           speedup over SPQR against flop/byte intensity (`balsa-bench qr`)
+  banded       speedup over LAPACK dgbsv on the N x K grid, a heat map (`balsa-bench banded`)
+  lp           balsa / CLP time per problem, sorted (`balsa-bench lp`)
   auto         the kind read from the first file's content
 
 As a module: one function per kind, taking a list of paths (or loaded JSON dicts) and returning the
@@ -29,8 +29,8 @@ import numpy as np  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 KINDS = ("trsv", "convergence", "solve", "qr", "banded", "lp")
-EXPECTED = {k: f"`balsa bench {k} --json`" for k in KINDS} | {
-    "convergence": "`balsa solve --json` or `balsa bench solve --json` with histories"}
+EXPECTED = {k: f"`balsa-bench {k} --json`" for k in KINDS} | {
+    "convergence": "`balsa solve --json` or `balsa-bench solve --json` with histories"}
 # Triangular-solver names older result files use, and the library's names now.
 OLD_NAMES = {"levelset": "level-set", "syncfree": "sync-free", "syncfree-csc": "sync-free-csc",
              "sfblocks": "sync-free-blocks", "levelset-cpu": "level-set-cpu"}
@@ -65,7 +65,7 @@ def _describe(doc) -> str:
     command = str((doc.get("meta") if isinstance(doc.get("meta"), dict) else doc).get("command_line", ""))
     bench = re.search(r"\bbench (\w+)", command)
     if bench:
-        return f"`balsa bench {bench.group(1)}` output, which has no figure here"
+        return f"`balsa-bench {bench.group(1)}` output, which has no figure here"
     if "solver" in doc and "problems" in doc:
         return "a HiGHS baseline (scripts/lp-highs.py), which has no figure here"
     return "no balsa result this script knows"
@@ -178,7 +178,7 @@ def trsv(sources, x: str = "nnz", precision: str | None = None):
 
 
 def _histories(doc):
-    """(label, run) of each solve with a residual history in a `balsa solve` or `balsa bench solve` document."""
+    """(label, run) of each solve with a residual history in a `balsa solve` or `balsa-bench solve` document."""
     if "rows" in doc:
         runs = [(f"{row['case']} {row['method']} ({who})", row.get(key) or {}) for row in doc["rows"]
                 for key, who in (("gpu", "GPU"), ("cusparse_baseline", "cuSPARSE"), ("cpu", "CPU"))]

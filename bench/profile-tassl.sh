@@ -13,7 +13,7 @@ awk -v f="tassl_subgraph_kernelIdLi${width}E" '$0 ~ "Function : .*"f {p=1; print
   "$outdir/balsa.sass" >"$outdir/tassl_d${width}.sass"
 echo "tassl_subgraph_kernel<double,$width>: $(grep -c '^ */\*[0-9a-f]*\*/' "$outdir/tassl_d${width}.sass") instructions"
 grep -E "BAR|WARPSYNC|LDG|LDS|STS|STG|DFMA|DADD|MEMBAR|BRA|ISETP" "$outdir/tassl_d${width}.sass" | head -120
-run=($build/balsa bench trsv --only "$only" --algorithms tassl --precision double --repeat 1 --warmup 0 --cpu-repeat 1)
+run=($build/balsa-bench trsv --only "$only" --algorithms tassl --precision double --repeat 1 --warmup 0 --cpu-repeat 1)
 ncu --clock-control none -k "regex:tassl_subgraph" -c 2 --section WarpStateStats --section SchedulerStats \
   --section LaunchStats --section SpeedOfLight "${run[@]}" >"$outdir/ncu-tassl.txt" 2>&1
 grep -E "tassl_subgraph|Stall|Warp Cycles|Issued Warp|Duration|Block Size|Registers|No Eligible|SM Frequency" \

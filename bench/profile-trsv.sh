@@ -14,12 +14,12 @@ echo "thin_run_kernel<double,1>: $(grep -c '^ */\*[0-9a-f]*\*/' "$outdir/thin_ru
 grep -nE "BAR|LDG|LDS|STS|STG|DEPBAR|MEMBAR|MUFU|CALL" "$outdir/thin_run_d1.sass" | head -60
 ncu --clock-control none -k "regex:$kernel" -c 3 --section WarpStateStats --section SchedulerStats \
   --section LaunchStats --section Occupancy \
-  $build/balsa bench trsv "$file" --suite none --algorithms level-set --precision double --repeat 1 --warmup 0 \
+  $build/balsa-bench trsv "$file" --suite none --algorithms level-set --precision double --repeat 1 --warmup 0 \
   --cpu-repeat 1 >"$outdir/ncu.txt" 2>&1
 grep -E "thin_run|Stall|Warp Cycles|Issued Warp|Duration|Block Size|Registers|One or More|No Eligible" "$outdir/ncu.txt" | head -60
 # Per-instruction stall sampling of the first matching kernel (CSV; analyse off the GPU host).
 ncu --clock-control none -k "regex:$kernel" -c 1 --section SourceCounters --section WarpStateStats \
   --page source --print-source sass --csv \
-  $build/balsa bench trsv "$file" --suite none --algorithms level-set --precision double --repeat 1 --warmup 0 \
+  $build/balsa-bench trsv "$file" --suite none --algorithms level-set --precision double --repeat 1 --warmup 0 \
   --cpu-repeat 1 >"$outdir/ncu-source.csv" 2>&1
 echo "ncu source page: $(wc -l <"$outdir/ncu-source.csv") lines"

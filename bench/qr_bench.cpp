@@ -1,4 +1,4 @@
-// balsa bench qr (include/balsa/bench.hpp): for each matrix, balsa::SparseQR
+// balsa-bench qr (bench/bench.hpp): for each matrix, balsa::SparseQR
 // on the CPU and on the GPU against SPQR (SuiteSparseQR_symbolic / _numeric
 // / the solve through SuiteSparseQR on the same b, SPQR's own phase timers,
 // all host cores), medians of --repeat runs, with ranks and least-squares
@@ -12,7 +12,7 @@
 // --fronts: the task kernel against cuSOLVER's dgeqrf per dense front class,
 // both inside balsa's GPU path (QrOptions::gpu_dense_front_flops), on
 // block-diagonal matrices of dense random blocks (one front each).
-#include "balsa/bench.hpp"
+#include "bench.hpp"
 
 #include <fmt/core.h>
 #include <omp.h>
@@ -164,10 +164,10 @@ std::string cell(const nlohmann::json& j, const char* key, const char* format = 
 // The front classes: the task kernel against cuSOLVER's dgeqrf (Q^T b by
 // dormqr), each inside balsa's GPU path on the same block-diagonal matrix.
 void run_fronts(const QrBenchOptions& o, const std::string& command_line) {
-  if (!cuda::available()) throw Error("balsa bench qr --fronts: no CUDA GPU is available");
+  if (!cuda::available()) throw Error("balsa-bench qr --fronts: no CUDA GPU is available");
   const cuda::DeviceInfo dev = cuda::device_info();
   std::string md = fmt::format(
-      "## balsa bench qr --fronts\n\n- date (UTC): {}; GPU: {}; command: `{}`\n- per class, `count` dense random m x n "
+      "## balsa-bench qr --fronts\n\n- date (UTC): {}; GPU: {}; command: `{}`\n- per class, `count` dense random m x n "
       "blocks on the diagonal (one front each); balsa's GPU path with every front on the task kernel "
       "(gpu_dense_front_flops = inf) and with every front on cuSOLVER dgeqrf (= 0); factorisation: a "
       "refactorisation (plan and device memory kept), median of {}; solve: Q^T b + R x = y, one right-hand side. "
@@ -260,7 +260,7 @@ void run_qr_bench(const QrBenchOptions& o, const std::string& command_line) {
                          {"host_cores", std::thread::hardware_concurrency()}, {"omp_threads", omp_get_max_threads()},
                          {"repeat", o.repeat}, {"gpu", gpu_name}};
   std::string md = fmt::format(
-      "## balsa bench qr\n\n- date (UTC): {}; host cores: {}, OpenMP threads: {}; GPU: {}\n- command: `{}`\n"
+      "## balsa-bench qr\n\n- date (UTC): {}; host cores: {}, OpenMP threads: {}; GPU: {}\n- command: `{}`\n"
       "- b = ones; SPQR: SuiteSparseQR (min2norm for m < n), default ordering and tolerance, its own phase timers, "
       "all host cores; balsa CPU: SparseQR (COLAMD), device cpu; balsa GPU: device cuda, factorisation = a "
       "refactorisation (same pattern: the plan and device memory kept; the first one, with them, in parentheses). "

@@ -1,4 +1,4 @@
-// balsa bench sequence (include/balsa/bench.hpp): Picciau's thesis Sect. 6.3
+// balsa-bench sequence (bench/bench.hpp): Picciau's thesis Sect. 6.3
 // experiment. For each lower-triangular start matrix, a sequence of `steps`
 // matrices, each made from the previous by moving the off-diagonal entries
 // of `columns` random columns to random rows of the triangle
@@ -18,7 +18,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "balsa/bench.hpp"
+#include "bench.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/factor.hpp"
 #include "balsa/generators.hpp"
@@ -182,7 +182,7 @@ void run_sequence_bench(const SequenceBenchOptions& o, const std::string& comman
   nlohmann::json rows = nlohmann::json::array();
   const std::vector<Start> cases = starts(o);
   std::string md = fmt::format(
-      "# balsa bench sequence ({})\n\n`{}`\n\nGPU: {}. TASSL's update (replace_columns) / a full TASSL analysis, / "
+      "# balsa-bench sequence ({})\n\n`{}`\n\nGPU: {}. TASSL's update (replace_columns) / a full TASSL analysis, / "
       "cuSPARSE SpSV's analysis; solve after the updates / after a fresh analysis. Means over {} steps.\n\n"
       "| case | rows | nnz | columns | update ms | full ms | update/full | cuSPARSE ms | update/cuSPARSE | solve "
       "upd/fresh | incremental | re-analyses | recaptures | max diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",

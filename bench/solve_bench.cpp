@@ -1,5 +1,5 @@
-// balsa bench solve (include/balsa/bench.hpp).
-#include "balsa/bench.hpp"
+// balsa-bench solve (bench/bench.hpp).
+#include "bench.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "apps/number_format.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
 #include "balsa/stats.hpp"
@@ -165,8 +166,8 @@ Run run_baseline(const Csr<double>& A, const std::vector<double>& b, const std::
   return base;
 }
 
-std::string ms(double s) { return s > 0 ? fmt::format("{:.4g}", s * 1e3) : "-"; }
-std::string sec(double s) { return s > 0 ? fmt::format("{:.3g}", s) : "-"; }
+std::string ms(double s) { return s > 0 ? app::format_number(s * 1e3) : "-"; }
+std::string sec(double s) { return s > 0 ? app::format_number(s) : "-"; }
 std::string ratio(double a, double b) { return a > 0 && b > 0 ? fmt::format("{:.2f}x", a / b) : "-"; }
 
 nlohmann::json to_json(const Run& r) {
@@ -200,7 +201,7 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
   }
   nlohmann::json rows = nlohmann::json::array();
   std::string md = fmt::format(
-      "## balsa bench solve\n\n- date (UTC): {}; GPU: {}; host cores: {}\n- command: `{}`\n- tolerance {:g} "
+      "## balsa-bench solve\n\n- date (UTC): {}; GPU: {}; host cores: {}\n- command: `{}`\n- tolerance {:g} "
       "({}-norm of the recursive residual relative to b's), at most {} iterations, x0 = 0, b = A x_true "
       "(x_true uniform in [-1, 1))\n\n",
       meta["date"].get<std::string>(), meta["gpu"].get<std::string>(), std::thread::hardware_concurrency(),

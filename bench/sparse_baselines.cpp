@@ -1,4 +1,4 @@
-// UMFPACK, CHOLMOD and SuperLU, the baselines of `balsa bench sparse`
+// UMFPACK, CHOLMOD and SuperLU, the baselines of `balsa-bench sparse`
 // (bench/sparse_baselines.hpp), and the child process that bounds them in time.
 #include "sparse_baselines.hpp"
 

@@ -1,4 +1,4 @@
-// The direct baselines of `balsa bench sparse`: UMFPACK and CHOLMOD
+// The direct baselines of `balsa-bench sparse`: UMFPACK and CHOLMOD
 // (SuiteSparse) and SuperLU, all in double on a CSC copy of A (made by the
 // caller, untimed), with their default settings as the SaP report used them:
 //  * UMFPACK: umfpack_dl_symbolic / _numeric / _solve (64-bit) (its own choice of

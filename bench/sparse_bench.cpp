@@ -1,11 +1,11 @@
-// balsa bench sparse (include/balsa/bench.hpp): the SaP report's sec. 4.3
+// balsa-bench sparse (bench/bench.hpp): the SaP report's sec. 4.3
 // general-systems benchmark. For every system: x* on a parabola, b = A x*,
 // then in this process balsa::solve (its own iterative methods; then with
 // its default options: Auto, direct fallback on), UMFPACK, CHOLMOD (symmetric
 // systems with a positive diagonal) and SuperLU (each in a child process with
 // a time limit), the error of each x against x*; the report is
 // sparse_bench_report.cpp.
-#include "balsa/bench.hpp"
+#include "bench.hpp"
 
 #include <fmt/core.h>
 #include <omp.h>
@@ -24,6 +24,7 @@
 #include "core/clock.hpp"
 #include "sparse_baselines.hpp"
 #include "sparse_bench.hpp"
+#include "apps/fields_json.hpp"
 
 namespace balsa::bench {
 
@@ -67,11 +68,8 @@ std::string chain_text(const SolveReport& rep, nlohmann::json& j) {
     const std::string what = a.solved ? "solved" : a.reason.empty() ? "not solved" : a.reason;
     s += fmt::format("{}{}: {} ({} it, {:.3g} s)", s.empty() ? "" : "; ", to_string(a.method), what, a.iterations,
                      a.setup_seconds + a.solve_seconds);
-    j.push_back({{"method", to_string(a.method)}, {"device", to_string(a.device)}, {"solved", a.solved},
-                 {"reason", a.reason}, {"iterations", a.iterations}, {"true_residual", a.true_residual},
-                 {"backward_error", a.backward_error}, {"predicted_s", a.predicted_seconds},
-                 {"stopped_early", a.stopped_early}, {"setup_s", a.setup_seconds}, {"solve_s", a.solve_seconds}});
   }
+  j = app::fields_json(rep.chain);
   return s;
 }
 
@@ -213,7 +211,7 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
   std::vector<SkippedSystem> skipped;
   const std::vector<SparseCandidate> chosen = sparse_suite(o, skipped);
 
-  nlohmann::json meta = {{"benchmark", "balsa bench sparse"},
+  nlohmann::json meta = {{"benchmark", "balsa-bench sparse"},
                          {"date", utc_now_iso()},
                          {"command_line", command_line},
                          {"host_cpu", host_cpu()},

@@ -1,4 +1,4 @@
-// balsa bench sparse (include/balsa/bench.hpp): the systems
+// balsa-bench sparse (bench/bench.hpp): the systems
 // (sparse_suite.cpp), the per-system records the driver (sparse_bench.cpp)
 // measures and the report (sparse_bench_report.cpp) turns into JSON and
 // Markdown.
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "balsa/bench.hpp"
+#include "bench.hpp"
 #include "balsa/sparse.hpp"
 
 namespace balsa::bench {

@@ -1,4 +1,4 @@
-// balsa bench sparse: the records as JSON, the summary and the Markdown
+// balsa-bench sparse: the records as JSON, the summary and the Markdown
 // report (bench/sparse_bench.hpp). Every number here comes from a run that
 // was measured: a skipped or failed run counts in no time ratio.
 #include <fmt/core.h>
@@ -17,8 +17,8 @@ nlohmann::json to_json(const SolverRun& r, bool balsa) {
                       {"success", r.success}, {"error", r.error}, {"residual", r.residual},
                       {"seconds", r.seconds}, {"repeats", r.repeats}};
   if (!balsa) {
-    j["factor_s"] = r.factor_seconds;
-    j["solve_s"] = r.solve_seconds;
+    j["factor_seconds"] = r.factor_seconds;
+    j["solve_seconds"] = r.solve_seconds;
     j["lu_nnz"] = r.lu_nnz;
     j["detail"] = r.detail;
   } else {
@@ -32,7 +32,7 @@ nlohmann::json to_json(const SolverRun& r, bool balsa) {
     j["backward_error"] = r.backward_error;
     j["componentwise_backward_error"] = r.componentwise_backward_error;
     j["plan_first"] = r.predicted;
-    j["plan_first_s"] = r.predicted_seconds;
+    j["plan_first_seconds"] = r.predicted_seconds;
   }
   return j;
 }
@@ -305,7 +305,7 @@ std::string sparse_markdown(const nlohmann::json& meta, const std::vector<System
                             const std::vector<SkippedSystem>& skipped, double success_threshold, std::string& summary) {
   auto m = [&](const char* key) { return meta[key].is_string() ? meta[key].get<std::string>() : meta[key].dump(); };
   std::string md = fmt::format(
-      "## balsa bench sparse\n\n"
+      "## balsa-bench sparse\n\n"
       "- date (UTC): {}; host: {}, {} cores, OpenMP threads {}, OpenBLAS threads {}; GPU: {}; balsa's device: {}\n"
       "- host load (1, 5, 15-minute load averages): {} at the start, {} at the end\n"
       "- command: `{}`\n"

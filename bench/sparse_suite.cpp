@@ -1,4 +1,4 @@
-// balsa bench sparse: the systems (bench/sparse_bench.hpp): the square
+// balsa-bench sparse: the systems (bench/sparse_bench.hpp): the square
 // real matrices of the data folder, with their kind and SPD flag from its
 // manifest-suite.csv, and the generated convection-diffusion systems.
 #include <fmt/core.h>

@@ -1,5 +1,5 @@
 // SuiteSparseQR (SPQR) on a balsa::Csr: the reference of the QR tests and
-// the baseline of `balsa bench qr` (SPQR takes CHOLMOD's 64-bit-index
+// the baseline of `balsa-bench qr` (SPQR takes CHOLMOD's 64-bit-index
 // matrices, cholmod_l_*).
 #pragma once
 

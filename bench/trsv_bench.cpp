@@ -1,4 +1,4 @@
-// balsa bench trsv: measurement (see trsv_bench.hpp).
+// balsa-bench trsv: measurement (see trsv_bench.hpp).
 #include "trsv_bench.hpp"
 
 #include <fmt/core.h>
@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "apps/fields_json.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
@@ -110,6 +111,7 @@ void measure_cpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, 
   TriangularSolver<T> solver(p.L, TrsvOptions{.algorithm = spec.algorithm, .device = Device::Cpu});
   row.construct_ms = seconds_since(clock) * 1e3;
   row.analysis_ms = solver.stats().analysis_seconds * 1e3;
+  row.stats = app::fields_json(solver.stats());
   // Auto's choice, or the algorithm an explicit one fell back to (Spike on
   // a profile too wide): "fallback: NAME", never counted as the algorithm's.
   if (spec.algorithm == TrsvAlgorithm::Auto)
@@ -193,6 +195,7 @@ void measure_gpu(BenchRow& row, const AlgorithmSpec& spec, const Problem<T>& p, 
   else if (solver.stats().algorithm != spec.algorithm)
     row.chosen = std::string("fallback: ") + to_string(solver.stats().algorithm);
   row.analysis = describe_analysis(solver.stats());
+  row.stats = app::fields_json(solver.stats());
   time_on_device(
       row, dev, warmup, repeat,
       [&](int k) {
@@ -345,10 +348,10 @@ void run_trsv_bench(const BenchOptions& options, const std::string& command_line
   std::vector<BenchCase> cases = make_suite(o, warnings);
   if (cases.empty())
     throw Error("bench trsv: no cases to run (--suite none without FILES, or --only matched none)");
-  for (const std::string& w : warnings) fmt::print(stderr, "balsa bench trsv: note: {}\n", w);
+  for (const std::string& w : warnings) fmt::print(stderr, "balsa-bench trsv: note: {}\n", w);
   const nlohmann::json meta = bench_meta(o, runner.use_gpu, command_line, warnings);
   if (o.rhs < 1) throw DimensionError("bench trsv: --rhs must be at least 1");
-  fmt::print(stderr, "balsa bench trsv: {} cases, precision {}, {} timed solves after {} warm-up, device {}{}\n",
+  fmt::print(stderr, "balsa-bench trsv: {} cases, precision {}, {} timed solves after {} warm-up, device {}{}\n",
              cases.size(), o.precision, o.repeat, o.warmup, runner.use_gpu ? "cuda" : "cpu",
              o.rhs > 1 ? fmt::format(", {} right-hand sides per solve", o.rhs) : "");
 

@@ -1,4 +1,4 @@
-// balsa bench trsv: the triangular-solve benchmark (issue 3, item 6).
+// balsa-bench trsv: the triangular-solve benchmark (issue 3, item 6).
 //
 // For every case (generator matrices and Matrix Market files, lower
 // triangle, non-unit diagonal) x precision x algorithm: analysis time, solve
@@ -7,7 +7,7 @@
 // a correctness check against the CPU reference, and the baselines measured
 // in the same run (CPU serial substitution, cuSPARSE SpSV, one cuSPARSE SpMV
 // of L). Results: JSON, Markdown (bench_report.hpp), progress on stderr.
-// The options and run_trsv_bench: include/balsa/bench.hpp; here the suite.
+// The options and run_trsv_bench: bench/bench.hpp; here the suite.
 #pragma once
 
 #include <filesystem>
@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "balsa/bench.hpp"
+#include "bench.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/trsv.hpp"
 
 namespace balsa::bench {
 
-using BenchOptions = TrsvBenchOptions;  // include/balsa/bench.hpp
+using BenchOptions = TrsvBenchOptions;  // bench/bench.hpp
 
 // An algorithm as the benchmark names it.
 struct AlgorithmSpec {

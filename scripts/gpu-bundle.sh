@@ -10,7 +10,7 @@ mapfile -t libs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' deps/debian-packages.
                     grep -Ev '^(cmake|ninja-build|g\+\+)$')
 "$fetch" "${libs[@]}"
 
-# HiGHS for `balsa bench lp` (scripts/lp-highs.py): the GPU host's python3
+# HiGHS for `balsa-bench lp` (scripts/lp-highs.py): the GPU host's python3
 # (the CUDA image's, Python 3.12) has no highspy and no registry, so the wheel
 # of the highspy installed here travels in .gpu-deps/wheels (about 3 MB each);
 # scripts/gpu-host.sh installs it there. BALSA_GPU_PYTHONS="3.11 3.12 ..."

@@ -3,18 +3,18 @@
 #   scripts/gpu-host.sh tests   build (sm_90), GPU tests, all tests,
 #                               compute-sanitizer memcheck + racecheck, balsa run
 #   scripts/gpu-host.sh racecheck  build, racecheck on small cases of the trsv kernels
-#   scripts/gpu-host.sh bench   build, balsa bench trsv (default suite) [extra args]
+#   scripts/gpu-host.sh bench   build, balsa-bench trsv (default suite) [extra args]
 #   scripts/gpu-host.sh all     both
-#   scripts/gpu-host.sh sparse  build, balsa bench sparse [extra args]
+#   scripts/gpu-host.sh sparse  build, balsa-bench sparse [extra args]
 #   scripts/gpu-host.sh quick   build, ctest -L gpu, then the bench [extra args] (no sanitizers)
 #   scripts/gpu-host.sh qr [bench args]  build, the QR tests (CPU and GPU), memcheck and
-#                               racecheck of gpu_qr_test, then balsa bench qr --fronts and
-#                               balsa bench qr [bench args]
+#                               racecheck of gpu_qr_test, then balsa-bench qr --fronts and
+#                               balsa-bench qr [bench args]
 #   scripts/gpu-host.sh sequence [bench args]  build, the trsv/TASSL tests (CPU
 #                               and GPU), memcheck and racecheck of
-#                               gpu_trsv_update_test, balsa bench sequence [args]
+#                               gpu_trsv_update_test, balsa-bench sequence [args]
 #   scripts/gpu-host.sh lp [bench args]  build, the LP tests (CPU and GPU), memcheck
-#                               of gpu_lp_test, HiGHS on .lp-data, balsa bench lp [args]
+#                               of gpu_lp_test, HiGHS on .lp-data, balsa-bench lp [args]
 #   scripts/gpu-host.sh python [vs-cupy args]  build with the Python extension
 #                               (the host's python3: nanobind, CuPy, pytest),
 #                               the Python tests (CPU and GPU), the stream tests
@@ -31,11 +31,11 @@
 #   scripts/gpu-host.sh compare OLD  spot check against another source tree OLD
 #                               (e.g. a git worktree of an earlier commit): its
 #                               balsa built beside this one, then balsa run and
-#                               balsa bench trsv --only lap3d, each twice, the
+#                               balsa-bench trsv --only lap3d, each twice, the
 #                               two binaries alternating on the same GPU
 #   scripts/gpu-host.sh chains [bench args]  build, the triangular-solve tests (CPU
 #                               and GPU), memcheck and racecheck of
-#                               gpu_trsv_spike_test, balsa bench trsv [args]
+#                               gpu_trsv_spike_test, balsa-bench trsv [args]
 #   scripts/gpu-host.sh kernel NAMES [bench args]
 #                               build, ctest -L gpu, memcheck and racecheck of
 #                               gpu_trsv_algorithms_test restricted to the
@@ -51,7 +51,7 @@ outdir="${OUT:-/tmp}"
 exec > >(tee "$outdir/gpu-host-$stage.log") 2>&1
 # shellcheck disable=SC1091
 source .gpu-deps/env.sh
-# HiGHS (highspy) for scripts/lp-highs.py, `balsa bench lp`'s second baseline:
+# HiGHS (highspy) for scripts/lp-highs.py, `balsa-bench lp`'s second baseline:
 # when python3 cannot import it, the wheel bundled by scripts/gpu-bundle.sh
 # (.gpu-deps/wheels), into site-packages if writable, else into $pydir (on PYTHONPATH).
 pydir=/tmp/balsa-python
@@ -72,7 +72,8 @@ step "device"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=
 if [ "$stage" = compare ]; then  # the other tree builds beside this one
   old="$1"
   (cmake -S "$old" -B "$old/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real" \
-     -DBALSA_BUILD_TESTS=OFF >/dev/null && cmake --build "$old/build-gpu" -j 8 --target balsa_cli >"$outdir/old-build.log" 2>&1) &
+     -DBALSA_BUILD_TESTS=OFF >/dev/null && cmake --build "$old/build-gpu" -j 8 --target balsa_cli >"$outdir/old-build.log" 2>&1 &&
+     { cmake --build "$old/build-gpu" -j 8 --target balsa_bench_cli >>"$outdir/old-build.log" 2>&1 || true; }) &
 fi
 step "configure and build (sm_90)"
 python_args=()
@@ -132,8 +133,8 @@ run_racecheck() {
 }
 
 run_bench() {
-  step "balsa bench trsv $*"
-  $build/balsa bench trsv --data-dir tests/data --json "$outdir/bench-trsv.json" --markdown "$outdir/bench-trsv.md" "$@"
+  step "balsa-bench trsv $*"
+  $build/balsa-bench trsv --data-dir tests/data --json "$outdir/bench-trsv.json" --markdown "$outdir/bench-trsv.md" "$@"
   echo "exit $?"
 }
 
@@ -170,11 +171,11 @@ run_kernel_sanitizers() {
   unset BALSA_TEST_ALGORITHMS
 }
 
-# balsa bench sparse (issue 23): balsa::solve beside UMFPACK and SuperLU on
+# balsa-bench sparse (issue 23): balsa::solve beside UMFPACK and SuperLU on
 # the host's cores; [extra args], e.g. --suite real.
 run_sparse() {
-  step "balsa bench sparse $*"
-  $build/balsa bench sparse --json "$outdir/bench-sparse.json" --markdown "$outdir/bench-sparse.md" "$@"
+  step "balsa-bench sparse $*"
+  $build/balsa-bench sparse --json "$outdir/bench-sparse.json" --markdown "$outdir/bench-sparse.md" "$@"
   echo "exit $?"
 }
 
@@ -192,8 +193,10 @@ run_compare() {
   for i in 1 2; do
     for who in old new; do
       local b=$old; [ $who = new ] && b=$new
-      step "$who: balsa bench trsv --only lap3d --precision double ($i)"
-      $b bench trsv --only lap3d --precision double --data-dir tests/data --markdown "$outdir/lap3d-$who-$i.md" \
+      step "$who: balsa-bench trsv --only lap3d --precision double ($i)"
+      # balsa-bench beside balsa; an older tree's balsa has the benchmarks as `balsa bench`.
+      local bb="$(dirname "$b")/balsa-bench"; [ -x "$bb" ] || bb="$b bench"
+      $bb trsv --only lap3d --precision double --data-dir tests/data --markdown "$outdir/lap3d-$who-$i.md" \
         >"$outdir/lap3d-$who-$i.txt" 2>&1
       echo "exit $?"; grep -E "^\| lap3d" "$outdir/lap3d-$who-$i.md" | head -30
     done
@@ -222,11 +225,11 @@ run_qr() {
   echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout|\*\*\*" "$outdir/ctest-qr.log" | head -30
   sanitize memcheck gpu_qr_test 'GpuQr.TaskKernel*:GpuQr.Wide*:GpuQr.Dead*' 400
   sanitize racecheck gpu_qr_test 'GpuQr.LaunchByLaunch*' 400
-  step "balsa bench qr --fronts"
-  $build/balsa bench qr --fronts --json "$outdir/bench-qr-fronts.json" --markdown "$outdir/bench-qr-fronts.md"
+  step "balsa-bench qr --fronts"
+  $build/balsa-bench qr --fronts --json "$outdir/bench-qr-fronts.json" --markdown "$outdir/bench-qr-fronts.md"
   echo "exit $?"; cat "$outdir/bench-qr-fronts.md" | grep "^|"
-  step "balsa bench qr $*"
-  $build/balsa bench qr --suite-dir .bench-data --json "$outdir/bench-qr.json" --markdown "$outdir/bench-qr.md" "$@"
+  step "balsa-bench qr $*"
+  $build/balsa-bench qr --suite-dir .bench-data --json "$outdir/bench-qr.json" --markdown "$outdir/bench-qr.md" "$@"
   echo "exit $?"; grep "^|" "$outdir/bench-qr.md"
 }
 
@@ -238,14 +241,14 @@ run_sequence() {
     >"$outdir/ctest-sequence.log" 2>&1
   echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout|\*\*\*Failed" "$outdir/ctest-sequence.log" | head -30
   for tool in memcheck racecheck; do sanitize $tool gpu_trsv_update_test '*/1.RealMatrixTriangles' 200; done
-  step "balsa bench sequence $*"
-  $build/balsa bench sequence --json "$outdir/bench-sequence.json" --markdown "$outdir/bench-sequence.md" "$@"
+  step "balsa-bench sequence $*"
+  $build/balsa-bench sequence --json "$outdir/bench-sequence.json" --markdown "$outdir/bench-sequence.md" "$@"
   echo "exit $?"; grep -E "^\||^Mean" "$outdir/bench-sequence.md"
 }
 
 # Linear programming (issue 26, thesis ch. 7): the LP tests (CPU and GPU),
 # memcheck of the GPU basis solves, HiGHS on every LP (scripts/lp-highs.py),
-# then balsa bench lp against CLP with HiGHS' results beside. The LPs: a copy
+# then balsa-bench lp against CLP with HiGHS' results beside. The LPs: a copy
 # of shared/data/lp carried as .lp-data (LP_DIR overrides).
 run_lp() {
   local dir="${LP_DIR:-.lp-data}"
@@ -259,8 +262,8 @@ run_lp() {
     >"$outdir/highs.txt" 2>&1
   echo "exit $?"; tail -3 "$outdir/highs.txt"
   }
-  step "balsa bench lp --dir $dir $*"
-  $build/balsa bench lp --dir "$dir" --highs-json "$outdir/highs.json" --json "$outdir/bench-lp.json" \
+  step "balsa-bench lp --dir $dir $*"
+  $build/balsa-bench lp --dir "$dir" --highs-json "$outdir/highs.json" --json "$outdir/bench-lp.json" \
     --markdown "$outdir/bench-lp.md" "$@"
   echo "exit $?"; grep -E "^\||^Status" "$outdir/bench-lp.md" | tail -90
 }
@@ -302,15 +305,15 @@ run_answer() {
       step "balsa run --device $device --method $method (3 runs)"
       for i in 1 2 3; do
         $build/balsa run --device $device --method $method --json >"$outdir/run.tmp" 2>&1
-        python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(json.dumps({k: j.get(k) for k in ('method','device','iterations','setup_seconds','solve_seconds','seconds','plan_seconds','true_residual','backward_error')}))" "$outdir/run.tmp" \
+        python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(json.dumps({k: j.get(k) for k in ('method','device','iterations','setup_seconds','solve_seconds','total_seconds','plan_seconds','true_residual','backward_error')}))" "$outdir/run.tmp" \
           | tee -a "$outdir/answer-run.jsonl" || tail -3 "$outdir/run.tmp"
       done
     done
   done
   rm -f "$outdir/run.tmp"
   step "balsa run (text, default)"; $build/balsa run
-  step "balsa bench sparse --suite generated --only ${ANSWER_SPARSE:-cd2d-1024 cd3d-100} (balsa only)"
-  $build/balsa bench sparse --suite generated --only ${ANSWER_SPARSE:-cd2d-1024 cd3d-100} --repeat 1 --no-baselines \
+  step "balsa-bench sparse --suite generated --only ${ANSWER_SPARSE:-cd2d-1024 cd3d-100} (balsa only)"
+  $build/balsa-bench sparse --suite generated --only ${ANSWER_SPARSE:-cd2d-1024 cd3d-100} --repeat 1 --no-baselines \
     --json "$outdir/answer-sparse-1e6.json" --markdown "$outdir/answer-sparse-1e6.md" >/dev/null 2>&1
   echo "exit $?"; python3 -c "import json,sys; [print(s['name'], s['n'], {k: (v.get('seconds'), v.get('method'), v.get('device')) for k, v in s.items() if isinstance(v, dict) and 'seconds' in v}) for s in json.load(open(sys.argv[1]))['systems']]" "$outdir/answer-sparse-1e6.json"
   step "bench/python_vs_cupy.py (the Laplacian 100^3)"

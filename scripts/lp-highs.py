@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""HiGHS, the second baseline of `balsa bench lp` (the first, CLP, is linked
+"""HiGHS, the second baseline of `balsa-bench lp` (the first, CLP, is linked
 into balsa_bench: bench/lp_baselines.hpp).
 
     python3 scripts/lp-highs.py --repeat R --json out.json FILES...

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits the coefficients of the simplex' basis-solve model (lp/basis/basis_gpu.hpp,
-thesis 7.2.4-7.2.5) to a `balsa bench lp --json` run that has the GPU column,
+thesis 7.2.4-7.2.5) to a `balsa-bench lp --json` run that has the GPU column,
 on every other problem (sorted by name), and scores them on the rest.
 
     python3 scripts/lp-model-fit.py bench/results/2026-11-26-lp-h200-model-fit.json
@@ -23,8 +23,8 @@ for p in sorted(runs, key=lambda p: p["path"]):
     b, g = p.get("balsa"), p.get("gpu")
     if not b or not g or b["iterations"] == 0 or g["iterations"] == 0:
         continue
-    m = b["model"]
-    per_it = lambda r: (r["time"]["ftran"] + r["time"]["btran"] + r["time"]["update"]) / r["iterations"]
+    m = b["stats"]["model"]
+    per_it = lambda r: (r["stats"]["ftran_seconds"] + r["stats"]["btran_seconds"] + r["stats"]["update_seconds"]) / r["iterations"]
     rows.append(dict(name=p["path"], m=p["rows"], edges=m["nnz_L"] + m["nnz_U"], nnz_u=m["nnz_U"],
                      density=m["density"], cpu=per_it(b), gpu=per_it(g)))
 cpu_f = lambda r: [1.0, r["density"] * r["edges"], r["m"]]

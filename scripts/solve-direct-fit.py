@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fit balsa::solve's direct-method time model (solve/cost_model.cpp) on
-half of a `balsa bench direct` run and score it on the other half.
+half of a `balsa-bench direct` run and score it on the other half.
 
 Model, per method (cholmod, umfpack, klu), from the analysis' predictions
 (UMFPACK: from the factor's actual counts, which KLU's analysis predicts
@@ -43,7 +43,7 @@ def main():
             p = r["factorized"] if method == "umfpack" else r["predicted"]
             rows.append({"name": r["matrix"].split(".")[0], "one": 1.0, "flops": p["flops"],
                          "entries": p["factor_entries"], "nnz": r["nnz"], "n": r["n"],
-                         "factor": r["factor_s"] + r["solve_s"], "analyse": r["analyse_s"]})
+                         "factor": r["factor_seconds"] + r["solve_seconds"], "analyse": r["analyse_seconds"]})
         train, test = rows[0::2], rows[1::2]
         f = fit(train, ("one", "flops", "entries"), "factor")
         a = fit(train, ("one", "nnz"), "analyse")

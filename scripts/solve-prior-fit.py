@@ -5,7 +5,7 @@ shared real matrices and score it on the other half.
 The prior: iterations = c * n^(1/3) * exp(k * (1 - d)), d the fraction of
 diagonally dominant rows, one (c, k) for PCG-IC(0) (symmetric matrices with
 a positive diagonal) and one for DB + ILU(0)-BiCGStab(2) (the rest). Data:
-the first attempt of every system in a `balsa bench sparse` JSON (the
+the first attempt of every system in a `balsa-bench sparse` JSON (the
 iterations each method took; a method that failed counts with the
 iterations it had run, a lower bound). Fit: least squares of
 log(iterations / n^(1/3)) on (1 - d) over the converged first attempts of

@@ -1,6 +1,5 @@
 // balsa: everything in one include (every capability's header; the
-// benchmark drivers' balsa/bench.hpp belongs to the separate balsa_bench
-// library and is not included).
+// benchmark drivers' header is bench/bench.hpp, outside the library).
 #pragma once
 
 #include "balsa/config.hpp"
@@ -8,6 +7,7 @@
 #include "balsa/cuda.hpp"
 #include "balsa/direct.hpp"
 #include "balsa/error.hpp"
+#include "balsa/fields.hpp"
 #include "balsa/factor.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"

@@ -1,35 +1,16 @@
 // balsa._balsa.Direct{F32,F64}: balsa::DirectSolver (include/balsa/direct.hpp)
 // behind balsa.DirectSolver and balsa.factorized (python/balsa/direct.py),
-// and its stats as a dict.
+// and its stats as a dict (python/src/stats.hpp).
 #include "balsa/direct.hpp"
 
 #include <algorithm>
 
 #include "python/src/common.hpp"
+#include "python/src/stats.hpp"
 
 namespace balsa::python {
 
 namespace {
-
-nb::dict to_dict(const DirectStats& s) {
-  nb::dict d;
-  d["method"] = to_string(s.method);
-  d["device"] = to_string(s.device);
-  d["n"] = s.n;
-  d["nnz"] = s.nnz;
-  d["factor_entries"] = s.factor_entries;
-  d["flops"] = s.flops;
-  d["peak_bytes"] = s.peak_bytes;
-  d["factorized"] = s.factorized;
-  d["rcond"] = s.rcond;
-  d["note"] = text(s.note);
-  d["analyse_seconds"] = s.analyse_seconds;
-  d["factor_seconds"] = s.factor_seconds;
-  d["solve_seconds"] = s.solve_seconds;
-  d["factorizations"] = s.factorizations;
-  d["columns_solved"] = s.columns_solved;
-  return d;
-}
 
 template <class T>
 class Direct {

@@ -1,22 +1,28 @@
-# Tests of the balsa command: exit codes, messages on stderr, files written.
+# Tests of the balsa command and of balsa-bench: exit codes, messages on
+# stderr, files written.
 set(BALSA_EXE $<TARGET_FILE:balsa_cli>)
+set(BALSA_BENCH_EXE $<TARGET_FILE:balsa_bench_cli>)
 set(DATA ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set(OUT ${CMAKE_CURRENT_BINARY_DIR}/cli-out)
 file(MAKE_DIRECTORY ${OUT})
 
-# balsa_cli_test(NAME ARGS ... [PASS regex] [NOT regex]): must succeed, stdout+stderr matching PASS
-# (and not NOT).
+# balsa_cli_test(NAME [BENCH] ARGS ... [PASS regex] [NOT regex]): must succeed, stdout+stderr matching PASS
+# (and not NOT); BENCH: run balsa-bench, not balsa.
 # balsa_cli_test(NAME ARGS ... ERROR regex [EXIT code] [NOT regex]): must fail (with that
 # exit code, if given), stderr matching ERROR (and not NOT).
 # SETUP fixture: this test makes a file others read; NEEDS fixture: this test reads it.
 function(balsa_cli_test name)
-  cmake_parse_arguments(T "" "PASS;ERROR;EXIT;NOT;SETUP;NEEDS" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "BENCH" "PASS;ERROR;EXIT;NOT;SETUP;NEEDS" "ARGS" ${ARGN})
+  set(exe ${BALSA_EXE})
+  if(T_BENCH)
+    set(exe ${BALSA_BENCH_EXE})
+  endif()
   if(DEFINED T_ERROR)
-    add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} -DEXE=${BALSA_EXE} "-DARGS=${T_ARGS}" "-DEXPECT=${T_ERROR}"
+    add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} -DEXE=${exe} "-DARGS=${T_ARGS}" "-DEXPECT=${T_ERROR}"
              "-DEXIT=${T_EXIT}" "-DREJECT=${T_NOT}"
              -P ${CMAKE_CURRENT_LIST_DIR}/cli_expect_error.cmake WORKING_DIRECTORY ${OUT})
   else()
-    add_test(NAME cli.${name} COMMAND ${BALSA_EXE} ${T_ARGS} WORKING_DIRECTORY ${OUT})
+    add_test(NAME cli.${name} COMMAND ${exe} ${T_ARGS} WORKING_DIRECTORY ${OUT})
   endif()
   set_tests_properties(cli.${name} PROPERTIES LABELS "cpu;cli" TIMEOUT 120)
   if(T_PASS)
@@ -33,12 +39,17 @@ function(balsa_cli_test name)
   endif()
 endfunction()
 
-balsa_cli_test(help ARGS --help PASS "info.*gen.*convert.*bench")
+balsa_cli_test(help ARGS --help PASS "info.*gen.*convert.*trsv" NOT "bench")
 balsa_cli_test(no_command ARGS --seed ERROR "subcommand|--seed")
-balsa_cli_test(unknown_command ARGS frobnicate ERROR "balsa: error: unknown command .frobnicate. \\(commands: run, info, gen, convert, bench")
+balsa_cli_test(unknown_command ARGS frobnicate ERROR "balsa: error: unknown command .frobnicate. \\(commands: run, info, gen, convert, trsv")
 balsa_cli_test(info ARGS info ${DATA}/bcsstk13.mtx
                PASS "2003 x 2003, 83883 nonzeros \\(42943 stored")
-balsa_cli_test(info_json ARGS info --json ${DATA}/west0479.mtx PASS "\"nnz\": 1910")
+balsa_cli_test(info_json ARGS info --json ${DATA}/west0479.mtx
+               PASS "\"balsa_version\": \"[0-9]+\\.[0-9]+\\.[0-9]+\".*\"nnz\": 1910.*\"read_seconds\"")
+# The benchmarks are balsa-bench: balsa bench says so (usage error).
+balsa_cli_test(bench_moved ARGS bench trsv --quick ERROR "balsa-bench trsv" EXIT 2)
+balsa_cli_test(bench_help BENCH ARGS --help PASS "trsv.*solve.*banded.*qr.*sequence.*lp.*sparse.*direct")
+balsa_cli_test(bench_unknown BENCH ARGS frobnicate ERROR "balsa-bench: error: unknown command .frobnicate." EXIT 2)
 balsa_cli_test(info_missing_file ARGS info ${OUT}/no-such-file.mtx ERROR "balsa: error: cannot open .*no-such-file.mtx")
 balsa_cli_test(gen_laplace3d ARGS gen laplace3d --nx 6 --ny 5 --nz 4 --stencil 27 -o ${OUT}/l3.mtx PASS "wrote 120 x 120")
 balsa_cli_test(gen_lower ARGS gen laplace2d --nx 10 --triangle lower -o ${OUT}/l2.mtx PASS "wrote 100 x 100, 280 nonzeros")
@@ -115,6 +126,8 @@ balsa_cli_test(solve_numerically_singular ARGS solve ${OUT}/num_singular.mtx --r
 balsa_cli_test(solve_bicgstab2 ARGS solve ${DATA}/cryg2500.mtx --method bicgstab2-ilu0 --device cpu --maxit 5000 -o ${OUT}/x.mtx
                PASS "converged after")
 balsa_cli_test(solve_json ARGS solve ${DATA}/bcsstk13.mtx --device cpu --json --maxit 5000 PASS "\"iterations\"")
+balsa_cli_test(solve_preset_json ARGS solve ${DATA}/bcsstk13.mtx --method pcg-ic0 --device cpu --json --maxit 5000
+               PASS "\"balsa_version\".*\"stats\": {.*\"factor\": {.*\"analysis_seconds\".*\"setup_seconds\"" NOT "\"t_[a-z]+\":")
 balsa_cli_test(solve_not_converged ARGS solve ${DATA}/bcsstk13.mtx --method pcg-ic0 --device cpu --maxit 3
                ERROR "pcg-ic0 did not converge: max-iterations" EXIT 3)
 balsa_cli_test(solve_not_square ARGS solve ${DATA}/lp_e226.mtx --device cpu ERROR "square")
@@ -127,20 +140,20 @@ balsa_cli_test(solve_sap_c ARGS solve ${DATA}/olm1000.mtx --method sap-c --parti
   PASS "P = 4 .*T_DB.*converged after [0-9]+ iterations: residual [^ ]+ \\(2-norm")
 balsa_cli_test(solve_sap_d_sparse ARGS solve ${DATA}/west0479.mtx --method sap-d --device cpu
   PASS "half-bandwidth [0-9]+ -> [0-9]+ after DB and CM.*converged after")
-balsa_cli_test(bench_banded_cpu ARGS bench banded --device cpu --suite grid --n 2000 --k 10 --repeat 1
+balsa_cli_test(bench_banded_cpu BENCH ARGS banded --device cpu --suite grid --n 2000 --k 10 --repeat 1
   PASS "Grid speedup over dgbsv")
-balsa_cli_test(bench_solve_quick ARGS bench solve --suite quick --device cpu --data-dir ${DATA} PASS "lap3d-7pt-20.*converged")
+balsa_cli_test(bench_solve_quick BENCH ARGS solve --suite quick --device cpu --data-dir ${DATA} PASS "lap3d-7pt-20.*converged")
 balsa_cli_test(run_bad_device ARGS run --device tpu ERROR "--device.*tpu")
 balsa_cli_test(lsq_tall ARGS lsq ${DATA}/Franz6_id1959_aug.mtx -o ${OUT}/franz6_x.mtx
   PASS "rank 3016 of 3016.*A\\^T \\(b - A x\\)\\|\\| = [0-9.]+e-1[0-9].*x written")
 balsa_cli_test(lsq_wide_min_norm ARGS lsq ${DATA}/lp_e226.mtx --ordering metis PASS "rank 223 of 223.*b - A x\\|\\| = [0-9.]+e-1[0-9]")
 balsa_cli_test(qr_stats ARGS qr ${DATA}/bayer10.mtx --stats PASS "1190 column singletons.*fronts.*flops \\(staircase.*rank 13291 of 13436")
 balsa_cli_test(lsq_wrong_b ARGS lsq ${DATA}/lp_e226.mtx ${DATA}/olm1000.mtx ERROR "olm1000.mtx: the right-hand side has 1000 rows, the matrix 223")
-balsa_cli_test(bench_qr ARGS bench qr --data-dir ${DATA} --no-generated --repeat 1 PASS "Franz6.*\\| 3016 / 3016 / (3016|-) \\|")
+balsa_cli_test(bench_qr BENCH ARGS qr --data-dir ${DATA} --no-generated --repeat 1 PASS "Franz6.*\\| 3016 / 3016 / (3016|-) \\|")
 
-balsa_cli_test(bench_sequence ARGS bench sequence --suite lp --lp-dir ${DATA} --steps 2 --no-multi --device cpu
+balsa_cli_test(bench_sequence BENCH ARGS sequence --suite lp --lp-dir ${DATA} --steps 2 --no-multi --device cpu
                PASS "\\| lp:25fv47 \\| 821 \\| 5955 \\| 1 \\|.*\\| 2 \\| 0 \\| 0 \\| 0.0e\\+00 \\|")
-balsa_cli_test(bench_sequence_bad_suite ARGS bench sequence --suite nope ERROR "--suite: nope not in" EXIT 2)
+balsa_cli_test(bench_sequence_bad_suite BENCH ARGS sequence --suite nope ERROR "--suite: nope not in" EXIT 2)
 
 balsa_cli_test(info_not_mtx ARGS info ${DATA}/SOURCES.md ERROR "balsa: error: .*SOURCES.md:1: ")
 balsa_cli_test(convert_transpose ARGS convert ${DATA}/lp_e226.mtx ${OUT}/lp_t.mtx --transpose PASS "wrote 472 x 223, 2768 nonzeros")
@@ -150,7 +163,7 @@ balsa_cli_test(convert_pattern ARGS convert ${DATA}/cryg2500.mtx - --field patte
 balsa_cli_test(convert_integer_bad ARGS convert ${DATA}/cryg2500.mtx ${OUT}/c.mtx --field integer ERROR "balsa: error: .*integ")
 balsa_cli_test(convert_keep_stored_symmetric ARGS convert ${DATA}/bcsstk13.mtx ${OUT}/b13s.mtx --keep-stored --storage symmetric
                PASS "wrote 2003 x 2003, 83883 nonzeros")
-balsa_cli_test(bench_trsv_quick ARGS bench trsv --quick --data-dir ${DATA} --json ${OUT}/bench.json
+balsa_cli_test(bench_trsv_quick BENCH ARGS trsv --quick --data-dir ${DATA} --json ${OUT}/bench.json
                --markdown ${OUT}/bench.md PASS "geomean")
 # balsa trsv --explain: TASSL's metrics and the thesis' model on the CPU (no GPU needed).
 balsa_cli_test(trsv_explain ARGS trsv ${DATA}/west0479.mtx --explain
@@ -188,7 +201,7 @@ balsa_cli_test(usage_bad_enum ARGS solve ${DATA}/bcsstk13.mtx --trsv levelset
                ERROR "--trsv: unknown value 'levelset' \\(one of: auto, reference, level-set" EXIT 2)
 balsa_cli_test(usage_bad_method_exit ARGS solve ${DATA}/bcsstk13.mtx --method gmres ERROR "--method" EXIT 2)
 balsa_cli_test(help_plain ARGS solve --help PASS "--device NAME.*auto, cpu, cuda; default: auto" NOT "TEXT:|INT:|FLOAT:|REQUIRED|[0-9]{40}")
-balsa_cli_test(bench_help_plain ARGS bench banded --help PASS "--n N" NOT "TEXT:|INT:|FLOAT:|REQUIRED|[0-9]{40}")
+balsa_cli_test(bench_help_plain BENCH ARGS banded --help PASS "--n N" NOT "TEXT:|INT:|FLOAT:|REQUIRED|[0-9]{40}")
 balsa_cli_test(run_json ARGS run --grid 8 --device cpu --json PASS "\"outcome\": \"converged\"")
 balsa_cli_test(solve_x_to_stdout ARGS solve ${DATA}/bcsstk13.mtx --device cpu --maxit 5000 -o -
                PASS "%%MatrixMarket matrix array real general")
@@ -205,7 +218,7 @@ balsa_cli_test(trsv_solve ARGS trsv ${OUT}/lap20_lower.mtx --device cpu PASS "re
 balsa_cli_test(trsv_solve_upper_transpose ARGS trsv ${OUT}/lap20_lower.mtx --upper --transpose --device cpu
                ERROR "not upper triangular" NEEDS lap20_lower)
 balsa_cli_test(trsv_solve_transpose_json ARGS trsv ${OUT}/lap20_lower.mtx --transpose --algorithm level-set --device cpu --json
-               PASS "\"operation\": \"transpose\"" NEEDS lap20_lower)
+               PASS "\"balsa_version\".*\"operation\": \"transpose\".*\"stats\": {.*\"algorithm\": \"level-set\".*\"analysis_seconds\".*\"last_solve_seconds\"" NEEDS lap20_lower)
 balsa_cli_test(trsv_solve_rhs ARGS trsv ${OUT}/lap20_lower.mtx --rhs ${OUT}/lap20_lower.mtx -o ${OUT}/trsv_x.mtx --device cpu
                PASS "column 400: residual" NEEDS lap20_lower)
 balsa_cli_test(trsv_solve_stdout ARGS trsv ${OUT}/lap20_lower.mtx --device cpu -o - PASS "%%MatrixMarket matrix array" NEEDS lap20_lower)
@@ -224,18 +237,18 @@ file(WRITE ${OUT}/bad.mps "NAME BAD\nROWS\n N OBJ\n L C1\nCOLUMNS\n X C1 1\n X C
 balsa_cli_test(info_mps_malformed ARGS info ${OUT}/bad.mps ERROR "balsa: error: .*bad.mps:7: unknown row 'C2' in COLUMNS" EXIT 1)
 balsa_cli_test(info_mps_missing ARGS info ${OUT}/no-such-file.mps ERROR "balsa: error: cannot open MPS file .*no-such-file.mps")
 balsa_cli_test(convert_gz ARGS convert ${DATA}/west0479.mtx.gz ${OUT}/west_from_gz.mtx PASS "wrote 479 x 479, 1910 nonzeros")
-balsa_cli_test(bench_banded_sweep_limits ARGS bench banded --device cpu --suite sweep --n 3000 --k 12 --d 1 --repeat 1
+balsa_cli_test(bench_banded_sweep_limits BENCH ARGS banded --device cpu --suite sweep --n 3000 --k 12 --d 1 --repeat 1
                --json - PASS "\"suite\": \"sweep\"" NOT "\"N\": 200000")
-balsa_cli_test(bench_two_stdout ARGS bench qr --no-generated --json - --markdown - ERROR "cannot both be '-'" EXIT 2)
+balsa_cli_test(bench_two_stdout BENCH ARGS qr --no-generated --json - --markdown - ERROR "cannot both be '-'" EXIT 2)
 balsa_cli_test(run_bad_stencil ARGS run --stencil 9 ERROR "--stencil: unknown value '9' \\(one of: 7, 27\\)" EXIT 2)
 balsa_cli_test(gen_triangle_help ARGS gen laplace2d --help PASS "--triangle NAME +Keep only this triangle \\(lower, upper\\)")
 
 # ---- balsa bench sparse: the general-systems benchmark, small systems (seconds) ---------------
-balsa_cli_test(bench_sparse_quick ARGS bench sparse --suite quick --data-dir ${DATA} --device cpu
+balsa_cli_test(bench_sparse_quick BENCH ARGS sparse --suite quick --data-dir ${DATA} --device cpu
                --json ${OUT}/bench_sparse.json --markdown ${OUT}/bench_sparse.md
                PASS "balsa's own iterative methods solve [0-9]+ of the [0-9]+ systems UMFPACK solves.*log2\\(T_baseline / T_balsa\\)"
                NOT "balsa: error")
-balsa_cli_test(bench_sparse_rectangular ARGS bench sparse --suite real --data-dir ${DATA} --only lp_e226 --json -
+balsa_cli_test(bench_sparse_rectangular BENCH ARGS sparse --suite real --data-dir ${DATA} --only lp_e226 --json -
                PASS "\"reason\": \"rectangular \\(223 x 472\\)\"")
 # ---- balsa reorder: SaP's DB and CM reorderings (include/balsa/reorder.hpp) -------------
 balsa_cli_test(reorder_cm ARGS reorder ${DATA}/jagmesh7.mtx
@@ -253,12 +266,12 @@ balsa_cli_test(reorder_bad_max_starts ARGS reorder ${DATA}/west0479.mtx --max-st
 balsa_cli_test(lp_afiro ARGS lp ${DATA}/lp/afiro.mps.gz --device cpu
                PASS "iteration +objective +primal inf.*dual phase 2.*status optimal, objective -464.753142857")
 balsa_cli_test(lp_json ARGS lp ${DATA}/lp/kb2.mps.gz --device cpu --json
-               PASS "\"status\": \"optimal\".*\"time\": {.*\"btran\"")
+               PASS "\"balsa_version\".*\"stats\": {.*\"btran_seconds\".*\"status\": \"optimal\"")
 balsa_cli_test(lp_infeasible ARGS lp ${DATA}/lp/itest2.mps.gz --device cpu PASS "status infeasible")
 balsa_cli_test(lp_solution_file ARGS lp ${DATA}/lp/sc50a.mps.gz --device cpu -q -o ${OUT}/sc50a.sol SETUP lp_sol)
 balsa_cli_test(lp_solution_read ARGS info ${OUT}/sc50a.sol NEEDS lp_sol ERROR "sc50a.sol:1: ")
 balsa_cli_test(lp_missing ARGS lp ${OUT}/no-such.mps ERROR "balsa: error: .*no-such.mps")
 balsa_cli_test(lp_not_mps ARGS lp ${DATA}/SOURCES.md ERROR "balsa: error: .*SOURCES.md:[0-9]+: ")
 balsa_cli_test(lp_bad_device ARGS lp ${DATA}/lp/afiro.mps.gz --device gpu ERROR "--device" EXIT 2)
-balsa_cli_test(bench_lp ARGS bench lp --dir ${DATA}/lp --only afiro,itest2 --no-gpu
+balsa_cli_test(bench_lp BENCH ARGS lp --dir ${DATA}/lp --only afiro,itest2 --no-gpu
                PASS "Status as the reference's: 2 of 2")

@@ -1,4 +1,4 @@
-// The pure helpers of `balsa bench trsv` (bench/bench_math.hpp,
+// The pure helpers of `balsa-bench trsv` (bench/bench_math.hpp,
 // bench/bench_report.hpp): statistics, byte counts, the floor model,
 // formatting, the result check, matrix preparation, JSON and Markdown shape.
 // Header-only: nothing beyond the test support library is linked.

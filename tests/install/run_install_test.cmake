@@ -6,6 +6,10 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BALSA_BINARY_DIR} --prefix 
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "install failed")
 endif()
+# The benchmarks (balsa-bench, bench/bench.hpp) are not installed; balsa is.
+if(EXISTS ${WORK_DIR}/prefix/bin/balsa-bench OR EXISTS ${WORK_DIR}/prefix/include/balsa/bench.hpp)
+  message(FATAL_ERROR "the benchmarks were installed (balsa-bench or balsa/bench.hpp)")
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -232,14 +232,14 @@ def test_cli_as_a_script(tmp_path):
 
 
 def test_wrong_kind_is_a_clear_error(plot, tmp_path):
-    with pytest.raises(ValueError, match=r"needs `balsa bench qr --json`; this file is a `trsv` file"):
+    with pytest.raises(ValueError, match=r"needs `balsa-bench qr --json`; this file is a `trsv` file"):
         plot.qr([TRSV])
     with pytest.raises(SystemExit) as e:
         plot.main(["banded", str(LP), "-o", str(tmp_path / "x.png")])
     assert "a `banded` figure needs" in str(e.value.code) and "`lp` file" in str(e.value.code)
     with pytest.raises(SystemExit) as e:
         plot.main(["auto", str(SEQUENCE), "-o", str(tmp_path / "x.png")])
-    assert "balsa bench sequence" in str(e.value.code)
+    assert "balsa-bench sequence" in str(e.value.code)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(SystemExit) as e:

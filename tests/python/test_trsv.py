@@ -32,6 +32,15 @@ def test_matches_scipy(dtype, algorithm, lower, transpose):
     assert s.stats["device"] == "cpu" and s.stats["solves"] == 1
 
 
+def test_stats_keys_are_the_visitors():
+    """Every field of TrsvStats, nested stats as dicts, times named *_seconds (include/balsa/fields.hpp)."""
+    T = sp.csr_array(sp.tril(sp.random(200, 200, density=0.02, random_state=3) + sp.eye(200)))
+    st = balsa.TriangularSolver(T, algorithm="level-set", device="cpu").stats
+    assert st["algorithm"] == "level-set" and st["analysis_seconds"] >= 0 and st["last_solve_seconds"] == 0
+    assert {"tassl", "blocks", "spike", "updates"} <= set(st) and "partition_seconds" in st["tassl"]
+    assert not any(k.startswith("t_") or k.endswith("_ms") for k in st)
+
+
 def test_unit_diagonal_ignores_the_stored_diagonal():
     L = random_lower(300, 0.03, rng)
     b = rng.random(300)

@@ -1,10 +1,13 @@
-// balsa bench: the benchmark drivers of the balsa_bench library
-// (include/balsa/bench.hpp), each beside its baseline in the same run; JSON
-// and Markdown outputs ('-': standard output).
+// balsa-bench: the benchmark drivers of the balsa_bench library
+// (bench/bench.hpp), each beside its baseline in the same run; JSON
+// and Markdown outputs ('-': standard output). A program of its own, so that
+// balsa links only what its users need (not SPQR, SuperLU, CLP): built beside
+// balsa in the build folder, not installed. Its options, errors and exit
+// codes are balsa's (apps/common.hpp).
 #include <fstream>
 #include <memory>
 
-#include "balsa/bench.hpp"
+#include "bench.hpp"
 #include "common.hpp"
 
 namespace balsa::app {
@@ -37,14 +40,11 @@ std::vector<std::string> read_name_list(const std::string& file) {
   }
   return names;
 }
-}  // namespace
 
-void add_bench_command(CLI::App& app) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks against the named baselines: trsv, solve, banded, qr, sequence, sparse, lp, direct");
-  bench->require_subcommand(1);
-
+// balsa-bench trsv and its options (bench/bench.hpp).
+void add_trsv_bench(CLI::App& app) {
   auto o = std::make_shared<bench::TrsvBenchOptions>();
-  CLI::App* trsv = bench->add_subcommand(
+  CLI::App* trsv = app.add_subcommand(
       "trsv",
       "Triangular-solve benchmark: generator suite + FILES (lower triangle), every algorithm vs cuSPARSE SpSV, "
       "one cuSPARSE SpMV and the CPU serial solve; JSON and Markdown");
@@ -105,9 +105,12 @@ void add_bench_command(CLI::App& app) {
       ->check(at_least(0))
       ->capture_default_str();
   trsv->callback([o] { bench::run_trsv_bench(*o, bench::process_command_line()); });
+}
 
+// balsa-bench solve and its options (bench/bench.hpp).
+void add_solve_bench(CLI::App& app) {
   auto so = std::make_shared<bench::SolveBenchOptions>();
-  CLI::App* solve = bench->add_subcommand(
+  CLI::App* solve = app.add_subcommand(
       "solve",
       "Preconditioned Krylov benchmark: balsa on the GPU vs the cuSPARSE + cuBLAS PCG-IC(0) baseline and balsa's "
       "CPU path (3D Laplacians, the thesis' banded SPD family, the real matrices of tests/data)");
@@ -128,9 +131,12 @@ void add_bench_command(CLI::App& app) {
   solve->add_option("--data-dir", so->data_dir, "Folder of the real matrices (skipped if missing)")->capture_default_str();
   add_output_options(solve, so->json_path, so->markdown_path);
   solve->callback([so] { bench::run_solve_bench(*so, bench::process_command_line()); });
+}
 
+// balsa-bench banded and its options (bench/bench.hpp).
+void add_banded_bench(CLI::App& app) {
   auto bo = std::make_shared<bench::BandedBenchOptions>();
-  CLI::App* banded = bench->add_subcommand(
+  CLI::App* banded = app.add_subcommand(
       "banded", "SaP dense banded benchmark (the SaP report's N x K grid and d sweep) vs LAPACK dgbsv (OpenBLAS)");
   banded->add_option("--suite", bo->suite, "grid, sweep or all")->check(CLI::IsMember({"grid", "sweep", "all"}))
       ->capture_default_str();
@@ -152,9 +158,12 @@ void add_bench_command(CLI::App& app) {
   banded->add_flag("!--no-baseline", bo->baseline, "Skip dgbsv");
   add_output_options(banded, bo->json_path, bo->markdown_path);
   banded->callback([bo] { bench::run_banded_bench(*bo, bench::process_command_line()); });
+}
 
+// balsa-bench qr and its options (bench/bench.hpp).
+void add_qr_bench(CLI::App& app) {
   auto qo = std::make_shared<bench::QrBenchOptions>();
-  CLI::App* qr = bench->add_subcommand(
+  CLI::App* qr = app.add_subcommand(
       "qr", "Multifrontal sparse QR (CPU and GPU) vs SuiteSparseQR (SPQR) on the host cores: analysis, factorisation, solve");
   qr->add_option("files", qo->files, "Extra Matrix Market files")->option_text(" FILE ...");
   qr->add_option("--data-dir", qo->data_dir, "Folder with Franz6, lp_e226, bayer10 (skipped if missing)")
@@ -170,9 +179,12 @@ void add_bench_command(CLI::App& app) {
   qr->add_option("--repeat", qo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
   add_output_options(qr, qo->json_path, qo->markdown_path);
   qr->callback([qo] { bench::run_qr_bench(*qo, bench::process_command_line()); });
+}
 
+// balsa-bench sequence and its options (bench/bench.hpp).
+void add_sequence_bench(CLI::App& app) {
   auto sq = std::make_shared<bench::SequenceBenchOptions>();
-  CLI::App* sequence = bench->add_subcommand(
+  CLI::App* sequence = app.add_subcommand(
       "sequence",
       "Sequences of triangular matrices (Picciau's thesis 6.3): TASSL's incremental update (replace_columns) vs a full "
       "TASSL analysis and cuSPARSE's analysis; solve after the updates vs after a fresh analysis");
@@ -190,9 +202,12 @@ void add_bench_command(CLI::App& app) {
   add_device_option(sequence, sq->device);
   add_output_options(sequence, sq->json_path, sq->markdown_path);
   sequence->callback([sq] { bench::run_sequence_bench(*sq, bench::process_command_line()); });
+}
 
+// balsa-bench lp and its options (bench/bench.hpp).
+void add_lp_bench(CLI::App& app) {
   auto lpo = std::make_shared<bench::LpBenchOptions>();
-  CLI::App* lpb = bench->add_subcommand(
+  CLI::App* lpb = app.add_subcommand(
       "lp",
       "Linear programs (thesis ch. 7): balsa's revised simplex vs CLP's dual simplex (and HiGHS' results from "
       "scripts/lp-highs.py) on every MPS file of --dir and --dir/infeasible");
@@ -207,9 +222,12 @@ void add_bench_command(CLI::App& app) {
   lpb->add_option("--time-limit", lpo->time_limit, "Seconds per solve")->check(positive())->capture_default_str();
   add_output_options(lpb, lpo->json_path, lpo->markdown_path);
   lpb->callback([lpo] { bench::run_lp_bench(*lpo, bench::process_command_line()); });
+}
 
+// balsa-bench sparse and its options (bench/bench.hpp).
+void add_sparse_bench(CLI::App& app) {
   auto spo = std::make_shared<bench::SparseBenchOptions>();
-  CLI::App* sparse = bench->add_subcommand(
+  CLI::App* sparse = app.add_subcommand(
       "sparse",
       "General sparse systems (the SaP report's sec. 4.3): balsa::solve's iterative methods, then with its default "
       "options (the time to the answer), vs UMFPACK, CHOLMOD (symmetric, positive diagonal) and SuperLU on the real matrices of --data-dir and generated convection-diffusion systems");
@@ -265,9 +283,12 @@ void add_bench_command(CLI::App& app) {
   sparse->add_flag("!--no-baselines", spo->baselines, "Skip UMFPACK, CHOLMOD and SuperLU");
   add_output_options(sparse, spo->json_path, spo->markdown_path);
   sparse->callback([spo] { bench::run_sparse_bench(*spo, bench::process_command_line()); });
+}
 
+// balsa-bench direct and its options (bench/bench.hpp).
+void add_direct_bench(CLI::App& app) {
   auto dio = std::make_shared<bench::DirectBenchOptions>();
-  CLI::App* direct = bench->add_subcommand(
+  CLI::App* direct = app.add_subcommand(
       "direct", "DirectSolver's methods (CHOLMOD, UMFPACK, KLU, Auto) on square Matrix Market files: analyse / "
                 "factor / solve times, factor entries, flops, rcond, backward error");
   direct->add_option("files", dio->files, "Matrix Market files (default: every *.mtx[.gz] of --dir)")
@@ -289,4 +310,21 @@ void add_bench_command(CLI::App& app) {
   direct->callback([dio] { bench::run_direct_bench(*dio, bench::process_command_line()); });
 }
 
+}  // namespace
+
 }  // namespace balsa::app
+
+int main(int argc, char** argv) {
+  using namespace balsa::app;
+  CLI::App app{"balsa-bench " BALSA_VERSION ": balsa's benchmarks against the named baselines", "balsa-bench"};
+  return run_app(app, argc, argv, [](CLI::App& a) {
+    add_trsv_bench(a);
+    add_solve_bench(a);
+    add_banded_bench(a);
+    add_qr_bench(a);
+    add_sequence_bench(a);
+    add_lp_bench(a);
+    add_sparse_bench(a);
+    add_direct_bench(a);
+  });
+}

@@ -1,5 +1,6 @@
-// balsa's benchmark drivers (the balsa_bench library, bench/; `balsa bench
-// trsv|solve|banded|qr|sparse` run them). Each measures balsa beside its named
+// balsa's benchmark drivers (the balsa_bench library, bench/; the
+// balsa-bench program, bench/bench_cli.cpp, runs them: `balsa-bench
+// trsv|solve|banded|qr|sequence|lp|sparse|direct`). Each measures balsa beside its named
 // baseline in the same run, prints a Markdown summary and writes JSON and
 // Markdown files when asked. Not installed with the library: the benchmarks
 // link the baselines (SuiteSparseQR, UMFPACK, SuperLU, cuSPARSE, LAPACK) themselves.
@@ -15,7 +16,7 @@
 
 namespace balsa::bench {
 
-// balsa bench trsv: every triangular solver against cuSPARSE SpSV, one
+// balsa-bench trsv: every triangular solver against cuSPARSE SpSV, one
 // cuSPARSE SpMV and the CPU serial solve, over a suite of generated cases
 // and Matrix Market files (their lower triangle).
 struct TrsvBenchOptions {
@@ -47,7 +48,7 @@ std::vector<std::string> trsv_bench_algorithms();
 // Throws balsa::Error after writing the outputs when a result was wrong.
 void run_trsv_bench(const TrsvBenchOptions& options, const std::string& command_line);
 
-// balsa bench solve: preconditioned Krylov solvers, balsa on the GPU vs the
+// balsa-bench solve: preconditioned Krylov solvers, balsa on the GPU vs the
 // cuSPARSE + cuBLAS PCG-IC(0) baseline of Picciau's thesis sec. 5.2 and
 // balsa's CPU path.
 struct SolveBenchOptions {
@@ -67,7 +68,7 @@ struct SolveBenchOptions {
 };
 void run_solve_bench(const SolveBenchOptions& options, const std::string& command_line);
 
-// balsa bench banded: the SaP report's dense banded benchmark (sec. 4.1)
+// balsa-bench banded: the SaP report's dense banded benchmark (sec. 4.1)
 // against LAPACK dgbsv: the N x K grid at d = 1 and the d sweep.
 struct BandedBenchOptions {
   std::string suite = "all";  // grid | sweep | all
@@ -85,7 +86,7 @@ struct BandedBenchOptions {
 };
 void run_banded_bench(const BandedBenchOptions& options, const std::string& command_line);
 
-// balsa bench qr: multifrontal sparse QR against SuiteSparseQR (SPQR) on the
+// balsa-bench qr: multifrontal sparse QR against SuiteSparseQR (SPQR) on the
 // same cores.
 struct QrBenchOptions {
   std::vector<std::string> files;  // extra Matrix Market files
@@ -101,7 +102,7 @@ struct QrBenchOptions {
 };
 void run_qr_bench(const QrBenchOptions& options, const std::string& command_line);
 
-// balsa bench sequence: Picciau's thesis Sect. 6.3 experiment: sequences of
+// balsa-bench sequence: Picciau's thesis Sect. 6.3 experiment: sequences of
 // triangular matrices, each from the last by moving the entries of random
 // columns; TASSL's incremental update against a full TASSL analysis and
 // cuSPARSE's analysis, the solve after the updates against after a fresh
@@ -121,7 +122,7 @@ struct SequenceBenchOptions {
 };
 void run_sequence_bench(const SequenceBenchOptions& options, const std::string& command_line);
 
-// balsa bench lp: the revised simplex (include/balsa/lp.hpp) on every MPS
+// balsa-bench lp: the revised simplex (include/balsa/lp.hpp) on every MPS
 // file of a folder (and its infeasible/ subfolder) against CLP's dual simplex
 // (linked, same process, same data) and HiGHS (scripts/lp-highs.py's JSON,
 // run on the same host): status, objective difference, iterations, time and
@@ -139,7 +140,7 @@ struct LpBenchOptions {
 };
 void run_lp_bench(const LpBenchOptions& options, const std::string& command_line);
 
-// balsa bench sparse: general sparse systems as in the SaP report's sec.
+// balsa-bench sparse: general sparse systems as in the SaP report's sec.
 // 4.3: x* on a parabola (1 at both ends, 400 in the middle), b = A x*, x0 =
 // 0; a solve succeeds when ||x - x*||_2 / ||x*||_2 <= success. balsa::solve
 // (include/balsa/solve.hpp) with its own iterative methods alone, then with
@@ -167,7 +168,7 @@ struct SparseBenchOptions {
 };
 void run_sparse_bench(const SparseBenchOptions& options, const std::string& command_line);
 
-// balsa bench direct: DirectSolver's methods (CHOLMOD where A is symmetric
+// balsa-bench direct: DirectSolver's methods (CHOLMOD where A is symmetric
 // with a positive diagonal, UMFPACK, KLU, Auto) on the square matrices of a
 // folder: analyse / factor / solve times, predicted and actual factor
 // entries, flops and peak bytes, rcond, backward error; one JSON record per
