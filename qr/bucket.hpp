@@ -64,7 +64,7 @@ struct FrontSchedule {
 // its leftmost column tile row_tile_left[i] (< col_tiles, nondecreasing).
 FrontSchedule bucket_schedule(index_t col_tiles, const std::vector<index_t>& row_tile_left, bool pipeline = true);
 
-// The CPU oracle of the GPU's tile tasks (qr/gpu_factor.cu runs the same
+// The CPU oracle of the GPU's tile tasks (qr/gpu_multifrontal.cu runs the same
 // arithmetic): round by round, a front stored column-major (ld rows,
 // col_tiles * 32 columns) with its VT records (kVtRows x kTile each).
 void run_schedule_host(const FrontSchedule& s, double* front, index_t ld, double* vt);

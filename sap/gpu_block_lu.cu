@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(kThreads) factor_window_kernel(Bands<P> bands,
 // the waits cannot deadlock); per block, the bandwidth k_b bounds the work.
 // Every entry a step touches lies inside the block's band (no pivoting: L
 // keeps bandwidth k_b, U too); operations reach each entry in the CPU
-// reference's order (sap/host.cpp), columns ascending.
+// reference's order (sap/steps_cpu.cpp), columns ascending.
 constexpr int kWideThreads = 256;
 constexpr int kNb = 16;           // NB: columns per panel (kNb^2 == kWideThreads: a thread per diagonal-block entry)
 constexpr int kRows = 2;          // R: rows of the window per thread per sweep

@@ -76,7 +76,7 @@ __device__ void gemv(const P* M, const P* x, const P* y0, P* y, index_t k) {
   }
 }
 
-// Eq. 9b, 9c and 10 for interface blockIdx.x (see sap/host.cpp, coupling_corrections).
+// Eq. 9b, 9c and 10 for interface blockIdx.x (see sap/steps_cpu.cpp, coupling_corrections).
 template <class P>
 __global__ void corrections_kernel(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
                                    const index_t* starts, const P* g, P* rhs, const int* stopped) {
