@@ -163,6 +163,15 @@ constexpr int kTilePanels = 8;    // a tile: up to 8 of a thread block's panels
 constexpr int kAtOnce = 4;        // window columns a thread updates together
 constexpr int kFailed = 0x7fffffff;  // a group counter's value after a refused pivot
 
+// Its length (about 170 lines) is kept on purpose: the steps are already
+// named (factor_panel: the diagonal block and L21; update_tile: U12 and the
+// A22 update; the loop: the group's wait, L11's load, the lookahead) as
+// lambdas over the kernel's shared arrays and its group state (band, block
+// bounds, counter, failure slot). As __device__ functions each would take a
+// dozen of them as arguments; the kernel is tuned for registers at
+// __launch_bounds__(256, 2), and a split would have to be checked for the
+// same registers and spills (ptxas -v) and re-timed on a GPU (bench banded)
+// to show no cost, so it stays one function.
 template <class P>
 __global__ void __launch_bounds__(kWideThreads, 2)
     factor_wide_kernel(Bands<P> bands, index_t k, const index_t* starts, const index_t* bandwidths, int G, double small,

@@ -3,7 +3,8 @@
 // sec. 2.1: bottom blocks of the LU and of the UL, two batched triangular
 // solves each, cuBLAS), the reduced systems R_i = (I - W V)^{-1} (T_LUrdcd,
 // cuBLAS batched GEMM, LU and inverse) and, per application, the
-// corrections of eq. 9-10 (one thread block per interface).
+// corrections of eq. 9-10 (one thread block per interface). The blocks'
+// layout, with a picture of the spikes: sap/steps_cpu.hpp.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
