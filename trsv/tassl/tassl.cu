@@ -125,8 +125,9 @@ __device__ __forceinline__ void load_local(const Arrays<T>& g, const tassl::Bloc
   __syncthreads();
 }
 
-// Alg. 3.2 phase 2, staged (round lanes only): chunks of the entries copied
-// to shared memory with cp.async, double buffered, read in batches of 8 rounds.
+// Alg. 3.2 phase 2, staged (on the round lanes, tid < W): chunks of the
+// entries copied to shared memory with cp.async, double buffered, read in
+// batches of 8 rounds.
 template <class T, int W>
 __device__ __forceinline__ void internal_rounds_staged(const Arrays<T>& g, const tassl::Block& blk, T* xl,
                                                        unsigned char* smem, int tid) {
@@ -145,34 +146,35 @@ __device__ __forceinline__ void internal_rounds_staged(const Arrays<T>& g, const
       __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf + S::kKeyBytes) + i, vs + i, 16);
     __pipeline_commit();
   };
-  if (chunks == 0) return;
-  issue(0);
-  for (index_t c = 0; c < chunks; ++c) {
-    if (c + 1 < chunks) {
-      issue(c + 1);  // its buffer's last reader, chunk c - 1, ended with a round barrier
-      __pipeline_wait_prior(1);
-    } else {
-      __pipeline_wait_prior(0);
-    }
-    round_barrier<W>();  // every lane's copies of chunk c are visible
-    const unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
-    const auto* sk = reinterpret_cast<const std::uint32_t*>(buf) + tid;
-    const auto* sv = reinterpret_cast<const T*>(buf + S::kKeyBytes) + tid;
-    const index_t rounds = min(index_t(S::kRounds), blk.rounds - c * S::kRounds);
-    for (index_t j0 = 0; j0 < rounds; j0 += kStageBatch) {
-      std::uint32_t kk[kStageBatch];
-      T aa[kStageBatch];
-#pragma unroll
-      for (int d = 0; d < kStageBatch; ++d) {
-        kk[d] = j0 + d < rounds ? sk[(j0 + d) * W] : tassl::kPadEntry;
-        aa[d] = j0 + d < rounds ? sv[(j0 + d) * W] : T(0);
+  if (tid < W && chunks > 0) {
+    issue(0);
+    for (index_t c = 0; c < chunks; ++c) {
+      if (c + 1 < chunks) {
+        issue(c + 1);  // its buffer's last reader, chunk c - 1, ended with a round barrier
+        __pipeline_wait_prior(1);
+      } else {
+        __pipeline_wait_prior(0);
       }
+      round_barrier<W>();  // every lane's copies of chunk c are visible
+      const unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
+      const auto* sk = reinterpret_cast<const std::uint32_t*>(buf) + tid;
+      const auto* sv = reinterpret_cast<const T*>(buf + S::kKeyBytes) + tid;
+      const index_t rounds = min(index_t(S::kRounds), blk.rounds - c * S::kRounds);
+      for (index_t j0 = 0; j0 < rounds; j0 += kStageBatch) {
+        std::uint32_t kk[kStageBatch];
+        T aa[kStageBatch];
 #pragma unroll
-      for (int d = 0; d < kStageBatch; ++d)
-        if (j0 + d < rounds) {
-          apply_entry(xl, kk[d], aa[d]);
-          round_barrier<W>();
+        for (int d = 0; d < kStageBatch; ++d) {
+          kk[d] = j0 + d < rounds ? sk[(j0 + d) * W] : tassl::kPadEntry;
+          aa[d] = j0 + d < rounds ? sv[(j0 + d) * W] : T(0);
         }
+#pragma unroll
+        for (int d = 0; d < kStageBatch; ++d)
+          if (j0 + d < rounds) {
+            apply_entry(xl, kk[d], aa[d]);
+            round_barrier<W>();
+          }
+      }
     }
   }
 }
@@ -217,12 +219,10 @@ __device__ __forceinline__ void solve_subgraph(const Arrays<T>& g, const tassl::
   // 1. x_loc = b / l_ii, then the external slots by external row.
   load_local<T, P>(g, blk, b, x, xl, tid);
   // 2. The internal slots, round by round, on the first W threads.
-  if (tid < W) {
-    if constexpr (STAGED)
-      internal_rounds_staged<T, W>(g, blk, xl, smem, tid);
-    else
-      internal_rounds_prefetched<T, W>(g, blk, xl, tid);
-  }
+  if constexpr (STAGED)
+    internal_rounds_staged<T, W>(g, blk, xl, smem, tid);
+  else if (tid < W)
+    internal_rounds_prefetched<T, W>(g, blk, xl, tid);
   __syncthreads();
   // 3. Write back.
 #pragma unroll 4
