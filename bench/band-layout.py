@@ -11,7 +11,7 @@ SaP's GPU path runs (CuPy on the GPU host; not part of the build).
      column, its in-range entries added into shared accumulators);
    - diagonal layout: a thread per row summing its 2K+1 diagonals (coalesced,
      no atomics: the layout's natural kernel).
-2. The factorisation's window update (sap/gpu_factor.cu, the wide kernel):
+2. The factorisation's window update (sap/gpu_block_lu.cu, the wide kernel):
    each step of 16 columns reads and writes the K x K window below the panel,
    P = 50 partitions at once, threads along a column's rows (the LU's data
    flow: L's rows kept in registers, U's columns streamed), 4 columns in

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "cuda/check.hpp"
-#include "factor/gpu_factor.hpp"
+#include "factor/incomplete_gpu.hpp"
 #include "core/instantiate.hpp"
 #include "trsv/gpu_common.cuh"  // capture_graph, lanes_for, with_lanes, multiprocessors
 

@@ -20,7 +20,7 @@
 
 #include "balsa/factor.hpp"
 #include "balsa/graph.hpp"
-#include "factor/gpu_factor.hpp"
+#include "factor/incomplete_gpu.hpp"
 #include "core/call_scope.hpp"
 #include "core/instantiate.hpp"
 #include "core/pimpl.hpp"

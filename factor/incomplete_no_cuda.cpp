@@ -3,7 +3,7 @@
 // stands in for factor/incomplete.cu at link time.)
 #include <string>
 
-#include "factor/gpu_factor.hpp"
+#include "factor/incomplete_gpu.hpp"
 #include "core/instantiate.hpp"
 
 namespace balsa::factor_gpu {

@@ -304,6 +304,63 @@ void weights_cpu(const Csr<T>& A, std::vector<double>& amax, std::vector<double>
   }
 }
 
+// DB-S1 (report sec. 3.3): a_i and the weights of eq. (12), on the GPU or
+// the CPU.
+template <class T>
+void db_weights(const Csr<T>& A, bool gpu, std::vector<double>& amax, std::vector<double>& c, MatchingStats& st) {
+  const auto t0 = Clock::now();
+  if (gpu && A.rows > 0) {
+    matching::Weights w = matching::device_weights(A);
+    amax = std::move(w.amax);
+    c = std::move(w.c);
+    st.t_s1 = w.t_kernel;
+    st.t_transfer += w.t_transfer;
+  } else {
+    weights_cpu(A, amax, c);
+    st.t_s1 = seconds_since(t0);
+  }
+}
+
+// log |prod_j a_(row_perm[j], j)| (summed in order: the same sum whatever the threads).
+template <class T>
+double diagonal_log_product(const Csr<T>& A, const std::vector<index_t>& row_perm) {
+  const index_t n = A.rows;
+  std::vector<double> logs(sz(n));
+#pragma omp parallel for schedule(static) if (n > kParallel)
+  for (index_t j = 0; j < n; ++j) {
+    const index_t i = row_perm[j];
+    const auto first = A.col_idx.begin() + A.row_ptr[i], last = A.col_idx.begin() + A.row_ptr[i + 1];
+    logs[j] = std::log(std::abs(double(A.values[sz(index_t(std::lower_bound(first, last, j) - A.col_idx.begin()))])));
+  }
+  return std::accumulate(logs.begin(), logs.end(), 0.0);
+}
+
+// DB-S4's I-matrix scaling from the duals (unit without options.scaling);
+// returns the seconds spent copying.
+double db_scaling(const Solution& m, const std::vector<double>& amax, bool scaling, bool gpu, DiagonalBoosting& db,
+                  MatchingStats& st) {
+  const index_t n = db.n;
+  if (!scaling) {
+    db.row_scale.assign(sz(n), 1.0);
+    db.col_scale.assign(sz(n), 1.0);
+  } else if (gpu && n > 0) {
+    matching::Scaling sc = matching::device_scaling(m.u, m.v, amax);
+    db.row_scale = std::move(sc.row_scale);
+    db.col_scale = std::move(sc.col_scale);
+    st.t_transfer += sc.t_transfer;
+    return sc.t_transfer;
+  } else {
+    db.row_scale.resize(sz(n));
+    db.col_scale.resize(sz(n));
+#pragma omp parallel for schedule(static) if (n > kParallel)
+    for (index_t i = 0; i < n; ++i) {
+      db.row_scale[i] = matching::row_scale(m.u[i], amax[i]);
+      db.col_scale[i] = matching::col_scale(m.v[i]);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 template <class T>
@@ -325,21 +382,11 @@ DiagonalBoosting diagonal_boosting(const Csr<T>& A, const MatchingOptions& optio
   st.device = device;
 
   // DB-S1 (report sec. 3.3): a_i and the weights of eq. (12).
-  auto t0 = Clock::now();
   std::vector<double> amax, c;
-  if (gpu && n > 0) {
-    matching::Weights w = matching::device_weights(A);
-    amax = std::move(w.amax);
-    c = std::move(w.c);
-    st.t_s1 = w.t_kernel;
-    st.t_transfer += w.t_transfer;
-  } else {
-    weights_cpu(A, amax, c);
-    st.t_s1 = seconds_since(t0);
-  }
+  db_weights(A, gpu, amax, c, st);
 
   // DB-S2 (sec. 3.3): the initial duals and partial matching.
-  t0 = Clock::now();
+  auto t0 = Clock::now();
   Solution m;
   st.initial_matches = initial_match(n, A.row_ptr.data(), A.col_idx.data(), c.data(), m);
   if (st.initial_matches < 0) throw_singular(A);
@@ -353,35 +400,10 @@ DiagonalBoosting diagonal_boosting(const Csr<T>& A, const MatchingOptions& optio
 
   // DB-S4 (sec. 3.3): Q, the I-matrix scaling and the diagonal's product.
   t0 = Clock::now();
-  double s4_transfer = 0;  // (copies count in t_transfer, not in t_s4)
   db.row_perm = m.row_of;
   db.structural_rank = n;
-  std::vector<double> logs(sz(n));  // (summed in order: the same sum whatever the threads)
-#pragma omp parallel for schedule(static) if (n > kParallel)
-  for (index_t j = 0; j < n; ++j) {
-    const index_t i = db.row_perm[j];
-    const auto first = A.col_idx.begin() + A.row_ptr[i], last = A.col_idx.begin() + A.row_ptr[i + 1];
-    logs[j] = std::log(std::abs(double(A.values[sz(index_t(std::lower_bound(first, last, j) - A.col_idx.begin()))])));
-  }
-  db.log_product = std::accumulate(logs.begin(), logs.end(), 0.0);
-  if (!options.scaling) {
-    db.row_scale.assign(sz(n), 1.0);
-    db.col_scale.assign(sz(n), 1.0);
-  } else if (gpu && n > 0) {
-    matching::Scaling sc = matching::device_scaling(m.u, m.v, amax);
-    db.row_scale = std::move(sc.row_scale);
-    db.col_scale = std::move(sc.col_scale);
-    st.t_transfer += sc.t_transfer;
-    s4_transfer = sc.t_transfer;
-  } else {
-    db.row_scale.resize(sz(n));
-    db.col_scale.resize(sz(n));
-#pragma omp parallel for schedule(static) if (n > kParallel)
-    for (index_t i = 0; i < n; ++i) {
-      db.row_scale[i] = matching::row_scale(m.u[i], amax[i]);
-      db.col_scale[i] = matching::col_scale(m.v[i]);
-    }
-  }
+  db.log_product = diagonal_log_product(A, db.row_perm);
+  const double s4_transfer = db_scaling(m, amax, options.scaling, gpu, db, st);  // (copies count in t_transfer, not in t_s4)
   db.u = std::move(m.u);
   db.v = std::move(m.v);
   st.t_s4 = seconds_since(t0) - s4_transfer;

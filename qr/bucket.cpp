@@ -8,20 +8,47 @@
 
 namespace balsa::qr {
 
-FrontSchedule bucket_schedule(index_t col_tiles, const std::vector<index_t>& row_tile_left, bool pipeline) {
-  FrontSchedule s;
-  const index_t RT = index_t(row_tile_left.size()), CT = col_tiles;
-  s.row_tiles = RT;
-  s.col_tiles = CT;
-  s.final_tile.assign(std::size_t(CT), -1);
+namespace {
+
+// The scheduler's state while it builds one front's schedule (sec. 3.1).
+class BucketScheduler {
+ public:
+  BucketScheduler(index_t col_tiles, const std::vector<index_t>& row_tile_left, bool pipeline);
+  FrontSchedule run();
+
+ private:
   struct Tile {
     index_t bucket = 0;
     bool tri = false;      // its column tile `bucket` is upper triangular
     bool done = false;     // final (R's rows) or retired (zero beyond the last column tile)
     index_t free_from = 0; // the first round it may join a bundle
   };
-  std::vector<Tile> t(static_cast<std::size_t>(RT));
-  std::vector<index_t> live(static_cast<std::size_t>(CT), 0);  // tiles not done, per bucket
+  index_t factorized(const Bundle& B, index_t r);
+  void apply_pending(index_t r, std::vector<TileTask>& tasks);
+  void factorize_bucket(index_t j, index_t r, index_t before, std::vector<TileTask>& tasks);
+  std::vector<index_t> ready_in(index_t j, index_t r) const;
+
+  FrontSchedule s;
+  index_t RT, CT;
+  bool pipeline;
+  std::vector<Tile> t;
+  std::vector<index_t> live;      // tiles not done, per bucket
+  index_t remaining;
+  index_t slots = 0;
+  std::vector<index_t> pending;       // bundles factorized last round, their Apply due now
+  std::vector<index_t> next_pending;  // bundles factorized this round
+};
+
+BucketScheduler::BucketScheduler(index_t col_tiles, const std::vector<index_t>& row_tile_left, bool pipeline_)
+    : RT(index_t(row_tile_left.size())),
+      CT(col_tiles),
+      pipeline(pipeline_),
+      t(static_cast<std::size_t>(RT)),
+      live(static_cast<std::size_t>(CT), 0),
+      remaining(RT) {
+  s.row_tiles = RT;
+  s.col_tiles = CT;
+  s.final_tile.assign(std::size_t(CT), -1);
   for (index_t i = 0; i < RT; ++i) {
     const index_t b = row_tile_left[std::size_t(i)];
     if (b < 0 || b >= CT || (i > 0 && b < row_tile_left[std::size_t(i - 1)]))
@@ -29,105 +56,130 @@ FrontSchedule bucket_schedule(index_t col_tiles, const std::vector<index_t>& row
     t[std::size_t(i)].bucket = b;
     ++live[std::size_t(b)];
   }
-  index_t remaining = RT;
-  std::vector<index_t> pending;  // bundles factorized last round, their Apply due now
-  // A bundle just factorized in round r: its top keeps the bucket (now
-  // triangular), the others move right (or retire past the last column).
-  auto factorized = [&](const Bundle& B, index_t r, std::vector<index_t>& next_pending) {
-    const index_t nb = index_t(s.bundles.size());
-    s.bundles.push_back(B);
-    s.bundle_round.push_back(r);
-    const bool apply = B.col + 1 < CT;
-    for (index_t q = 0; q < B.count; ++q) {
-      Tile& x = t[std::size_t(B.tiles[std::size_t(q)])];
-      x.free_from = apply ? r + 2 : r + 1;
-      if (q == 0) {
-        x.tri = true;
-        continue;
+}
+
+// A bundle just factorized in round r: its top keeps the bucket (now
+// triangular), the others move right (or retire past the last column).
+index_t BucketScheduler::factorized(const Bundle& B, index_t r) {
+  const index_t nb = index_t(s.bundles.size());
+  s.bundles.push_back(B);
+  s.bundle_round.push_back(r);
+  const bool apply = B.col + 1 < CT;
+  for (index_t q = 0; q < B.count; ++q) {
+    Tile& x = t[std::size_t(B.tiles[std::size_t(q)])];
+    x.free_from = apply ? r + 2 : r + 1;
+    if (q == 0) {
+      x.tri = true;
+      continue;
+    }
+    --live[std::size_t(x.bucket)];
+    x.tri = false;
+    if (apply) {
+      x.bucket = B.col + 1;
+      ++live[std::size_t(x.bucket)];
+    } else {
+      x.done = true;
+      --remaining;
+    }
+  }
+  if (apply) next_pending.push_back(nb);
+  return nb;
+}
+
+// Sec. 3.2.2 Apply (3.2.3 Apply/Factorize when pipelining): the block
+// Householder updates of last round's bundles.
+void BucketScheduler::apply_pending(index_t r, std::vector<TileTask>& tasks) {
+  for (const index_t b : pending) {
+    const Bundle B = s.bundles[std::size_t(b)];
+    index_t c0 = B.col + 1;
+    if (pipeline) {
+      // Apply/Factorize: the tiles that move to c0, grown by tiles idle
+      // there (the bundle's delta), factorized at once when at least two.
+      Bundle N;
+      for (index_t q = 1; q < B.count; ++q) N.tiles[std::size_t(N.count++)] = B.tiles[std::size_t(q)];
+      for (index_t i = 0; i < RT && N.count < kBundleTiles; ++i) {
+        const Tile& x = t[std::size_t(i)];
+        if (!x.done && x.bucket == c0 && x.free_from <= r) N.tiles[std::size_t(N.count++)] = i;
       }
-      --live[std::size_t(x.bucket)];
-      x.tri = false;
-      if (apply) {
-        x.bucket = B.col + 1;
-        ++live[std::size_t(x.bucket)];
-      } else {
-        x.done = true;
-        --remaining;
+      if (N.count >= 2) {
+        N.col = c0;
+        N.slot = slots++;
+        const index_t c1 = std::min(CT, c0 + kApplyChunk);
+        const index_t nb = factorized(N, r);
+        tasks.push_back({TileTaskKind::ApplyFactorize, b, c0, c1, nb});
+        c0 = c1;
       }
     }
-    if (apply) next_pending.push_back(nb);
-    return nb;
-  };
-  index_t slots = 0;
+    for (; c0 < CT; c0 += kApplyChunk) tasks.push_back({TileTaskKind::Apply, b, c0, std::min(CT, c0 + kApplyChunk), -1});
+  }
+}
+
+// The row tiles free in bucket j in round r.
+std::vector<index_t> BucketScheduler::ready_in(index_t j, index_t r) const {
+  std::vector<index_t> ready;
+  for (index_t i = 0; i < RT; ++i) {
+    const Tile& x = t[std::size_t(i)];
+    if (!x.done && x.bucket == j && x.free_from <= r) ready.push_back(i);
+  }
+  return ready;
+}
+
+// Sec. 3.1, 3.2.1 Factorize: bucket j's free tiles in bundles (`before`:
+// live tiles in the buckets left of j), or its last triangle made final.
+void BucketScheduler::factorize_bucket(index_t j, index_t r, index_t before, std::vector<TileTask>& tasks) {
+  const std::vector<index_t> ready = ready_in(j, r);
+  if (ready.size() == 1 && t[std::size_t(ready[0])].tri) {
+    if (before == 0 && live[std::size_t(j)] == 1) {  // nothing can reach bucket j any more
+      t[std::size_t(ready[0])].done = true;
+      --live[std::size_t(j)];
+      --remaining;
+      s.final_tile[std::size_t(j)] = ready[0];
+    }
+    return;
+  }
+  // Bundles of 3, the last two of 2 when a single tile would be left.
+  const index_t k = index_t(ready.size());
+  std::vector<index_t> sizes;
+  for (index_t left = k; left > 0;) {
+    const index_t size = left == 4 ? 2 : std::min<index_t>(left, kBundleTiles);
+    sizes.push_back(size);
+    left -= size;
+  }
+  index_t at = 0;
+  for (const index_t size : sizes) {
+    Bundle B;
+    B.count = size;
+    for (index_t q = 0; q < size; ++q) B.tiles[std::size_t(q)] = ready[std::size_t(at + q)];
+    at += size;
+    B.col = j;
+    B.slot = slots++;
+    const index_t nb = factorized(B, r);
+    tasks.push_back({TileTaskKind::Factorize, nb, 0, 0, -1});
+  }
+}
+
+FrontSchedule BucketScheduler::run() {
   for (index_t r = 0; remaining > 0; ++r) {
     if (r > 4 * (RT + CT) + 16) throw std::logic_error("bucket_schedule: no progress");
     std::vector<TileTask> tasks;
-    std::vector<index_t> next_pending;
-    for (const index_t b : pending) {  // the block Householder updates of last round's bundles
-      const Bundle B = s.bundles[std::size_t(b)];
-      index_t c0 = B.col + 1;
-      if (pipeline) {
-        // Apply/Factorize: the tiles that move to c0, grown by tiles idle
-        // there (the bundle's delta), factorized at once when at least two.
-        Bundle N;
-        for (index_t q = 1; q < B.count; ++q) N.tiles[std::size_t(N.count++)] = B.tiles[std::size_t(q)];
-        for (index_t i = 0; i < RT && N.count < kBundleTiles; ++i) {
-          const Tile& x = t[std::size_t(i)];
-          if (!x.done && x.bucket == c0 && x.free_from <= r) N.tiles[std::size_t(N.count++)] = i;
-        }
-        if (N.count >= 2) {
-          N.col = c0;
-          N.slot = slots++;
-          const index_t c1 = std::min(CT, c0 + kApplyChunk);
-          const index_t nb = factorized(N, r, next_pending);
-          tasks.push_back({TileTaskKind::ApplyFactorize, b, c0, c1, nb});
-          c0 = c1;
-        }
-      }
-      for (; c0 < CT; c0 += kApplyChunk) tasks.push_back({TileTaskKind::Apply, b, c0, std::min(CT, c0 + kApplyChunk), -1});
-    }
+    next_pending.clear();
+    apply_pending(r, tasks);
     index_t before = 0;  // live tiles in the buckets left of j
     for (index_t j = 0; j < CT; ++j) {
-      std::vector<index_t> ready;
-      for (index_t i = 0; i < RT; ++i) {
-        const Tile& x = t[std::size_t(i)];
-        if (!x.done && x.bucket == j && x.free_from <= r) ready.push_back(i);
-      }
-      if (ready.size() == 1 && t[std::size_t(ready[0])].tri) {
-        if (before == 0 && live[std::size_t(j)] == 1) {  // nothing can reach bucket j any more
-          t[std::size_t(ready[0])].done = true;
-          --live[std::size_t(j)];
-          --remaining;
-          s.final_tile[std::size_t(j)] = ready[0];
-        }
-      } else if (!ready.empty()) {
-        // Bundles of 3, the last two of 2 when a single tile would be left.
-        const index_t k = index_t(ready.size());
-        std::vector<index_t> sizes;
-        for (index_t left = k; left > 0;) {
-          const index_t size = left == 4 ? 2 : std::min<index_t>(left, kBundleTiles);
-          sizes.push_back(size);
-          left -= size;
-        }
-        index_t at = 0;
-        for (const index_t size : sizes) {
-          Bundle B;
-          B.count = size;
-          for (index_t q = 0; q < size; ++q) B.tiles[std::size_t(q)] = ready[std::size_t(at + q)];
-          at += size;
-          B.col = j;
-          B.slot = slots++;
-          const index_t nb = factorized(B, r, next_pending);
-          tasks.push_back({TileTaskKind::Factorize, nb, 0, 0, -1});
-        }
-      }
+      factorize_bucket(j, r, before, tasks);
       before += live[std::size_t(j)];
     }
     s.rounds.push_back(std::move(tasks));
-    pending = std::move(next_pending);
+    std::swap(pending, next_pending);
   }
   while (!s.rounds.empty() && s.rounds.back().empty()) s.rounds.pop_back();
-  return s;
+  return std::move(s);
+}
+
+}  // namespace
+
+FrontSchedule bucket_schedule(index_t col_tiles, const std::vector<index_t>& row_tile_left, bool pipeline) {
+  return BucketScheduler(col_tiles, row_tile_left, pipeline).run();
 }
 
 namespace {

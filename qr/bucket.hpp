@@ -17,6 +17,25 @@
 // for company: lone factorizations only add triangles to merge later). The schedule depends only on the staircase,
 // so it is made once per analysis and replayed by every factorisation and,
 // for Q, by every solve.
+//
+// The staircase in tiles and its buckets, e.g. row_tile_left = {0,0,0,1,1,2}
+// (x: a tile that may hold nonzeros; a tile's bucket is its leftmost x):
+//
+//                 column tile 0    1    2
+//     row tile 0          [ x ][ x ][ x ]   bucket 0
+//     row tile 1          [ x ][ x ][ x ]   bucket 0
+//     row tile 2          [ x ][ x ][ x ]   bucket 0
+//     row tile 3          [   ][ x ][ x ]   bucket 1
+//     row tile 4          [   ][ x ][ x ]   bucket 1
+//     row tile 5          [   ][   ][ x ]   bucket 2
+//
+//   round 0: Factorize {0,1,2} at column tile 0, {3,4} at 1, {5} at 2; tile 0
+//            stays (triangular) in bucket 0, tiles 1, 2 move to bucket 1, 4 to 2.
+//   round 1: Apply/Factorize: {0,1,2}'s reflectors on column tiles 1..2, then
+//            {1,2} factorized at column tile 1; {3,4}'s on column tile 2,
+//            then {4,5} factorized at column tile 2 (pipelined).
+//   ...      until final_tile = {0, 1, 3}: R's rows of bucket j lie in row
+//            tile final_tile[j] (the schedule bucket_schedule makes for it).
 #pragma once
 
 #include <array>
@@ -64,7 +83,7 @@ struct FrontSchedule {
 // its leftmost column tile row_tile_left[i] (< col_tiles, nondecreasing).
 FrontSchedule bucket_schedule(index_t col_tiles, const std::vector<index_t>& row_tile_left, bool pipeline = true);
 
-// The CPU oracle of the GPU's tile tasks (qr/gpu_factor.cu runs the same
+// The CPU oracle of the GPU's tile tasks (qr/gpu_multifrontal.cu runs the same
 // arithmetic): round by round, a front stored column-major (ld rows,
 // col_tiles * 32 columns) with its VT records (kVtRows x kTile each).
 void run_schedule_host(const FrontSchedule& s, double* front, index_t ld, double* vt);

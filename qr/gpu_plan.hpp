@@ -7,6 +7,31 @@
 // blocks were packed into it, so one launch holds tasks of many fronts at
 // many levels of the tree. The same launches replayed with Q's reflectors
 // only (and the packs of rows) apply Q^T or Q to right-hand sides.
+//
+// The arena: the fronts in postorder, front f at offset[f], column-major
+// with ld[f] = 32 row_tiles rows (the staircase's row order) and
+// 32 col_tiles columns; entry (i, j) at offset[f] + i + ld[f] j:
+//
+//   offset[0]              offset[1]             offset[2]
+//   | front 0: ld_0 x 32 CT_0 | front 1: ld_1 x 32 CT_1 | front 2 ...
+//
+//   one front, row_tiles 3, col_tiles 2:   columns 0..31    32..63
+//                              rows  0..31  [ tile (0,0) ][ tile (0,1) ]
+//                                   32..63  [ tile (1,0) ][ tile (1,1) ]
+//                                   64..95  [ tile (2,0) ][ tile (2,1) ]
+//
+// A bundle's VT record (kVtRows x 32) lies at vt_offset[f] + slot kVtRows 32;
+// the rhs arena gives front f rows rhs_base[f] .. rhs_base[f] + ld[f] - 1.
+//
+// Launches: front f's round r runs in launch start(f) + r, its Pack into its
+// parent in launch start(f) + rounds; a parent starts in the launch after its
+// last child's Pack. Fronts 0 (2 rounds) and 1 (1 round), children of front
+// 2 (2 rounds):
+//
+//   launch      0       1       2       3       4
+//   front 0  [round 0][round 1][ Pack ]
+//   front 1  [round 0][ Pack ]
+//   front 2                            [round 0][round 1]
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "qr/numeric.hpp"
+#include "qr/numeric_cpu.hpp"
 #include "qr/singletons.hpp"
 
 namespace balsa::qr {

@@ -1,6 +1,6 @@
 // balsa::SparseQR (include/balsa/qr.hpp): checks, ordering, analysis,
 // factorisation and least-squares solves (qr/ordering.cpp,
-// qr/symbolic.cpp, qr/numeric.cpp).
+// qr/symbolic.cpp, qr/numeric_cpu.cpp).
 #include <omp.h>
 #include <unistd.h>
 
@@ -16,7 +16,7 @@
 #include "balsa/cuda.hpp"
 #include "qr/gpu.hpp"
 #include "qr/gpu_plan.hpp"
-#include "qr/numeric.hpp"
+#include "qr/numeric_cpu.hpp"
 #include "qr/ordering.hpp"
 #include "qr/r_factor.hpp"
 #include "qr/singletons.hpp"

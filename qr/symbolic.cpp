@@ -93,29 +93,14 @@ std::vector<index_t> stages(const std::vector<Front>& fronts, std::size_t budget
   return starts;
 }
 
-}  // namespace
-
-Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budget) {
-  Symbolic s;
-  s.m = A.rows;
-  s.n = A.cols;
-  const index_t n = A.cols;
-  if (n == 0) {
-    s.stage_starts = {0, 0};
-    s.leftmost.assign(std::size_t(A.rows), -1);
-    return s;
-  }
-  Cholmod cm;
-  cholmod_common& c = cm.c;
-  c.nmethods = 1;
-  c.method[0].ordering = CHOLMOD_GIVEN;
-  c.postorder = 1;
-  c.supernodal = CHOLMOD_SUPERNODAL;
-  // A^T as CHOLMOD sees it: n x m, column i = row i of A (CSR of A = CSC of
-  // A^T); 64-bit indices (R's pattern can pass 2^31 entries).
-  std::vector<SuiteSparse_long> p(A.row_ptr.begin(), A.row_ptr.end()), idx(A.col_idx.begin(), A.col_idx.end());
+// A^T as CHOLMOD sees it: n x m, column i = row i of A (CSR of A = CSC of
+// A^T); 64-bit indices (R's pattern can pass 2^31 entries). p and idx hold
+// the copies it points to.
+cholmod_sparse transpose_pattern(const Csr<double>& A, std::vector<SuiteSparse_long>& p, std::vector<SuiteSparse_long>& idx) {
+  p.assign(A.row_ptr.begin(), A.row_ptr.end());
+  idx.assign(A.col_idx.begin(), A.col_idx.end());
   cholmod_sparse At{};
-  At.nrow = std::size_t(n);
+  At.nrow = std::size_t(A.cols);
   At.ncol = std::size_t(A.rows);
   At.nzmax = idx.size();
   At.p = p.data();
@@ -126,6 +111,22 @@ Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budge
   At.dtype = CHOLMOD_DOUBLE;
   At.sorted = 1;
   At.packed = 1;
+  return At;
+}
+
+// CHOLMOD's supernodal analysis of A^T A in the order q: the final column
+// order (q composed with the postorder), the fronts' columns (relaxed
+// supernodes, pivotal first) and each column's front.
+void supernodal_fronts(const Csr<double>& A, const std::vector<index_t>& q, Symbolic& s) {
+  const index_t n = A.cols;
+  Cholmod cm;
+  cholmod_common& c = cm.c;
+  c.nmethods = 1;
+  c.method[0].ordering = CHOLMOD_GIVEN;
+  c.postorder = 1;
+  c.supernodal = CHOLMOD_SUPERNODAL;
+  std::vector<SuiteSparse_long> p, idx;
+  cholmod_sparse At = transpose_pattern(A, p, idx);
   std::vector<SuiteSparse_long> perm(q.begin(), q.end());
   cholmod_factor* L = cholmod_l_analyze_p(&At, perm.data(), nullptr, 0, &c);
   if (!L || c.status < CHOLMOD_OK) {
@@ -157,14 +158,23 @@ Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budge
     for (auto j = super[f]; j < super[f + 1]; ++j) s.col_front[std::size_t(j)] = f;
   }
   cholmod_l_free_factor(&L, &c);
-  for (index_t f = 0; f < nsuper; ++f) {
+}
+
+// The assembly tree: a front's parent holds its first non-pivotal column.
+void link_fronts(Symbolic& s) {
+  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) {
     Front& F = s.fronts[std::size_t(f)];
     if (F.n() > F.pivots) {
       F.parent = s.col_front[std::size_t(F.cols[std::size_t(F.pivots)])];
       s.fronts[std::size_t(F.parent)].children.push_back(f);
     }
   }
-  // Rows to the front of their leftmost column, each front's rows by that column.
+}
+
+// Rows to the front of their leftmost column, each front's rows by that
+// column (the staircase, sec. 2).
+void assign_rows(const Csr<double>& A, Symbolic& s) {
+  const index_t n = A.cols;
   s.leftmost.assign(std::size_t(A.rows), -1);
   for (index_t i = 0; i < A.rows; ++i) {
     index_t lm = n;
@@ -177,8 +187,13 @@ Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budge
   for (Front& F : s.fronts)
     std::stable_sort(F.rows.begin(), F.rows.end(),
                      [&](index_t a, index_t b) { return s.leftmost[std::size_t(a)] < s.leftmost[std::size_t(b)]; });
-  std::vector<index_t> local(static_cast<std::size_t>(n), -1);
-  for (index_t f = 0; f < nsuper; ++f) {  // postorder: the children's sizes are known
+}
+
+// Each front's rows, flops, R's and V's sizes (postorder: the children's
+// sizes are known).
+void size_fronts(Symbolic& s) {
+  std::vector<index_t> local(static_cast<std::size_t>(s.n), -1);
+  for (index_t f = 0; f < index_t(s.fronts.size()); ++f) {
     Front& F = s.fronts[std::size_t(f)];
     for (index_t ch : F.children) F.child_rows += s.fronts[std::size_t(ch)].cb_rows();
     const auto cb = [&](index_t ch) { return s.fronts[std::size_t(ch)].cb_rows(); };
@@ -195,6 +210,23 @@ Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budge
     s.max_front_bytes = std::max(s.max_front_bytes, bytes);
     if (front_flops(F.m(), F.n()) <= kLargeFrontFlops) s.max_task_front_bytes = std::max(s.max_task_front_bytes, bytes);
   }
+}
+
+}  // namespace
+
+Symbolic analyse(const Csr<double>& A, std::vector<index_t> q, std::size_t budget) {
+  Symbolic s;
+  s.m = A.rows;
+  s.n = A.cols;
+  if (A.cols == 0) {
+    s.stage_starts = {0, 0};
+    s.leftmost.assign(std::size_t(A.rows), -1);
+    return s;
+  }
+  supernodal_fronts(A, q, s);
+  link_fronts(s);
+  assign_rows(A, s);
+  size_fronts(s);
   s.stage_starts = stages(s.fronts, budget);
   return s;
 }

@@ -1,6 +1,6 @@
 // balsa::BandedSolver (include/balsa/sap.hpp): the SaP front end. Checks,
 // the split into blocks, the memory check, A's upload (GPU), the SaP-D/SaP-C
-// preconditioner (sap/host_preconditioner.cpp, sap/gpu_preconditioner.cu),
+// preconditioner (sap/preconditioner_cpu.cpp, sap/gpu_preconditioner.cu),
 // then BiCGStab(2) or CG (balsa::KrylovSolver) with A as a band operator.
 #include <omp.h>
 

@@ -3,7 +3,7 @@
 // throws CudaError. Every function enqueues on the current stream (the
 // solver's, cuda/stream.hpp) and returns without synchronising unless it
 // says otherwise ("synchronises": waits for that stream only). Arrays are device
-// pointers in the layouts of sap/host.hpp (bands as Banded, interfaces as
+// pointers in the layouts of sap/steps_cpu.hpp (bands as Banded, interfaces as
 // count consecutive k x k column-major blocks).
 //
 // `stopped` (the steps a Krylov iteration calls): null, or a device int that
@@ -17,7 +17,7 @@
 
 #include "balsa/cuda.hpp"
 #include "krylov/operator.hpp"
-#include "sap/host.hpp"
+#include "sap/steps_cpu.hpp"
 
 namespace balsa::sap::gpu {
 
@@ -31,7 +31,7 @@ struct DeviceBlocks {
 };
 DeviceBlocks upload(const Blocks& blocks, index_t k);
 // The bandwidth of every block of A's band (n, k) on the device: k_b = the
-// largest |r - c| of a nonzero with r and c in block b (sap/host.hpp,
+// largest |r - c| of a nonzero with r and c in block b (sap/steps_cpu.hpp,
 // block_bandwidths); stored in `blocks` (synchronises).
 template <class T>
 void measure_bandwidths(const T* band, index_t n, index_t k, DeviceBlocks& blocks);
@@ -109,7 +109,7 @@ void truncated_spikes(const P* lu, const P* ul, index_t k, const DeviceBlocks& b
 template <class P>
 void reduced_systems(const P* V, const P* W, index_t k, index_t count, P* R);
 
-// Eq. 9-10: rhs -= the truncated coupling of g (sap/host.hpp, coupling_corrections).
+// Eq. 9-10: rhs -= the truncated coupling of g (sap/steps_cpu.hpp, coupling_corrections).
 template <class P>
 void coupling_corrections(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
                           const DeviceBlocks& blocks, const P* g, P* rhs, const int* stopped = nullptr);

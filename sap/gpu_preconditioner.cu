@@ -2,7 +2,7 @@
 // band on the device (convert to P, coupling blocks, reversed copy, LU and
 // UL, spikes, reduced systems; each phase timed with a device
 // synchronisation at its end) and application on device vectors, in the
-// steps of the CPU reference (sap/host_preconditioner.cpp).
+// steps of the CPU reference (sap/preconditioner_cpu.cpp).
 #include <cuda_runtime.h>
 
 #include <chrono>

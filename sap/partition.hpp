@@ -1,5 +1,22 @@
 // Internal: SaP's split of A into P diagonal blocks (the report's sec. 3.1)
 // and the automatic choice of P, which the report left manual.
+//
+// A banded A (n = 12, half-bandwidth k = 2) split into P = 3 blocks,
+// starts = {0, 4, 8, 12}: a the diagonal blocks A_i, B and C the coupling
+// blocks of each interface (k x k, sap/steps_cpu.hpp), . zero:
+//
+//   row  0   a a a . . . . . . . . .
+//        1   a a a a . . . . . . . .
+//        2   a a a a B . . . . . . .      B_0: rows t-k .. t-1, columns t .. t+k-1
+//        3   . a a a B B . . . . . .
+//   t =  4   . . C C a a a . . . . .      C_1: rows t .. t+k-1, columns t-k .. t-1
+//        5   . . . C a a a a . . . .
+//        6   . . . . a a a a B . . .
+//        7   . . . . . a a a B B . .
+//        8   . . . . . . C C a a a .
+//        9   . . . . . . . C a a a a
+//       10   . . . . . . . . a a a a
+//       11   . . . . . . . . . a a a
 #pragma once
 
 #include <vector>

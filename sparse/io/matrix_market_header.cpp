@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sparse/io/matrix_market_numbers.hpp"
 #include "core/exceptions.hpp"
@@ -13,28 +14,29 @@
 namespace balsa {
 namespace mtx {
 
-MtxHeader parse_header(LineReader& lr, const std::string& name, bool allow_complex) {
-  MtxHeader h;
-  const char *b = nullptr, *e = nullptr;
-  if (!lr.next(b, e)) throw ParseError(name, 1, "empty file: expected a '%%MatrixMarket' banner line");
-  if (e - b >= 3 && std::memcmp(b, "\xEF\xBB\xBF", 3) == 0) b += 3;  // UTF-8 byte order mark
-  const auto tok = split(b, e);
-  const int64_t bl = lr.line();
-  constexpr const char* kForm = "'%%MatrixMarket matrix <format> <field> <symmetry>'";
+namespace {
+
+constexpr const char* kBannerForm = "'%%MatrixMarket matrix <format> <field> <symmetry>'";
+
+// The banner line's five words (after a byte order mark), or why not.
+void check_banner_words(const char* b, const char* e, const std::vector<std::string_view>& tok, const std::string& name, int64_t bl) {
   if (e - b >= 2 && b[0] == '\x1f' && b[1] == '\x8b')  // only a stream can get here with gzip data
     throw ParseError(name, bl, "the input is gzip-compressed: balsa reads compressed Matrix Market files by their path, "
                                "not from a stream");
   if (tok.empty() || !iequal(tok[0], "%%MatrixMarket")) {
     if (!tok.empty() && tok[0].size() > 14 && iequal(tok[0].substr(0, 14), "%%MatrixMarket"))
-      throw ParseError(name, bl, "malformed banner " + quote(tok[0]) + ": expected " + kForm);
-    throw ParseError(name, bl, std::string("missing Matrix Market banner: the first line must be ") + kForm);
+      throw ParseError(name, bl, "malformed banner " + quote(tok[0]) + ": expected " + kBannerForm);
+    throw ParseError(name, bl, std::string("missing Matrix Market banner: the first line must be ") + kBannerForm);
   }
   if (tok.size() < 5)
-    throw ParseError(name, bl, "incomplete banner (" + str(int64_t(tok.size())) + " words): expected " + kForm);
+    throw ParseError(name, bl, "incomplete banner (" + str(int64_t(tok.size())) + " words): expected " + kBannerForm);
   if (tok.size() > 5) throw ParseError(name, bl, "unexpected " + quote(tok[5]) + " after the banner's symmetry");
   if (!iequal(tok[1], "matrix"))
     throw ParseError(name, bl, "unsupported object " + quote(tok[1]) + ": balsa reads only 'matrix'");
+}
 
+// The banner's format, field and symmetry, and the combinations balsa reads.
+void read_banner_kinds(const std::vector<std::string_view>& tok, const std::string& name, int64_t bl, bool allow_complex, MtxHeader& h) {
   if (iequal(tok[2], "coordinate")) h.format = MtxFormat::Coordinate;
   else if (iequal(tok[2], "array")) h.format = MtxFormat::Array;
   else throw ParseError(name, bl, "unknown format " + quote(tok[2]) + " (expected coordinate or array)");
@@ -61,17 +63,19 @@ MtxHeader parse_header(LineReader& lr, const std::string& name, bool allow_compl
     throw ParseError(name, bl, "the pattern field is not allowed with the array format");
   if (h.field == MtxField::Pattern && h.symmetry == MtxSymmetry::SkewSymmetric)
     throw ParseError(name, bl, "the pattern field cannot be skew-symmetric");
+}
 
-  // Comment and blank lines, then the size line.
-  const char* p = nullptr;
-  if (!lr.next_data_line(p, e))
-    throw ParseError(name, lr.line() + 1, "missing size line (the file ends after the header)");
-  const int64_t sl = lr.line();
-  const bool coord = h.format == MtxFormat::Coordinate;
+// The size line's numbers (want of them: 3 for coordinate, 2 for array),
+// each with its text for messages.
+struct SizeLine {
+  uint64_t v[3] = {0, 0, 0};
+  std::string_view text[3];
+};
+
+SizeLine read_size_numbers(const char* p, const char* e, bool coord, const std::string& name, int64_t sl) {
   const std::size_t want = coord ? 3 : 2;
   const char* what = coord ? "'rows columns entries'" : "'rows columns'";
-  uint64_t v[3] = {0, 0, 0};
-  std::string_view vt[3];
+  SizeLine s;
   std::size_t n = 0;
   for (;;) {
     skip_space(p, e);
@@ -87,18 +91,30 @@ MtxHeader parse_header(LineReader& lr, const std::string& name, bool allow_compl
       throw ParseError(name, sl, "negative size " + quote({p, std::size_t(t - p)}) + " on the size line");
     if (st != Num::Ok)
       throw ParseError(name, sl, "size line: " + quote({p, std::size_t(t - p)}) + " is not a non-negative integer");
-    vt[n] = {p, std::size_t(t - p)};
-    v[n++] = x;
+    s.text[n] = {p, std::size_t(t - p)};
+    s.v[n++] = x;
     p = q;
   }
   if (n < want)
     throw ParseError(name, sl, "size line has " + str(int64_t(n)) + " number" + (n == 1 ? "" : "s") + ", expected " +
                                    what);
+  return s;
+}
+
+// Comment and blank lines, then the size line: the matrix's size and the
+// entries the file stores.
+void read_size_line(LineReader& lr, const std::string& name, MtxHeader& h) {
+  const char *p = nullptr, *e = nullptr;
+  if (!lr.next_data_line(p, e))
+    throw ParseError(name, lr.line() + 1, "missing size line (the file ends after the header)");
+  const int64_t sl = lr.line();
+  const bool coord = h.format == MtxFormat::Coordinate;
+  const SizeLine s = read_size_numbers(p, e, coord, name, sl);
   auto fit = [&](std::size_t k, const char* label) {
-    if (v[k] > uint64_t(max_index))
-      fail_at(name, sl, std::string(label) + " " + std::string(vt[k].substr(0, 40)) +
+    if (s.v[k] > uint64_t(max_index))
+      fail_at(name, sl, std::string(label) + " " + std::string(s.text[k].substr(0, 40)) +
                             " does not fit balsa's 32-bit index (max " + str(max_index) + ")");
-    return static_cast<index_t>(v[k]);
+    return static_cast<index_t>(s.v[k]);
   };
   h.rows = fit(0, "number of rows");
   h.cols = fit(1, "number of columns");
@@ -123,6 +139,20 @@ MtxHeader parse_header(LineReader& lr, const std::string& name, bool allow_compl
     }
   }
   h.header_lines = sl;
+}
+
+}  // namespace
+
+MtxHeader parse_header(LineReader& lr, const std::string& name, bool allow_complex) {
+  MtxHeader h;
+  const char *b = nullptr, *e = nullptr;
+  if (!lr.next(b, e)) throw ParseError(name, 1, "empty file: expected a '%%MatrixMarket' banner line");
+  if (e - b >= 3 && std::memcmp(b, "\xEF\xBB\xBF", 3) == 0) b += 3;  // UTF-8 byte order mark
+  const auto tok = split(b, e);
+  const int64_t bl = lr.line();
+  check_banner_words(b, e, tok, name, bl);
+  read_banner_kinds(tok, name, bl, allow_complex, h);
+  read_size_line(lr, name, h);
   return h;
 }
 

@@ -1,4 +1,4 @@
-// Multifrontal QR on the GPU (qr/gpu_factor.cu): the task kernel against
+// Multifrontal QR on the GPU (qr/gpu_multifrontal.cu): the task kernel against
 // its host oracle on the same plan (R and Q^T B, outputs poisoned first),
 // and SparseQR with Device::Cuda against the CPU path on random and real
 // matrices: the same rank, residuals, minimum-norm solutions, many
@@ -14,7 +14,7 @@
 #include "balsa/qr.hpp"
 #include "qr/gpu.hpp"
 #include "qr/gpu_plan.hpp"
-#include "qr/gpu_reference.hpp"
+#include "qr/gpu_multifrontal_cpu.hpp"
 #include "qr/ordering.hpp"
 #include "qr/symbolic.hpp"
 #include "support/poison.hpp"

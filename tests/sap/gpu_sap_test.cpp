@@ -1,4 +1,4 @@
-// SaP's GPU kernels against the CPU reference (sap/host.cpp), outputs
+// SaP's GPU kernels against the CPU reference (sap/steps_cpu.cpp), outputs
 // poisoned with NaN first, errors in the working precision; BandedSolver on
 // the GPU end to end (random bands, d = 0.06, a real matrix, bad input).
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include "balsa/generators.hpp"
 #include "balsa/sap.hpp"
 #include "sap/gpu.hpp"
-#include "sap/host.hpp"
+#include "sap/steps_cpu.hpp"
 #include "support/sap_cases.hpp"
 #include "support/poison.hpp"
 #include "support/test_support.hpp"

@@ -7,7 +7,7 @@
 
 #include "balsa/generators.hpp"
 #include "balsa/sap.hpp"
-#include "sap/host.hpp"
+#include "sap/steps_cpu.hpp"
 #include "support/sap_cases.hpp"
 #include "support/poison.hpp"
 #include "support/test_support.hpp"

@@ -99,16 +99,16 @@ __device__ __forceinline__ void round_barrier() {
     asm volatile("bar.sync 1, %0;" ::"n"(W) : "memory");
 }
 
-// One sub-graph for one right-hand side: Alg. 3.2's three phases.
-template <class T, int W, bool STAGED>
-__device__ __forceinline__ void solve_subgraph(const Arrays<T>& g, const tassl::Block& blk, const T* __restrict__ b,
-                                               T* __restrict__ x, unsigned char* smem) {
-  constexpr int D = prefetch_rounds<W>();
-  constexpr int P = block_threads<W>();
-  T* xl = reinterpret_cast<T*>(smem);
-  const int tid = int(threadIdx.x);
-  const bool round_lane = tid < W;
-  // 1. x_loc = b / l_ii, then the external slots by external row.
+// One internal-slot entry: x_loc[row] -= a x_loc[col] (padding: nothing).
+template <class T>
+__device__ __forceinline__ void apply_entry(T* xl, std::uint32_t key, T a) {
+  if (key != tassl::kPadEntry) xl[key >> 16] -= a * xl[key & 0xFFFFu];
+}
+
+// Alg. 3.2 phase 1: x_loc = b / l_ii, then the external slots by external row.
+template <class T, int P>
+__device__ __forceinline__ void load_local(const Arrays<T>& g, const tassl::Block& blk, const T* __restrict__ b,
+                                           const T* __restrict__ x, T* xl, int tid) {
 #pragma unroll 4
   for (index_t u = tid; u < blk.size; u += P) {
     const index_t p = blk.base + u;
@@ -123,82 +123,106 @@ __device__ __forceinline__ void solve_subgraph(const Arrays<T>& g, const tassl::
     xl[p - blk.base] -= sum;
   }
   __syncthreads();
-  // 2. The internal slots, round by round, on the first W threads.
-  auto apply = [&](std::uint32_t key, T a) {
-    if (key != tassl::kPadEntry) xl[key >> 16] -= a * xl[key & 0xFFFFu];
+}
+
+// Alg. 3.2 phase 2, staged (on the round lanes, tid < W): chunks of the
+// entries copied to shared memory with cp.async, double buffered, read in
+// batches of 8 rounds.
+template <class T, int W>
+__device__ __forceinline__ void internal_rounds_staged(const Arrays<T>& g, const tassl::Block& blk, T* xl,
+                                                       unsigned char* smem, int tid) {
+  using S = Stage<T, W>;
+  unsigned char* stage = smem + align16(std::size_t(blk.size) * sizeof(T));
+  const index_t chunks = (blk.rounds + S::kRounds - 1) / S::kRounds;
+  auto issue = [&](index_t c) {  // chunk c's entries into buffer c % 2 (one commit group)
+    const std::size_t first = std::size_t(c) * S::kRounds * W;
+    const std::size_t count = std::size_t(min(index_t(S::kRounds), blk.rounds - c * S::kRounds)) * W;
+    unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
+    const auto* ks = reinterpret_cast<const uint4*>(g.int_key + blk.entry_begin + first);
+    const auto* vs = reinterpret_cast<const uint4*>(g.int_val + blk.entry_begin + first);
+    for (std::size_t i = tid; i < count * sizeof(std::uint32_t) / 16; i += W)
+      __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf) + i, ks + i, 16);
+    for (std::size_t i = tid; i < count * sizeof(T) / 16; i += W)
+      __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf + S::kKeyBytes) + i, vs + i, 16);
+    __pipeline_commit();
   };
-  if constexpr (STAGED) {
-    using S = Stage<T, W>;
-    unsigned char* stage = smem + align16(std::size_t(blk.size) * sizeof(T));
-    const index_t chunks = (blk.rounds + S::kRounds - 1) / S::kRounds;
-    auto issue = [&](index_t c) {  // chunk c's entries into buffer c % 2 (one commit group)
-      const std::size_t first = std::size_t(c) * S::kRounds * W;
-      const std::size_t count = std::size_t(min(index_t(S::kRounds), blk.rounds - c * S::kRounds)) * W;
-      unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
-      const auto* ks = reinterpret_cast<const uint4*>(g.int_key + blk.entry_begin + first);
-      const auto* vs = reinterpret_cast<const uint4*>(g.int_val + blk.entry_begin + first);
-      for (std::size_t i = tid; i < count * sizeof(std::uint32_t) / 16; i += W)
-        __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf) + i, ks + i, 16);
-      for (std::size_t i = tid; i < count * sizeof(T) / 16; i += W)
-        __pipeline_memcpy_async(reinterpret_cast<uint4*>(buf + S::kKeyBytes) + i, vs + i, 16);
-      __pipeline_commit();
-    };
-    if (round_lane && chunks > 0) {
-      issue(0);
-      for (index_t c = 0; c < chunks; ++c) {
-        if (c + 1 < chunks) {
-          issue(c + 1);  // its buffer's last reader, chunk c - 1, ended with a round barrier
-          __pipeline_wait_prior(1);
-        } else {
-          __pipeline_wait_prior(0);
-        }
-        round_barrier<W>();  // every lane's copies of chunk c are visible
-        const unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
-        const auto* sk = reinterpret_cast<const std::uint32_t*>(buf) + tid;
-        const auto* sv = reinterpret_cast<const T*>(buf + S::kKeyBytes) + tid;
-        const index_t rounds = min(index_t(S::kRounds), blk.rounds - c * S::kRounds);
-        for (index_t j0 = 0; j0 < rounds; j0 += kStageBatch) {
-          std::uint32_t kk[kStageBatch];
-          T aa[kStageBatch];
+  if (tid < W && chunks > 0) {
+    issue(0);
+    for (index_t c = 0; c < chunks; ++c) {
+      if (c + 1 < chunks) {
+        issue(c + 1);  // its buffer's last reader, chunk c - 1, ended with a round barrier
+        __pipeline_wait_prior(1);
+      } else {
+        __pipeline_wait_prior(0);
+      }
+      round_barrier<W>();  // every lane's copies of chunk c are visible
+      const unsigned char* buf = stage + (c & 1) * S::kChunkBytes;
+      const auto* sk = reinterpret_cast<const std::uint32_t*>(buf) + tid;
+      const auto* sv = reinterpret_cast<const T*>(buf + S::kKeyBytes) + tid;
+      const index_t rounds = min(index_t(S::kRounds), blk.rounds - c * S::kRounds);
+      for (index_t j0 = 0; j0 < rounds; j0 += kStageBatch) {
+        std::uint32_t kk[kStageBatch];
+        T aa[kStageBatch];
 #pragma unroll
-          for (int d = 0; d < kStageBatch; ++d) {
-            kk[d] = j0 + d < rounds ? sk[(j0 + d) * W] : tassl::kPadEntry;
-            aa[d] = j0 + d < rounds ? sv[(j0 + d) * W] : T(0);
+        for (int d = 0; d < kStageBatch; ++d) {
+          kk[d] = j0 + d < rounds ? sk[(j0 + d) * W] : tassl::kPadEntry;
+          aa[d] = j0 + d < rounds ? sv[(j0 + d) * W] : T(0);
+        }
+#pragma unroll
+        for (int d = 0; d < kStageBatch; ++d)
+          if (j0 + d < rounds) {
+            apply_entry(xl, kk[d], aa[d]);
+            round_barrier<W>();
           }
-#pragma unroll
-          for (int d = 0; d < kStageBatch; ++d)
-            if (j0 + d < rounds) {
-              apply(kk[d], aa[d]);
-              round_barrier<W>();
-            }
-        }
       }
     }
-  } else if (round_lane) {
-    const std::uint32_t* key = g.int_key + blk.entry_begin + tid;
-    const T* val = g.int_val + blk.entry_begin + tid;
-    std::uint32_t k[D];
-    T a[D];
+  }
+}
+
+// Alg. 3.2 phase 2 from global memory (round lanes only): each lane keeps
+// D rounds' entries in flight in registers.
+template <class T, int W>
+__device__ __forceinline__ void internal_rounds_prefetched(const Arrays<T>& g, const tassl::Block& blk, T* xl, int tid) {
+  constexpr int D = prefetch_rounds<W>();
+  const std::uint32_t* key = g.int_key + blk.entry_begin + tid;
+  const T* val = g.int_val + blk.entry_begin + tid;
+  std::uint32_t k[D];
+  T a[D];
+#pragma unroll
+  for (int d = 0; d < D; ++d) {
+    k[d] = d < blk.rounds ? __ldg(key + std::size_t(d) * W) : tassl::kPadEntry;
+    a[d] = d < blk.rounds ? __ldg(val + std::size_t(d) * W) : T(0);
+  }
+  for (index_t r0 = 0; r0 < blk.rounds; r0 += D) {
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-      k[d] = d < blk.rounds ? __ldg(key + std::size_t(d) * W) : tassl::kPadEntry;
-      a[d] = d < blk.rounds ? __ldg(val + std::size_t(d) * W) : T(0);
-    }
-    for (index_t r0 = 0; r0 < blk.rounds; r0 += D) {
-#pragma unroll
-      for (int d = 0; d < D; ++d) {
-        if (r0 + d < blk.rounds) {  // uniform over the round lanes
-          apply(k[d], a[d]);
-          round_barrier<W>();
-          const index_t r = r0 + D + d;
-          if (r < blk.rounds) {
-            k[d] = __ldg(key + std::size_t(r) * W);
-            a[d] = __ldg(val + std::size_t(r) * W);
-          }
+      if (r0 + d < blk.rounds) {  // uniform over the round lanes
+        apply_entry(xl, k[d], a[d]);
+        round_barrier<W>();
+        const index_t r = r0 + D + d;
+        if (r < blk.rounds) {
+          k[d] = __ldg(key + std::size_t(r) * W);
+          a[d] = __ldg(val + std::size_t(r) * W);
         }
       }
     }
   }
+}
+
+// One sub-graph for one right-hand side: Alg. 3.2's three phases.
+template <class T, int W, bool STAGED>
+__device__ __forceinline__ void solve_subgraph(const Arrays<T>& g, const tassl::Block& blk, const T* __restrict__ b,
+                                               T* __restrict__ x, unsigned char* smem) {
+  constexpr int P = block_threads<W>();
+  T* xl = reinterpret_cast<T*>(smem);
+  const int tid = int(threadIdx.x);
+  // 1. x_loc = b / l_ii, then the external slots by external row.
+  load_local<T, P>(g, blk, b, x, xl, tid);
+  // 2. The internal slots, round by round, on the first W threads.
+  if constexpr (STAGED)
+    internal_rounds_staged<T, W>(g, blk, xl, smem, tid);
+  else if (tid < W)
+    internal_rounds_prefetched<T, W>(g, blk, xl, tid);
   __syncthreads();
   // 3. Write back.
 #pragma unroll 4

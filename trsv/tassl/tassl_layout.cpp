@@ -119,16 +119,21 @@ void fill_block(Layout& Y, std::size_t b, std::span<const index_t> vertices, con
   std::fill(Y.int_value.begin() + e, Y.int_value.begin() + B.entry_begin + room.entries, -1);
 }
 
-Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning) {
+std::vector<index_t> slot_widths(const SubgraphSchedule& g) {
+  std::vector<index_t> w(std::size_t(g.int_slots()));
+  for (index_t q = 0; q < g.int_slots(); ++q) w[std::size_t(q)] = g.int_ptr[q + 1] - g.int_ptr[q];
+  return w;
+}
+
+namespace {
+
+void check_layout_inputs(const Partition& P, const Schedule& S, const LayoutTuning& tuning) {
   if (tuning.max_width < 32 || tuning.max_width > 1024 || !std::has_single_bit(unsigned(tuning.max_width)))
     throw Error("TASSL layout: max_width must be a power of two in [32, 1024]");
   if (tuning.isolated_chunk < 1) throw Error("TASSL layout: isolated_chunk must be at least 1");
   if (S.subgraphs.size() != std::size_t(P.subgraphs()))
     throw DimensionError("TASSL layout: the schedule is of another partition");
-  const index_t n = P.n;
-  Layout out;
-  out.isolated = index_t(P.isolated.size());
-  index_t covered = out.isolated;
+  index_t covered = index_t(P.isolated.size());
   for (index_t s = 0; s < P.subgraphs(); ++s) {
     const index_t size = P.subgraph_ptr[s + 1] - P.subgraph_ptr[s];
     if (size > kMaxSubgraphVertices)
@@ -137,32 +142,35 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
                   " that 16-bit slot indices address (lower n_max; the default, from shared memory, is below it)");
     covered += size;
   }
-  if (covered != n) throw Error("TASSL layout: the partition does not cover every vertex");
+  if (covered != P.n) throw Error("TASSL layout: the partition does not cover every vertex");
+}
 
+// The arrays' lengths as the plan hands out segments.
+struct Extent {
+  index_t positions = 0, ext_rows = 0, ext_edges = 0;
+  std::int64_t entries = 0;
+};
+
+// Plan (serial, per block): one launch per sub-graph level (at least one
+// launch when V0 is all there is), its width, each block's segments.
+Extent plan_blocks(const Partition& P, const Schedule& S, const LayoutTuning& tuning, Layout& out) {
   // Sub-graphs in order of sub-graph level: the launches.
   std::vector<index_t> by_level(std::size_t(P.subgraphs()));
   std::iota(by_level.begin(), by_level.end(), 0);
   std::stable_sort(by_level.begin(), by_level.end(),
                    [&](index_t a, index_t b) { return P.subgraph_level[a] < P.subgraph_level[b]; });
-  auto slot_widths = [&](index_t s) {
-    const SubgraphSchedule& g = S.subgraphs[std::size_t(s)];
-    std::vector<index_t> w(std::size_t(g.int_slots()));
-    for (index_t q = 0; q < g.int_slots(); ++q) w[std::size_t(q)] = g.int_ptr[q + 1] - g.int_ptr[q];
-    return w;
-  };
-  // Plan (serial, per block): launches, widths, segments.
-  index_t positions = out.isolated, ext_rows = 0, ext_edges = 0;
-  std::int64_t entries = 0;
+  Extent x;
+  x.positions = out.isolated;
   auto add_block = [&](index_t subgraph, index_t level, const BlockNeeds& need) {
-    out.blocks.push_back({positions, need.positions, entries, index_t(need.rounds), ext_rows, ext_rows});
-    out.space.push_back({subgraph, level, need.positions, need.ext_rows, ext_edges, need.ext_edges, need.entries});
-    positions += need.positions;
-    ext_rows += need.ext_rows;
-    ext_edges += need.ext_edges;
-    entries += need.entries;
+    out.blocks.push_back({x.positions, need.positions, x.entries, index_t(need.rounds), x.ext_rows, x.ext_rows});
+    out.space.push_back({subgraph, level, need.positions, need.ext_rows, x.ext_edges, need.ext_edges, need.entries});
+    x.positions += need.positions;
+    x.ext_rows += need.ext_rows;
+    x.ext_edges += need.ext_edges;
+    x.entries += need.entries;
   };
   std::size_t t = 0;
-  do {  // one launch per sub-graph level (at least one launch when V0 is all there is)
+  do {
     LevelLaunch L;
     L.first_block = index_t(out.blocks.size());
     const index_t level = t < by_level.size() ? P.subgraph_level[by_level[t]] : 0;
@@ -171,7 +179,7 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
     std::size_t e = t;
     while (e < by_level.size() && P.subgraph_level[by_level[e]] == level) ++e;
     std::vector<std::vector<index_t>> widths;
-    for (std::size_t k = t; k < e; ++k) widths.push_back(slot_widths(by_level[k]));
+    for (std::size_t k = t; k < e; ++k) widths.push_back(slot_widths(S.subgraphs[std::size_t(by_level[k])]));
     L.width = choose_width(widths, tuning.max_width);
     for (std::size_t k = t; k < e; ++k) {
       const index_t s = by_level[k];
@@ -181,26 +189,39 @@ Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning
     if (t == 0)  // V0 joins the first launch, in chunks (positions [0, isolated))
       for (index_t p = 0; p < out.isolated; p += tuning.isolated_chunk) {
         const index_t size = std::min(tuning.isolated_chunk, out.isolated - p);
-        out.blocks.push_back({p, size, entries, 0, ext_rows, ext_rows});
-        out.space.push_back({-1, 0, size, 1, ext_edges, 0, 0});
-        ext_rows += 1;
+        out.blocks.push_back({p, size, x.entries, 0, x.ext_rows, x.ext_rows});
+        out.space.push_back({-1, 0, size, 1, x.ext_edges, 0, 0});
+        x.ext_rows += 1;
         L.most_size = std::max(L.most_size, size);
       }
     L.last_block = index_t(out.blocks.size());
     out.launches.push_back(L);
     t = e;
   } while (t < by_level.size());
+  return x;
+}
 
-  out.order.assign(std::size_t(positions), -1);
-  out.position.assign(std::size_t(n), -1);
+// The arrays allocated; V0's positions first.
+void allocate(const Partition& P, const Extent& x, Layout& out) {
+  out.order.assign(std::size_t(x.positions), -1);
+  out.position.assign(std::size_t(P.n), -1);
   std::copy(P.isolated.begin(), P.isolated.end(), out.order.begin());
   for (index_t p = 0; p < out.isolated; ++p) out.position[std::size_t(P.isolated[std::size_t(p)])] = p;
-  out.ext_rows.assign(std::size_t(ext_rows), -1);
-  out.ext_ptr.assign(std::size_t(ext_rows), 0);
-  out.ext_from.assign(std::size_t(ext_edges), -1);
-  out.ext_value.assign(std::size_t(ext_edges), -1);
-  out.int_key.assign(std::size_t(entries), kPadEntry);
-  out.int_value.assign(std::size_t(entries), -1);
+  out.ext_rows.assign(std::size_t(x.ext_rows), -1);
+  out.ext_ptr.assign(std::size_t(x.ext_rows), 0);
+  out.ext_from.assign(std::size_t(x.ext_edges), -1);
+  out.ext_value.assign(std::size_t(x.ext_edges), -1);
+  out.int_key.assign(std::size_t(x.entries), kPadEntry);
+  out.int_value.assign(std::size_t(x.entries), -1);
+}
+
+}  // namespace
+
+Layout lay_out(const Partition& P, const Schedule& S, const LayoutTuning& tuning) {
+  check_layout_inputs(P, S, tuning);
+  Layout out;
+  out.isolated = index_t(P.isolated.size());
+  allocate(P, plan_blocks(P, S, tuning, out), out);
   // Fill (parallel over blocks; each writes its own segments).
 #pragma omp parallel
   {

@@ -23,6 +23,25 @@
 // Internal entries are packed as (to << 16 | from): a sub-graph has at most
 // 65,535 vertices (kMaxSubgraphVertices), so local indices and the pad value
 // never collide. Entry offsets are 64-bit.
+//
+// The arrays, e.g. two launches (sub-graphs s0, s1 of level 0, s2 of level 1):
+//
+//   order:   | V0          | s0's vertices | s1's vertices | s2's vertices |
+//   position 0             isolated                                       (block b: [base, base + size))
+//   blocks:  launch 0 = [block s0][block s1][V0 chunk]...   launch 1 = [block s2]
+//
+// One block's internal entries (int_key / int_value from entry_begin) at
+// width 4 (really 32 .. 1024), slots of 6, 3 and 4 edges: a round per line,
+// lane t applies entry t of it, a barrier of the lanes after each round.
+//
+//                lane 0  lane 1  lane 2  lane 3
+//   slot 0     [   e       e       e       e   ]   round 0
+//              [   e       e      pad     pad  ]   round 1
+//   slot 1     [   e       e       e      pad  ]   round 2
+//   slot 2     [   e       e       e       e   ]   round 3    rounds = 4
+//
+// Its external rows r in [ext_row_begin, ext_row_end): position ext_rows[r],
+// edges ext_from / ext_value [ext_ptr[r], ext_ptr[r + 1]), one thread per row.
 #pragma once
 
 #include <cstdint>
@@ -103,6 +122,8 @@ struct Layout {
   std::vector<index_t> int_value;
 };
 
+// The edge counts of g's internal slots.
+std::vector<index_t> slot_widths(const SubgraphSchedule& g);
 // The rounds of `slots` (slot edge counts) at `width` lanes.
 std::int64_t rounds_at(const std::vector<index_t>& slot_widths, int width);
 

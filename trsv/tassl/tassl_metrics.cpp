@@ -81,24 +81,20 @@ Prediction sum_of_slowest(std::size_t blocks, index_t levels, TimeOf time_of, Le
   return r;
 }
 
-}  // namespace
-
+// Each row's in-edges (its off-diagonal entries in the triangle).
 template <class T>
-Metrics metrics(const Csr<T>& A, Triangle tri, const LevelSets& levels, const Partition& P, const Schedule& S,
-                const Layout* layout) try {
-  if (A.rows != A.cols || P.n != A.rows || S.subgraphs.size() != std::size_t(P.subgraphs()))
-    throw DimensionError("TASSL metrics: the matrix, partition and schedule do not match");
+std::vector<index_t> in_degrees(const Csr<T>& A, Triangle tri) {
   const bool lower = tri == Triangle::Lower;
-  Metrics m;
-  m.n = A.rows;
   std::vector<index_t> in_degree(std::size_t(A.rows), 0);
   for (index_t i = 0; i < A.rows; ++i)
     for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
       if (lower ? A.col_idx[p] < i : A.col_idx[p] > i) ++in_degree[std::size_t(i)];
-  for (const index_t d : in_degree) m.n_edges += d;
+  return in_degree;
+}
 
-  // Sect. 3.1.1: one time slot per level, as long as its largest in-degree o_k.
-  LevelSetMetrics& ls = m.level_set;
+// Sect. 3.1.1: one time slot per level, as long as its largest in-degree o_k.
+void level_set_metrics(const LevelSets& levels, const std::vector<index_t>& in_degree, std::int64_t n_edges,
+                       LevelSetMetrics& ls) {
   ls.n_levels = levels.count();
   for (index_t k = 0; k < levels.count(); ++k) {
     index_t o_k = 0;
@@ -107,17 +103,12 @@ Metrics metrics(const Csr<T>& A, Triangle tri, const LevelSets& levels, const Pa
     ls.sum_o += o_k;
     ls.widest = std::max(ls.widest, levels.width(k));
   }
-  ls.C = concurrency(ls.sum_o, m.n_edges);                                   // (3.8)
-  ls.W = m.n_edges > 0 ? double(ls.widest) / double(m.n_edges) : 0.0;       // (3.14)
+  ls.C = concurrency(ls.sum_o, n_edges);                                   // (3.8)
+  ls.W = n_edges > 0 ? double(ls.widest) / double(n_edges) : 0.0;          // (3.14)
+}
 
-  // Sect. 3.2.3: per sub-graph its time slots; per sub-graph level the one with most.
-  TasslMetrics& ts = m.tassl;
-  ts.n_levels = P.levels;
-  ts.kernels = P.levels > 0 ? P.levels : (m.n > 0 ? 1 : 0);
-  ts.subgraphs = P.subgraphs();
-  ts.isolated = index_t(P.isolated.size());
-  ts.internal_edges = std::int64_t(S.internal_edges);
-  ts.external_edges = std::int64_t(S.external_edges);
+// Sect. 3.2.3: per sub-graph its time slots; per sub-graph level the one with most.
+void subgraph_metrics(const Partition& P, const Schedule& S, std::int64_t n_edges, TasslMetrics& ts) {
   std::vector<std::int64_t> most_slots(std::size_t(P.levels), 0), level_width(std::size_t(P.levels), 0);
   std::vector<std::int64_t> all, internal, external;
   for (index_t g = 0; g < P.subgraphs(); ++g) {
@@ -139,32 +130,56 @@ Metrics metrics(const Csr<T>& A, Triangle tri, const LevelSets& levels, const Pa
   ts.slots = range_of(all);
   ts.internal_slots = range_of(internal);
   ts.external_slots = range_of(external);
-  ts.C = concurrency(ts.critical_slots, m.n_edges);                          // (3.25), p_hat = most slots
-  ts.W = m.n_edges > 0 ? double(ts.widest) / double(m.n_edges) : 0.0;       // (3.31)
+  ts.C = concurrency(ts.critical_slots, n_edges);                          // (3.25), p_hat = most slots
+  ts.W = n_edges > 0 ? double(ts.widest) / double(n_edges) : 0.0;          // (3.31)
+}
 
-  if (layout) {  // the GPU layout: external rows by thread, then rounds with a barrier each
-    ts.has_layout = true;
-    std::vector<std::int64_t> lane;
-    for (const LevelLaunch& L : layout->launches) {
-      if (L.last_block == L.first_block) continue;
-      const int threads = std::max(L.width, kMinBlockThreads);
-      std::int64_t longest = 0;
-      for (index_t b = L.first_block; b < L.last_block; ++b) {
-        const Block& B = layout->blocks[std::size_t(b)];
-        lane.assign(std::size_t(threads), 0);
-        for (index_t r = B.ext_row_begin; r < B.ext_row_end; ++r) {
-          lane[std::size_t((r - B.ext_row_begin) % threads)] +=
-              layout->ext_ptr[std::size_t(r) + 1] - layout->ext_ptr[std::size_t(r)];
-        }
-        ts.per_block.push_back(
-            {ts.launches, B.size, L.width, threads, B.rounds, *std::max_element(lane.begin(), lane.end())});
-        ts.rounds += B.rounds;
-        longest = std::max<std::int64_t>(longest, B.rounds);
+// The GPU layout: external rows by thread, then rounds with a barrier each.
+void layout_metrics(const Layout& layout, TasslMetrics& ts) {
+  ts.has_layout = true;
+  std::vector<std::int64_t> lane;
+  for (const LevelLaunch& L : layout.launches) {
+    if (L.last_block == L.first_block) continue;
+    const int threads = std::max(L.width, kMinBlockThreads);
+    std::int64_t longest = 0;
+    for (index_t b = L.first_block; b < L.last_block; ++b) {
+      const Block& B = layout.blocks[std::size_t(b)];
+      lane.assign(std::size_t(threads), 0);
+      for (index_t r = B.ext_row_begin; r < B.ext_row_end; ++r) {
+        lane[std::size_t((r - B.ext_row_begin) % threads)] +=
+            layout.ext_ptr[std::size_t(r) + 1] - layout.ext_ptr[std::size_t(r)];
       }
-      ts.critical_barriers += longest + 3;
-      ++ts.launches;
+      ts.per_block.push_back(
+          {ts.launches, B.size, L.width, threads, B.rounds, *std::max_element(lane.begin(), lane.end())});
+      ts.rounds += B.rounds;
+      longest = std::max<std::int64_t>(longest, B.rounds);
     }
+    ts.critical_barriers += longest + 3;
+    ++ts.launches;
   }
+}
+
+}  // namespace
+
+template <class T>
+Metrics metrics(const Csr<T>& A, Triangle tri, const LevelSets& levels, const Partition& P, const Schedule& S,
+                const Layout* layout) try {
+  if (A.rows != A.cols || P.n != A.rows || S.subgraphs.size() != std::size_t(P.subgraphs()))
+    throw DimensionError("TASSL metrics: the matrix, partition and schedule do not match");
+  Metrics m;
+  m.n = A.rows;
+  const std::vector<index_t> in_degree = in_degrees(A, tri);
+  for (const index_t d : in_degree) m.n_edges += d;
+  level_set_metrics(levels, in_degree, m.n_edges, m.level_set);
+  TasslMetrics& ts = m.tassl;
+  ts.n_levels = P.levels;
+  ts.kernels = P.levels > 0 ? P.levels : (m.n > 0 ? 1 : 0);
+  ts.subgraphs = P.subgraphs();
+  ts.isolated = index_t(P.isolated.size());
+  ts.internal_edges = std::int64_t(S.internal_edges);
+  ts.external_edges = std::int64_t(S.external_edges);
+  subgraph_metrics(P, S, m.n_edges, ts);
+  if (layout) layout_metrics(*layout, ts);
   return m;
 } catch (...) {
   rethrow_as_balsa_error("metrics");

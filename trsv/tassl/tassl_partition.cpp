@@ -136,19 +136,18 @@ void split_by_levels(const std::vector<index_t>& comp, index_t n_max, const std:
   for (std::size_t t = 0; t < order.size(); ++t) sub[order[t]] = index_t(t / std::size_t(n_max));
 }
 
-}  // namespace
+// Sub-graph vertices in dependency order.
+void add_subgraph(Partition& out, const std::vector<index_t>& vs, index_t level) {
+  out.vertices.insert(out.vertices.end(), vs.begin(), vs.end());
+  out.subgraph_ptr.push_back(index_t(out.vertices.size()));
+  out.subgraph_level.push_back(level);
+}
 
-Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx, Triangle tri,
-                    index_t n_max) {
-  if (n_max < 1) throw DimensionError("TASSL partition: n_max must be at least 1, got " + std::to_string(n_max));
-  if (row_ptr.size() != std::size_t(n) + 1) throw DimensionError("TASSL partition: row_ptr does not match n");
-  auto clock = std::chrono::steady_clock::now();
-  Graph g(n, tri, row_ptr, col_idx);
-  Partition out;
-  out.n = n;
-  out.n_max = n_max;
-
-  // Components of the vertices that have an edge (V0: those without).
+// Components of the vertices that have an edge (V0, out.isolated: those
+// without), each in dependency order.
+std::vector<std::vector<index_t>> components(const Graph& g, std::span<const index_t> row_ptr,
+                                             std::span<const index_t> col_idx, Triangle tri, Partition& out) {
+  const index_t n = out.n;
   const std::vector<index_t> root = graph::component_roots(n, row_ptr, col_idx, tri);
   std::vector<index_t> comp_of(std::size_t(n), -1);
   std::vector<std::vector<index_t>> comps;
@@ -165,25 +164,18 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
     }
     comps[std::size_t(comp_of[r])].push_back(v);
   }
-  out.stats.components = index_t(comps.size());
+  return comps;
+}
 
-  std::vector<std::size_t> small, large;
-  for (std::size_t c = 0; c < comps.size(); ++c) (comps[c].size() <= std::size_t(n_max) ? small : large).push_back(c);
-
-  // Sub-graph vertices in dependency order.
-  auto add_subgraph = [&](const std::vector<index_t>& vs, index_t level) {
-    out.vertices.insert(out.vertices.end(), vs.begin(), vs.end());
-    out.subgraph_ptr.push_back(index_t(out.vertices.size()));
-    out.subgraph_level.push_back(level);
-  };
-
-  // Sect. 4.1.2: small components, smallest first, packed into groups of at most n_max.
+// Sect. 4.1.2: small components, smallest first, packed into groups of at most n_max.
+void merge_small(const Graph& g, const std::vector<std::vector<index_t>>& comps, std::vector<std::size_t>& small,
+                 index_t n_max, Partition& out) {
   std::stable_sort(small.begin(), small.end(), [&](std::size_t a, std::size_t b) { return comps[a].size() < comps[b].size(); });
   std::vector<index_t> group;
   for (const std::size_t c : small) {
     if (group.size() + comps[c].size() > std::size_t(n_max)) {
       std::sort(group.begin(), group.end(), [&](index_t a, index_t b) { return g.key(a) < g.key(b); });
-      add_subgraph(group, 0);
+      add_subgraph(out, group, 0);
       ++out.stats.merged_groups;
       group.clear();
     }
@@ -191,18 +183,37 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
   }
   if (!group.empty()) {
     std::sort(group.begin(), group.end(), [&](index_t a, index_t b) { return g.key(a) < g.key(b); });
-    add_subgraph(group, 0);
+    add_subgraph(out, group, 0);
     ++out.stats.merged_groups;
   }
+}
 
-  out.stats.components_seconds = seconds_since(clock);
-  clock = std::chrono::steady_clock::now();
-  if (!large.empty()) g.compute_degrees_and_levels();
-  out.stats.graph_seconds = seconds_since(clock);
-  clock = std::chrono::steady_clock::now();
+// A split component's sub-graphs (sub: local index per vertex) added with
+// their levels: local indices are a topological order of the sub-graph DAG.
+// members and level_of_sub are scratch.
+void add_split(const Graph& g, const std::vector<index_t>& comp, const std::vector<index_t>& sub,
+               std::vector<std::vector<index_t>>& members, std::vector<index_t>& level_of_sub, Partition& out) {
+  index_t local = 0;
+  for (const index_t v : comp) local = std::max(local, sub[v] + 1);
+  members.assign(std::size_t(local), {});
+  for (const index_t v : comp) members[std::size_t(sub[v])].push_back(v);  // in dependency order
+  level_of_sub.assign(std::size_t(local), 0);
+  for (index_t s = 0; s < local; ++s)
+    for (const index_t v : members[std::size_t(s)])
+      g.for_each_parent(v, [&](index_t j) {
+        const index_t q = sub[std::size_t(j)];
+        if (q > s) throw Error("TASSL partition: internal error, an edge goes to a lower sub-graph");
+        if (q < s) level_of_sub[s] = std::max(level_of_sub[s], level_of_sub[q] + 1);
+      });
+  for (index_t s = 0; s < local; ++s)
+    if (!members[std::size_t(s)].empty()) add_subgraph(out, members[std::size_t(s)], level_of_sub[s]);
+}
 
-  // Sect. 4.1.3: large components split (independent of each other: in parallel).
-  std::vector<index_t> sub(std::size_t(n), -1);
+// Sect. 4.1.3: large components split (independent of each other: in
+// parallel), by the first vertex order that works, else by levels.
+void split_large(const Graph& g, const std::vector<std::vector<index_t>>& comps, const std::vector<std::size_t>& large,
+                 index_t n_max, Partition& out) {
+  std::vector<index_t> sub(std::size_t(out.n), -1);
   std::vector<int> used_order(large.size(), -1);
   std::vector<index_t> attempts(large.size(), 0);
 #pragma omp parallel for schedule(dynamic) if (large.size() > 1)
@@ -221,23 +232,32 @@ Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const
     out.stats.split_attempts += attempts[t];
     if (used_order[t] >= 0) ++out.stats.split_by_order[std::size_t(used_order[t])];
     else ++out.stats.fallbacks;
-    const std::vector<index_t>& comp = comps[large[t]];
-    index_t local = 0;
-    for (const index_t v : comp) local = std::max(local, sub[v] + 1);
-    members.assign(std::size_t(local), {});
-    for (const index_t v : comp) members[std::size_t(sub[v])].push_back(v);  // in dependency order
-    // Sub-graph levels: local indices are a topological order of the sub-graph DAG.
-    level_of_sub.assign(std::size_t(local), 0);
-    for (index_t s = 0; s < local; ++s)
-      for (const index_t v : members[std::size_t(s)])
-        g.for_each_parent(v, [&](index_t j) {
-          const index_t q = sub[std::size_t(j)];
-          if (q > s) throw Error("TASSL partition: internal error, an edge goes to a lower sub-graph");
-          if (q < s) level_of_sub[s] = std::max(level_of_sub[s], level_of_sub[q] + 1);
-        });
-    for (index_t s = 0; s < local; ++s)
-      if (!members[std::size_t(s)].empty()) add_subgraph(members[std::size_t(s)], level_of_sub[s]);
+    add_split(g, comps[large[t]], sub, members, level_of_sub, out);
   }
+}
+
+}  // namespace
+
+Partition partition(index_t n, std::span<const index_t> row_ptr, std::span<const index_t> col_idx, Triangle tri,
+                    index_t n_max) {
+  if (n_max < 1) throw DimensionError("TASSL partition: n_max must be at least 1, got " + std::to_string(n_max));
+  if (row_ptr.size() != std::size_t(n) + 1) throw DimensionError("TASSL partition: row_ptr does not match n");
+  auto clock = std::chrono::steady_clock::now();
+  Graph g(n, tri, row_ptr, col_idx);
+  Partition out;
+  out.n = n;
+  out.n_max = n_max;
+  const std::vector<std::vector<index_t>> comps = components(g, row_ptr, col_idx, tri, out);
+  out.stats.components = index_t(comps.size());
+  std::vector<std::size_t> small, large;
+  for (std::size_t c = 0; c < comps.size(); ++c) (comps[c].size() <= std::size_t(n_max) ? small : large).push_back(c);
+  merge_small(g, comps, small, n_max, out);
+  out.stats.components_seconds = seconds_since(clock);
+  clock = std::chrono::steady_clock::now();
+  if (!large.empty()) g.compute_degrees_and_levels();
+  out.stats.graph_seconds = seconds_since(clock);
+  clock = std::chrono::steady_clock::now();
+  split_large(g, comps, large, n_max, out);
   for (const index_t l : out.subgraph_level) out.levels = std::max(out.levels, l + 1);
   out.stats.split_seconds = seconds_since(clock);
   return out;

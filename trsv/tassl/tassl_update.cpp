@@ -129,56 +129,56 @@ void Incremental::place(index_t v, index_t s) {
   sub_of[std::size_t(v)] = s;
 }
 
-UpdateResult Incremental::apply(std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
-                                const PatternChange& change, std::int64_t edge_budget, index_t max_levels) {
-  if (row_ptr.size() != sub_of.size() + 1) throw DimensionError("TASSL update: a pattern of another size");
-  if (!dag_ready_) build_dag();
-  UpdateResult r;
-  auto give_up = [&](std::string why) {
-    r.feasible = false;
-    r.reason = std::move(why);
-    return r;
-  };
+namespace {
+
+UpdateResult give_up(UpdateResult& r, std::string why) {
+  r.feasible = false;
+  r.reason = std::move(why);
+  return r;
+}
+
+}  // namespace
+
+// Alg. 6.2 for one added edge parent j -> child i: an end in V0 joins a
+// sub-graph (lines 5-7, 13-15); an external edge raises the child's level
+// (Table 6.1). Returns the reason when it closes a cycle, else empty.
+std::string Incremental::add_edge(const Edge& e, UpdateResult& r) {
   constexpr index_t kAnyLevel = std::numeric_limits<index_t>::max();
-  for (const Edge& e : change.removed) {  // never breaks feasibility: only the DAG's counts
-    const index_t sc = sub_of[std::size_t(e.child)], sp = sub_of[std::size_t(e.parent)];
-    if (sc < 0 || sp < 0) throw Error("TASSL update: internal error, a removed edge had an end in V0");
-    if (sc != sp) link(sp, sc, -1);
-  }
-  for (const Edge& e : change.added) {
-    const index_t i = e.child, j = e.parent;
-    if (sub_of[std::size_t(j)] < 0) {  // Alg. 6.2 lines 5-7: the parent leaves V0
-      const index_t si = sub_of[std::size_t(i)];
-      index_t s = si >= 0 && index_t(members[std::size_t(si)].size()) < n_max ? si : first_with_room(0, 0);
-      if (s < 0) s = create(0, r);
-      place(j, s);
-      r.left_isolated.push_back(j);
-    }
-    const index_t sj = sub_of[std::size_t(j)];
-    if (sub_of[std::size_t(i)] < 0) {  // lines 13-15: the child leaves V0, no lower than its parent
-      index_t s = index_t(members[std::size_t(sj)].size()) < n_max ? sj
-                                                                   : first_with_room(level[std::size_t(sj)] + 1, kAnyLevel);
-      if (s < 0) s = create(level[std::size_t(sj)] + 1, r);
-      place(i, s);
-      r.left_isolated.push_back(i);
-    }
+  const index_t i = e.child, j = e.parent;
+  if (sub_of[std::size_t(j)] < 0) {  // Alg. 6.2 lines 5-7: the parent leaves V0
     const index_t si = sub_of[std::size_t(i)];
-    if (si == sj) continue;  // internal
-    // An external edge sj -> si: condition I holds unless it closes a cycle (Table 6.1's R).
-    if (level[std::size_t(si)] <= level[std::size_t(sj)]) {
-      if (reaches(si, sj))
-        return give_up("an added edge " + std::to_string(j) + " -> " + std::to_string(i) + " closes a cycle of sub-graphs " +
-                       std::to_string(sj) + " and " + std::to_string(si));
-      link(sj, si, +1);
-      raise(si, level[std::size_t(sj)] + 1, r);
-    } else {
-      link(sj, si, +1);
-    }
+    index_t s = si >= 0 && index_t(members[std::size_t(si)].size()) < n_max ? si : first_with_room(0, 0);
+    if (s < 0) s = create(0, r);
+    place(j, s);
+    r.left_isolated.push_back(j);
   }
-  if (levels() > max_levels)
-    return give_up("the sub-graph levels grew to " + std::to_string(levels()) + ", past " + std::to_string(max_levels));
-  // The sub-graphs to schedule again: those holding a changed row (the
-  // child of every added or removed edge is one), new vertices included.
+  const index_t sj = sub_of[std::size_t(j)];
+  if (sub_of[std::size_t(i)] < 0) {  // lines 13-15: the child leaves V0, no lower than its parent
+    index_t s = index_t(members[std::size_t(sj)].size()) < n_max ? sj
+                                                                 : first_with_room(level[std::size_t(sj)] + 1, kAnyLevel);
+    if (s < 0) s = create(level[std::size_t(sj)] + 1, r);
+    place(i, s);
+    r.left_isolated.push_back(i);
+  }
+  const index_t si = sub_of[std::size_t(i)];
+  if (si == sj) return {};  // internal
+  // An external edge sj -> si: condition I holds unless it closes a cycle (Table 6.1's R).
+  if (level[std::size_t(si)] <= level[std::size_t(sj)]) {
+    if (reaches(si, sj))
+      return "an added edge " + std::to_string(j) + " -> " + std::to_string(i) + " closes a cycle of sub-graphs " +
+             std::to_string(sj) + " and " + std::to_string(si);
+    link(sj, si, +1);
+    raise(si, level[std::size_t(sj)] + 1, r);
+  } else {
+    link(sj, si, +1);
+  }
+  return {};
+}
+
+// The sub-graphs to schedule again: those holding a changed row (the
+// child of every added or removed edge is one), new vertices included;
+// the edges they hold.
+void Incremental::mark_changed(std::span<const index_t> row_ptr, const PatternChange& change, UpdateResult& r) const {
   std::vector<char> mark(members.size(), 0);
   for (const index_t v : change.rows) {
     const index_t s = sub_of[std::size_t(v)];
@@ -192,23 +192,31 @@ UpdateResult Incremental::apply(std::span<const index_t> row_ptr, std::span<cons
   r.moved.erase(std::unique(r.moved.begin(), r.moved.end()), r.moved.end());
   for (const index_t s : r.changed)
     for (const index_t v : members[std::size_t(s)]) r.scheduled_edges += row_ptr[v + 1] - row_ptr[v];
-  if (r.scheduled_edges > edge_budget)
-    return give_up("the update would schedule " + std::to_string(r.scheduled_edges) + " edges again, over the budget of " +
-                   std::to_string(edge_budget) + " (a full analysis is cheaper)");
-  if (slot_.empty()) {  // every entry's internal slot and every vertex's last, from the schedule
-    slot_.assign(std::size_t(row_ptr_.back()), -1);
-    finish_.assign(sub_of.size(), -1);
-    for (const SubgraphSchedule& g : schedule.subgraphs)
-      for (index_t q = 0; q < g.int_slots(); ++q)
-        for (index_t e = g.int_ptr[q]; e < g.int_ptr[q + 1]; ++e) {
-          const SlotEdge& x = g.internal[std::size_t(e)];
-          slot_[std::size_t(row_ptr_[std::size_t(x.to)] + x.value)] = q;
-          finish_[std::size_t(x.to)] = std::max(finish_[std::size_t(x.to)], q);
-        }
-    dirty_.assign(sub_of.size(), 0);
-    redone_.assign(sub_of.size(), 0);
-    moved_.assign(sub_of.size(), 0);
-  }
+}
+
+// Every entry's internal slot and every vertex's last, from the schedule
+// (once, at the first update).
+void Incremental::index_slots() {
+  if (!slot_.empty()) return;
+  slot_.assign(std::size_t(row_ptr_.back()), -1);
+  finish_.assign(sub_of.size(), -1);
+  for (const SubgraphSchedule& g : schedule.subgraphs)
+    for (index_t q = 0; q < g.int_slots(); ++q)
+      for (index_t e = g.int_ptr[q]; e < g.int_ptr[q + 1]; ++e) {
+        const SlotEdge& x = g.internal[std::size_t(e)];
+        slot_[std::size_t(row_ptr_[std::size_t(x.to)] + x.value)] = q;
+        finish_[std::size_t(x.to)] = std::max(finish_[std::size_t(x.to)], q);
+      }
+  dirty_.assign(sub_of.size(), 0);
+  redone_.assign(sub_of.size(), 0);
+  moved_.assign(sub_of.size(), 0);
+}
+
+// Sec. 6.2: the changed sub-graphs' slots again (reslot), the schedule's
+// edge counts kept.
+void Incremental::reschedule(std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                             const PatternChange& change, UpdateResult& r) {
+  index_slots();
   for (const index_t v : change.rows) dirty_[std::size_t(v)] = 1;
   for (const index_t v : r.left_isolated) dirty_[std::size_t(v)] = 1;
   carry_slots(row_ptr);
@@ -227,6 +235,28 @@ UpdateResult Incremental::apply(std::span<const index_t> row_ptr, std::span<cons
   }
   for (const index_t v : change.rows) dirty_[std::size_t(v)] = 0;
   for (const index_t v : r.left_isolated) dirty_[std::size_t(v)] = 0;
+}
+
+UpdateResult Incremental::apply(std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                                const PatternChange& change, std::int64_t edge_budget, index_t max_levels) {
+  if (row_ptr.size() != sub_of.size() + 1) throw DimensionError("TASSL update: a pattern of another size");
+  if (!dag_ready_) build_dag();
+  UpdateResult r;
+  for (const Edge& e : change.removed) {  // never breaks feasibility: only the DAG's counts
+    const index_t sc = sub_of[std::size_t(e.child)], sp = sub_of[std::size_t(e.parent)];
+    if (sc < 0 || sp < 0) throw Error("TASSL update: internal error, a removed edge had an end in V0");
+    if (sc != sp) link(sp, sc, -1);
+  }
+  for (const Edge& e : change.added)
+    if (std::string why = add_edge(e, r); !why.empty()) return give_up(r, std::move(why));
+  if (levels() > max_levels)
+    return give_up(r, "the sub-graph levels grew to " + std::to_string(levels()) + ", past " + std::to_string(max_levels));
+  mark_changed(row_ptr, change, r);
+  if (r.scheduled_edges > edge_budget)
+    return give_up(r, "the update would schedule " + std::to_string(r.scheduled_edges) +
+                          " edges again, over the budget of " + std::to_string(edge_budget) +
+                          " (a full analysis is cheaper)");
+  reschedule(row_ptr, col_idx, change, r);
   return r;
 }
 

@@ -130,6 +130,11 @@ class Incremental {
   index_t create(index_t at_level, UpdateResult& r);
   index_t first_with_room(index_t min_level, index_t max_level) const;  // Alg. 6.1 over a level range, -1: none
   void place(index_t v, index_t s);
+  std::string add_edge(const Edge& e, UpdateResult& r);  // Alg. 6.2 for one edge; a reason when infeasible
+  void mark_changed(std::span<const index_t> row_ptr, const PatternChange& change, UpdateResult& r) const;
+  void index_slots();
+  void reschedule(std::span<const index_t> row_ptr, std::span<const index_t> col_idx, const PatternChange& change,
+                  UpdateResult& r);
   index_t key(index_t v) const { return tri == Triangle::Lower ? v : vertices() - 1 - v; }
 
   std::vector<std::vector<Link>> dag_;  // sub-graph -> its children in the sub-graph DAG

@@ -1,9 +1,9 @@
-// The CPU numeric phase of multifrontal QR (qr/numeric.hpp; sparse QR
+// The CPU numeric phase of multifrontal QR (qr/numeric_cpu.hpp; sparse QR
 // paper sec. 2): assembly of each front from its rows of A and its
 // children's contribution blocks (copies only), Householder QR over the
 // staircase (LAPACK dgeqrf/dormqr by panel), R's rows and the panels'
 // Householder vectors kept compact; independent subtrees in parallel.
-#include "qr/numeric.hpp"
+#include "qr/numeric_cpu.hpp"
 
 #include <omp.h>
 
@@ -68,7 +68,7 @@ void geqrf(int m, int n, double* a, int lda, double* tau) {
 }
 
 // C = Q^T C or Q C (trans "T" / "N") with k reflectors of A (LAPACK
-// dormqr; declared in numeric.hpp). C of at most 8 columns takes the reflectors one by one
+// dormqr; declared in numeric_cpu.hpp). C of at most 8 columns takes the reflectors one by one
 // (dorm2r): the block reflector's T costs m k^2 / 2 flops, k / 2 times the
 // products themselves for one column.
 void ormqr(const char* trans, int m, int n, int k, const double* a, int lda, const double* tau, double* c, int ldc) {

@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(kThreads) factor_window_kernel(Bands<P> bands,
 // the waits cannot deadlock); per block, the bandwidth k_b bounds the work.
 // Every entry a step touches lies inside the block's band (no pivoting: L
 // keeps bandwidth k_b, U too); operations reach each entry in the CPU
-// reference's order (sap/host.cpp), columns ascending.
+// reference's order (sap/steps_cpu.cpp), columns ascending.
 constexpr int kWideThreads = 256;
 constexpr int kNb = 16;           // NB: columns per panel (kNb^2 == kWideThreads: a thread per diagonal-block entry)
 constexpr int kRows = 2;          // R: rows of the window per thread per sweep
@@ -163,6 +163,15 @@ constexpr int kTilePanels = 8;    // a tile: up to 8 of a thread block's panels
 constexpr int kAtOnce = 4;        // window columns a thread updates together
 constexpr int kFailed = 0x7fffffff;  // a group counter's value after a refused pivot
 
+// Its length (about 170 lines) is kept on purpose: the steps are already
+// named (factor_panel: the diagonal block and L21; update_tile: U12 and the
+// A22 update; the loop: the group's wait, L11's load, the lookahead) as
+// lambdas over the kernel's shared arrays and its group state (band, block
+// bounds, counter, failure slot). As __device__ functions each would take a
+// dozen of them as arguments; the kernel is tuned for registers at
+// __launch_bounds__(256, 2), and a split would have to be checked for the
+// same registers and spills (ptxas -v) and re-timed on a GPU (bench banded)
+// to show no cost, so it stays one function.
 template <class P>
 __global__ void __launch_bounds__(kWideThreads, 2)
     factor_wide_kernel(Bands<P> bands, index_t k, const index_t* starts, const index_t* bandwidths, int G, double small,

@@ -7,6 +7,26 @@
 //   B(r, c) = a(t-k+r, t+c)   (lower triangle: c <= r)
 //   C(r, c) = a(t+r, t-k+c)   (upper triangle: r <= c), the C_{i+1} of the report
 //   V = V_i^(b), W = W_{i+1}^(t), R = (I - W V)^{-1}.
+//
+// The spikes of the example in sap/partition.hpp (n = 12, k = 2, P = 3):
+// S = D^{-1} A with D = diag(A_i) has V_i = A_i^{-1} [0; B_i] in block i's
+// rows (B_i's columns) and W_{i+1} = A_{i+1}^{-1} [C_{i+1}; 0] in block
+// i+1's rows (C_{i+1}'s columns). SaP-C keeps only the k x k ends in capitals,
+// V_i^(b) (bottom) and W_{i+1}^(t) (top), and per interface solves
+// [I V; W I] with R (report sec. 2.1, eq. 9-10):
+//
+//   row  0   1 . . . v v . . . . . .
+//        1   . 1 . . v v . . . . . .
+//        2   . . 1 . V V . . . . . .      V_0^(b)
+//        3   . . . 1 V V . . . . . .
+//        4   . . W W 1 . . . v v . .      W_1^(t)
+//        5   . . W W . 1 . . v v . .
+//        6   . . w w . . 1 . V V . .      V_1^(b)
+//        7   . . w w . . . 1 V V . .
+//        8   . . . . . . W W 1 . . .      W_2^(t)
+//        9   . . . . . . W W . 1 . .
+//       10   . . . . . . w w . . 1 .
+//       11   . . . . . . w w . . . 1
 #pragma once
 
 #include <vector>

@@ -1,9 +1,9 @@
-// The CPU oracle of the GPU factorisation (qr/gpu_reference.hpp).
-#include "qr/gpu_reference.hpp"
+// The CPU oracle of the GPU factorisation (qr/gpu_multifrontal_cpu.hpp).
+#include "qr/gpu_multifrontal_cpu.hpp"
 
 #include <algorithm>
 
-#include "qr/numeric.hpp"
+#include "qr/numeric_cpu.hpp"
 
 namespace balsa::qr {
 

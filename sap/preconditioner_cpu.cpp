@@ -1,9 +1,9 @@
 // The CPU SaP preconditioners (sap/preconditioner.hpp): SaP-D and SaP-C set
-// up and applied with the reference steps of sap/host.cpp, in precision P.
+// up and applied with the reference steps of sap/steps_cpu.cpp, in precision P.
 #include <algorithm>
 #include <chrono>
 
-#include "sap/host.hpp"
+#include "sap/steps_cpu.hpp"
 #include "core/instantiate.hpp"
 #include "core/clock.hpp"
 

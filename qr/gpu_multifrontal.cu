@@ -83,17 +83,9 @@ __device__ double warp_sum(double v) {
   return v;
 }
 
-// Factorize (sec. 3.2.1): the stack (M = 32 count rows) of column tile
-// `col` factored in shared memory; R to the top tile (zeros below its
-// diagonal), V below it in place, the top tile's V and T to the VT record.
-__device__ void factorize(Shared& s, double* front, std::int64_t ld, const Rows& rows, int M, int col, double* rec) {
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
-  const double* a = front + ld * std::int64_t(col) * kTile;
-  for (int e = tid; e < M * kTile; e += blockDim.x) {
-    const int i = e % M, c = e / M;
-    s.V[i + kLd * c] = a[rows(i) + ld * c];
-  }
-  __syncthreads();
+// Householder QR of the stack in shared memory (dgeqr2, one column at a
+// time): R on and above the diagonal, v below it (unit head implied), tau.
+__device__ __forceinline__ void householder_columns(Shared& s, int M, int tid, int lane, int warp, int warps) {
   for (int c = 0; c < kTile; ++c) {
     double* x = s.V + kLd * c;
     if (warp == 0) {
@@ -136,8 +128,11 @@ __device__ void factorize(Shared& s, double* front, std::int64_t ld, const Rows&
     }
     __syncthreads();
   }
-  // T (dlarft, forward columnwise): G(k, c) = v_k^T v_c (k < c) into W,
-  // then T(0:c, c) = -tau_c T(0:c, 0:c) G(0:c, c), column by column (warp 0).
+}
+
+// T (dlarft, forward columnwise): G(k, c) = v_k^T v_c (k < c) into W,
+// then T(0:c, c) = -tau_c T(0:c, 0:c) G(0:c, c), column by column (warp 0).
+__device__ __forceinline__ void form_t(Shared& s, int M, int tid, int lane, int warp) {
   for (int e = tid; e < kTile * kTile; e += blockDim.x) {
     const int k = e % kTile, c = e / kTile;
     if (k >= c) continue;
@@ -160,6 +155,21 @@ __device__ void factorize(Shared& s, double* front, std::int64_t ld, const Rows&
     }
   }
   __syncthreads();
+}
+
+// Factorize (sec. 3.2.1): the stack (M = 32 count rows) of column tile
+// `col` factored in shared memory; R to the top tile (zeros below its
+// diagonal), V below it in place, the top tile's V and T to the VT record.
+__device__ void factorize(Shared& s, double* front, std::int64_t ld, const Rows& rows, int M, int col, double* rec) {
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
+  const double* a = front + ld * std::int64_t(col) * kTile;
+  for (int e = tid; e < M * kTile; e += blockDim.x) {
+    const int i = e % M, c = e / M;
+    s.V[i + kLd * c] = a[rows(i) + ld * c];
+  }
+  __syncthreads();
+  householder_columns(s, M, tid, lane, warp, warps);
+  form_t(s, M, tid, lane, warp);
   double* out = front + ld * std::int64_t(col) * kTile;
   for (int e = tid; e < M * kTile; e += blockDim.x) {
     const int i = e % M, c = e / M;

@@ -1,8 +1,8 @@
-// The CPU reference of SaP's steps (sap/host.hpp): the blocks' LU without
+// The CPU reference of SaP's steps (sap/steps_cpu.hpp): the blocks' LU without
 // pivoting, their solves, the coupling blocks, the truncated spikes and the
 // reduced systems (report sec. 2.1 and 3.1), in plain loops over the band;
 // the k x k dense algebra goes to BLAS/LAPACK (core/lapack.hpp).
-#include "sap/host.hpp"
+#include "sap/steps_cpu.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,8 @@
 // sec. 2.1: bottom blocks of the LU and of the UL, two batched triangular
 // solves each, cuBLAS), the reduced systems R_i = (I - W V)^{-1} (T_LUrdcd,
 // cuBLAS batched GEMM, LU and inverse) and, per application, the
-// corrections of eq. 9-10 (one thread block per interface).
+// corrections of eq. 9-10 (one thread block per interface). The blocks'
+// layout, with a picture of the spikes: sap/steps_cpu.hpp.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -76,7 +77,7 @@ __device__ void gemv(const P* M, const P* x, const P* y0, P* y, index_t k) {
   }
 }
 
-// Eq. 9b, 9c and 10 for interface blockIdx.x (see sap/host.cpp, coupling_corrections).
+// Eq. 9b, 9c and 10 for interface blockIdx.x (see sap/steps_cpu.cpp, coupling_corrections).
 template <class P>
 __global__ void corrections_kernel(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
                                    const index_t* starts, const P* g, P* rhs, const int* stopped) {
