@@ -1,7 +1,7 @@
 // Internal: the SaP preconditioners (SaP-D and SaP-C) as the Krylov
 // solvers see them (krylov::Preconditioner), with what BandedSolver reads
 // back: the report's set-up phase times and the boosted pivots. CPU
-// (sap/host_*.cpp, the reference) and GPU (sap/gpu_*.cu) implementations.
+// (sap/steps_cpu.cpp and sap/preconditioner_cpu.cpp, the reference) and GPU (sap/gpu_*.cu) implementations.
 #pragma once
 
 #include <algorithm>

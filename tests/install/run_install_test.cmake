@@ -8,7 +8,7 @@ if(NOT rc EQUAL 0)
 endif()
 # The benchmarks (balsa-bench, bench/bench.hpp) are not installed; balsa is.
 if(EXISTS ${WORK_DIR}/prefix/bin/balsa-bench OR EXISTS ${WORK_DIR}/prefix/include/balsa/bench.hpp)
-  message(FATAL_ERROR "the benchmarks were installed (balsa-bench or balsa/bench.hpp)")
+  message(FATAL_ERROR "the benchmarks were installed (balsa-bench, or bench.hpp among the headers)")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix RESULT_VARIABLE rc)
