@@ -28,11 +28,12 @@
 #                               the presets in ANSWER_METHODS (default: cg; 3 runs
 #                               each, GPU and CPU), bench sparse (balsa only) on the
 #                               >= 1e6-row systems, Python balsa.solve against CuPy's cg
-#   scripts/gpu-host.sh compare OLD  spot check against another source tree OLD
-#                               (e.g. a git worktree of an earlier commit): its
-#                               balsa built beside this one, then balsa run and
-#                               balsa-bench trsv --only lap3d, each twice, the
-#                               two binaries alternating on the same GPU
+#   scripts/gpu-host.sh compare OLD [run|cases]  against another source tree OLD
+#                               (e.g. `git archive` of an earlier commit): its
+#                               balsa built beside this one, then balsa run three
+#                               times and balsa-bench trsv on the default suite
+#                               (double; COMPARE_CASES: groups 0-7) case by case,
+#                               the two builds alternating on the same GPU
 #   scripts/gpu-host.sh chains [bench args]  build, the triangular-solve tests (CPU
 #                               and GPU), memcheck and racecheck of
 #                               gpu_trsv_spike_test, balsa-bench trsv [args]
@@ -184,23 +185,34 @@ run_compare() {
   local old="$1/build-gpu/balsa" new="$build/balsa"
   wait
   [ -x "$old" ] || { echo "OLD BUILD FAILED"; tail -20 "$outdir/old-build.log"; return 1; }
-  for i in 1 2 3; do
-    for who in old new; do
-      local b=$old; [ $who = new ] && b=$new
-      step "$who: balsa run ($i)"; $b run 2>&1 | grep -E "setup|solve|converged|GPU:"
+  local part="${2:-all}"
+  if [ "$part" = all ] || [ "$part" = run ]; then
+    for i in 1 2 3; do
+      for who in old new; do
+        local b=$old; [ $who = new ] && b=$new
+        step "$who: balsa run ($i)"; $b run 2>&1 | grep -E "setup|solve|converged|GPU:|chose|total"
+      done
     done
-  done
-  for i in 1 2; do
+  fi
+  # balsa-bench trsv on the default suite (double), case by case, the two
+  # builds alternating; COMPARE_CASES picks groups (1-8: the generated cases,
+  # real: the matrices of tests/data). bench/compare_trsv_runs.py sums up.
+  local -a groups=(lap2d-5pt lap3d-7pt lap3d-27pt banded-1000000 banded-4000000 blockdiag-16x blockdiag-512x
+    Franz6,Pd,arrow,bayer10,bcsstk13,cryg2500,dwt_992,hangGlider_2,jagmesh7,lp_e226,nnc1374,olm1000,rajat01,temp,watt_2,west0479,zenios)
+  [ "$part" = run ] && return 0
+  for g in ${COMPARE_CASES:-0 1 2 3 4 5 6 7}; do
     for who in old new; do
       local b=$old; [ $who = new ] && b=$new
-      step "$who: balsa-bench trsv --only lap3d --precision double ($i)"
       # balsa-bench beside balsa; an older tree's balsa has the benchmarks as `balsa bench`.
       local bb="$(dirname "$b")/balsa-bench"; [ -x "$bb" ] || bb="$b bench"
-      $bb trsv --only lap3d --precision double --data-dir tests/data --markdown "$outdir/lap3d-$who-$i.md" \
-        >"$outdir/lap3d-$who-$i.txt" 2>&1
-      echo "exit $?"; grep -E "^\| lap3d" "$outdir/lap3d-$who-$i.md" | head -30
+      step "$who: trsv ${groups[$g]:0:40}"
+      $bb trsv --only "${groups[$g]}" --precision double --repeat ${COMPARE_REPEAT:-10} --cpu-repeat 3 \
+        --data-dir tests/data --json "$outdir/compare-$who-$g.json" >"$outdir/compare-$who-$g.txt" 2>&1
+      echo "exit $?"
     done
   done
+  step "old against new (bench/compare_trsv_runs.py)"
+  python3 bench/compare_trsv_runs.py "$outdir"/compare-old-*.json -- "$outdir"/compare-new-*.json | tail -40
 }
 
 # compute-sanitizer TOOL on tests/TEST restricted to gtest FILTER, at most
@@ -328,7 +340,7 @@ case "$stage" in
   qr) run_qr "$@" ;;
   sequence) run_sequence "$@" ;;
   lp) run_lp "$@" ;;
-  compare) run_compare "$1" ;;
+  compare) run_compare "$@" ;;
   tests) run_tests ;;
   racecheck) run_racecheck ;;
   bench) run_bench "$@" ;;
