@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
 #include "core/instantiate.hpp"
@@ -84,9 +83,6 @@ Partition cut(index_t n, index_t m) {
 
 Partition make_partition(index_t n, index_t w, double entries, index_t chain_rows, const CostModel& c) {
   if (chain_rows > 0) return cut(n, chain_rows);
-  // Tuning experiments (bench/results/*-chains-*): BALSA_SPIKE_CHAIN_ROWS
-  // replaces the model's choice.
-  if (const char* env = std::getenv("BALSA_SPIKE_CHAIN_ROWS"); env && std::atoi(env) > 0) return cut(n, std::atoi(env));
   Partition best = cut(n, std::max<index_t>(n, 1));
   double best_t = predict_seconds(best, w, entries, c);
   for (std::int64_t m = std::max<index_t>(32, w); m < n; m *= 2) {
