@@ -7,7 +7,7 @@
 //   Reference        Substitution                          --
 //   LevelSet         level_set/level_set_cpu               level_set/level_set.cu
 //   Tassl            tassl/tassl_cpu                       tassl/tassl.cu
-//   Spike            spike/spike_plan (CpuSpike)           spike/spike.cu
+//   Spike            spike/spike_cpu                       spike/spike.cu
 //   SyncFree(Csc)    --                                    sync_free/sync_free_csr.cu, sync_free_csc.cu
 //   SyncFreeBlocks   --                                    sync_free_blocks/sync_free_blocks.cu
 //   Cusparse         --                                    cusparse/spsv_cusparse_cuda.cpp

@@ -12,6 +12,7 @@
 #include "cuda/device.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/level_set/level_set_cpu.hpp"
+#include "trsv/spike/spike_cpu.hpp"
 #include "trsv/substitution.hpp"
 #include "trsv/tassl/tassl_cpu.hpp"
 #include "trsv/tassl/tassl_layout.hpp"
