@@ -120,7 +120,6 @@ void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) {
   }
 }
 
-
 template <class T>
 TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options) try
     : impl_(trsv::analysed<Impl>([&](Impl& s) { s.analyse(A, options, nullptr); })) {
