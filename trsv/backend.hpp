@@ -3,14 +3,14 @@
 // GPU alike: generate (the constructor analyses M, the matrix actually
 // solved) -> solve many times -> new values -> (TASSL) new patterns.
 //
-//   algorithm        CPU backend (trsv/cpu_backends.cpp)  GPU backend
-//   Reference        Substitution                          --
-//   LevelSet         level_set/level_set_cpu               level_set/level_set.cu
-//   Tassl            tassl/tassl_cpu                       tassl/tassl.cu
-//   Spike            spike/spike_cpu                       spike/spike.cu
-//   SyncFree(Csc)    --                                    sync_free/sync_free_csr.cu, sync_free_csc.cu
-//   SyncFreeBlocks   --                                    sync_free_blocks/sync_free_blocks.cu
-//   Cusparse         --                                    cusparse/spsv_cusparse_cuda.cpp
+//   algorithm        CPU (adapters in trsv/backends.cpp)    GPU
+//   Reference        trsv/substitution.hpp                  --
+//   LevelSet         trsv/level_set/level_set_cpu.cpp       trsv/level_set/level_set.cu
+//   Tassl            trsv/tassl/tassl_cpu.cpp               trsv/tassl/tassl.cu
+//   Spike            trsv/spike/spike_cpu.cpp               trsv/spike/spike.cu
+//   SyncFree, -Csc   --                                     trsv/sync_free/sync_free_csr.cu, sync_free_csc.cu
+//   SyncFreeBlocks   --                                     trsv/sync_free_blocks/sync_free_blocks.cu
+//   Cusparse         --                                     trsv/cusparse/spsv_cusparse_cuda.cpp
 //
 // Which calls each supports:
 //  - solve / solve_many: all, on arrays in the backend's memory (device() ==
