@@ -118,9 +118,9 @@ run_tests() {
 }
 
 # Racecheck slows the spinning sync-free kernels by orders of magnitude: small
-# cases only, and a watchdog long enough not to fire (BALSA_TRSV_WATCHDOG_MS).
+# cases only, and a watchdog long enough not to fire (BALSA_TEST_WATCHDOG_MS).
 run_racecheck() {
-  export BALSA_TRSV_WATCHDOG_MS=600000
+  export BALSA_TEST_WATCHDOG_MS=600000
   for spec in "gpu_trsv_algorithms_test:*StarTwoLevels*:*BlockDiagonal*:*OneByOneAndEmpty*:*0.Laplacian3d*:*0.Chain*" \
               "gpu_trsv_solver_test:*BadInputIsNamedOnTheGpuPath*"; do
     t="${spec%%:*}"; filter="${spec#*:}"
@@ -158,7 +158,7 @@ run_chains() {
 
 # memcheck (every test) and racecheck (generated cases) of the named variants.
 run_kernel_sanitizers() {
-  export BALSA_TEST_ALGORITHMS="$1" BALSA_TRSV_WATCHDOG_MS=600000
+  export BALSA_TEST_ALGORITHMS="$1" BALSA_TEST_WATCHDOG_MS=600000
   local t=$build/tests/gpu_trsv_algorithms_test
   for tool in memcheck racecheck; do
     local filter='*'; [ $tool = racecheck ] && filter='*StarTwoLevels*:*Chain*:*BlockDiagonal*:*OneByOne*:*RandomBanded*'

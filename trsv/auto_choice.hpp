@@ -1,9 +1,14 @@
-// Internal: TrsvAlgorithm::Auto (see trsv/auto_choice.cpp for the rule).
+// Internal: TrsvAlgorithm::Auto (see trsv/auto_choice.cpp for the rule):
+// the rule on the level statistics, Spike's cost model, and the timed trial.
 #pragma once
 
 #include <functional>
+#include <memory>
 
+#include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
+#include "trsv/backend.hpp"
+#include "trsv/spike/spike_plan.hpp"
 
 namespace balsa::trsv_auto {
 
@@ -67,5 +72,34 @@ inline constexpr index_t kManyRhs = 4;
 // the GPU's round trip (upload, launch, download: about 20 us).
 inline constexpr std::int64_t kHostSolveMaxWork = 12000;
 bool host_solves_on_cpu(const TrsvStats& analysis);
+
+// The algorithm the front end sets up for M (the matrix solved, triangle
+// `tri`, level sets `levels`): options.algorithm, or for Auto the rule (and
+// Spike's model against it); an explicit Spike that cannot take M falls back
+// to the rule. `st` holds the front end's fields (rows, nnz, levels); the
+// choice fills Spike's model fields (bandwidth, predicted_seconds, fallback)
+// when Auto or Spike was asked for. options.device is resolved.
+struct Choice {
+  TrsvAlgorithm algorithm = TrsvAlgorithm::Auto;
+  bool spike_feasible = false;   // Spike could take M (a trial candidate)
+  trsv_spike::Partition spike;   // Spike's chains (Auto or Spike asked for)
+};
+template <class T>
+Choice choose_algorithm(const Csr<T>& M, Triangle tri, const LevelSets& levels, const TrsvOptions& options,
+                        TrsvStats& st);
+
+// Whether Auto's trial runs: Auto asked for on the GPU (options.device
+// resolved), auto_trial, values present, at most kTrialMaxRows rows and an
+// off-diagonal entry.
+bool runs_trial(const TrsvOptions& options, const TrsvStats& st, bool values_pending);
+
+// The trial: `backend` (the choice, st.algorithm) timed against the other
+// candidates, each made by `make`; the fastest (by kTrialMargin for the
+// pick) is left in `backend` and st.algorithm; fills st.trial,
+// trial_pick_seconds and trial_cusparse_seconds.
+template <class T>
+using MakeBackend = std::function<std::unique_ptr<trsv::Backend<T>>(TrsvAlgorithm)>;
+template <class T>
+void trial(std::unique_ptr<trsv::Backend<T>>& backend, TrsvStats& st, bool spike_feasible, const MakeBackend<T>& make);
 
 }  // namespace balsa::trsv_auto

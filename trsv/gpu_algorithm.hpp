@@ -1,5 +1,6 @@
-// Internal: the interface every GPU triangular-solve algorithm implements
-// behind balsa::TriangularSolver (trsv/triangular_solver.cpp).
+// Internal: the GPU triangular-solve algorithms behind
+// balsa::TriangularSolver (trsv/triangular_solver.cpp), each a trsv::Backend
+// (trsv/backend.hpp), and their factories.
 //
 // The front end has already run check_triangular_system on A (canonical CSR,
 // square, every entry in `tri`, nonzero diagonal unless Unit, finite). It
@@ -18,8 +19,8 @@
 
 #include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
+#include "trsv/backend.hpp"
 #include "trsv/spike/spike_plan.hpp"
-#include "trsv/tassl/tassl_update.hpp"
 
 namespace balsa::trsv_gpu {
 
@@ -28,58 +29,24 @@ struct Analysis {
   index_t widest_level = 0;
 };
 
-// A pattern update (TriangularSolver::replace_columns): what changed, the
-// limits of an incremental update, and what it did.
-struct PatternUpdate {
-  const tassl::PatternChange* change = nullptr;
-  std::int64_t edge_budget = 0;  // give up when more edges must be scheduled again
-  index_t max_levels = 0;        // give up when the sub-graph levels grow past this
-  std::string reason;            // why it gave up
-  std::int64_t scheduled_edges = 0, uploaded_bytes = 0;
-  index_t blocks = 0, relocated = 0;
-  bool recaptured = false;
-};
+using PatternUpdate = trsv::PatternUpdate;
 
+// The GPU backends (trsv/backend.hpp): solve() on device arrays. The
+// constructor analyses and uploads.
 template <class T>
-class Algorithm {
+class Algorithm : public trsv::Backend<T> {
  public:
-  virtual ~Algorithm() = default;
-  // x = A^{-1} b; b and x are device arrays of the matrix's rows and must not
-  // alias. Every entry of x is written.
-  virtual void solve(const T* b, T* x) = 0;
-  // X = A^{-1} B for `columns` right-hand sides of `rows` values each
-  // (column-major, leading dimension rows). The default solves column by column.
-  virtual void solve_many(const T* B, T* X, index_t rows, index_t columns) {
-    for (index_t c = 0; c < columns; ++c) solve(B + std::size_t(c) * std::size_t(rows), X + std::size_t(c) * std::size_t(rows));
-  }
-  // New values in the CSR order of the matrix given at construction
-  // (the front end has checked them).
-  virtual void update_values(std::span<const T> values) = 0;
-  // The same from device memory (the front end has checked them on the
-  // device), asynchronous. The default copies them to the host (a round
-  // trip) and calls update_values.
-  virtual void update_values_device(const T* values, std::size_t count);
-  // The matrix solved became M (same size; `u.change` says how): true when
-  // the algorithm updated its analysis in place, false (u.reason) when it
-  // cannot, the front end then analysing M afresh (the algorithm is then
-  // discarded, whatever state it was left in).
-  virtual bool update_pattern(const Csr<T>& M, PatternUpdate& u) {
-    (void)M;
-    u.reason = "this algorithm has no incremental analysis";
-    return false;
-  }
-  // Waits for the last solve; true if a dependency wait of it exceeded the
-  // watchdog (its x holds NaN where it gave up). Only the sync-free solvers wait.
-  virtual bool watchdog_fired() { return false; }
-  // What the analysis found, for TrsvStats (algorithm-specific fields).
-  virtual void describe(TrsvStats&) const {}
+  Device device() const final { return Device::Cuda; }
+  // The default copies the values to the host (a round trip) and calls
+  // update_values.
+  void update_values_device(const T* values, std::size_t count) override;
 };
 
 template <class T>
 void Algorithm<T>::update_values_device(const T* values, std::size_t count) {
   std::vector<T> host(count);
   cuda::detail::copy_to_host(host.data(), values, count * sizeof(T));
-  update_values(host);
+  this->update_values(host);
 }
 
 // Tuning of the GPU level-set solver (trsv/level_set/level_set.cu); the defaults are
@@ -90,7 +57,7 @@ struct LevelSetTuning {
   // two, 32..1024); a staged run uses at least 128 (its copy phase).
   int thin_block = 1024;
   // A level runs in that block (not as a launch over the whole GPU) when it
-  // needs at most this many passes of it; BALSA_TRSV_THIN_PASSES overrides.
+  // needs at most this many passes of it.
   int thin_passes = 4;
   // Capacity of the shared-memory ring of x values (entries, a power of two);
   // 0: as many as 128 KB hold (64 KB beside a staging area).
@@ -109,11 +76,16 @@ std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>& A, Triangle tri, Diag
                                              const LevelSets& levels, const LevelSetTuning& tuning = {});
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+// The sync-free solvers' waits give up after watchdog_ms (TrsvOptions::watchdog_ms;
+// <= 0: kDefaultWatchdogMs).
+inline constexpr int kDefaultWatchdogMs = 2000;
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag,
-                                                 const LevelSets& levels);
+                                                 const LevelSets& levels, int watchdog_ms = kDefaultWatchdogMs);
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag);
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag, int watchdog_ms);
 // TASSL (trsv/tassl/tassl.cu): n_max 0 means as many values as a block's opt-in
 // shared memory holds beside 32 KB of staging; max_width caps the round lanes
 // of a block (tests shrink it); stage: narrow blocks (<= 64 lanes) copy their
@@ -128,13 +100,21 @@ std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>& A, Triangle tri, Diagonal
                                          const TasslTuning& tuning = {});
 // The n_max the GPU uses for T when none is given.
 index_t tassl_default_n_max(std::size_t value_bytes);
-// Sync-free blocks (trsv/sync_free_blocks/sync_free_blocks.cu): chunks 0 means
-// chunks_per_sm per multiprocessor, at least min_chunk_rows rows each.
+// Sync-free blocks (trsv/sync_free_blocks/sync_free_blocks.cu): chunks 0
+// means chunks_per_sm per multiprocessor, at least min_chunk_rows rows each.
+// threads a block (64, 256, 512 or 1024; others: 256), lanes a row (1, 4, 8,
+// 16 or 32; others: from the mean row length, detail::lanes_for) and ring
+// entries (a power of two below the default 32 KB; others: the default):
+// tests shrink them to reach every code path with small matrices.
 // A.values may be empty: the values then come by an update before any solve.
 struct SyncFreeBlocksTuning {
   index_t chunks = 0;
   index_t chunks_per_sm = 1;
   index_t min_chunk_rows = 256;
+  int threads = 0;
+  int lanes = 0;
+  index_t ring = 0;
+  int watchdog_ms = kDefaultWatchdogMs;
 };
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_blocks(const Csr<T>& A, Triangle tri, DiagonalKind diag,

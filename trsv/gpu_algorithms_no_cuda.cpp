@@ -20,11 +20,13 @@ std::unique_ptr<Algorithm<T>> make_level_set(const Csr<T>&, Triangle, DiagonalKi
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
 template <class T>
-std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind, const LevelSets&) {
+std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind, const LevelSets&, int) {
   no_cuda();
 }
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind, int) { no_cuda(); }
 template <class T>
 std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind) { no_cuda(); }
 template <class T>
@@ -50,8 +52,9 @@ void gather_device(const index_t*, const T*, T*, std::size_t, T) { no_cuda(); }
                                                         const LevelSets&, const LevelSetTuning&);   \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind); \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>&, Triangle, DiagonalKind, \
-                                                            const LevelSets&);                      \
+                                                            const LevelSets&, int);                 \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind); \
+  template std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>&, Triangle, DiagonalKind, int); \
   template std::unique_ptr<Algorithm<T>> make_cusparse(const Csr<T>&, Triangle, DiagonalKind);     \
   template std::unique_ptr<Algorithm<T>> make_tassl(const Csr<T>&, Triangle, DiagonalKind, const TasslTuning&); \
   template std::unique_ptr<Algorithm<T>> make_sync_free_blocks(const Csr<T>&, Triangle, DiagonalKind,           \

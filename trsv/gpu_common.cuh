@@ -70,11 +70,13 @@ struct RhsAndX {
 // Both sync-free solvers keep a solve counter (the epoch, 1-based) so that
 // flags and the error word need no reset between solves.
 
-// The bound, in ns: 2 s unless the environment variable
-// BALSA_TRSV_WATCHDOG_MS says otherwise (compute-sanitizer's racecheck slows
-// kernels by orders of magnitude, so its runs raise it). Each translation
-// unit has its own copy (static), set by set_watchdog_from_environment().
+// The bound, in ns: 2 s unless TrsvOptions::watchdog_ms says otherwise
+// (compute-sanitizer's racecheck slows kernels by orders of magnitude, so its
+// runs raise it). Each translation unit has its own copy (static), set by
+// set_watchdog when a solver is made: the last solver made of that
+// algorithm sets it for all of that algorithm's solves.
 static __device__ std::uint64_t watchdog_ns = 2'000'000'000ull;
+static std::uint64_t watchdog_ns_written = 2'000'000'000ull;  // the host's view of it
 
 // Host: whether the error word at `word` (device memory) says that the solve
 // numbered `epoch` hit the watchdog. Waits for that solve (a copy on the
@@ -86,13 +88,13 @@ inline bool watchdog_fired_in(const int* word, int epoch) {
   return value == epoch;
 }
 
-inline void set_watchdog_from_environment() {
-  const char* ms = std::getenv("BALSA_TRSV_WATCHDOG_MS");
-  if (!ms || !*ms) return;
-  const std::uint64_t ns = std::strtoull(ms, nullptr, 10) * 1'000'000ull;
-  if (ns == 0) return;
+// ms <= 0: the default, 2000 ms. Copies only when the bound changes.
+inline void set_watchdog(int ms) {
+  const std::uint64_t ns = std::uint64_t(ms > 0 ? ms : 2000) * 1'000'000ull;
+  if (ns == watchdog_ns_written) return;
   BALSA_CUDA_CHECK(cudaMemcpyToSymbolAsync(watchdog_ns, &ns, sizeof ns, 0, cudaMemcpyHostToDevice, cuda::stream()));
   BALSA_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));  // `ns` goes out of scope
+  watchdog_ns_written = ns;
 }
 constexpr unsigned kPollsBetweenChecks = 64;             // timer/error checks every 64 polls
 constexpr unsigned kPollsBeforeSleep = 16;               // then back off with __nanosleep

@@ -3,203 +3,20 @@
 // runs on the solver's stream (TrsvOptions::stream) and threads
 // (TrsvOptions::threads): it opens a CallScope (core/call_scope.hpp) with
 // them, whose StreamScope the GPU algorithms read (cuda/stream.hpp).
-#include <algorithm>
-#include <chrono>
-#include <memory>
-#include <utility>
-#include <string>
+#include "trsv/triangular_solver_impl.hpp"
 
-#include "balsa/graph.hpp"
-#include "graph/components.hpp"
-#include "balsa/trsv.hpp"
-#include "core/call_scope.hpp"
-#include "core/instantiate.hpp"
 #include "core/pimpl.hpp"
-#include "core/parallel.hpp"
-#include "core/setup_trace.hpp"
-#include "sparse/transpose.hpp"
-#include "trsv/auto_choice.hpp"
-#include "trsv/gpu_algorithm.hpp"
-#include "trsv/level_set/level_set_cpu.hpp"
-#include "trsv/off_diagonal.hpp"
-#include "trsv/pattern_update.hpp"
-#include "trsv/spike/spike_plan.hpp"
-#include "trsv/substitution.hpp"
-#include "trsv/tassl/tassl_cpu.hpp"
-#include "trsv/tassl/tassl_layout.hpp"
-#include "trsv/tassl/tassl_layout_patch.hpp"
-#include "trsv/tassl/tassl_stats.hpp"
-#include "trsv/tassl/tassl_update.hpp"
-#include "core/clock.hpp"
-#include "core/exceptions.hpp"
 
 namespace balsa {
 
 namespace {
 Triangle other(Triangle t) { return t == Triangle::Lower ? Triangle::Upper : Triangle::Lower; }
-// TASSL's n_max: the GPU's (its shared memory), or on the CPU an H200's.
-template <class T>
-index_t default_tassl_n_max(Device device) {
-  if (device == Device::Cuda && cuda::available()) return trsv_gpu::tassl_default_n_max(sizeof(T));
-  return tassl::default_n_max(tassl::kDefaultSharedBytes, sizeof(T));
-}
 }  // namespace
 
-template <class T>
-struct TriangularSolver<T>::Impl {
-  static constexpr const char* kOwner = "TriangularSolver";  // (live_impl's error)
-  TrsvOptions options;
-  Triangle tri = Triangle::Lower;  // triangle of the system solved (flips for A^T)
-  Csr<T> M;                        // the matrix solved: A, or A^T for Operation::Transpose
-  std::vector<index_t> source;     // M.values[p] = user values[source[p]] (transposed solves)
-  trsv_cpu::LevelSchedule schedule;
-  std::unique_ptr<tassl::Incremental> tassl_state;  // TASSL on the CPU: partition and schedule
-  std::unique_ptr<trsv_spike::CpuSpike<T>> spike_cpu;  // Spike on the CPU
-  trsv_spike::Partition spike_partition;              // Spike: the chains (either device)
-  // Device::Auto on a triangle too small for the GPU to win a host-vector
-  // solve (trsv_auto::host_solves_on_cpu): those run by substitution on the
-  // host copy; device-vector solves still run on the GPU.
-  bool host_on_cpu = false;
-  Device requested_device = Device::Auto;  // options.device as given (options.device is resolved)
-  // Pattern updates (replace_columns): since the last full analysis, and
-  // the measured cost of an incremental update per edge scheduled again
-  // (0: none measured yet).
-  int updates_since_analysis = 0;
-  index_t levels_at_analysis = 0;
-  double seconds_per_edge = 0.0;
-  std::unique_ptr<trsv_gpu::Algorithm<T>> gpu;
-  // Auto with many right-hand sides in one call (trsv_auto::kManyRhs or
-  // more) on an algorithm that solves them column by column: cuSPARSE SpSM,
-  // built at the first such call from the host values (not when the values
-  // came from the device since).
-  std::unique_ptr<trsv_gpu::Algorithm<T>> many;
-  trsv_gpu::Algorithm<T>& solver_for(index_t columns) {
-    const TrsvAlgorithm a = stats.algorithm;
-    if (options.algorithm != TrsvAlgorithm::Auto || columns < trsv_auto::kManyRhs || host_values_stale ||
-        a == TrsvAlgorithm::Cusparse || a == TrsvAlgorithm::Tassl || a == TrsvAlgorithm::Spike)
-      return *gpu;
-    if (!many) many = trsv_gpu::make_cusparse(M, tri, options.diagonal);
-    return *many;
-  }
-  cuda::DeviceBuffer<T> staging_b, staging_x;  // host solves on the GPU
-  // Device value updates: M's diagonal positions and (transposed solves) the
-  // gather from the caller's order, uploaded on first use; the gathered values.
-  cuda::DeviceBuffer<index_t> device_diag_pos, device_source;
-  cuda::DeviceBuffer<T> device_values;
-  bool host_values_stale = false;  // M.values predate a device update
-  // A prechecked pattern without values (balsa's preconditioners, whose
-  // factors arrive by update_values before any solve): the GPU algorithm
-  // skips its first value upload; solves are refused until values come.
-  bool values_pending = false;
-  TrsvStats stats;
-
-  std::size_t nnz() const { return M.col_idx.size(); }
-  // The options as the caller gave them (a re-analysis resolves the device again).
-  TrsvOptions given_options() const {
-    TrsvOptions o = options;
-    o.device = requested_device;
-    return o;
-  }
-  void require_values() const {
-    if (values_pending) throw Error("triangular solve: the solver has no values yet (update_values first)");
-  }
-  // The device maps of update_values(DeviceBuffer): M's diagonal positions
-  // and, for transposed solves, the gather from the caller's order.
-  void prepare_device_updates() {
-    if (!device_diag_pos.empty() || nnz() == 0) return;
-    const std::vector<index_t> pos = trsv_gpu::detail::diagonal_positions(M, options.diagonal);
-    device_diag_pos = cuda::DeviceBuffer<index_t>(std::span<const index_t>(pos));
-    if (!source.empty()) device_source = cuda::DeviceBuffer<index_t>(std::span<const index_t>(source));
-    device_values = cuda::DeviceBuffer<T>(nnz());
-  }
-
-  void analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned, bool checked = false);
-  // Pattern updates (replace_columns, update_pattern): the new matrix
-  // solved and what changed; incrementally (TASSL) or by a full analysis of
-  // a new Impl that replaces `self`.
-  static void change_pattern(std::unique_ptr<Impl>& self, Csr<T>&& M_new, const tassl::PatternChange& change,
-                             Clock::time_point t0);
-  bool update_tassl(const Csr<T>& M_new, const tassl::PatternChange& change, TrsvUpdateStats& u, std::string& reason);
-  void require_host_values(const char* who) const {
-    if (values_pending) throw Error(std::string(who) + ": the solver has no values yet (update_values first)");
-    if (host_values_stale)
-      throw Error(std::string(who) +
-                  ": the solver's values came from device memory (update_values(DeviceBuffer)); give them from the host "
-                  "(update_values(span)) before changing the pattern");
-  }
-  void take_matrix(const Csr<T>& A, Csr<T>* owned);
-  void set_up_cpu(const LevelSets& levels);
-  void set_up_gpu(const LevelSets& levels);
-  std::unique_ptr<trsv_gpu::Algorithm<T>> make_gpu(TrsvAlgorithm a, const LevelSets& levels);
-  void trial(const LevelSets& levels, bool spike_feasible);
-  // User values (A's order) into M's order: a copy, or for transposed
-  // solves a gather through `source`.
-  void set_values(std::span<const T> values) {
-    if (source.empty()) {
-      M.values.assign(values.begin(), values.end());
-    } else {
-      M.values.resize(source.size());
-      parallel::gather(std::span<const index_t>(source), values, std::span<T>(M.values));
-    }
-  }
-  void check_watchdog() {
-    if (gpu && gpu->watchdog_fired())
-      throw Error(std::string("GPU triangular solve (") + to_string(stats.algorithm) +
-                  "): a dependency wait exceeded the watchdog (BALSA_TRSV_WATCHDOG_MS, default 2000 ms); x is invalid");
-  }
-  // The device solves (device buffers or pointers): `columns` right-hand
-  // sides of M.rows values, column-major; `kind` names the arrays in errors.
-  void check_device_solve(index_t columns) const {
-    if (!gpu)
-      throw Error("triangular solve: device vectors need a solver on Device::Cuda (this one runs on the CPU)");
-    if (columns < 0) throw DimensionError("triangular solve: " + std::to_string(columns) + " right-hand sides");
-  }
-  void solve_on_device(const T* B, T* X, index_t columns, const char* kind) {
-    if (M.rows > 0 && columns > 0) {
-      if (!B || !X) throw Error(std::string("triangular solve: null ") + kind);
-      if (B == X)
-        throw Error(std::string("triangular solve: the right-hand sides and the solutions must be different ") + kind);
-    }
-    require_values();
-    const auto t0 = Clock::now();
-    solver_for(columns).solve_many(B, X, M.rows, columns);
-    stats.last_solve_seconds = seconds_since(t0);  // launch time only: the solve is asynchronous
-    stats.solves += int(columns);
-  }
-  // Host columns (column-major, M.rows values each) solved on the GPU in one
-  // call through the staging buffers.
-  void solve_staged(std::span<const T> B, std::span<T> X, index_t columns) {
-    if (staging_b.size() != B.size()) {
-      staging_b = cuda::DeviceBuffer<T>(B.size());
-      staging_x = cuda::DeviceBuffer<T>(B.size());
-    }
-    staging_b.upload(B);
-    solver_for(columns).solve_many(staging_b.data(), staging_x.data(), M.rows, columns);
-    staging_x.download(X);  // synchronous copy: the solve has finished
-    check_watchdog();
-  }
-  // One solve on the CPU path (const: columns may be solved concurrently).
-  void solve_cpu(std::span<const T> b, std::span<T> x) const {
-    if (stats.algorithm == TrsvAlgorithm::LevelSet)
-      trsv_cpu::solve_level_set(M, options.diagonal, schedule, b, x);
-    else if (stats.algorithm == TrsvAlgorithm::Spike)
-      spike_cpu->solve(b.data(), x.data());
-    else if (stats.algorithm == TrsvAlgorithm::Tassl)
-      tassl::solve_scheduled(M, options.diagonal, std::span<const index_t>(tassl_state->level), tassl_state->schedule,
-                             b, x);
-    else
-      trsv_cpu::substitute(M, tri, options.diagonal, b.data(), x.data());
-  }
-  void check_length(std::size_t got, const char* what) const {
-    if (got != std::size_t(M.rows))
-      throw DimensionError(std::string("triangular solve: ") + what + " has " + std::to_string(got) +
-                           " entries, the matrix " + std::to_string(M.rows) + " rows");
-  }
-};
-
 // The analysis (both constructors): the front end (checks, the matrix
-// solved, level sets), the algorithm, its set-up on the device. `owned`,
-// when given, is A itself, whose arrays M may take instead of copying them.
+// solved, level sets), the algorithm (trsv/auto_choice.hpp), its backend.
+// `owned`, when given, is A itself, whose arrays M may take instead of
+// copying them.
 template <class T>
 void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& given, Csr<T>* owned, bool checked) {
   const auto t0 = Clock::now();
@@ -207,6 +24,28 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
   options = given;
   options.device = resolve_device(given.device);
   requested_device = given.device;
+  check_options(A, checked);
+  trace::Span level_span("trsv: matrix, level sets");
+  take_matrix(A, owned);
+  const LevelSets levels = level_sets(M, tri);
+  level_span.end();
+  describe_front_end(levels, t0);
+  trace::Span choice_span("trsv: algorithm choice");
+  const trsv_auto::Choice choice = trsv_auto::choose_algorithm(M, tri, levels, options, stats);
+  stats.algorithm = choice.algorithm;
+  const bool host_on_cpu =
+      requested_device == Device::Auto && options.device == Device::Cuda && trsv_auto::host_solves_on_cpu(stats);
+  stats.host_solves_on_cpu = host_on_cpu;
+  choice_span.end();
+  set_up(levels, choice);
+  if (host_on_cpu) host = trsv::make_substitution(M, tri, options.diagonal);
+  stats.analysis_seconds = seconds_since(t0);
+  stats.updates.full_analysis_seconds = stats.analysis_seconds;
+  levels_at_analysis = stats.tassl.subgraph_levels;
+}
+
+template <class T>
+void TriangularSolver<T>::Impl::check_options(const Csr<T>& A, bool checked) {
   const TrsvOptions& o = options;
   if (!checked) {
     const trace::Span checks("trsv: checks");
@@ -220,186 +59,44 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
       throw Error("triangular solve: a pattern without values must be solved as it is (Operation::NonTranspose)");
     values_pending = true;
   }
-  trace::Span level_span("trsv: matrix, level sets");
-  take_matrix(A, owned);
-  const LevelSets levels = level_sets(M, tri);
-  level_span.end();
+}
+
+// The fields of TrsvStats every algorithm shares (the backend describes its own).
+template <class T>
+void TriangularSolver<T>::Impl::describe_front_end(const LevelSets& levels, Clock::time_point t0) {
   TrsvStats& st = stats;
   st.rows = M.rows;
   st.nnz = M.nnz();
   st.levels = levels.count();
   for (index_t k = 0; k < levels.count(); ++k) st.widest_level = std::max(st.widest_level, levels.width(k));
   st.mean_level_width = st.levels ? double(st.rows) / st.levels : 0.0;
-  st.device = o.device;
+  st.device = options.device;
   st.front_end_seconds = seconds_since(t0);
-  trace::Span choice("trsv: algorithm choice");
-  bool spike_feasible = false;
-  const index_t n_max = o.tassl_n_max > 0 ? o.tassl_n_max : default_tassl_n_max<T>(o.device);
-  auto rule = [&] {  // Auto's choice among the level-based algorithms
-    return trsv_auto::choose(st, o.device, omp_get_max_threads(), n_max, [&] {  // the threads of this call's scope
-      // Every component with an edge has a row of level 0 (its first in
-      // dependency order), so level 0's width bounds their count: below
-      // the minimum, they need not be found (3D Laplacians: 1 row).
-      if (levels.width(0) < trsv_auto::kTasslMinComponents) return trsv_auto::Components{levels.width(0), M.rows};
-      const graph::ComponentSizes c = graph::component_sizes(M.rows, M.row_ptr, M.col_idx, tri);
-      return trsv_auto::Components{c.count, c.largest};
-    });
-  };
-  st.algorithm = o.algorithm;
-  if (o.algorithm == TrsvAlgorithm::Auto || o.algorithm == TrsvAlgorithm::Spike) {
-    // The spike's partition and cost (O(n): the bandwidth, the model).
-    SpikeStats& sp = st.spike;
-    sp.bandwidth = trsv_spike::bandwidth(M, tri);
-    const double entries = M.rows ? double(std::max<std::int64_t>(M.nnz() - M.rows, 0)) / double(M.rows) : 0.0;
-    spike_partition = trsv_spike::make_partition(M.rows, sp.bandwidth, entries, o.spike_chain_rows);
-    sp.predicted_seconds = trsv_spike::predict_seconds(spike_partition, sp.bandwidth, entries);
-    const std::int64_t max_bytes = o.spike_max_bytes > 0 ? o.spike_max_bytes : trsv_spike::kDefaultMaxBytes;
-    const std::string refused =
-        trsv_spike::refusal(sp.bandwidth, spike_partition, sizeof(T), max_bytes, o.device == Device::Cuda);
-    spike_feasible = refused.empty();
-    if (o.algorithm == TrsvAlgorithm::Spike && !refused.empty()) {
-      sp.fallback = refused;
-      st.algorithm = rule();
-    } else if (o.algorithm == TrsvAlgorithm::Auto) {
-      st.algorithm = refused.empty() && trsv_auto::prefer_spike(st, o.device) ? TrsvAlgorithm::Spike : rule();
-    }
-    if (st.algorithm != TrsvAlgorithm::Spike)
-      sp = trsv_spike::model_only(sp);
-    else
-      trsv_spike::describe(sp, spike_partition, sp.bandwidth, sizeof(T));
-  }
-  host_on_cpu = requested_device == Device::Auto && o.device == Device::Cuda && trsv_auto::host_solves_on_cpu(st);
-  st.host_solves_on_cpu = host_on_cpu;
-  choice.end();
+}
+
+// The chosen algorithm's backend (on the GPU: its analysis and uploads, then
+// Auto's trial), which describes itself into the stats.
+template <class T>
+void TriangularSolver<T>::Impl::set_up(const LevelSets& levels, const trsv_auto::Choice& choice) {
+  const bool gpu = options.device == Device::Cuda;
   // Only sync-free blocks and spike on the GPU set up without values; the
   // other algorithms read them at set-up and get placeholders (1).
   const bool without_values =
-      o.device == Device::Cuda && (st.algorithm == TrsvAlgorithm::SyncFreeBlocks || st.algorithm == TrsvAlgorithm::Spike);
-  if (values_pending && !without_values)
-    M.values = parallel::fresh_vector<T>(nnz(), T(1));
-  if (o.device == Device::Cpu) {
-    set_up_cpu(levels);
-  } else {
-    set_up_gpu(levels);
-    if (given.algorithm == TrsvAlgorithm::Auto && o.auto_trial && !values_pending &&
-        M.rows <= trsv_auto::kTrialMaxRows && nnz() > std::size_t(M.rows))
-      trial(levels, spike_feasible);
-    if (values_pending) prepare_device_updates();  // the pending values will come from the device
-  }
-  st.analysis_seconds = seconds_since(t0);
-  st.updates.full_analysis_seconds = st.analysis_seconds;
-  levels_at_analysis = st.tassl.subgraph_levels;
-}
-
-// Auto's trial (trsv/auto_choice.hpp): the models' pick against the other
-// candidates (cuSPARSE; below kTrialAllRows every GPU algorithm but the
-// sync-free ones), each timed by the host clock over kTrialSolves solves of
-// a right-hand side of ones after a warm-up, the stream waited for. The pick
-// stays unless another is faster by kTrialMargin.
-template <class T>
-void TriangularSolver<T>::Impl::trial(const LevelSets& levels, bool spike_feasible) {
-  const trace::Span span("trsv: Auto's trial");
-  cuda::DeviceBuffer<T> b(std::size_t(M.rows)), x(std::size_t(M.rows));
-  cuda::fill(b, T(1));
-  auto time = [&](trsv_gpu::Algorithm<T>& a) {
-    a.solve(b.data(), x.data());
-    cuda::detail::synchronize();
-    const auto t0 = Clock::now();
-    for (int k = 0; k < trsv_auto::kTrialSolves; ++k) a.solve(b.data(), x.data());
-    cuda::detail::synchronize();
-    if (a.watchdog_fired()) return 1e300;  // never chosen
-    return seconds_since(t0) / trsv_auto::kTrialSolves;
-  };
-  std::vector<TrsvAlgorithm> others = {TrsvAlgorithm::Cusparse};
-  if (M.rows <= trsv_auto::kTrialAllRows) {
-    others.insert(others.end(), {TrsvAlgorithm::LevelSet, TrsvAlgorithm::Tassl, TrsvAlgorithm::SyncFreeBlocks});
-    if (spike_feasible) others.push_back(TrsvAlgorithm::Spike);
-  }
-  const TrsvAlgorithm pick = stats.algorithm;
-  stats.trial_pick_seconds = time(*gpu);
-  stats.trial = std::string(to_string(pick)) + " " + std::to_string(stats.trial_pick_seconds * 1e3) + " ms";
-  double best = stats.trial_pick_seconds;
-  for (const TrsvAlgorithm a : others) {
-    if (a == pick) continue;
-    std::unique_ptr<trsv_gpu::Algorithm<T>> alt;
-    double t = 0.0;
-    try {  // a candidate that cannot take this matrix (float overflow in TASSL's scaling, memory) drops out
-      alt = make_gpu(a, levels);
-      t = time(*alt);
-    } catch (const std::exception& e) {
-      stats.trial += std::string(", ") + to_string(a) + " failed (" + e.what() + ")";
-      continue;
-    }
-    stats.trial += std::string(", ") + to_string(a) + " " + std::to_string(t * 1e3) + " ms";
-    if (a == TrsvAlgorithm::Cusparse) stats.trial_cusparse_seconds = t;
-    // The pick is displaced by a margin; among the others the fastest wins.
-    if (stats.algorithm == pick ? t < trsv_auto::kTrialMargin * best : t < best) {
-      gpu = std::move(alt);
-      stats.algorithm = a;
-      best = t;
-    }
-  }
-  if (stats.algorithm == pick) return;
-  stats.tassl = {};
-  stats.blocks = {};
-  stats.spike = trsv_spike::model_only(stats.spike);  // the new algorithm's describe fills the rest
-  gpu->describe(stats);
-}
-
-// The CPU algorithms' schedules.
-template <class T>
-void TriangularSolver<T>::Impl::set_up_cpu(const LevelSets& levels) {
-  TrsvStats& st = stats;
-  if (st.algorithm != TrsvAlgorithm::Reference && st.algorithm != TrsvAlgorithm::LevelSet &&
-      st.algorithm != TrsvAlgorithm::Tassl && st.algorithm != TrsvAlgorithm::Spike)
-    throw Error(std::string("triangular solve: algorithm '") + to_string(st.algorithm) +
-                "' runs on the GPU only (use Device::Cuda, or reference/level-set/tassl/spike on the CPU)");
-  if (st.algorithm == TrsvAlgorithm::LevelSet) schedule = trsv_cpu::make_schedule(levels);
-  if (st.algorithm == TrsvAlgorithm::Spike)
-    spike_cpu = std::make_unique<trsv_spike::CpuSpike<T>>(trsv_spike::make_form(M, tri, options.diagonal),
-                                                          spike_partition, std::span<const T>(M.values));
-  if (st.algorithm == TrsvAlgorithm::Tassl) {
-    // The CPU runs the schedule the GPU would, with the H200's n_max for T.
-    const index_t n_max = options.tassl_n_max > 0 ? options.tassl_n_max : default_tassl_n_max<T>(Device::Cpu);
-    auto t1 = Clock::now();
-    const tassl::Partition P = tassl::partition(M, tri, n_max);
-    const double t_partition = seconds_since(t1);
-    t1 = Clock::now();
-    tassl::Schedule S = tassl::schedule(M, tri, P);
-    st.tassl = tassl::summarize(P, S);
-    st.tassl.partition_seconds = t_partition;
-    st.tassl.schedule_seconds = seconds_since(t1);
-    tassl_state = std::make_unique<tassl::Incremental>(P, std::move(S), tri, std::span<const index_t>(M.row_ptr));
-  }
-}
-
-// The GPU algorithm's analysis and uploads.
-template <class T>
-void TriangularSolver<T>::Impl::set_up_gpu(const LevelSets& levels) {
-  if (!cuda::available())
+      gpu && (stats.algorithm == TrsvAlgorithm::SyncFreeBlocks || stats.algorithm == TrsvAlgorithm::Spike);
+  if (values_pending && !without_values) M.values = parallel::fresh_vector<T>(nnz(), T(1));
+  if (gpu && !cuda::available())
     throw CudaError(cuda::built_with_cuda() ? "triangular solve on Device::Cuda: no CUDA GPU found"
                                             : "triangular solve on Device::Cuda: balsa was built without CUDA");
-  gpu = make_gpu(stats.algorithm, levels);
-  cuda::detail::synchronize();  // the set-up's device work done (the solver's stream only)
-  gpu->describe(stats);
-}
-
-template <class T>
-std::unique_ptr<trsv_gpu::Algorithm<T>> TriangularSolver<T>::Impl::make_gpu(TrsvAlgorithm a, const LevelSets& levels) {
-  const DiagonalKind diag = options.diagonal;
-  switch (a) {
-    case TrsvAlgorithm::LevelSet: return trsv_gpu::make_level_set(M, tri, diag, levels);
-    case TrsvAlgorithm::SyncFree: return trsv_gpu::make_sync_free_csr(M, tri, diag, levels);
-    case TrsvAlgorithm::SyncFreeCsc: return trsv_gpu::make_sync_free_csc(M, tri, diag);
-    case TrsvAlgorithm::Cusparse: return trsv_gpu::make_cusparse(M, tri, diag);
-    case TrsvAlgorithm::SyncFreeBlocks:
-      return trsv_gpu::make_sync_free_blocks(M, tri, diag, levels, {.chunks = options.blocks_chunks});
-    case TrsvAlgorithm::Tassl: return trsv_gpu::make_tassl(M, tri, diag, {.n_max = options.tassl_n_max});
-    case TrsvAlgorithm::Spike: return trsv_gpu::make_spike(M, tri, diag, spike_partition);
-    default:
-      throw Error(std::string("triangular solve: algorithm '") + to_string(a) +
-                  "' runs on the CPU only (use Device::Cpu)");
+  const trsv::Setup setup{options, levels, choice.spike};
+  backend = trsv::make_backend(stats.algorithm, M, tri, setup);
+  if (gpu) {
+    cuda::detail::synchronize();  // the set-up's device work done (the solver's stream only)
+    if (trsv_auto::runs_trial(options, stats, values_pending))
+      trsv_auto::trial<T>(backend, stats, choice.spike_feasible,
+                          [&](TrsvAlgorithm a) { return trsv::make_backend(a, M, tri, setup); });
+    if (values_pending) prepare_device_updates();  // the pending values will come from the device
   }
+  backend->describe(stats);
 }
 
 // M from A: A itself (moved when owned), or for A^T x = b the other
@@ -423,33 +120,23 @@ void TriangularSolver<T>::Impl::take_matrix(const Csr<T>& A, Csr<T>* owned) {
   }
 }
 
-namespace {
-// A new Impl analysed by analyse(impl) (which opens the solver's stream).
-template <class Impl, class Analyse>
-std::unique_ptr<Impl> analysed(Analyse&& analyse) {
-  auto impl = std::make_unique<Impl>();
-  analyse(*impl);
-  return impl;
-}
-}  // namespace
-
 template <class T>
 TriangularSolver<T>::TriangularSolver(const Csr<T>& A, const TrsvOptions& options) try
-    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, nullptr); })) {
+    : impl_(trsv::analysed<Impl>([&](Impl& s) { s.analyse(A, options, nullptr); })) {
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver");
 }
 
 template <class T>
 TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options) try
-    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A); })) {
+    : impl_(trsv::analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A); })) {
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver");
 }
 
 template <class T>
 TriangularSolver<T>::TriangularSolver(Csr<T>&& A, const TrsvOptions& options, detail::PrecheckedMatrix) try
-    : impl_(analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A, /*checked=*/true); })) {
+    : impl_(trsv::analysed<Impl>([&](Impl& s) { s.analyse(A, options, &A, /*checked=*/true); })) {
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver");
 }
@@ -470,12 +157,7 @@ void TriangularSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   require_finite(b, "right-hand side");
   s.require_values();
   const auto t0 = Clock::now();
-  if (s.host_on_cpu && !s.host_values_stale)
-    trsv_cpu::substitute(s.M, s.tri, s.options.diagonal, b.data(), x.data());
-  else if (s.gpu)
-    s.solve_staged(b, x, 1);
-  else
-    s.solve_cpu(b, x);
+  s.solve_host(b, x, 1);
   s.stats.last_solve_seconds = seconds_since(t0);
   ++s.stats.solves;
 } catch (...) {
@@ -494,15 +176,7 @@ void TriangularSolver<T>::solve(const DenseMatrix<T>& B, DenseMatrix<T>& X) try 
   s.require_values();
   if (X.rows != B.rows || X.cols != B.cols) X = DenseMatrix<T>(B.rows, B.cols);
   const auto t0 = Clock::now();
-  if (s.host_on_cpu && !s.host_values_stale) {
-    for (index_t j = 0; j < B.cols; ++j)
-      trsv_cpu::substitute(s.M, s.tri, s.options.diagonal, B.column(j).data(), X.column(j).data());
-  } else if (s.gpu) {  // every column in one call (TASSL: one graph replay)
-    s.solve_staged(std::span<const T>(B.values), std::span<T>(X.values), B.cols);
-  } else {  // the CPU solves of independent columns in parallel
-#pragma omp parallel for schedule(dynamic, 1) if (B.cols > 1)
-    for (index_t j = 0; j < B.cols; ++j) s.solve_cpu(B.column(j), X.column(j));
-  }
+  s.solve_host(std::span<const T>(B.values), std::span<T>(X.values), B.cols);
   s.stats.last_solve_seconds = seconds_since(t0);
   s.stats.solves += B.cols;
 } catch (...) {
@@ -567,15 +241,14 @@ void TriangularSolver<T>::update_values(std::span<const T> values) try {
     // can be wrong: a zero diagonal or NaN/Inf.
     if (s.options.diagonal == DiagonalKind::NonUnit) require_nonzero_diagonal(s.M);
     require_finite(s.M);
-    if (s.gpu) s.gpu->update_values(s.M.values);
+    s.backend->update_values(s.M.values);
     if (s.many) s.many->update_values(s.M.values);
-    if (s.spike_cpu) s.spike_cpu->set_values(std::span<const T>(s.M.values));
   } catch (...) {
     s.M.values = std::move(old);  // keep the old, valid values
-    if (s.spike_cpu) s.spike_cpu->set_values(std::span<const T>(s.M.values));
-    // and the device copy in step with them (unless a device update made
-    // the host copy stale: the device then still holds its valid values)
-    if (s.gpu && !s.host_values_stale && !s.values_pending) s.gpu->update_values(s.M.values);
+    // and the backend in step with them (unless a device update made the
+    // host copy stale: the device then still holds its valid values; or the
+    // GPU's values are still pending, M's then placeholders or none)
+    if (!s.host_values_stale && (!s.values_pending || !s.on_gpu())) s.backend->update_values(s.M.values);
     if (s.many && !s.host_values_stale) s.many->update_values(s.M.values);
     throw;
   }
@@ -589,7 +262,7 @@ template <class T>
 void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) try {
   Impl& s = live_impl(impl_);
   const CallScope on(s.options, "TrsvOptions");
-  if (!s.gpu)
+  if (!s.on_gpu())
     throw Error("update_values: device values need a solver on Device::Cuda (this one runs on the CPU)");
   const std::size_t count = s.nnz();
   if (values.size() != count)
@@ -614,7 +287,7 @@ void TriangularSolver<T>::update_values(const cuda::DeviceBuffer<T>& values) try
                       " at row " + std::to_string(transposed ? col : row) + ", column " +
                       std::to_string(transposed ? row : col) + " (device values)");
   }
-  s.gpu->update_values_device(in_order, count);
+  s.backend->update_values_device(in_order, count);
   s.many.reset();  // built again from host values only
   s.host_values_stale = true;
   s.values_pending = false;
@@ -643,173 +316,6 @@ index_t TriangularSolver<T>::rows() const try {
   return live_impl(impl_).M.rows;
 } catch (...) {
   rethrow_as_balsa_error("TriangularSolver::rows");
-}
-
-// TASSL's incremental update (thesis ch. 6) on the CPU or the GPU, within
-// the limits that make it worth it: the edges to schedule again below what a
-// full analysis costs at the measured rate, the sub-graph levels below
-// (1 + tassl_level_growth) x those of the last full analysis + 2.
-template <class T>
-bool TriangularSolver<T>::Impl::update_tassl(const Csr<T>& M_new, const tassl::PatternChange& change,
-                                             TrsvUpdateStats& u, std::string& reason) {
-  // Before any update is measured, an edge is taken to cost what it costs in
-  // a full analysis (so only an update touching everything falls back).
-  const double full = std::max(stats.updates.full_analysis_seconds, 1e-9);
-  const double per_edge = seconds_per_edge > 0 ? seconds_per_edge : full / double(M_new.nnz() + M_new.rows + 1);
-  const auto budget = std::int64_t(std::min(full / per_edge, 9.0e18));
-  const auto max_levels =
-      index_t(double(levels_at_analysis) * (1.0 + std::max(options.tassl_level_growth, 0.0)) + 2.0);
-  if (gpu) {
-    trsv_gpu::PatternUpdate pu;
-    pu.change = &change;
-    pu.edge_budget = budget;
-    pu.max_levels = max_levels;
-    if (!gpu->update_pattern(M_new, pu)) {
-      reason = pu.reason;
-      return false;
-    }
-    u.last_scheduled_edges = pu.scheduled_edges;
-    u.last_blocks = pu.blocks;
-    u.last_relocated = pu.relocated;
-    u.last_uploaded_bytes = pu.uploaded_bytes;
-    u.recaptures += pu.recaptured ? 1 : 0;
-    gpu->describe(stats);
-    return true;
-  }
-  const tassl::UpdateResult r = tassl_state->apply(M_new.row_ptr, M_new.col_idx, change, budget, max_levels);
-  if (!r.feasible) {
-    reason = r.reason;
-    return false;
-  }
-  u.last_scheduled_edges = r.scheduled_edges;
-  u.last_blocks = u.last_relocated = 0;
-  u.last_uploaded_bytes = 0;
-  tassl::refresh(stats.tassl, *tassl_state, nullptr);
-  return true;
-}
-
-template <class T>
-void TriangularSolver<T>::Impl::change_pattern(std::unique_ptr<Impl>& self, Csr<T>&& M_new,
-                                               const tassl::PatternChange& change, Clock::time_point t0) {
-  Impl& s = *self;
-  TrsvUpdateStats u = s.stats.updates;
-  ++u.updates;
-  std::string reason;
-  bool done = false, attempted = false;
-  if (s.stats.algorithm != TrsvAlgorithm::Tassl)
-    reason = std::string("algorithm '") + to_string(s.stats.algorithm) + "' has no incremental analysis";
-  else if (s.options.tassl_repartition_every > 0 && s.updates_since_analysis + 1 >= s.options.tassl_repartition_every)
-    reason = "tassl_repartition_every = " + std::to_string(s.options.tassl_repartition_every);
-  else {
-    attempted = true;
-    try {
-      done = s.update_tassl(M_new, change, u, reason);
-    } catch (const std::exception& e) {  // internal (out of memory, a value the scaling rejects): analyse afresh
-      reason = std::string("the incremental update failed (") + e.what() + ")";
-    }
-  }
-  const bool transposed = !s.source.empty();
-  if (done) {
-    s.M = std::move(M_new);
-    if (transposed) {  // the gather from the caller's (A's) order: the inverse of A's transpose map
-      const TransposedPattern t = transpose_pattern(s.M.rows, s.M.cols, s.M.row_ptr, s.M.col_idx);
-      s.source.assign(t.source.size(), 0);
-      for (std::size_t q = 0; q < t.source.size(); ++q) s.source[std::size_t(t.source[q])] = index_t(q);
-    }
-    s.stats.nnz = s.M.nnz();
-    s.device_diag_pos = {};  // the device value-update maps are of the old pattern
-    s.device_source = {};
-    s.device_values = {};
-    ++s.updates_since_analysis;
-    const double dt = seconds_since(t0);
-    ++u.incremental;
-    u.incremental_seconds += dt;
-    u.last_seconds = dt;
-    u.last_reason.clear();
-    // The rate of the rule above; not from the first update after an
-    // analysis, which also builds the update's own state (DAG, slots per entry).
-    const double rate = dt / double(std::max<std::int64_t>(u.last_scheduled_edges, 1));
-    if (s.updates_since_analysis > 1) s.seconds_per_edge = s.seconds_per_edge > 0 ? 0.5 * (s.seconds_per_edge + rate) : rate;
-    s.stats.updates = u;
-    return;
-  }
-  // A full analysis of the new matrix (A's orientation: transposed back).
-  Csr<T> A_new = transposed ? transpose(M_new) : std::move(M_new);
-  const double per_edge = s.seconds_per_edge;
-  std::unique_ptr<Impl> fresh;
-  try {
-    fresh = analysed<Impl>([&](Impl& x) { x.analyse(A_new, s.given_options(), &A_new, /*checked=*/true); });
-  } catch (...) {
-    // A failed incremental attempt may have changed the solver's analysis:
-    // the old matrix analysed again, so that the error leaves it as it was.
-    if (attempted) {
-      const TrsvUpdateStats before = s.stats.updates;
-      Csr<T> A_old = transposed ? transpose(s.M) : s.M;
-      try {
-        auto old = analysed<Impl>([&](Impl& x) { x.analyse(A_old, s.given_options(), &A_old, /*checked=*/true); });
-        old->stats.updates = before;
-        old->seconds_per_edge = s.seconds_per_edge;
-        self = std::move(old);
-      } catch (...) {
-        self.reset();  // nothing valid is left: later calls say so
-      }
-    }
-    throw;
-  }
-  const double dt = seconds_since(t0);
-  ++u.reanalyses;
-  u.reanalysis_seconds += dt;
-  u.last_seconds = dt;
-  u.last_reason = reason;
-  u.last_scheduled_edges = 0;
-  u.last_blocks = u.last_relocated = 0;
-  u.full_analysis_seconds = fresh->stats.updates.full_analysis_seconds;
-  fresh->stats.updates = u;
-  fresh->seconds_per_edge = per_edge;
-  self = std::move(fresh);
-}
-
-template <class T>
-void TriangularSolver<T>::replace_columns(std::span<const index_t> columns, std::span<const index_t> col_ptr,
-                                          std::span<const index_t> row_idx, std::span<const T> values) try {
-  Impl& s = live_impl(impl_);
-  const CallScope on(s.options, "TrsvOptions");
-  const auto t0 = Clock::now();
-  s.require_host_values("replace_columns");
-  const trsv_update::NewColumns<T> c{columns, col_ptr, row_idx, values};
-  trsv_update::check_new_columns(s.M.rows, s.options.triangle, s.options.diagonal, c);
-  tassl::PatternChange change;
-  Csr<T> M_new = s.options.operation == Operation::Transpose ? trsv_update::with_rows_replaced(s.M, s.tri, c, change)
-                                                              : trsv_update::with_columns_replaced(s.M, s.tri, c, change);
-  Impl::change_pattern(impl_, std::move(M_new), change, t0);
-} catch (...) {
-  rethrow_as_balsa_error("TriangularSolver::replace_columns");
-}
-
-template <class T>
-void TriangularSolver<T>::update_pattern(const Csr<T>& A) try {
-  Impl& s = live_impl(impl_);
-  const CallScope on(s.options, "TrsvOptions");
-  const auto t0 = Clock::now();
-  s.require_host_values("update_pattern");
-  if (A.rows != s.M.rows || A.cols != s.M.cols)
-    throw DimensionError("update_pattern: the new matrix is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) +
-                         ", the solver's " + std::to_string(s.M.rows) + " x " + std::to_string(s.M.cols));
-  check_triangular_system(A, s.options.triangle, s.options.diagonal);
-  Csr<T> M_new = s.options.operation == Operation::Transpose ? transpose(A) : A;
-  const tassl::PatternChange change = trsv_update::pattern_difference(s.M, M_new, s.tri);
-  if (change.rows.empty()) {  // the same pattern: new values only
-    update_values(std::span<const T>(A.values));
-    return;
-  }
-  Impl::change_pattern(impl_, std::move(M_new), change, t0);
-  Impl& now = live_impl(impl_);
-  if (now.stats.updates.last_reason.empty()) {  // incremental: the other rows' values too
-    update_values(std::span<const T>(A.values));
-    now.stats.updates.last_seconds = seconds_since(t0);
-  }
-} catch (...) {
-  rethrow_as_balsa_error("TriangularSolver::update_pattern");
 }
 
 template class TriangularSolver<float>;

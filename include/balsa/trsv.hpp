@@ -85,6 +85,11 @@ struct TrsvOptions {
   // models' pick is timed against the other candidates at set-up and the
   // fastest kept (trsv/auto_choice.hpp; stats().trial says what ran).
   bool auto_trial = true;
+  // GPU sync-free solvers (SyncFree, SyncFreeCsc, SyncFreeBlocks): a
+  // dependency wait gives up after this many milliseconds (x then holds NaN
+  // and check_last_solve throws); <= 0: 2000. Raise it under
+  // compute-sanitizer, which slows the spinning kernels by orders of magnitude.
+  int watchdog_ms = 2000;
   // The CUDA stream of all the solver's GPU work (include/balsa/core.hpp;
   // nullptr: the calling thread's per-thread default stream).
   StreamHandle stream = nullptr;
@@ -113,7 +118,6 @@ struct SyncFreeBlocksStats {
   index_t steps = 0;        // level steps over all chunks (block barriers)
   index_t most_steps = 0;   // steps of the chunk with the most
   index_t widest_step = 0;  // rows of the widest step
-  bool dataflow = false;    // the dataflow kernel (no barrier between steps) rather than the step kernel
 };
 
 // What the spike analysis found; zero for the other algorithms.

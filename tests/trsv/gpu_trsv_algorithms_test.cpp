@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <initializer_list>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -26,6 +25,16 @@ namespace {
 
 template <class T>
 using Factory = std::unique_ptr<trsv_gpu::Algorithm<T>> (*)(const Csr<T>&, Triangle, DiagonalKind);
+
+// The sync-free solvers' watchdog: BALSA_TEST_WATCHDOG_MS when set (the
+// sanitizer runs of scripts/gpu-host.sh raise it), else the library's default.
+int watchdog_ms() {
+  static const int ms = [] {
+    const char* e = std::getenv("BALSA_TEST_WATCHDOG_MS");
+    return e && std::atoi(e) > 0 ? std::atoi(e) : trsv_gpu::kDefaultWatchdogMs;
+  }();
+  return ms;
+}
 
 template <class T>
 struct NamedAlgorithm {
@@ -77,85 +86,65 @@ std::unique_ptr<trsv_gpu::Algorithm<T>> make_tassl_small_wide(const Csr<T>& A, T
   return trsv_gpu::make_tassl(A, tri, diag, {.n_max = 500, .max_width = 1024});
 }
 
+// The sync-free solvers with the test's watchdog.
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_sync_free(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_sync_free_csr(A, tri, diag, level_sets(A, tri), watchdog_ms());
+}
+template <class T>
+std::unique_ptr<trsv_gpu::Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return trsv_gpu::make_sync_free_csc(A, tri, diag, watchdog_ms());
+}
+
 // Sync-free blocks with the default chunking (one chunk per multiprocessor,
 // at least 256 rows), and with chunks of about 7 rows: many chunks, so most
 // dependencies cross chunks (the sync-free waits) and many chunks share a
 // level; and with more chunks than rows of most cases (one row each).
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_default(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri));
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.watchdog_ms = watchdog_ms()});
 }
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_small(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
   return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
-                                         {.chunks = std::max<index_t>(1, A.rows / 7)});
+                                         {.chunks = std::max<index_t>(1, A.rows / 7), .watchdog_ms = watchdog_ms()});
 }
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_per_row(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.chunks = 1 << 20});
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
+                                         {.chunks = 1 << 20, .watchdog_ms = watchdog_ms()});
 }
 
-// The same with the block size, lanes per row and shared-memory ring forced
-// through the environment (trsv/sync_free_blocks/sync_free_blocks.cu): 64 threads and one
-// lane (steps of several passes, overflow rows past 4 entries); 64 threads
-// and 8 lanes (8 rows a pass, group shuffles); 512 threads and 32 lanes (a
-// warp a row); and a 16-entry ring with about 7-row chunks and with one chunk
-// (values of the chunk read from global memory, early and late). The
-// dataflow kernel (BALSA_TRSV_BLOCKS_KERNEL=dataflow, one lane a row):
-// "Dataflow" on the default tuning, "TinyChunks" with its chunks capped at 64
-// positions (many more chunks than resident blocks: later chunks wait for a
-// block to finish).
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(std::initializer_list<std::pair<const char*, const char*>> vars) {
-    for (const auto& [name, value] : vars) {
-      ::setenv(name, value, 1);
-      names_.push_back(name);
-    }
-  }
-  ~ScopedEnvironment() {
-    for (const char* name : names_) ::unsetenv(name);
-  }
-
- private:
-  std::vector<const char*> names_;
-};
+// The same with the block size, lanes per row and shared-memory ring set by
+// the tuning (trsv/gpu_algorithm.hpp): 64 threads and one lane (steps of
+// several passes, overflow rows past 4 entries); 64 threads and 8 lanes (8
+// rows a pass, group shuffles); 512 threads and 32 lanes (a warp a row); and
+// a 16-entry ring with about 7-row chunks and with one chunk (values of the
+// chunk read from global memory, early and late).
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_few_threads(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_THREADS", "64"}, {"BALSA_TRSV_BLOCKS_LANES", "1"}};
-  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.min_chunk_rows = 64});
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
+                                         {.min_chunk_rows = 64, .threads = 64, .lanes = 1, .watchdog_ms = watchdog_ms()});
 }
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_lanes(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_THREADS", "64"}, {"BALSA_TRSV_BLOCKS_LANES", "8"}};
-  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.chunks = std::max<index_t>(1, A.rows / 50)});
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
+                                         {.chunks = std::max<index_t>(1, A.rows / 50), .threads = 64, .lanes = 8, .watchdog_ms = watchdog_ms()});
 }
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_warp_rows(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_THREADS", "512"}, {"BALSA_TRSV_BLOCKS_LANES", "32"}};
-  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri));
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
+                                         {.threads = 512, .lanes = 32, .watchdog_ms = watchdog_ms()});
 }
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_small_ring(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_RING", "16"}};
   return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
-                                         {.chunks = std::max<index_t>(1, A.rows / 7)});
-}
-template <class T>
-std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_dataflow(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_KERNEL", "dataflow"}};
-  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri));
-}
-template <class T>
-std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_tiny_chunks(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  ScopedEnvironment env{
-      {"BALSA_TRSV_BLOCKS_KERNEL", "dataflow"}, {"BALSA_TRSV_BLOCKS_CAPACITY", "64"}, {"BALSA_TRSV_BLOCKS_THREADS", "64"}};
-  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri));
+                                         {.chunks = std::max<index_t>(1, A.rows / 7), .ring = 16, .watchdog_ms = watchdog_ms()});
 }
 template <class T>
 std::unique_ptr<trsv_gpu::Algorithm<T>> make_blocks_one_chunk(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  ScopedEnvironment env{{"BALSA_TRSV_BLOCKS_RING", "16"}, {"BALSA_TRSV_BLOCKS_THREADS", "1024"}};
-  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri), {.chunks = 1});
+  return trsv_gpu::make_sync_free_blocks(A, tri, diag, level_sets(A, tri),
+                                         {.chunks = 1, .threads = 1024, .ring = 16, .watchdog_ms = watchdog_ms()});
 }
 
 template <class T>
@@ -163,8 +152,8 @@ std::vector<NamedAlgorithm<T>> every_algorithm() {
   return {{"LevelSet", &trsv_gpu::make_level_set<T>},
           {"LevelSetSmallRing", &make_level_set_small_ring<T>},
           {"LevelSetSmallChunks", &make_level_set_small_chunks<T>},
-          {"SyncFree", &trsv_gpu::make_sync_free_csr<T>},
-          {"SyncFreeCsc", &trsv_gpu::make_sync_free_csc<T>},
+          {"SyncFree", &make_sync_free<T>},
+          {"SyncFreeCsc", &make_sync_free_csc<T>},
           {"Tassl", &make_tassl_default<T>},
           {"TasslSmallWarp", &make_tassl_small_warp<T>},
           {"TasslSmallWarpUnstaged", &make_tassl_small_warp_unstaged<T>},
@@ -176,9 +165,7 @@ std::vector<NamedAlgorithm<T>> every_algorithm() {
           {"SyncFreeBlocksLanes", &make_blocks_lanes<T>},
           {"SyncFreeBlocksWarpRows", &make_blocks_warp_rows<T>},
           {"SyncFreeBlocksSmallRing", &make_blocks_small_ring<T>},
-          {"SyncFreeBlocksOneChunk", &make_blocks_one_chunk<T>},
-          {"SyncFreeBlocksDataflow", &make_blocks_dataflow<T>},
-          {"SyncFreeBlocksTinyChunks", &make_blocks_tiny_chunks<T>}};
+          {"SyncFreeBlocksOneChunk", &make_blocks_one_chunk<T>}};
 }
 
 // Every algorithm, or those named in BALSA_TEST_ALGORITHMS (comma-separated,

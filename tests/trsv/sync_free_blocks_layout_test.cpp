@@ -11,7 +11,6 @@
 #include "balsa/graph.hpp"
 #include "balsa/trsv.hpp"
 #include "support/test_support.hpp"
-#include "trsv/sync_free_blocks/sync_free_blocks_batches.hpp"
 #include "trsv/sync_free_blocks/sync_free_blocks_layout.hpp"
 
 namespace balsa {
@@ -69,33 +68,7 @@ void expect_layout_solves(const Csr<double>& A, Triangle tri, DiagonalKind diag,
     std::vector<double> x;
     ASSERT_NO_THROW(x = trsv_gpu::detail::solve_through_layout<double>(plan, L, values, b));
     EXPECT_LT(test::relative_error<double>(x, ref), 1e-12);
-    if (lanes == 1) {  // the dataflow kernel's warp batches: the same solve, batch by batch
-      const auto batches = trsv_gpu::detail::batch_sync_free_blocks(plan, L);
-      std::vector<double> xb;
-      ASSERT_NO_THROW(xb = trsv_gpu::detail::solve_through_batches<double>(plan, L, batches, values, b));
-      EXPECT_LT(test::relative_error<double>(xb, ref), 1e-12);
-    }
   }
-  if (lanes != 1) return;
-  // Batches: at most 32 rows of one step, in position order, covering every
-  // position once, chunk by chunk.
-  const auto batches = trsv_gpu::detail::batch_sync_free_blocks(plan, L);
-  ASSERT_EQ(batches.chunk_batch.size(), std::size_t(plan.chunks) + 1);
-  index_t next = 0, largest = 0;
-  for (index_t c = 0; c < plan.chunks; ++c) {
-    largest = std::max(largest, plan.chunk_ptr[std::size_t(c) + 1] - plan.chunk_ptr[std::size_t(c)]);
-    for (index_t q = batches.chunk_batch[std::size_t(c)]; q < batches.chunk_batch[std::size_t(c) + 1]; ++q) {
-      const auto& bq = batches.batches[std::size_t(q)];
-      const index_t rows = trsv_gpu::detail::batch_rows(bq.flags);
-      EXPECT_EQ(bq.begin, next);
-      EXPECT_TRUE(rows >= 1 && rows <= 32);
-      const auto step = std::upper_bound(plan.step_ptr.begin(), plan.step_ptr.end(), bq.begin) - 1;
-      EXPECT_LE(bq.begin + rows, *(step + 1)) << "batch " << q << " spans two steps";
-      next += rows;
-    }
-    EXPECT_EQ(next, plan.chunk_ptr[std::size_t(c) + 1]);
-  }
-  EXPECT_EQ(batches.largest_chunk, largest);
 }
 
 TEST(SyncFreeBlocksLayout, SolvesLikeTheReference) {

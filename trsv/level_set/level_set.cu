@@ -94,7 +94,6 @@ class LevelSetSolver final : public Algorithm<T> {
   LevelSetSolver(const Csr<T>& A, DiagonalKind diag, const LevelSets& levels, LevelSetTuning tuning)
       : n_(A.rows), nnz_(A.nnz()) {
     if (n_ == 0) return;
-    if (const char* e = std::getenv("BALSA_TRSV_THIN_PASSES"); e && std::atoi(e) > 0) tuning.thin_passes = std::atoi(e);
     if (tuning.thin_block < 32 || tuning.thin_block > detail::kMaxThinBlock ||
         !std::has_single_bit(unsigned(tuning.thin_block)))
       throw Error("LevelSetTuning: thin_block must be a power of two in [32, 1024]");

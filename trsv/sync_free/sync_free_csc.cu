@@ -125,10 +125,10 @@ __global__ void __launch_bounds__(kWarps * 32)
 template <class T>
 class SyncFreeCscSolver final : public Algorithm<T> {
  public:
-  SyncFreeCscSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag)
+  SyncFreeCscSolver(const Csr<T>& A, Triangle tri, DiagonalKind diag, int watchdog_ms)
       : n_(A.rows), nnz_(A.nnz()), upper_(tri == Triangle::Upper) {
     if (n_ == 0) return;
-    detail::set_watchdog_from_environment();
+    detail::set_watchdog(watchdog_ms);
     pattern_ = detail::split_diagonal(A, diag);
     // CSC of the off-diagonal part; its "values" are positions in A.values.
     Csr<index_t> by_row{n_, n_, pattern_.row_ptr, pattern_.col_idx, pattern_.value_pos};
@@ -198,12 +198,18 @@ class SyncFreeCscSolver final : public Algorithm<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
-  return std::make_unique<SyncFreeCscSolver<T>>(A, tri, diag);
+std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag, int watchdog_ms) {
+  return std::make_unique<SyncFreeCscSolver<T>>(A, tri, diag, watchdog_ms);
 }
 
-#define BALSA_INSTANTIATE(T) \
-  template std::unique_ptr<Algorithm<T>> make_sync_free_csc<T>(const Csr<T>&, Triangle, DiagonalKind);
+template <class T>
+std::unique_ptr<Algorithm<T>> make_sync_free_csc(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
+  return make_sync_free_csc(A, tri, diag, kDefaultWatchdogMs);
+}
+
+#define BALSA_INSTANTIATE(T)                                                                           \
+  template std::unique_ptr<Algorithm<T>> make_sync_free_csc<T>(const Csr<T>&, Triangle, DiagonalKind); \
+  template std::unique_ptr<Algorithm<T>> make_sync_free_csc<T>(const Csr<T>&, Triangle, DiagonalKind, int);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::trsv_gpu

@@ -117,9 +117,10 @@ __global__ void __launch_bounds__(kBlock)
 template <class T>
 class SyncFreeCsrSolver final : public Algorithm<T> {
  public:
-  SyncFreeCsrSolver(const Csr<T>& A, DiagonalKind diag, const LevelSets& levels) : n_(A.rows), nnz_(A.nnz()) {
+  SyncFreeCsrSolver(const Csr<T>& A, DiagonalKind diag, const LevelSets& levels, int watchdog_ms)
+      : n_(A.rows), nnz_(A.nnz()) {
     if (n_ == 0) return;
-    detail::set_watchdog_from_environment();
+    detail::set_watchdog(watchdog_ms);
     pattern_ = detail::split_diagonal(A, diag, levels.rows);
     const std::vector<index_t> pos_of = inverse_permutation(levels.rows);
     std::vector<index_t> dep(pattern_.col_idx.size());
@@ -185,10 +186,10 @@ class SyncFreeCsrSolver final : public Algorithm<T> {
 
 template <class T>
 std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, DiagonalKind diag,
-                                                 const LevelSets& levels) {
+                                                 const LevelSets& levels, int watchdog_ms) {
   detail::require_level_sets(levels, A.rows, "make_sync_free_csr");
   (void)tri;  // the levels carry the triangle's dependency order
-  return std::make_unique<SyncFreeCsrSolver<T>>(A, diag, levels);
+  return std::make_unique<SyncFreeCsrSolver<T>>(A, diag, levels, watchdog_ms);
 }
 
 template <class T>
@@ -199,7 +200,7 @@ std::unique_ptr<Algorithm<T>> make_sync_free_csr(const Csr<T>& A, Triangle tri, 
 #define BALSA_INSTANTIATE(T)                                                                             \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csr<T>(const Csr<T>&, Triangle, DiagonalKind); \
   template std::unique_ptr<Algorithm<T>> make_sync_free_csr<T>(const Csr<T>&, Triangle, DiagonalKind,  \
-                                                               const LevelSets&);
+                                                               const LevelSets&, int);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 
 }  // namespace balsa::trsv_gpu

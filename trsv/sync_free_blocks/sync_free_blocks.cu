@@ -34,22 +34,11 @@
 // bound) so that a step reads b contiguously, then the solve kernel, which
 // also scatters x (fire-and-forget stores, off the critical path).
 //
-// Experiments: BALSA_TRSV_BLOCKS_CHUNKS (chunks), BALSA_TRSV_BLOCKS_THREADS
-// (64, 256, 512 or 1024 threads a block; 256 by default),
-// BALSA_TRSV_BLOCKS_LANES (1, 4, 8, 16 or 32 lanes a row; by default from
-// the mean row length, detail::lanes_for), BALSA_TRSV_BLOCKS_RING (ring
-// entries used, a power of two below the default 32 KB; tests shrink it),
-// BALSA_TRSV_BLOCKS_KERNEL=dataflow (the experimental kernel of
-// trsv/sync_free_blocks/sync_free_blocks_dataflow.cuh; BALSA_TRSV_BLOCKS_CAPACITY caps its
-// chunks, in positions), BALSA_TRSV_BLOCKS_TRACE=file (after every solve, synchronously: one CSV
-// line per step with its chunk, width, start time (global timer and SM
-// clock) and the threads that waited on an earlier chunk, and one per
-// chunk with its start and end; bench/trace-sfblocks.py reads it).
+// Tuning (SyncFreeBlocksTuning, trsv/gpu_algorithm.hpp): chunks, threads a
+// block, lanes a row and ring entries; tests shrink them.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -60,8 +49,6 @@
 #include "core/setup_trace.hpp"
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/gpu_common.cuh"
-#include "trsv/sync_free_blocks/sync_free_blocks_batches.hpp"
-#include "trsv/sync_free_blocks/sync_free_blocks_dataflow.cuh"
 #include "trsv/sync_free_blocks/sync_free_blocks_kernel.cuh"
 #include "trsv/sync_free_blocks/sync_free_blocks_layout.hpp"
 #include "trsv/sync_free_blocks/sync_free_blocks_plan.hpp"
@@ -71,11 +58,6 @@ namespace balsa::trsv_gpu {
 namespace {
 
 namespace blocks = detail::blocks;
-
-int env_int(const char* name) {
-  const char* e = std::getenv(name);
-  return e && *e ? std::atoi(e) : 0;
-}
 
 template <class T>
 using SolveKernel = void (*)(blocks::View<T>, T*, T*, T*, int*, int);
@@ -90,30 +72,6 @@ SolveKernel<T> kernel_for_threads(int threads) {
   }
 }
 
-template <class T>
-using DataflowKernel = void (*)(blocks::View<T>, blocks::DataflowView, T*, T*, T*, int*, int);
-
-template <class T>
-DataflowKernel<T> dataflow_for_threads(int threads) {
-  switch (threads) {
-    case 64: return &blocks::dataflow_kernel<T, 64>;
-    case 256: return &blocks::dataflow_kernel<T, 256>;
-    case 1024: return &blocks::dataflow_kernel<T, 1024>;
-    default: return &blocks::dataflow_kernel<T, 512>;
-  }
-}
-
-// Positions of one chunk the dataflow kernel holds in shared memory: the
-// block's opt-in maximum less 1 KB (its static variables), or the
-// environment's BALSA_TRSV_BLOCKS_CAPACITY when smaller (tests).
-template <class T>
-index_t dataflow_capacity() {
-  const int optin = int(cuda::optin_shared_bytes());
-  index_t cap = index_t((optin - 1024) / int(sizeof(T)));
-  if (const int e = env_int("BALSA_TRSV_BLOCKS_CAPACITY"); e > 0 && e < cap) cap = e;
-  return cap;
-}
-
 // Stored off-diagonal entries of a canonical triangular matrix (its
 // diagonal, when stored, ends a Lower row and starts an Upper one).
 template <class T>
@@ -126,6 +84,20 @@ index_t off_diagonal_entries(const Csr<T>& A, Triangle tri) {
   return A.nnz() - diagonals;
 }
 
+// The plan's inputs: each row's level and work (its entries + 1).
+template <class T>
+void levels_and_work(const Csr<T>& A, const LevelSets& levels, std::vector<index_t>& level,
+                     std::vector<index_t>& work) {
+  const index_t n = A.rows;
+  level = parallel::fresh_vector<index_t>(std::size_t(n));
+  work = parallel::fresh_vector<index_t>(std::size_t(n));
+#pragma omp parallel for schedule(dynamic, 16) if (n > 100000)
+  for (index_t l = 0; l < levels.count(); ++l)
+    for (index_t q = levels.level_ptr[l]; q < levels.level_ptr[l + 1]; ++q) level[std::size_t(levels.rows[q])] = l;
+#pragma omp parallel for schedule(static) if (n > 100000)
+  for (index_t i = 0; i < n; ++i) work[std::size_t(i)] = A.row_ptr[i + 1] - A.row_ptr[i] + 1;
+}
+
 template <class T>
 class SyncFreeBlocksSolver final : public Algorithm<T> {
  public:
@@ -133,79 +105,25 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
                        const SyncFreeBlocksTuning& tuning)
       : n_(A.rows), nnz_(A.nnz()) {
     if (n_ == 0) return;
-    detail::set_watchdog_from_environment();
+    detail::set_watchdog(tuning.watchdog_ms);
     trace::Span plan_span("sync-free blocks: plan");
-    std::vector<index_t> level = parallel::fresh_vector<index_t>(std::size_t(n_)),
-                         work = parallel::fresh_vector<index_t>(std::size_t(n_));
-#pragma omp parallel for schedule(dynamic, 16) if (n_ > 100000)
-    for (index_t l = 0; l < levels.count(); ++l)
-      for (index_t q = levels.level_ptr[l]; q < levels.level_ptr[l + 1]; ++q) level[std::size_t(levels.rows[q])] = l;
-#pragma omp parallel for schedule(static) if (n_ > 100000)
-    for (index_t i = 0; i < n_; ++i) work[std::size_t(i)] = A.row_ptr[i + 1] - A.row_ptr[i] + 1;
-    // Lanes a row: from the mean off-diagonal entries, or the environment.
+    std::vector<index_t> level, work;
+    levels_and_work(A, levels, level, work);
+    // Lanes a row: from the mean off-diagonal entries, or the tuning's.
     int lanes = detail::lanes_for(double(off_diagonal_entries(A, tri)) / double(n_));
-    if (const int e = env_int("BALSA_TRSV_BLOCKS_LANES"); e == 1 || e == 4 || e == 8 || e == 16 || e == 32) lanes = e;
-    // The kernel: the step kernel, or (experiment, BALSA_TRSV_BLOCKS_KERNEL=
-    // dataflow, one lane a row) the dataflow kernel, which measured 4x slower
-    // on the 3D Laplacian (trsv/sync_free_blocks/sync_free_blocks_dataflow.cuh).
-    const char* kernel_env = std::getenv("BALSA_TRSV_BLOCKS_KERNEL");
-    dataflow_ = lanes == 1 && kernel_env && std::string(kernel_env) == "dataflow";
-    const index_t capacity = dataflow_ ? dataflow_capacity<T>() : 0;
-    index_t chunks = tuning.chunks > 0 ? tuning.chunks : default_chunks(tuning);
-    const bool chunks_given = tuning.chunks > 0 || env_int("BALSA_TRSV_BLOCKS_CHUNKS") > 0;
-    if (const int e = env_int("BALSA_TRSV_BLOCKS_CHUNKS"); e > 0) chunks = e;
-    if (dataflow_ && !chunks_given)  // chunks of at most ~90% of the capacity on average
-      chunks = std::max<index_t>(chunks, index_t((std::int64_t(n_) * 10 + std::int64_t(capacity) * 9 - 1) /
-                                                 (std::int64_t(capacity) * 9)));
-    plan_ = detail::plan_sync_free_blocks(level, work, tri, chunks);
-    // Work-balanced chunks may still exceed the capacity: more chunks, or the step kernel.
-    for (int attempt = 0; dataflow_ && largest_chunk() > capacity; ++attempt) {
-      if (chunks_given || attempt == 8 || chunks >= n_) {
-        dataflow_ = false;
-        break;
-      }
-      chunks = std::min<index_t>(n_, chunks + chunks / 4 + 1);
-      plan_ = detail::plan_sync_free_blocks(level, work, tri, chunks);
-    }
+    if (const int g = tuning.lanes; g == 1 || g == 4 || g == 8 || g == 16 || g == 32) lanes = g;
+    plan_ = detail::plan_sync_free_blocks(level, work, tri, tuning.chunks > 0 ? tuning.chunks : default_chunks(tuning));
     plan_span.end();
     trace::Span layout_span("sync-free blocks: split, layout");
     const detail::OffDiagonal pattern = detail::split_diagonal(A, diag, plan_.order);
     ring_ = blocks::kRing<T>;
-    if (const int e = env_int("BALSA_TRSV_BLOCKS_RING"); e > 0 && e < ring_ && (e & (e - 1)) == 0) ring_ = e;
-    threads_ = dataflow_ ? 512 : 256;
-    if (const int e = env_int("BALSA_TRSV_BLOCKS_THREADS"); e == 64 || e == 256 || e == 512 || e == 1024) threads_ = e;
+    if (const index_t r = tuning.ring; r > 0 && r < ring_ && (r & (r - 1)) == 0) ring_ = r;
+    if (const int t = tuning.threads; t == 64 || t == 256 || t == 512 || t == 1024) threads_ = t;
     layout_ = detail::layout_sync_free_blocks(plan_, pattern, lanes, blocks::kCap);
     layout_span.end();
     const trace::Span device_span("sync-free blocks: uploads, values");
-    if (dataflow_) {
-      const detail::SyncFreeBlocksBatches batches = detail::batch_sync_free_blocks(plan_, layout_);
-      batches_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(
-          reinterpret_cast<const index_t*>(batches.batches.data()), batches.batches.size() * 4));
-      chunk_batch_ = cuda::DeviceBuffer<index_t>(std::span<const index_t>(batches.chunk_batch));
-      dataflow_kernel_ = dataflow_for_threads<T>(threads_);
-      shared_bytes_ = std::size_t(batches.largest_chunk) * sizeof(T);
-      cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(dataflow_kernel_), shared_bytes_);
-    } else {
-      detail::with_lanes(lanes, [&](auto g) { kernel_ = kernel_for_threads<T, decltype(g)::value>(threads_); });
-    }
-
-    using IndexSpan = std::span<const index_t>;
-    chunk_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.chunk_ptr));
-    chunk_step_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.chunk_step));
-    steps_ = cuda::DeviceBuffer<index_t>(
-        IndexSpan(reinterpret_cast<const index_t*>(layout_.steps.data()), layout_.steps.size() * 4));
-    rows_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.order));
-    ell_dep_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ell_dep));
-    ell_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ell_value_pos));
-    ovf_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_ptr));
-    ovf_dep_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_dep));
-    ovf_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_value_pos));
-    diag_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.diag_pos));
-    ell_val_ = cuda::DeviceBuffer<T>(layout_.ell_dep.size());
-    ovf_val_ = cuda::DeviceBuffer<T>(layout_.ovf_dep.size());
-    diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
-    inv_diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
-    bp_ = cuda::DeviceBuffer<T>(std::size_t(n_));
+    detail::with_lanes(lanes, [&](auto g) { kernel_ = kernel_for_threads<T, decltype(g)::value>(threads_); });
+    upload();
     // The values: A's, gathered into the layout on the device (no host
     // gathers); none for a pattern without values (A.nnz() > 0, no values:
     // TriangularSolver's values_pending), whose values come before any solve.
@@ -220,10 +138,6 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     }
     counters_ = cuda::DeviceBuffer<int>(3);
     counters_.fill_bytes(0);
-    if (const char* e = std::getenv("BALSA_TRSV_BLOCKS_TRACE"); e && *e) {
-      trace_path_ = e;
-      trace_ = cuda::DeviceBuffer<unsigned long long>(trace_index().size());
-    }
   }
 
   void solve(const T* b, T* x) override {
@@ -239,21 +153,12 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
                             ell_dep_.data(),  ell_val_.data(),   ell_dep_.size(),
                             ovf_ptr_.data(),  ovf_dep_.data(),   ovf_val_.data(),
                             inv_diag_.data(), diag_.data(),     bp_.data(),
-                            rows_.data(),     n_,                ring_,
-                            trace_.size() ? trace_.data() : nullptr};
+                            rows_.data(),     n_,                ring_};
     T* cur = xp_[current_].data();
     current_ ^= 1;
-    if (trace_.size()) trace_.fill_bytes(0);  // the dataflow kernel traces chunks only
-    if (dataflow_) {
-      const blocks::DataflowView dv{reinterpret_cast<const int4*>(batches_.data()), chunk_batch_.data()};
-      dataflow_kernel_<<<unsigned(plan_.chunks), unsigned(threads_), shared_bytes_, cuda::stream()>>>(
-          v, dv, x, cur, xp_[current_].data(), counters_.data(), epoch_);
-    } else {
-      kernel_<<<unsigned(plan_.chunks), unsigned(threads_), 0, cuda::stream()>>>(v, x, cur, xp_[current_].data(),
-                                                                                 counters_.data(), epoch_);
-    }
+    kernel_<<<unsigned(plan_.chunks), unsigned(threads_), 0, cuda::stream()>>>(v, x, cur, xp_[current_].data(),
+                                                                               counters_.data(), epoch_);
     BALSA_CHECK_LAUNCH();
-    if (trace_.size()) write_trace();
   }
 
   void update_values(std::span<const T> values) override {
@@ -286,32 +191,28 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
     st.blocks.steps = plan_.steps();
     st.blocks.most_steps = plan_.most_steps;
     st.blocks.widest_step = plan_.widest_step;
-    st.blocks.dataflow = dataflow_;
   }
 
  private:
-  index_t largest_chunk() const {
-    index_t most = 0;
-    for (index_t c = 0; c < plan_.chunks; ++c)
-      most = std::max(most, plan_.chunk_ptr[std::size_t(c) + 1] - plan_.chunk_ptr[std::size_t(c)]);
-    return most;
-  }
-  blocks::TraceIndex trace_index() const { return {std::size_t(plan_.steps()), std::size_t(plan_.chunks)}; }
-  // The last solve's trace (experiments; see the file comment).
-  void write_trace() {
-    std::vector<unsigned long long> t(trace_.size());
-    trace_.download(std::span<unsigned long long>(t));
-    const blocks::TraceIndex ti = trace_index();
-    std::ofstream out(trace_path_);
-    out << "kind,chunk,step,width,timer_ns,clock,waits\n";
-    for (index_t c = 0; c < plan_.chunks; ++c) {
-      out << "chunk," << c << ",,," << t[ti.start(std::size_t(c))] << ',' << t[ti.end(std::size_t(c))] << ",\n";
-      for (index_t s = plan_.chunk_step[std::size_t(c)]; s < plan_.chunk_step[std::size_t(c) + 1]; ++s)
-        out << "step," << c << ',' << s << ',' << (layout_.steps[std::size_t(s)].end - layout_.steps[std::size_t(s)].begin)
-            << ',' << t[ti.timer(std::size_t(s))] << ',' << t[ti.clock(std::size_t(s))] << ','
-            << t[ti.waits(std::size_t(s))] << '\n';
-    }
-    if (!out) throw Error("BALSA_TRSV_BLOCKS_TRACE: cannot write " + trace_path_);
+  // The plan and layout to the device.
+  void upload() {
+    using IndexSpan = std::span<const index_t>;
+    chunk_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.chunk_ptr));
+    chunk_step_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.chunk_step));
+    steps_ = cuda::DeviceBuffer<index_t>(
+        IndexSpan(reinterpret_cast<const index_t*>(layout_.steps.data()), layout_.steps.size() * 4));
+    rows_ = cuda::DeviceBuffer<index_t>(IndexSpan(plan_.order));
+    ell_dep_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ell_dep));
+    ell_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ell_value_pos));
+    ovf_ptr_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_ptr));
+    ovf_dep_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_dep));
+    ovf_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.ovf_value_pos));
+    diag_pos_ = cuda::DeviceBuffer<index_t>(IndexSpan(layout_.diag_pos));
+    ell_val_ = cuda::DeviceBuffer<T>(layout_.ell_dep.size());
+    ovf_val_ = cuda::DeviceBuffer<T>(layout_.ovf_dep.size());
+    diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
+    inv_diag_ = cuda::DeviceBuffer<T>(std::size_t(n_));
+    bp_ = cuda::DeviceBuffer<T>(std::size_t(n_));
   }
   index_t default_chunks(const SyncFreeBlocksTuning& tuning) const {
     // chunks_per_sm per multiprocessor (the hand-overs between chunks are on
@@ -326,10 +227,6 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   int threads_ = 256;
   index_t ring_ = 0;  // entries of the shared-memory ring used (a power of two)
   SolveKernel<T> kernel_ = nullptr;
-  bool dataflow_ = false;  // the dataflow kernel (trsv/sync_free_blocks/sync_free_blocks_dataflow.cuh)
-  DataflowKernel<T> dataflow_kernel_ = nullptr;
-  std::size_t shared_bytes_ = 0;
-  cuda::DeviceBuffer<index_t> batches_, chunk_batch_;
   cuda::DeviceBuffer<index_t> chunk_ptr_, chunk_step_, steps_, rows_, ell_dep_, ell_pos_, ovf_ptr_, ovf_dep_, ovf_pos_,
       diag_pos_;
   cuda::DeviceBuffer<T> ell_val_, ovf_val_, bp_;
@@ -340,8 +237,6 @@ class SyncFreeBlocksSolver final : public Algorithm<T> {
   int current_ = 0;
   cuda::DeviceBuffer<int> counters_;
   int epoch_ = 0;
-  cuda::DeviceBuffer<unsigned long long> trace_;  // BALSA_TRSV_BLOCKS_TRACE
-  std::string trace_path_;
 };
 
 }  // namespace

@@ -118,18 +118,6 @@ __device__ __forceinline__ void Ring<float>::store(index_t d, float v) const {
   asm volatile("st.shared.f32 [%0], %1;" ::"r"(at(d)), "f"(v) : "memory");
 }
 
-// The trace's layout: [steps] timer, [steps] clock, [steps] waits, then per
-// chunk [chunks] start timer, [chunks] end timer.
-struct TraceIndex {
-  std::size_t steps, chunks;
-  __host__ __device__ std::size_t timer(std::size_t s) const { return s; }
-  __host__ __device__ std::size_t clock(std::size_t s) const { return steps + s; }
-  __host__ __device__ std::size_t waits(std::size_t s) const { return 2 * steps + s; }
-  __host__ __device__ std::size_t start(std::size_t c) const { return 3 * steps + c; }
-  __host__ __device__ std::size_t end(std::size_t c) const { return 3 * steps + chunks + c; }
-  __host__ __device__ std::size_t size() const { return 3 * steps + 2 * chunks; }
-};
-
 template <class T>
 struct View {
   index_t chunks;
@@ -149,12 +137,6 @@ struct View {
   const index_t* rows;        // position -> row
   index_t n;
   index_t ring;               // ring entries used: a power of two <= kRing<T>
-  // Experiments only (BALSA_TRSV_BLOCKS_TRACE): per step s, the global timer
-  // and the SM clock when the step starts and how many threads had to wait
-  // for an earlier chunk in it; per chunk, its start and end times. nullptr:
-  // no trace (one uniform branch a step).
-  unsigned long long* trace;
-  __device__ TraceIndex trace_index() const { return {std::size_t(step_count), std::size_t(chunks)}; }
 };
 
 // What a thread holds for its row of pass 0 of one step (row j = tid / G,
@@ -236,14 +218,11 @@ __device__ __forceinline__ void prefetch_ahead(const View<T>& v, int4 next, unsi
 // the sentinel; NaN when the watchdog fired (the solve reports it). Out of
 // line: only a wait takes this path, and the spin's state stays out of the
 // step's registers.
-template <class T, ::cuda::thread_scope Scope = ::cuda::thread_scope_device>
+template <class T>
 __device__ __noinline__ T await_value(const T* p, int* error, int epoch) {
-  // Shared memory (Scope block, the dataflow kernel): sleep early and briefly,
-  // so that waiting warps leave the issue slots to the warps that work.
-  constexpr bool kShared = Scope == ::cuda::thread_scope_block;
   std::uint64_t start = 0;  // the watchdog's clock starts after the first checks (a timer read is slow)
   for (unsigned polls = 1;; ++polls) {
-    const T v = load_relaxed<T, Scope>(*p);
+    const T v = load_relaxed(*p);
     if (!is_sentinel(v)) return v;
     if (polls % kPollsBetweenChecks == 0) {
       if (load_relaxed(*error) == epoch) return quiet_nan<T>();
@@ -254,7 +233,7 @@ __device__ __noinline__ T await_value(const T* p, int* error, int epoch) {
         return quiet_nan<T>();
       }
     }
-    if (polls > (kShared ? 4u : kPollsBeforeSleep)) __nanosleep(kShared ? 32u : kSleepNs);
+    if (polls > kPollsBeforeSleep) __nanosleep(kSleepNs);
   }
 }
 
@@ -271,13 +250,12 @@ struct Out {
 // (complete, this chunk), or a wait (an earlier chunk).
 template <class T>
 __device__ __forceinline__ T dep_value(index_t d, index_t first, index_t ring_lo, const Ring<T>& ring,
-                                       const Out<T>& o, int& waited) {
+                                       const Out<T>& o) {
   if (d >= ring_lo) return ring.load(d);
   if (d < 0) return T(0);
   if (d >= first) return o.xp[d];
   const T v = load_relaxed(o.xp[d]);
   if (!is_sentinel(v)) return v;
-  waited = 1;
   return await_value(o.xp + d, o.error, o.epoch);
 }
 
@@ -306,12 +284,12 @@ __device__ __forceinline__ void finish_row(T sum, T bk, T inv_dk, index_t k, ind
 // stage's width * G slots (the overflow CSR by position), lane-strided.
 template <class T, int G>
 __device__ __forceinline__ T overflow_sum(const View<T>& v, const Out<T>& o, index_t k, bool active, index_t first,
-                                          index_t ring_lo, const Ring<T>& ring, int& waited) {
+                                          index_t ring_lo, const Ring<T>& ring) {
   T sum = T(0);
   if (!active) return sum;
   const index_t g = index_t(threadIdx.x) % G;
   for (index_t e = v.ovf_ptr[k] + g; e < v.ovf_ptr[k + 1]; e += G)
-    sum += v.ovf_val[e] * dep_value(v.ovf_dep[e], first, ring_lo, ring, o, waited);
+    sum += v.ovf_val[e] * dep_value(v.ovf_dep[e], first, ring_lo, ring, o);
   return sum;
 }
 
@@ -319,7 +297,7 @@ __device__ __forceinline__ T overflow_sum(const View<T>& v, const Out<T>& o, ind
 // direct loads.
 template <class T, int B, int G>
 __device__ __forceinline__ void further_passes(const View<T>& v, const Out<T>& o, int4 m, index_t first, index_t ring_lo,
-                                            const Ring<T>& ring, int& waited) {
+                                            const Ring<T>& ring) {
   constexpr index_t kRows = B / G;
   const index_t begin = m.x, end = m.y, W = end - begin, width = m.w & kStepWidthMask;
   const index_t g = index_t(threadIdx.x) % G;
@@ -335,10 +313,10 @@ __device__ __forceinline__ void further_passes(const View<T>& v, const Out<T>& o
       for (index_t t = 0; t < width; ++t) {
         const index_t slot = m.z + (t * W + j) * G + g;
         const index_t d = v.dep[slot];
-        if (d >= 0) sum += v.val[slot] * dep_value(d, first, ring_lo, ring, o, waited);
+        if (d >= 0) sum += v.val[slot] * dep_value(d, first, ring_lo, ring, o);
       }
     }
-    if (m.w & kStepOverflow) sum += overflow_sum<T, G>(v, o, k, active, first, ring_lo, ring, waited);
+    if (m.w & kStepOverflow) sum += overflow_sum<T, G>(v, o, k, active, first, ring_lo, ring);
     finish_row<T, G>(sum, bk, dk, k, row, active, end, v, o, ring);
   }
 }
@@ -351,17 +329,11 @@ __device__ __forceinline__ void further_passes(const View<T>& v, const Out<T>& o
 // stage's registers and the ring.
 template <class T, int B, int G>
 __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, index_t s, index_t s_end,
-                                         index_t first, Stage<T>& cur, Stage<T>& nxt, const Ring<T>& ring,
-                                         int* waits) {
+                                         index_t first, Stage<T>& cur, Stage<T>& nxt, const Ring<T>& ring) {
   constexpr index_t kRows = B / G;  // rows per pass
   const int4 m = cur.meta;
   const index_t begin = m.x, end = m.y, W = end - begin;
   const bool has_next = s + 1 < s_end;
-  if (v.trace && threadIdx.x == 0) {
-    const TraceIndex ti = v.trace_index();
-    v.trace[ti.timer(std::size_t(s))] = global_timer_ns();
-    v.trace[ti.clock(std::size_t(s))] = clock64();
-  }
   if (has_next) load_stage<T, G>(v, nxt);
   if (s + 2 < s_end) cur.meta = v.steps[s + 2];
   if (has_next && threadIdx.x >= B - 32) prefetch_ahead<T, G>(v, nxt.meta, threadIdx.x % 32);
@@ -370,7 +342,6 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
   // and a later write to the slot of d would be of a position >= d + v.ring
   // >= end, which is not written yet.
   const index_t ring_lo = max(first, end - v.ring);
-  int waited = 0;
   {  // pass 0: the stage's registers
     const index_t j = index_t(threadIdx.x) / G;
     const bool active = j < W;
@@ -385,28 +356,21 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
         } else if (d >= 0 && d < cur.pre_hi) {
           xd = cur.xv[t];
           if (d < first && is_sentinel(xd)) {
-            waited = 1;
             xd = await_value(o.xp + d, o.error, o.epoch);
           }
         } else {
-          xd = dep_value(d, first, ring_lo, ring, o, waited);
+          xd = dep_value(d, first, ring_lo, ring, o);
         }
         sum += cur.val[t] * xd;
       }
     }
-    if (m.w & kStepOverflow) sum += overflow_sum<T, G>(v, o, begin + j, active, first, ring_lo, ring, waited);
+    if (m.w & kStepOverflow) sum += overflow_sum<T, G>(v, o, begin + j, active, first, ring_lo, ring);
     finish_row<T, G>(sum, cur.bp, cur.inv_diag, begin + j, cur.row, active, end, v, o, ring);
   }
-  if (W > kRows) further_passes<T, B, G>(v, o, m, first, ring_lo, ring, waited);
+  if (W > kRows) further_passes<T, B, G>(v, o, m, first, ring_lo, ring);
   // Step s + 1's early x loads: positions before this step are complete.
   if (has_next) prefetch_x(nxt, first, min(max(first, nxt.meta.y - v.ring), begin), o.xp);
-  if (v.trace && waited) atomicAdd(&waits[s & 1], 1);
   __syncthreads();
-  if (v.trace && threadIdx.x == 0) {  // step s's count is complete; its slot is next written in step s + 2
-    const TraceIndex ti = v.trace_index();
-    v.trace[ti.waits(std::size_t(s))] = unsigned(waits[s & 1]);
-    waits[s & 1] = 0;
-  }
 }
 
 // counters[0]: tickets taken; counters[1]: blocks finished; counters[2]: the
@@ -418,16 +382,10 @@ __device__ __forceinline__ void run_step(const View<T>& v, const Out<T>& o, inde
 template <class T, int B, int G>
 __global__ void __launch_bounds__(B, 1) solve_kernel(View<T> v, T* x, T* xp, T* xp_next, int* counters, int epoch) {
   __shared__ int ticket;
-  __shared__ int waits[2];
   __shared__ T ring_slots[kRing<T>];
-  if (threadIdx.x == 0) {
-    ticket = atomicAdd(&counters[0], 1);
-    waits[0] = waits[1] = 0;
-  }
+  if (threadIdx.x == 0) ticket = atomicAdd(&counters[0], 1);
   __syncthreads();
   const index_t c = ticket;
-  if (v.trace && threadIdx.x == 0)
-    v.trace[v.trace_index().start(std::size_t(c))] = global_timer_ns();
   const index_t first = v.chunk_ptr[c];  // positions below belong to earlier chunks
   const index_t s0 = v.chunk_step[c], s1 = v.chunk_step[c + 1];  // s0 < s1: no chunk is empty
   const Out<T> o{x, xp, xp_next, &counters[2], epoch};
@@ -442,11 +400,9 @@ __global__ void __launch_bounds__(B, 1) solve_kernel(View<T> v, T* x, T* xp, T* 
   load_stage<T, G>(v, a);
   prefetch_x(a, first, first, xp);  // the first step depends on earlier chunks only
   for (index_t s = s0; s < s1; s += 2) {  // s and s1 are the same in every thread
-    run_step<T, B, G>(v, o, s, s1, first, a, b, ring, waits);
-    if (s + 1 < s1) run_step<T, B, G>(v, o, s + 1, s1, first, b, a, ring, waits);
+    run_step<T, B, G>(v, o, s, s1, first, a, b, ring);
+    if (s + 1 < s1) run_step<T, B, G>(v, o, s + 1, s1, first, b, a, ring);
   }
-  if (v.trace && threadIdx.x == 0)
-    v.trace[v.trace_index().end(std::size_t(c))] = global_timer_ns();
   if (threadIdx.x == 0 && atomicAdd(&counters[1], 1) == v.chunks - 1) {  // the last block: reset for the next solve
     counters[0] = 0;
     counters[1] = 0;
