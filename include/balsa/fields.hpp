@@ -94,7 +94,6 @@ void visit_fields(const SyncFreeBlocksStats& s, V&& v) {
   v("steps", s.steps);
   v("most_steps", s.most_steps);
   v("widest_step", s.widest_step);
-  v("dataflow", s.dataflow);
 }
 
 template <class V>
