@@ -75,6 +75,7 @@ if [ "$stage" = compare ]; then  # the other tree builds beside this one
   (cmake -S "$old" -B "$old/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real" \
      -DBALSA_BUILD_TESTS=OFF >/dev/null && cmake --build "$old/build-gpu" -j 8 --target balsa_cli >"$outdir/old-build.log" 2>&1 &&
      { cmake --build "$old/build-gpu" -j 8 --target balsa_bench_cli >>"$outdir/old-build.log" 2>&1 || true; }) &
+  old_build=$!
 fi
 step "configure and build (sm_90)"
 python_args=()
@@ -183,14 +184,14 @@ run_sparse() {
 # Same GPU, same session: the binaries alternate so drift hits both.
 run_compare() {
   local old="$1/build-gpu/balsa" new="$build/balsa"
-  wait
+  wait "$old_build"  # (a bare wait would wait for the log's tee too)
   [ -x "$old" ] || { echo "OLD BUILD FAILED"; tail -20 "$outdir/old-build.log"; return 1; }
   local part="${2:-all}"
   if [ "$part" = all ] || [ "$part" = run ]; then
     for i in 1 2 3; do
       for who in old new; do
         local b=$old; [ $who = new ] && b=$new
-        step "$who: balsa run ($i)"; $b run 2>&1 | grep -E "setup|solve|converged|GPU:|chose|total"
+        step "$who: balsa run ($i)"; timeout 60 $b run 2>&1 | tail -12
       done
     done
   fi
