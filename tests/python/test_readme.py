@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def readme_script():
     text = (ROOT / "README.md").read_text()
-    start = text.index("```python", text.index("## Python")) + len("```python\n")
+    start = text.index("```python", text.index("## Quick start: Python")) + len("```python\n")
     return text[start:text.index("```", start)]
 
 
