@@ -5,7 +5,7 @@
 // predicts fewer than kKluFlopsLimit = 5.35e7 flops, else UMFPACK analyses
 // it again.
 //
-// The rule's fit (bench/fit-direct-choice.py on `balsa bench direct
+// The rule's fit (bench/fit-direct-choice.py on `balsa-bench direct
 // --max-flops 1e10`, bench/results/2026-11-29-direct-cpu.json; 2 shared
 // cores): the 44 square matrices of the shared data set (shared/data/matrices,
 // outside this repository) that Auto does

@@ -26,10 +26,6 @@ cuda::DeviceCsr<T> apply_boosting(const cuda::DeviceCsr<T>&, const cuda::DeviceB
   no_cuda("apply_boosting");
 }
 
-#define BALSA_INSTANTIATE(T)                                                                          \
-  template Weights device_weights<T>(const Csr<T>&);                                                  \
-  template cuda::DeviceCsr<T> apply_boosting<T>(const cuda::DeviceCsr<T>&, const cuda::DeviceBuffer<index_t>&, \
-                                                const cuda::DeviceBuffer<double>&, const cuda::DeviceBuffer<double>&);
-BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_MATCHING_DEVICE)
 
 }  // namespace balsa::matching

@@ -48,4 +48,11 @@ template <class T>
 std::unique_ptr<Solver<T>> make_solver(Operator<T>* A, Preconditioner<T>* M, const KrylovOptions& options,
                                        KrylovStats& setup);
 
+// The explicit instantiations for T, one list for gpu_solver.cu and its stand-in (gpu_no_cuda.cpp).
+#define BALSA_KRYLOV_GPU_SOLVERS(T) \
+  template std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T>, Preconditioner<T>*, const KrylovOptions&, \
+  KrylovStats&); \
+  template std::unique_ptr<Solver<T>> make_solver(Operator<T>*, Preconditioner<T>*, const KrylovOptions&, \
+  KrylovStats&);
+
 }  // namespace balsa::krylov::gpu

@@ -283,11 +283,6 @@ std::unique_ptr<Solver<T>> make_solver(Operator<T>* A, Preconditioner<T>* M, con
   return std::make_unique<DeviceSolver<T>>(cuda::DeviceCsr<T>{}, A, A->rows(), M, options, setup);
 }
 
-#define BALSA_INSTANTIATE(T)                                                                              \
-  template std::unique_ptr<Solver<T>> make_solver(cuda::DeviceCsr<T>, Preconditioner<T>*, const KrylovOptions&, \
-                                                  KrylovStats&);                                  \
-  template std::unique_ptr<Solver<T>> make_solver(Operator<T>*, Preconditioner<T>*, const KrylovOptions&,        \
-                                                  KrylovStats&);
-BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_KRYLOV_GPU_SOLVERS)
 
 }  // namespace balsa::krylov::gpu

@@ -63,9 +63,6 @@ template void convert<double, float>(const double*, float*, std::size_t);
 template void convert<float, double>(const float*, double*, std::size_t);
 template void scale<float>(const float*, const float*, float*, std::size_t);
 template void scale<double>(const double*, const double*, double*, std::size_t);
-#define BALSA_INSTANTIATE(T)                                                  \
-  template void gather<T>(const T*, const index_t*, T*, std::size_t); \
-  template void scatter<T>(const T*, const index_t*, T*, std::size_t);
-BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_KRYLOV_DEVICE_KERNELS)
 
 }  // namespace balsa::krylov::device

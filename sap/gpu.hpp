@@ -136,4 +136,29 @@ class DeviceBandOperator final : public krylov::Operator<T> {
   index_t n_, k_;
 };
 
+// The explicit instantiations for T, one list per kernel file, which its
+// stand-in (gpu_no_cuda.cpp) instantiates too.
+// sap/gpu_band.cu
+#define BALSA_SAP_GPU_BAND(T) \
+  template void to_diagonals(const T*, index_t, index_t, T*); \
+  template void diagonal_spmv(const T*, index_t, index_t, const T*, T*, const int*); \
+  template BandCheck check_band(const T*, std::size_t); \
+  template void measure_bandwidths(const T*, index_t, index_t, DeviceBlocks&); \
+  template void reverse_blocks(const T*, T*, index_t, const DeviceBlocks&, index_t);
+// sap/gpu_block_lu.cu
+#define BALSA_SAP_GPU_BLOCK_LU(T) \
+  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool, FactorKernel); \
+  template int factor_lu_and_ul(T*, T*, index_t, const DeviceBlocks&, const BoostRule&, FactorKernel); \
+  template bool window_fits<T>(index_t);
+// sap/gpu_solve.cu
+#define BALSA_SAP_GPU_SOLVE(T) \
+  template void solve_blocks(const T*, index_t, index_t, const DeviceBlocks&, T*, const int*);
+// sap/gpu_spike_blocks.cu
+#define BALSA_SAP_GPU_SPIKE_BLOCKS(T) \
+  template void coupling_blocks(const T*, index_t, const DeviceBlocks&, T*, T*); \
+  template void truncated_spikes(const T*, const T*, index_t, const DeviceBlocks&, const T*, const T*, T*, T*); \
+  template void reduced_systems(const T*, const T*, index_t, index_t, T*); \
+  template void coupling_corrections(const T*, const T*, const T*, const T*, const T*, index_t, const DeviceBlocks&, \
+  const T*, T*, const int*);
+
 }  // namespace balsa::sap::gpu

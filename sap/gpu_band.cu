@@ -201,14 +201,7 @@ void reverse_blocks(const P* from, P* to, index_t k, const DeviceBlocks& blocks,
   BALSA_CHECK_LAUNCH();
 }
 
-#define BALSA_INSTANTIATE(T)                                                                 \
-  template void to_diagonals(const T*, index_t, index_t, T*);                                \
-  template void diagonal_spmv(const T*, index_t, index_t, const T*, T*, const int*);         \
-  template BandCheck check_band(const T*, std::size_t);                                      \
-  template void measure_bandwidths(const T*, index_t, index_t, DeviceBlocks&);               \
-  template void reverse_blocks(const T*, T*, index_t, const DeviceBlocks&, index_t);
-BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
-#undef BALSA_INSTANTIATE
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_SAP_GPU_BAND)
 template void convert(const float*, double*, std::int64_t, const int*);
 template void convert(const double*, float*, std::int64_t, const int*);
 template void convert(const float*, float*, std::int64_t, const int*);

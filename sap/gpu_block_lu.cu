@@ -435,11 +435,6 @@ int factor_lu_and_ul(P* lu, P* ul, index_t k, const DeviceBlocks& blocks, const 
   return factor_launch(Bands<P>{lu, ul, false, blocks.count}, k, rule, blocks, kernel);
 }
 
-#define BALSA_INSTANTIATE(T)                                                                                  \
-  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool, FactorKernel);         \
-  template int factor_lu_and_ul(T*, T*, index_t, const DeviceBlocks&, const BoostRule&, FactorKernel);        \
-  template bool window_fits<T>(index_t);
-BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
-#undef BALSA_INSTANTIATE
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_SAP_GPU_BLOCK_LU)
 
 }  // namespace balsa::sap::gpu

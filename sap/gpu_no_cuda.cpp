@@ -13,12 +13,7 @@ template <class T, class P>
 std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const cuda::DeviceBuffer<T>&, const Plan&) {
   no_cuda();
 }
-template std::unique_ptr<SapPreconditioner<float>> make_device_preconditioner<float, float>(const cuda::DeviceBuffer<float>&,
-                                                                                             const Plan&);
-template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<double, double>(
-    const cuda::DeviceBuffer<double>&, const Plan&);
-template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<double, float>(
-    const cuda::DeviceBuffer<double>&, const Plan&);
+BALSA_SAP_DEVICE_PRECONDITIONERS
 
 namespace gpu {
 DeviceBlocks upload(const Blocks&, index_t) { no_cuda(); }
@@ -79,21 +74,7 @@ void coupling_corrections(const P*, const P*, const P*, const P*, const P*, inde
                           const int*) {
   no_cuda();
 }
-#define BALSA_INSTANTIATE(T)                                                                                  \
-  template void to_diagonals(const T*, index_t, index_t, T*);                                                 \
-  template void diagonal_spmv(const T*, index_t, index_t, const T*, T*, const int*);                          \
-  template BandCheck check_band(const T*, std::size_t);                                                       \
-  template void measure_bandwidths(const T*, index_t, index_t, DeviceBlocks&);                                \
-  template int factor_blocks(T*, index_t, const DeviceBlocks&, const BoostRule&, bool, FactorKernel);         \
-  template int factor_lu_and_ul(T*, T*, index_t, const DeviceBlocks&, const BoostRule&, FactorKernel);        \
-  template bool window_fits<T>(index_t);                                                                      \
-  template void reverse_blocks(const T*, T*, index_t, const DeviceBlocks&, index_t);                          \
-  template void solve_blocks(const T*, index_t, index_t, const DeviceBlocks&, T*, const int*);               \
-  template void coupling_blocks(const T*, index_t, const DeviceBlocks&, T*, T*);                              \
-  template void truncated_spikes(const T*, const T*, index_t, const DeviceBlocks&, const T*, const T*, T*, T*); \
-  template void reduced_systems(const T*, const T*, index_t, index_t, T*);                                    \
-  template void coupling_corrections(const T*, const T*, const T*, const T*, const T*, index_t,               \
-                                     const DeviceBlocks&, const T*, T*, const int*);
+#define BALSA_INSTANTIATE(T) BALSA_SAP_GPU_BAND(T) BALSA_SAP_GPU_BLOCK_LU(T) BALSA_SAP_GPU_SOLVE(T) BALSA_SAP_GPU_SPIKE_BLOCKS(T)
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 #undef BALSA_INSTANTIATE
 template void convert(const float*, double*, std::int64_t, const int*);

@@ -122,11 +122,6 @@ std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const cuda::Dev
   return std::make_unique<DeviceSap<T, P>>(A, plan);
 }
 
-template std::unique_ptr<SapPreconditioner<float>> make_device_preconditioner<float, float>(const cuda::DeviceBuffer<float>&,
-                                                                                             const Plan&);
-template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<double, double>(
-    const cuda::DeviceBuffer<double>&, const Plan&);
-template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<double, float>(
-    const cuda::DeviceBuffer<double>&, const Plan&);
+BALSA_SAP_DEVICE_PRECONDITIONERS
 
 }  // namespace balsa::sap

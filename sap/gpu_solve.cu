@@ -173,9 +173,6 @@ void solve_blocks(const P* band, index_t n, index_t k, const DeviceBlocks& block
   BALSA_CHECK_LAUNCH();
 }
 
-#define BALSA_INSTANTIATE(T) \
-  template void solve_blocks(const T*, index_t, index_t, const DeviceBlocks&, T*, const int*);
-BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
-#undef BALSA_INSTANTIATE
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_SAP_GPU_SOLVE)
 
 }  // namespace balsa::sap::gpu

@@ -226,13 +226,6 @@ void coupling_corrections(const P* B, const P* C, const P* V, const P* W, const 
   BALSA_CHECK_LAUNCH();
 }
 
-#define BALSA_INSTANTIATE(P)                                                                                    \
-  template void coupling_blocks(const P*, index_t, const DeviceBlocks&, P*, P*);                                \
-  template void truncated_spikes(const P*, const P*, index_t, const DeviceBlocks&, const P*, const P*, P*, P*); \
-  template void reduced_systems(const P*, const P*, index_t, index_t, P*);                                      \
-  template void coupling_corrections(const P*, const P*, const P*, const P*, const P*, index_t, const DeviceBlocks&, \
-                                     const P*, P*, const int*);
-BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
-#undef BALSA_INSTANTIATE
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_SAP_GPU_SPIKE_BLOCKS)
 
 }  // namespace balsa::sap::gpu

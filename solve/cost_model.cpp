@@ -8,7 +8,7 @@
 // development machine (runs whose result files were not committed; CG and
 // PCG-IC(0) per iteration and set-up on the 3D Laplacians, DB and ILU(0) on
 // the convection-diffusion generator, the direct solvers' phases from
-// `balsa bench direct` over the shared matrices); GPU constants: measured on
+// `balsa-bench direct` over the shared matrices); GPU constants: measured on
 // an H200 (bench solve / bench sparse runs of issue 28 and this issue's H200
 // run). Host threads speed the memory-bound loops up by threads^0.7 (two
 // threads: 1.6x, measured on the CG loop), on loops long enough to share.
@@ -146,7 +146,7 @@ double iterative_seconds(SolveMethod m, Device device, const SolveFeatures& f, c
 }
 
 // The direct methods' constants, fitted by scripts/solve-direct-fit.py on
-// half of `balsa bench direct` over the shared matrices (2-core development
+// half of `balsa-bench direct` over the shared matrices (2-core development
 // machine; bench/results/2026-11-29-solve-direct-fit.txt) and scored on the
 // other half: factor + solve within 1.3x (CHOLMOD, KLU) and 2.3x (UMFPACK)
 // in the median.

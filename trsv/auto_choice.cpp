@@ -8,7 +8,7 @@
 // substitution's time. The 100^3 Laplacian's lower triangle (10^6 rows, 298
 // levels), double, on the 2-core build machine: 21.9 ms level-set against
 // 10.6 ms serial with 1 thread, idle (issue 37's report); busy (other
-// builds, load 7, bench/results/2026-11-29-threads-*.md, `balsa bench trsv
+// builds, load 7, bench/results/2026-11-29-threads-*.md, `balsa-bench trsv
 // --device cpu --algorithms level-set-cpu`) 66.7-68.9 ms against
 // 18.1-21.3 ms with 1 thread, 69.0-72.1 ms against 18.8-20.1 ms with 2. So
 // fewer than kLevelSetMinThreads (3: 1/3 of 21.9 ms is below 10.6 ms) take

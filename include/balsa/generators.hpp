@@ -44,7 +44,7 @@ Csr<T> laplacian_3d(index_t nx, index_t ny, index_t nz, Stencil3d stencil = Sten
 
 // [L; I]: the 2D Laplacian L (laplacian_2d, natural order) stacked over the
 // identity, 2 nx ny x nx ny: a tall full-rank least-squares problem (the
-// QR tests' and `balsa bench qr`'s).
+// QR tests' and `balsa-bench qr`'s).
 template <class T>
 Csr<T> laplacian_2d_over_identity(index_t nx, index_t ny);
 
@@ -111,7 +111,7 @@ std::vector<index_t> random_permutation(index_t n, std::uint64_t seed);
 // A vector of n values uniform in [lo, hi).
 template <class T> std::vector<T> random_vector(index_t n, std::uint64_t seed, double lo = -1.0, double hi = 1.0);
 
-// ---- general (unsymmetric) systems: balsa bench sparse ---------------------------
+// ---- general (unsymmetric) systems: balsa-bench sparse ---------------------------
 
 // How convection_diffusion_3d discretises the convection term.
 //  Upwind:  one-sided differences against the flow: an M-matrix, weakly

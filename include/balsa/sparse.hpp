@@ -192,7 +192,7 @@ template <class T> std::vector<T> diagonal(const Csr<T>& A);
 // For a canonical lower-triangular L (every column <= its row): each row
 // whose diagonal is missing or zero (every row with `all_rows`) gets the
 // diagonal sum_j |l_ij| + 1, which makes it diagonally dominant, so any
-// matrix's lower triangle becomes a well-posed test system (balsa bench
+// matrix's lower triangle becomes a well-posed test system (balsa-bench
 // trsv, balsa trsv --explain). Returns the rows changed; L stays canonical.
 template <class T> index_t fix_diagonal(Csr<T>& L, bool all_rows = false);
 

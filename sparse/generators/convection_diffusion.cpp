@@ -1,6 +1,6 @@
 // balsa: the convection-diffusion generator and the scrambling that makes a
 // well-behaved matrix look like a real one (include/balsa/generators.hpp):
-// the general-systems benchmark's generated problems (balsa bench sparse).
+// the general-systems benchmark's generated problems (balsa-bench sparse).
 //
 // Rows are produced independently (each grid point's stencil), so they are
 // filled in parallel and the result does not depend on the thread count.

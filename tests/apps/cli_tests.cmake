@@ -243,7 +243,7 @@ balsa_cli_test(bench_two_stdout BENCH ARGS qr --no-generated --json - --markdown
 balsa_cli_test(run_bad_stencil ARGS run --stencil 9 ERROR "--stencil: unknown value '9' \\(one of: 7, 27\\)" EXIT 2)
 balsa_cli_test(gen_triangle_help ARGS gen laplace2d --help PASS "--triangle NAME +Keep only this triangle \\(lower, upper\\)")
 
-# ---- balsa bench sparse: the general-systems benchmark, small systems (seconds) ---------------
+# ---- balsa-bench sparse: the general-systems benchmark, small systems (seconds) ---------------
 balsa_cli_test(bench_sparse_quick BENCH ARGS sparse --suite quick --data-dir ${DATA} --device cpu
                --json ${OUT}/bench_sparse.json --markdown ${OUT}/bench_sparse.md
                PASS "balsa's own iterative methods solve [0-9]+ of the [0-9]+ systems UMFPACK solves.*log2\\(T_baseline / T_balsa\\)"
