@@ -70,7 +70,7 @@ cuda::DeviceCsr<T> apply_boosting(const cuda::DeviceCsr<T>& A, const cuda::Devic
                                   const cuda::DeviceBuffer<double>& row_scale,
                                   const cuda::DeviceBuffer<double>& col_scale);
 
-// The explicit instantiations for T, one list for the kernels (matching_kernels.cu) and their stand-ins (_no_cuda.cpp).
+// The explicit instantiations for T, one list for the kernels (matching_kernels.cu) and their stand-ins (matching_kernels_no_cuda.cpp).
 #define BALSA_MATCHING_DEVICE(T) \
   template Weights device_weights<T>(const Csr<T>&); \
   template cuda::DeviceCsr<T> apply_boosting<T>(const cuda::DeviceCsr<T>&, const cuda::DeviceBuffer<index_t>&, \

@@ -23,7 +23,7 @@ void gather(const T* v, const index_t* perm, T* y, std::size_t n);
 template <class T>
 void scatter(const T* y, const index_t* perm, T* v, std::size_t n);
 
-// The explicit instantiations for T, one list for the kernels (preconditioner_kernels.cu) and their stand-ins (_no_cuda.cpp).
+// The explicit instantiations for T, one list for the kernels (preconditioner_kernels.cu) and their stand-ins (preconditioner_kernels_no_cuda.cpp).
 #define BALSA_KRYLOV_DEVICE_KERNELS(T) \
   template void gather<T>(const T*, const index_t*, T*, std::size_t); \
   template void scatter<T>(const T*, const index_t*, T*, std::size_t);
