@@ -76,6 +76,15 @@ inline void fill_ratios(std::vector<BenchRow>& rows) {
 
 inline nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
 
+// Milliseconds (as measured) to seconds (as the JSON writes times).
+inline std::vector<double> seconds_of(const std::vector<double>& ms) {
+  std::vector<double> s;
+  s.reserve(ms.size());
+  for (double x : ms) s.push_back(x * 1e-3);
+  return s;
+}
+
+// Times in seconds (`*_seconds`), as balsa's own JSON writes them.
 inline nlohmann::json row_json(const BenchRow& r) {
   const double t = r.solve_ms();
   nlohmann::json j = {{"case", r.case_name},
@@ -90,18 +99,18 @@ inline nlohmann::json row_json(const BenchRow& r) {
                       {"widest_level", r.widest_level},
                       {"diag_fixed", r.diag_fixed},
                       {"note", r.note},
-                      {"analysis_ms", number_or_null(r.analysis_ms)},
-                      {"construct_ms", number_or_null(r.construct_ms)},
-                      {"solve_ms", number_or_null(t)},
-                      {"solve_ms_min", number_or_null(r.ok() ? min_of(r.samples_ms) : nan_value)},
-                      {"solve_ms_max", number_or_null(r.ok() ? max_of(r.samples_ms) : nan_value)},
+                      {"analysis_seconds", number_or_null(r.analysis_ms * 1e-3)},
+                      {"construct_seconds", number_or_null(r.construct_ms * 1e-3)},
+                      {"solve_seconds", number_or_null(t * 1e-3)},
+                      {"solve_seconds_min", number_or_null(r.ok() ? min_of(r.samples_ms) * 1e-3 : nan_value)},
+                      {"solve_seconds_max", number_or_null(r.ok() ? max_of(r.samples_ms) * 1e-3 : nan_value)},
                       {"timed_solves", r.samples_ms.size()},
                       {"warmup_solves", r.warmup},
-                      {"samples_ms", r.samples_ms},
+                      {"samples_seconds", seconds_of(r.samples_ms)},
                       {"gflops", number_or_null(gflops(r.nnz, t * 1e-3))},
                       {"bytes", r.bytes},
                       {"gbs", number_or_null(gbytes_per_second(r.bytes, t * 1e-3))},
-                      {"floor_ms_model", number_or_null(r.floor_ms)},
+                      {"model_floor_seconds", number_or_null(r.floor_ms * 1e-3)},
                       {"speedup_vs_cusparse", number_or_null(r.speedup_vs_cusparse)},
                       {"ratio_vs_spmv", number_or_null(r.ratio_vs_spmv)},
                       {"speedup_vs_cpu_serial", number_or_null(r.speedup_vs_cpu_serial)},
@@ -194,25 +203,20 @@ inline std::string md_row(const std::vector<std::string>& cells) {
   return s + "\n";
 }
 
-inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<BenchRow>& rows,
-                             const std::vector<Skipped>& skipped) {
-  MarkdownText md;
-  std::string& s = md.summary;
-  const std::vector<std::string> keys = ordered_keys(rows);
-  const std::vector<std::string> algs = ordered_algorithms(rows);
-  bool have_spmv = false;
-  for (const BenchRow& r : rows) have_spmv = have_spmv || r.algorithm == spmv_name;
-  auto meta_text = [&](const char* k) {
-    return meta.contains(k) ? (meta[k].is_string() ? meta[k].get<std::string>() : meta[k].dump()) : std::string("-");
-  };
+inline std::string meta_text(const nlohmann::json& meta, const char* k) {
+  return meta.contains(k) ? (meta[k].is_string() ? meta[k].get<std::string>() : meta[k].dump()) : std::string("-");
+}
 
-  s += "## balsa-bench trsv\n\n";
-  s += "- date (UTC): " + meta_text("date") + "; balsa " + meta_text("balsa_version") +
-       "; CUDA built: " + meta_text("cuda_built") + "\n";
-  s += "- GPU: " + meta_text("gpu") + "; driver " + meta_text("driver_version") + ", runtime " +
-       meta_text("runtime_version") + "\n";
-  s += "- host: " + meta_text("host_cpu") + ", " + meta_text("host_cores") + " hardware threads\n";
-  s += "- command: `" + meta_text("command_line") + "`\n";
+// The run (date, version, GPU, host, command, warnings) and how times were taken.
+inline std::string markdown_header(const nlohmann::json& meta) {
+  auto text = [&](const char* k) { return meta_text(meta, k); };
+  std::string s = "## balsa-bench trsv\n\n";
+  s += "- date (UTC): " + text("date") + "; balsa " + text("balsa_version") +
+       "; CUDA built: " + text("cuda_built") + "\n";
+  s += "- GPU: " + text("gpu") + "; driver " + text("driver_version") + ", runtime " +
+       text("runtime_version") + "\n";
+  s += "- host: " + text("host_cpu") + ", " + text("host_cores") + " hardware threads\n";
+  s += "- command: `" + text("command_line") + "`\n";
   if (meta.contains("warnings"))
     for (const auto& w : meta["warnings"]) s += "- note: " + w.get<std::string>() + "\n";
   s += "\n";
@@ -220,70 +224,88 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
        "right-hand sides on the device used in rotation; CPU: wall clock). L = lower triangle, non-unit "
        "diagonal.\n\n";
   if (meta.contains("rhs") && meta["rhs"].is_number() && meta["rhs"].get<long long>() > 1)
-    s += "**Each solve is a block of " + meta_text("rhs") +
+    s += "**Each solve is a block of " + text("rhs") +
          " right-hand sides in one call** (GPU: cuSPARSE SpSM for the cuSPARSE column; CPU: the columns solved in "
          "parallel over the host's cores, so *CPU serial* is the reference substitution on every core).\n\n";
+  return s;
+}
 
-  std::vector<std::string> head = {"case", "prec", "n", "nnz", "levels", "widest", "diag fixed", "floor ms (model)"};
-  for (const std::string& a : algs) head.push_back(a + " ms");
-  if (have_spmv) head.push_back("SpMV ms");
-  for (const char* h : {"best", "best vs cuSPARSE", "best / SpMV", "CPU serial / best", "auto / best"})
-    head.push_back(h);
-  s += md_row(head);
-  s += md_row(std::vector<std::string>(head.size(), "---"));
-
+// What the summary table gathers while it is written: the speedups for the
+// geomean rows and Auto's line, and the error footnotes.
+struct SummaryTally {
   std::vector<std::string> footnotes;
   std::map<std::string, std::vector<double>> vs_cusparse, vs_cpu;  // per algorithm
   std::vector<double> best_vs_cusparse, best_vs_cpu;
   // Auto against the fastest balsa algorithm and against cuSPARSE, per key.
   std::vector<std::pair<std::string, double>> auto_vs_best, auto_vs_cusparse;
-  for (const std::string& key : keys) {
-    const BenchRow* first = nullptr;
-    for (const BenchRow& r : rows)
-      if (r.key() == key && !first) first = &r;
-    std::vector<std::string> cells = {first->case_name,
-                                      first->precision,
-                                      format_count(first->n),
-                                      format_count(first->nnz),
-                                      format_count(first->levels),
-                                      format_count(first->widest_level),
-                                      format_count(first->diag_fixed),
-                                      format_number(first->floor_ms)};
-    auto cell_of = [&](const std::string& alg) -> std::string {
-      for (const BenchRow& r : rows) {
-        if (r.key() != key || r.algorithm != alg) continue;
-        if (r.status == "FAILED") return "**FAILED**";
-        if (r.status == "error") {
-          footnotes.push_back(r.case_name + " " + r.precision + " " + r.algorithm + ": " + r.error);
-          std::string cell = "error [";
-          cell += std::to_string(footnotes.size());
-          cell += ']';
-          return cell;
-        }
-        vs_cusparse[alg].push_back(r.speedup_vs_cusparse);
-        vs_cpu[alg].push_back(r.speedup_vs_cpu_serial);
-        return format_number(r.solve_ms()) + (r.chosen.empty() ? "" : " (" + r.chosen + ")");
-      }
-      return "-";
-    };
-    for (const std::string& a : algs) cells.push_back(cell_of(a));
-    if (have_spmv) cells.push_back(cell_of(spmv_name));
-    const BenchRow* best = best_row(rows, key);
-    if (best) {
-      best_vs_cusparse.push_back(best->speedup_vs_cusparse);
-      best_vs_cpu.push_back(best->speedup_vs_cpu_serial);
+};
+
+// One algorithm's cell of a key's row: its time (or FAILED, or an error with a footnote).
+inline std::string summary_cell(const std::vector<BenchRow>& rows, const std::string& key, const std::string& alg,
+                                SummaryTally& tally) {
+  for (const BenchRow& r : rows) {
+    if (r.key() != key || r.algorithm != alg) continue;
+    if (r.status == "FAILED") return "**FAILED**";
+    if (r.status == "error") {
+      tally.footnotes.push_back(r.case_name + " " + r.precision + " " + r.algorithm + ": " + r.error);
+      std::string cell = "error [";
+      cell += std::to_string(tally.footnotes.size());
+      cell += ']';
+      return cell;
     }
-    cells.push_back(best ? best->algorithm : "-");
-    cells.push_back(best ? format_ratio(best->speedup_vs_cusparse) : "-");
-    cells.push_back(best ? format_ratio(best->ratio_vs_spmv) : "-");
-    cells.push_back(best ? format_ratio(best->speedup_vs_cpu_serial) : "-");
-    const double t_auto = solve_ms_of(rows, key, auto_name);
-    cells.push_back(best && std::isfinite(t_auto) ? format_ratio(t_auto / best->solve_ms()) : "-");
-    if (best && std::isfinite(t_auto)) auto_vs_best.push_back({key, t_auto / best->solve_ms()});
-    const double t_cusparse = solve_ms_of(rows, key, cusparse_name);
-    if (std::isfinite(t_auto) && std::isfinite(t_cusparse)) auto_vs_cusparse.push_back({key, t_cusparse / t_auto});
-    s += md_row(cells);
+    tally.vs_cusparse[alg].push_back(r.speedup_vs_cusparse);
+    tally.vs_cpu[alg].push_back(r.speedup_vs_cpu_serial);
+    return format_number(r.solve_ms()) + (r.chosen.empty() ? "" : " (" + r.chosen + ")");
   }
+  return "-";
+}
+
+// One key's (case x precision) row of the summary table.
+inline std::string summary_row(const std::vector<BenchRow>& rows, const std::string& key,
+                               const std::vector<std::string>& algs, bool have_spmv, SummaryTally& tally) {
+  const BenchRow* first = nullptr;
+  for (const BenchRow& r : rows)
+    if (r.key() == key && !first) first = &r;
+  std::vector<std::string> cells = {first->case_name,
+                                    first->precision,
+                                    format_count(first->n),
+                                    format_count(first->nnz),
+                                    format_count(first->levels),
+                                    format_count(first->widest_level),
+                                    format_count(first->diag_fixed),
+                                    format_number(first->floor_ms)};
+  for (const std::string& a : algs) cells.push_back(summary_cell(rows, key, a, tally));
+  if (have_spmv) cells.push_back(summary_cell(rows, key, spmv_name, tally));
+  const BenchRow* best = best_row(rows, key);
+  if (best) {
+    tally.best_vs_cusparse.push_back(best->speedup_vs_cusparse);
+    tally.best_vs_cpu.push_back(best->speedup_vs_cpu_serial);
+  }
+  cells.push_back(best ? best->algorithm : "-");
+  cells.push_back(best ? format_ratio(best->speedup_vs_cusparse) : "-");
+  cells.push_back(best ? format_ratio(best->ratio_vs_spmv) : "-");
+  cells.push_back(best ? format_ratio(best->speedup_vs_cpu_serial) : "-");
+  const double t_auto = solve_ms_of(rows, key, auto_name);
+  cells.push_back(best && std::isfinite(t_auto) ? format_ratio(t_auto / best->solve_ms()) : "-");
+  if (best && std::isfinite(t_auto)) tally.auto_vs_best.push_back({key, t_auto / best->solve_ms()});
+  const double t_cusparse = solve_ms_of(rows, key, cusparse_name);
+  if (std::isfinite(t_auto) && std::isfinite(t_cusparse)) tally.auto_vs_cusparse.push_back({key, t_cusparse / t_auto});
+  return md_row(cells);
+}
+
+// The headline table: one row per key, the two geomean rows and Auto's line.
+inline std::string summary_table(const std::vector<BenchRow>& rows, SummaryTally& tally) {
+  const std::vector<std::string> algs = ordered_algorithms(rows);
+  bool have_spmv = false;
+  for (const BenchRow& r : rows) have_spmv = have_spmv || r.algorithm == spmv_name;
+  std::vector<std::string> head = {"case", "prec", "n", "nnz", "levels", "widest", "diag fixed", "floor ms (model)"};
+  for (const std::string& a : algs) head.push_back(a + " ms");
+  if (have_spmv) head.push_back("SpMV ms");
+  for (const char* h : {"best", "best vs cuSPARSE", "best / SpMV", "CPU serial / best", "auto / best"})
+    head.push_back(h);
+  std::string s = md_row(head);
+  s += md_row(std::vector<std::string>(head.size(), "---"));
+  for (const std::string& key : ordered_keys(rows)) s += summary_row(rows, key, algs, have_spmv, tally);
   auto geomean_row = [&](const std::string& label, std::map<std::string, std::vector<double>>& per_alg,
                          const std::vector<double>& best) {
     std::vector<std::string> cells = {"**" + label + "**", "", "", "", "", "", "", ""};
@@ -296,17 +318,24 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
     cells.push_back("");
     s += md_row(cells);
   };
-  geomean_row("geomean speedup over cuSPARSE SpSV", vs_cusparse, best_vs_cusparse);
-  geomean_row("geomean speedup over CPU serial", vs_cpu, best_vs_cpu);
-  s += auto_summary(auto_vs_best, auto_vs_cusparse);
+  geomean_row("geomean speedup over cuSPARSE SpSV", tally.vs_cusparse, tally.best_vs_cusparse);
+  geomean_row("geomean speedup over CPU serial", tally.vs_cpu, tally.best_vs_cpu);
+  s += auto_summary(tally.auto_vs_best, tally.auto_vs_cusparse);
+  return s;
+}
 
-  s += "\nColumns: *best* = fastest correct balsa algorithm (GPU ones when the GPU ran; cuSPARSE and auto "
-       "excluded); *best vs cuSPARSE* = t(cuSPARSE SpSV) / t(best); *best / SpMV* = t(best) / t(one cuSPARSE "
-       "SpMV of L); *CPU serial / best* = t(reference) / t(best); geomeans over the cases where both ran "
-       "correctly. GFLOP/s = 2*nnz/t and effective GB/s = bytes/t with `" +
-       std::string(trsv_bytes_formula) + "` are in the JSON and the details.\n\n";
+// What the columns mean, the floor model, the diagonal fix, the correctness
+// check; the error footnotes and the skipped cases.
+inline std::string markdown_notes(const nlohmann::json& meta, const std::vector<std::string>& footnotes,
+                                  const std::vector<Skipped>& skipped) {
+  std::string s =
+      "\nColumns: *best* = fastest correct balsa algorithm (GPU ones when the GPU ran; cuSPARSE and auto "
+      "excluded); *best vs cuSPARSE* = t(cuSPARSE SpSV) / t(best); *best / SpMV* = t(best) / t(one cuSPARSE "
+      "SpMV of L); *CPU serial / best* = t(reference) / t(best); geomeans over the cases where both ran "
+      "correctly. GFLOP/s = 2*nnz/t and effective GB/s = bytes/t with `" +
+      std::string(trsv_bytes_formula) + "` are in the JSON and the details.\n\n";
   s += "*floor ms (model)* = max(bytes / peak bandwidth, levels x per-level latency) with peak " +
-       meta_text("peak_gbs") + " GB/s and " + meta_text("level_latency_us") +
+       meta_text(meta, "peak_gbs") + " GB/s and " + meta_text(meta, "level_latency_us") +
        " us per level: a model of the least time any solve needs, not a measurement.\n\n";
   s += "*diag fixed*: rows of a file's lower triangle whose diagonal was missing or zero; they were given "
        "(sum of |off-diagonal entries| of the row) + 1. Where substitution with the file's own diagonal "
@@ -330,9 +359,12 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
     s += "\nSkipped:\n\n";
     for (const Skipped& k : skipped) s += "- " + k.case_name + " " + k.precision + ": " + k.reason + "\n";
   }
+  return s;
+}
 
-  std::string& d = md.details;
-  d += "### Details\n\n";
+// One line per measurement.
+inline std::string markdown_details(const std::vector<BenchRow>& rows) {
+  std::string d = "### Details\n\n";
   d += md_row({"case", "prec", "algorithm", "device", "status", "analysis ms", "construct ms", "solve ms", "min ms",
                "GFLOP/s", "GB/s", "floor / solve", "backward error", "rel. diff vs reference"});
   d += md_row(std::vector<std::string>(14, "---"));
@@ -345,6 +377,17 @@ inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<Bench
                  format_number(gbytes_per_second(r.bytes, t * 1e-3)), format_ratio(r.floor_ms / t),
                  format_sci(r.backward_error), format_sci(r.rel_diff_reference)});
   }
+  return d;
+}
+
+inline MarkdownText markdown(const nlohmann::json& meta, const std::vector<BenchRow>& rows,
+                             const std::vector<Skipped>& skipped) {
+  SummaryTally tally;
+  MarkdownText md;
+  md.summary = markdown_header(meta);
+  md.summary += summary_table(rows, tally);
+  md.summary += markdown_notes(meta, tally.footnotes, skipped);
+  md.details = markdown_details(rows);
   return md;
 }
 
