@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "balsa/config.hpp"
 #include "balsa/generators.hpp"
 #include "core/lapack.hpp"
 #include "balsa/sap.hpp"
@@ -70,7 +71,7 @@ nlohmann::json run_dgbsv(const Banded<double>& A, const std::vector<double>& b, 
     LAPACK_dgbsv(&n, &k, &k, &one, ab.data(), &ldab, ipiv.data(), x.data(), &n, &info);
     return seconds_since(t0);
   });
-  return {{"ms", 1e3 * median(t)}, {"runs", t.size()}, {"info", info}, {"error", relative_error<double>(x, x_true)}};
+  return {{"time_seconds", median(t)}, {"runs", t.size()}, {"info", info}, {"error", relative_error<double>(x, x_true)}};
 }
 
 nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, const std::vector<double>& x_true,
@@ -105,7 +106,7 @@ nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, co
     return j;
   }
   const bool ok = ks.outcome == KrylovOutcome::Converged && ks.true_residual <= 10 * o.tolerance;
-  j.update({{"ms", 1e3 * median(t)}, {"runs", t.size()}, {"ok", ok}, {"outcome", to_string(ks.outcome)},
+  j.update({{"time_seconds", median(t)}, {"runs", t.size()}, {"ok", ok}, {"outcome", to_string(ks.outcome)},
             {"iterations", ks.iterations}, {"restarts", st.restarts}, {"true_residual", ks.true_residual},
             {"error", relative_error<double>(x, x_true)}, {"stats", app::fields_json(st)}});
   return j;
@@ -113,17 +114,18 @@ nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, co
 
 std::string cell(const nlohmann::json& v) {
   if (v.contains("failed")) return "failed";
-  return fmt::format("{:.2f} ({}{})", v["ms"].get<double>(), v["iterations"].get<int>(),
+  return fmt::format("{:.2f} ({}{})", 1e3 * v["time_seconds"].get<double>(), v["iterations"].get<int>(),
                      v["ok"].get<bool>() ? "" : ", not converged");
 }
-}  // namespace
 
-void run_banded_bench(const BandedBenchOptions& o, const std::string& command_line) {
-  struct Case {
-    index_t n, k;
-    double d;
-    std::string suite;
-  };
+struct Case {
+  index_t n, k;
+  double d;
+  std::string suite;
+};
+
+// The cases of --suite (grid, sweep or all), limited by --n and --k.
+std::vector<Case> banded_cases(const BandedBenchOptions& o) {
   // --n and --k limit every suite that runs; without them each suite has its own.
   auto values = [](const std::vector<index_t>& given, std::vector<index_t> own) { return given.empty() ? own : given; };
   std::vector<Case> cases;
@@ -138,20 +140,22 @@ void run_banded_bench(const BandedBenchOptions& o, const std::string& command_li
     if (c.n < 1 || c.k < 0 || c.k >= c.n)
       throw DimensionError("bench banded: N = " + std::to_string(c.n) + ", K = " + std::to_string(c.k) +
                            ": each N must be positive and each K in 0..N-1");
-  const bool gpu = resolve_device(o.device) == Device::Cuda;
-  if (gpu && !cuda::available()) throw CudaError("bench banded: no CUDA GPU found (use --device cpu)");
-  nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line},
+  return cases;
+}
+
+// The run's settings and the GPU (its CUDA context made before any timing).
+nlohmann::json banded_meta(const BandedBenchOptions& o, bool gpu, const std::string& command_line) {
+  nlohmann::json meta = {{"date", utc_now_iso()}, {"balsa_version", BALSA_VERSION}, {"command_line", command_line},
                          {"host_cores", std::thread::hardware_concurrency()},
                          {"openblas_threads", openblas_get_num_threads()}, {"partitions", o.partitions},
                          {"tolerance", o.tolerance}, {"repeat", o.repeat}, {"gpu", "none"}};
-  if (gpu) {
-    cuda::DeviceBuffer<char> warm_up(1);  // the CUDA context before any timing
-    const cuda::DeviceInfo d = cuda::device_info();
-    meta["gpu"] = d.name;
-    meta["driver"] = cuda_version_string(d.driver_version);
-    meta["runtime"] = cuda_version_string(d.runtime_version);
-  }
-  std::string md = fmt::format(
+  if (gpu) add_cuda_device(meta);
+  return meta;
+}
+
+std::string banded_markdown_head(const BandedBenchOptions& o, const nlohmann::json& meta,
+                                 const std::string& command_line) {
+  return fmt::format(
       "## balsa-bench banded\n\n- date (UTC): {}; GPU: {}; host cores: {}, OpenBLAS threads: {}\n- command: `{}`\n"
       "- A = banded_dominant_band(N, K, d, seed 1), b = A x_true; SaP: P = {} (capped so SaP-C blocks have >= 2K "
       "rows), BiCGStab(2), tolerance {:g} (2-norm, relative), time = upload + factorisation + solve from the host "
@@ -160,55 +164,72 @@ void run_banded_bench(const BandedBenchOptions& o, const std::string& command_li
       "err best |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       meta["date"].get<std::string>(), meta["gpu"].get<std::string>(), std::thread::hardware_concurrency(),
       openblas_get_num_threads(), command_line, o.partitions, o.tolerance, o.repeat);
-  nlohmann::json rows = nlohmann::json::array();
+}
+
+// What the grid's cases add up to: the speedups and how often each variant was best.
+struct GridTally {
   std::vector<double> speedups;
   int wins[4] = {0, 0, 0, 0};
-  for (const Case& c : cases) {
-    const Banded<double> A = banded_dominant_band<double>(c.n, c.k, c.d, 1);
-    std::vector<double> x_true(static_cast<std::size_t>(c.n)), b(static_cast<std::size_t>(c.n));
-    for (index_t i = 0; i < c.n; ++i) x_true[std::size_t(i)] = 1.0 + 0.5 * std::sin(0.001 * i);
-    spmv(A, std::span<const double>(x_true), std::span<double>(b));
-    nlohmann::json row = {{"suite", c.suite}, {"N", c.n}, {"K", c.k}, {"d", c.d}};
-    row["dgbsv"] = o.baseline ? run_dgbsv(A, b, x_true, o) : nlohmann::json{{"ms", NAN}};
-    // OpenBLAS's worker threads spin for a while after each call, on every
-    // core; SaP's host side (the OpenMP copy into the pinned upload buffers)
-    // would run against them. Let them go to sleep first.
-    if (o.baseline) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    nlohmann::json sap = nlohmann::json::array();
-    int best = -1;
-    double best_ms = INFINITY;
-    for (int v = 0; v < 4; ++v) {
-      sap.push_back(run_sap(A, b, x_true, kVariants[v], o));
-      if (sap[v].contains("ok") && sap[v]["ok"].get<bool>() && sap[v]["ms"].get<double>() < best_ms) {
-        best = v;
-        best_ms = sap[v]["ms"].get<double>();
-      }
+};
+
+// One case: dgbsv and the four SaP variants; its JSON row, its Markdown line appended to md.
+nlohmann::json run_banded_case(const Case& c, const BandedBenchOptions& o, std::string& md, GridTally& tally) {
+  const Banded<double> A = banded_dominant_band<double>(c.n, c.k, c.d, 1);
+  std::vector<double> x_true(static_cast<std::size_t>(c.n)), b(static_cast<std::size_t>(c.n));
+  for (index_t i = 0; i < c.n; ++i) x_true[std::size_t(i)] = 1.0 + 0.5 * std::sin(0.001 * i);
+  spmv(A, std::span<const double>(x_true), std::span<double>(b));
+  nlohmann::json row = {{"suite", c.suite}, {"N", c.n}, {"K", c.k}, {"d", c.d}};
+  row["dgbsv"] = o.baseline ? run_dgbsv(A, b, x_true, o) : nlohmann::json{{"time_seconds", NAN}};
+  // OpenBLAS's worker threads spin for a while after each call, on every
+  // core; SaP's host side (the OpenMP copy into the pinned upload buffers)
+  // would run against them. Let them go to sleep first.
+  if (o.baseline) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  nlohmann::json sap = nlohmann::json::array();
+  int best = -1;
+  double best_ms = INFINITY;
+  for (int v = 0; v < 4; ++v) {
+    sap.push_back(run_sap(A, b, x_true, kVariants[v], o));
+    if (sap[v].contains("ok") && sap[v]["ok"].get<bool>() && 1e3 * sap[v]["time_seconds"].get<double>() < best_ms) {
+      best = v;
+      best_ms = 1e3 * sap[v]["time_seconds"].get<double>();
     }
-    row["sap"] = sap;
-    const double base = row["dgbsv"]["ms"].get<double>();
-    const double speedup = best >= 0 ? base / best_ms : NAN;
-    row["best"] = best >= 0 ? kVariants[best].name : "none";
-    row["speedup"] = speedup;
-    if (best >= 0 && c.suite == "grid") {
-      speedups.push_back(speedup);
-      ++wins[best];
-    }
-    md += fmt::format("| {} | {} | {} | {:g} | {:.2f} | {} | {} | {} | {} | {} | {:.2f} | {:.1e} | {:.1e} |\n", c.suite,
-                      c.n, c.k, c.d, base, cell(sap[0]), cell(sap[1]), cell(sap[2]), cell(sap[3]), row["best"].get<std::string>(),
-                      speedup, row["dgbsv"].value("error", NAN), best >= 0 ? sap[best]["error"].get<double>() : NAN);
-    std::fprintf(stderr, "  N=%d K=%d d=%g: dgbsv %.2f ms, best %s %.2f ms, speedup %.2f\n", c.n, c.k, c.d, base,
-                 row["best"].get<std::string>().c_str(), best_ms, speedup);
-    rows.push_back(row);
   }
-  if (!speedups.empty()) {
-    std::vector<double> s = speedups;
+  row["sap"] = sap;
+  const double base = 1e3 * row["dgbsv"]["time_seconds"].get<double>();
+  const double speedup = best >= 0 ? base / best_ms : NAN;
+  row["best"] = best >= 0 ? kVariants[best].name : "none";
+  row["speedup"] = speedup;
+  if (best >= 0 && c.suite == "grid") {
+    tally.speedups.push_back(speedup);
+    ++tally.wins[best];
+  }
+  md += fmt::format("| {} | {} | {} | {:g} | {:.2f} | {} | {} | {} | {} | {} | {:.2f} | {:.1e} | {:.1e} |\n", c.suite,
+                    c.n, c.k, c.d, base, cell(sap[0]), cell(sap[1]), cell(sap[2]), cell(sap[3]), row["best"].get<std::string>(),
+                    speedup, row["dgbsv"].value("error", NAN), best >= 0 ? sap[best]["error"].get<double>() : NAN);
+  std::fprintf(stderr, "  N=%d K=%d d=%g: dgbsv %.2f ms, best %s %.2f ms, speedup %.2f\n", c.n, c.k, c.d, base,
+               row["best"].get<std::string>().c_str(), best_ms, speedup);
+  return row;
+}
+}  // namespace
+
+void run_banded_bench(const BandedBenchOptions& o, const std::string& command_line) {
+  const std::vector<Case> cases = banded_cases(o);
+  const bool gpu = resolve_device(o.device) == Device::Cuda;
+  if (gpu && !cuda::available()) throw CudaError("bench banded: no CUDA GPU found (use --device cpu)");
+  nlohmann::json meta = banded_meta(o, gpu, command_line);
+  std::string md = banded_markdown_head(o, meta, command_line);
+  nlohmann::json rows = nlohmann::json::array();
+  GridTally tally;
+  for (const Case& c : cases) rows.push_back(run_banded_case(c, o, md, tally));
+  if (!tally.speedups.empty()) {
+    std::vector<double> s = tally.speedups;
     std::sort(s.begin(), s.end());
     md += fmt::format(
         "\nGrid speedup over dgbsv (best SaP run per case, {} cases): min {:.2f}, median {:.2f}, max {:.2f}, "
         "geometric mean {:.2f}; cases with speedup >= 3: {}. Best variant: SaP-D {}, SaP-C {}, SaP-D mixed {}, "
         "SaP-C mixed {}.\n",
         s.size(), s.front(), median(s), s.back(), geomean(s), std::count_if(s.begin(), s.end(), [](double x) { return x >= 3; }),
-        wins[0], wins[1], wins[2], wins[3]);
+        tally.wins[0], tally.wins[1], tally.wins[2], tally.wins[3]);
     meta["grid_speedup"] = {{"min", s.front()}, {"median", median(s)}, {"max", s.back()}, {"cases", s.size()}};
   }
   write_results(o.json_path, {{"meta", meta}, {"cases", rows}}, o.markdown_path, md, md);

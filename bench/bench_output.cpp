@@ -98,6 +98,14 @@ nlohmann::json bench_meta(const BenchOptions& o, bool use_gpu, const std::string
   return m;
 }
 
+void add_cuda_device(nlohmann::json& meta) {
+  cuda::DeviceBuffer<char> warm_up(1);  // the CUDA context before any timing
+  const cuda::DeviceInfo d = cuda::device_info();
+  meta["gpu"] = d.name;
+  meta["driver"] = cuda_version_string(d.driver_version);
+  meta["runtime"] = cuda_version_string(d.runtime_version);
+}
+
 void write_file(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);

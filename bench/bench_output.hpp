@@ -21,6 +21,10 @@ nlohmann::json bench_meta(const BenchOptions& o, bool use_gpu, const std::string
 void write_outputs(const BenchOptions& o, const nlohmann::json& meta, const std::vector<BenchRow>& rows,
                    const std::vector<Skipped>& skipped, bool final);
 
+// Creates the CUDA context (before any timing) and sets meta's gpu, driver
+// and runtime from the device.
+void add_cuda_device(nlohmann::json& meta);
+
 // "13.0" from 13000 (CUDA's version encoding).
 std::string cuda_version_string(int v);
 // The UTC time now as 2026-11-22T10:01:02Z.

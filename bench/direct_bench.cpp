@@ -19,6 +19,7 @@
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
 #include "bench_math.hpp"
+#include "balsa/config.hpp"
 #include "bench_output.hpp"
 #include "direct/direct_choice.hpp"
 #include "apps/fields_json.hpp"
@@ -119,7 +120,7 @@ std::vector<DirectMethod> methods_for(const Csr<double>& A) {
 }  // namespace
 
 void run_direct_bench(const DirectBenchOptions& o, const std::string& command_line) {
-  nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line},
+  nlohmann::json meta = {{"date", utc_now_iso()}, {"balsa_version", BALSA_VERSION}, {"command_line", command_line},
                          {"host_cores", std::thread::hardware_concurrency()}, {"repeat", o.repeat},
                          {"threads", o.threads}};
   nlohmann::json records = nlohmann::json::array();

@@ -18,6 +18,7 @@
 #include "bench.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/lp.hpp"
+#include "balsa/config.hpp"
 #include "bench_output.hpp"
 #include "core/clock.hpp"
 #include "lp/basis/basis_gpu.hpp"
@@ -358,7 +359,7 @@ void run_lp_bench(const LpBenchOptions& o, const std::string& command_line) {
   }
   const std::string summary = summary_text(t);
   md += "\n" + summary + "\n" + model_text(t) + "\n" + split_table(t.split_cpu, t.split_gpu, t.gpu_runs > 0);
-  const nlohmann::json json = {{"benchmark", "lp"},       {"date", utc_now_iso()},   {"command_line", command_line},
+  const nlohmann::json json = {{"benchmark", "lp"},       {"date", utc_now_iso()},   {"balsa_version", BALSA_VERSION},   {"command_line", command_line},
                                {"gpu", gpu_name},         {"clp", clp_version()},    {"reference", ref_path},
                                {"highs_json", o.highs_json}, {"repeat", o.repeat}, {"problems", rows},
                                {"summary", summary_json(t)}};

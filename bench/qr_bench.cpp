@@ -26,6 +26,7 @@
 #include <random>
 #include <thread>
 
+#include "balsa/config.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
@@ -58,7 +59,7 @@ nlohmann::json run_spqr(const Csr<double>& A, const std::vector<double>& b, int 
     factor.push_back(r.factorise_s);
     solve.push_back(r.solve_s);
   }
-  return {{"analyse_s", median_of(analyse)}, {"factorise_s", median_of(factor)}, {"solve_s", median_of(solve)},
+  return {{"analyse_seconds", median_of(analyse)}, {"factorise_seconds", median_of(factor)}, {"solve_seconds", median_of(solve)},
           {"residual", residual_norm(A, r.x, b)}, {"flops", r.flops}, {"rank", r.rank}};
 }
 
@@ -95,14 +96,14 @@ nlohmann::json run_balsa(const Csr<double>& A, const std::vector<double>& b, int
            {"max_front", fmt::format("{} x {}", st.max_front_rows, st.max_front_cols)},
            {"device", to_string(st.device)}, {"fallback", st.fallback}, {"gpu_launches", st.gpu_launches},
            {"gpu_tasks", st.gpu_tasks}, {"gpu_bundles", st.gpu_bundles}, {"device_mb", double(st.device_bytes) / 1e6},
-           {"gpu_plan_s", st.t_gpu_plan}};
+           {"gpu_plan_seconds", st.t_gpu_plan}};
   }
-  out["analyse_s"] = median_of(analyse);
-  out["factorise_s"] = median_of(factor);
-  out["first_factorise_s"] = median_of(first);
-  out["solve_s"] = median_of(solve);
-  out["solve_again_s"] = median_of(again);
-  out["gflops"] = out["flops"].get<double>() / out["factorise_s"].get<double>() / 1e9;
+  out["analyse_seconds"] = median_of(analyse);
+  out["factorise_seconds"] = median_of(factor);
+  out["first_factorise_seconds"] = median_of(first);
+  out["solve_seconds"] = median_of(solve);
+  out["solve_again_seconds"] = median_of(again);
+  out["gflops"] = out["flops"].get<double>() / out["factorise_seconds"].get<double>() / 1e9;
   return out;
 }
 
@@ -197,30 +198,29 @@ void run_fronts(const QrBenchOptions& o, const std::string& command_line) {
         qr.solve(b);
         ts.push_back(qr.stats().t_solve);
       }
-      row[key] = {{"factorise_s", median_of(t)}, {"solve_s", median_of(ts)}, {"gflops", f * count / median_of(t) / 1e9},
+      row[key] = {{"factorise_seconds", median_of(t)}, {"solve_seconds", median_of(ts)}, {"gflops", f * count / median_of(t) / 1e9},
                   {"fronts", qr.stats().fronts}, {"device", to_string(qr.stats().device)},
                   {"max_front", fmt::format("{} x {}", qr.stats().max_front_rows, qr.stats().max_front_cols)}};
     }
     const nlohmann::json &a = row["tiles"], &c = row["cusolver"];
-    const bool tiles_win = a["factorise_s"].get<double>() < c["factorise_s"].get<double>();
-    md += fmt::format("| {} x {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", m, n, count, cell(a, "factorise_s"),
-                      cell(a, "gflops", "{:.1f}"), cell(c, "factorise_s"), cell(c, "gflops", "{:.1f}"),
-                      tiles_win ? "tiles" : "cuSOLVER", cell(a, "solve_s"), cell(c, "solve_s"));
+    const bool tiles_win = a["factorise_seconds"].get<double>() < c["factorise_seconds"].get<double>();
+    md += fmt::format("| {} x {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", m, n, count, cell(a, "factorise_seconds"),
+                      cell(a, "gflops", "{:.1f}"), cell(c, "factorise_seconds"), cell(c, "gflops", "{:.1f}"),
+                      tiles_win ? "tiles" : "cuSOLVER", cell(a, "solve_seconds"), cell(c, "solve_seconds"));
     std::fprintf(stderr, "  %d x %d (%d): tiles %.4f s, cuSOLVER %.4f s\n", int(m), int(n), int(count),
-                 a["factorise_s"].get<double>(), c["factorise_s"].get<double>());
+                 a["factorise_seconds"].get<double>(), c["factorise_seconds"].get<double>());
     rows.push_back(row);
   }
-  const nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line}, {"gpu", dev.name}};
+  const nlohmann::json meta = {{"date", utc_now_iso()}, {"balsa_version", BALSA_VERSION}, {"command_line", command_line},
+                               {"gpu", dev.name}};
   write_results(o.json_path, {{"meta", meta}, {"classes", rows}}, o.markdown_path, md, md);
 }
 
-}  // namespace
+using QrCases = std::vector<std::pair<std::string, Csr<double>>>;
 
-void run_qr_bench(const QrBenchOptions& o, const std::string& command_line) {
-  if (o.fronts) {
-    run_fronts(o, command_line);
-    return;
-  }
+// The matrices: the files found (data dir, suite dir, --file) and the
+// generated ones (--generated, --large), those --only names.
+QrCases qr_cases(const QrBenchOptions& o) {
   std::vector<std::pair<std::string, Csr<double>>> cases;
   auto add_file = [&](const std::filesystem::path& f, const std::string& name) {
     if (!wanted(o, name)) return;
@@ -254,12 +254,12 @@ void run_qr_bench(const QrBenchOptions& o, const std::string& command_line) {
     gen("[laplacian_2d 1000^2; I]", [] { return laplacian_2d_over_identity<double>(1000, 1000); });
     gen("tall random 40000 x 5000", [] { return tall_random(40000, 5000, 4, 2); });
   }
-  const bool gpu = o.gpu && cuda::available();
-  const std::string gpu_name = gpu ? cuda::device_info().name : "none";
-  nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line},
-                         {"host_cores", std::thread::hardware_concurrency()}, {"omp_threads", omp_get_max_threads()},
-                         {"repeat", o.repeat}, {"gpu", gpu_name}};
-  std::string md = fmt::format(
+  return cases;
+}
+
+std::string qr_markdown_head(const QrBenchOptions& o, const nlohmann::json& meta, const std::string& gpu_name,
+                             const std::string& command_line) {
+  return fmt::format(
       "## balsa-bench qr\n\n- date (UTC): {}; host cores: {}, OpenMP threads: {}; GPU: {}\n- command: `{}`\n"
       "- b = ones; SPQR: SuiteSparseQR (min2norm for m < n), default ordering and tolerance, its own phase timers, "
       "all host cores; balsa CPU: SparseQR (COLAMD), device cpu; balsa GPU: device cuda, factorisation = a "
@@ -272,50 +272,75 @@ void run_qr_bench(const QrBenchOptions& o, const std::string& command_line) {
       "launches |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       meta["date"].get<std::string>(), std::thread::hardware_concurrency(), omp_get_max_threads(), gpu_name,
       command_line, o.repeat);
+}
+
+// One matrix: SPQR, balsa on the CPU and (gpu) on the GPU; its JSON row, its
+// Markdown line appended to md, the GPU's speedup to its intensity decade.
+nlohmann::json run_qr_case(const std::string& name, const Csr<double>& A, const QrBenchOptions& o, bool gpu,
+                           std::string& md, std::map<int, std::vector<double>>& by_intensity) {
+  const std::vector<double> b(static_cast<std::size_t>(A.rows), 1.0);
+  nlohmann::json row = {{"matrix", name}, {"m", A.rows}, {"n", A.cols}, {"nnz", A.nnz()}};
+  row["spqr"] = run_spqr(A, b, o.repeat);
+  row["cpu"] = run_balsa(A, b, o.repeat, Device::Cpu);
+  if (gpu) row["gpu"] = run_balsa(A, b, o.repeat, Device::Cuda);
+  const nlohmann::json &s = row["spqr"], &c = row["cpu"];
+  const nlohmann::json g = gpu ? row["gpu"] : nlohmann::json::object();
+  const double intensity = c["intensity"].get<double>();
+  std::string gpu_cells = "- | - | - | - | - |";
+  std::string launches = "-";
+  if (gpu) {
+    const double speed = s["factorise_seconds"].get<double>() / g["factorise_seconds"].get<double>();
+    const double lsq_s = s["factorise_seconds"].get<double>() + s["solve_seconds"].get<double>();
+    const double lsq_g = g["factorise_seconds"].get<double>() + g["solve_seconds"].get<double>();
+    row["gpu_vs_spqr"] = speed;
+    row["lsq_gpu_vs_spqr"] = lsq_s / lsq_g;
+    if (g["device"] == "cuda") by_intensity[int(std::floor(std::log10(std::max(intensity, 1.0))))].push_back(speed);
+    gpu_cells = fmt::format("{:.4f} ({:.4f}){} | {:.1f} | {:.2f} | {:.4f} / {:.4f} | {:.2f} |", g["factorise_seconds"].get<double>(),
+                            g["first_factorise_seconds"].get<double>(),
+                            g["device"] == "cuda" ? "" : " [" + g["fallback"].get<std::string>() + "]",
+                            g["gflops"].get<double>(), speed, lsq_s, lsq_g, lsq_s / lsq_g);
+    launches = fmt::format("{}", g["gpu_launches"].get<long>());
+  }
+  md += fmt::format("| {} | {} x {} | {} | {:.3g} | {:.4f} | {:.4f} | {} {} / {} / {} | {:.3e} / {:.3e} / {} | {} |\n", name,
+                    A.rows, A.cols, A.nnz(), intensity, s["factorise_seconds"].get<double>(), c["factorise_seconds"].get<double>(),
+                    gpu_cells, s["rank"].get<long>(), c["rank"].get<long>(),
+                    gpu ? fmt::format("{}", g["rank"].get<long>()) : "-", s["residual"].get<double>(),
+                    c["residual"].get<double>(), gpu ? fmt::format("{:.3e}", g["residual"].get<double>()) : "-", launches);
+  std::fprintf(stderr, "  %s: factorise SPQR %.4f s, CPU %.4f s, GPU %s s\n", name.c_str(), s["factorise_seconds"].get<double>(),
+               c["factorise_seconds"].get<double>(), gpu ? fmt::format("{:.4f}", g["factorise_seconds"].get<double>()).c_str() : "-");
+  return row;
+}
+
+// The paper's Table V: the GPU's factorisation speedups by intensity decade.
+std::string intensity_table(std::map<int, std::vector<double>>& by_intensity) {
+  std::string md = "\n### GPU factorisation speedup over SPQR by flop/byte intensity (the paper's Table V)\n\n"
+                   "| intensity | problems | median speedup | min | max |\n|---|---|---|---|---|\n";
+  for (auto& [decade, v] : by_intensity) {
+    std::sort(v.begin(), v.end());
+    md += fmt::format("| [{:g}, {:g}) | {} | {:.2f} | {:.2f} | {:.2f} |\n", std::pow(10.0, decade),
+                      std::pow(10.0, decade + 1), v.size(), median_of(v), v.front(), v.back());
+  }
+  return md;
+}
+
+}  // namespace
+
+void run_qr_bench(const QrBenchOptions& o, const std::string& command_line) {
+  if (o.fronts) {
+    run_fronts(o, command_line);
+    return;
+  }
+  const QrCases cases = qr_cases(o);
+  const bool gpu = o.gpu && cuda::available();
+  const std::string gpu_name = gpu ? cuda::device_info().name : "none";
+  nlohmann::json meta = {{"date", utc_now_iso()}, {"balsa_version", BALSA_VERSION}, {"command_line", command_line},
+                         {"host_cores", std::thread::hardware_concurrency()}, {"omp_threads", omp_get_max_threads()},
+                         {"repeat", o.repeat}, {"gpu", gpu_name}};
+  std::string md = qr_markdown_head(o, meta, gpu_name, command_line);
   nlohmann::json rows = nlohmann::json::array();
   std::map<int, std::vector<double>> by_intensity;  // decade -> GPU vs SPQR factorisation speedups
-  for (const auto& [name, A] : cases) {
-    const std::vector<double> b(static_cast<std::size_t>(A.rows), 1.0);
-    nlohmann::json row = {{"matrix", name}, {"m", A.rows}, {"n", A.cols}, {"nnz", A.nnz()}};
-    row["spqr"] = run_spqr(A, b, o.repeat);
-    row["cpu"] = run_balsa(A, b, o.repeat, Device::Cpu);
-    if (gpu) row["gpu"] = run_balsa(A, b, o.repeat, Device::Cuda);
-    const nlohmann::json &s = row["spqr"], &c = row["cpu"];
-    const nlohmann::json g = gpu ? row["gpu"] : nlohmann::json::object();
-    const double intensity = c["intensity"].get<double>();
-    std::string gpu_cells = "- | - | - | - | - |";
-    std::string launches = "-";
-    if (gpu) {
-      const double speed = s["factorise_s"].get<double>() / g["factorise_s"].get<double>();
-      const double lsq_s = s["factorise_s"].get<double>() + s["solve_s"].get<double>();
-      const double lsq_g = g["factorise_s"].get<double>() + g["solve_s"].get<double>();
-      row["gpu_vs_spqr"] = speed;
-      row["lsq_gpu_vs_spqr"] = lsq_s / lsq_g;
-      if (g["device"] == "cuda") by_intensity[int(std::floor(std::log10(std::max(intensity, 1.0))))].push_back(speed);
-      gpu_cells = fmt::format("{:.4f} ({:.4f}){} | {:.1f} | {:.2f} | {:.4f} / {:.4f} | {:.2f} |", g["factorise_s"].get<double>(),
-                              g["first_factorise_s"].get<double>(),
-                              g["device"] == "cuda" ? "" : " [" + g["fallback"].get<std::string>() + "]",
-                              g["gflops"].get<double>(), speed, lsq_s, lsq_g, lsq_s / lsq_g);
-      launches = fmt::format("{}", g["gpu_launches"].get<long>());
-    }
-    md += fmt::format("| {} | {} x {} | {} | {:.3g} | {:.4f} | {:.4f} | {} {} / {} / {} | {:.3e} / {:.3e} / {} | {} |\n", name,
-                      A.rows, A.cols, A.nnz(), intensity, s["factorise_s"].get<double>(), c["factorise_s"].get<double>(),
-                      gpu_cells, s["rank"].get<long>(), c["rank"].get<long>(),
-                      gpu ? fmt::format("{}", g["rank"].get<long>()) : "-", s["residual"].get<double>(),
-                      c["residual"].get<double>(), gpu ? fmt::format("{:.3e}", g["residual"].get<double>()) : "-", launches);
-    std::fprintf(stderr, "  %s: factorise SPQR %.4f s, CPU %.4f s, GPU %s s\n", name.c_str(), s["factorise_s"].get<double>(),
-                 c["factorise_s"].get<double>(), gpu ? fmt::format("{:.4f}", g["factorise_s"].get<double>()).c_str() : "-");
-    rows.push_back(row);
-  }
-  if (gpu) {
-    md += "\n### GPU factorisation speedup over SPQR by flop/byte intensity (the paper's Table V)\n\n"
-          "| intensity | problems | median speedup | min | max |\n|---|---|---|---|---|\n";
-    for (auto& [decade, v] : by_intensity) {
-      std::sort(v.begin(), v.end());
-      md += fmt::format("| [{:g}, {:g}) | {} | {:.2f} | {:.2f} | {:.2f} |\n", std::pow(10.0, decade),
-                        std::pow(10.0, decade + 1), v.size(), median_of(v), v.front(), v.back());
-    }
-  }
+  for (const auto& [name, A] : cases) rows.push_back(run_qr_case(name, A, o, gpu, md, by_intensity));
+  if (gpu) md += intensity_table(by_intensity);
   write_results(o.json_path, {{"meta", meta}, {"cases", rows}}, o.markdown_path, md, md);
 }
 

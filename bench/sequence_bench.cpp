@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench.hpp"
+#include "balsa/config.hpp"
 #include "balsa/cuda.hpp"
 #include "balsa/factor.hpp"
 #include "balsa/generators.hpp"
@@ -118,17 +119,17 @@ nlohmann::json run_case(const Start& s, const SequenceBenchOptions& o, index_t c
     L = with_columns_replaced(L, c);
     const TrsvUpdateStats& u = solver.stats().updates;
     nlohmann::json step = {{"columns", count},
-                           {"update_ms", u.last_seconds * 1e3},
+                           {"update_seconds", u.last_seconds},
                            {"incremental", u.last_reason.empty()},
                            {"reason", u.last_reason},
                            {"scheduled_edges", u.last_scheduled_edges},
                            {"blocks", u.last_blocks},
                            {"uploaded_bytes", u.last_uploaded_bytes},
                            {"subgraph_levels", solver.stats().tassl.subgraph_levels}};
-    std::vector<double> fresh_ms;
+    std::vector<double> fresh_seconds;
     for (int r = 0; r < o.repeat_analysis; ++r) {
       TriangularSolver<double> fresh(L, opt);
-      fresh_ms.push_back(fresh.stats().analysis_seconds * 1e3);
+      fresh_seconds.push_back(fresh.stats().analysis_seconds);
       if (r + 1 < o.repeat_analysis) continue;
       step["fresh_subgraph_levels"] = fresh.stats().tassl.subgraph_levels;
       std::vector<double> x(b.size()), y(b.size());
@@ -136,18 +137,18 @@ nlohmann::json run_case(const Start& s, const SequenceBenchOptions& o, index_t c
       fresh.solve(b, y);
       worst = std::max(worst, relative_difference(std::span<const double>(x), std::span<const double>(y)));
       if (gpu) {
-        step["solve_updated_ms"] = solve_ms(solver, db, dx, o.repeat);
-        step["solve_fresh_ms"] = solve_ms(fresh, db, dx, o.repeat);
+        step["solve_updated_seconds"] = 1e-3 * solve_ms(solver, db, dx, o.repeat);
+        step["solve_fresh_seconds"] = 1e-3 * solve_ms(fresh, db, dx, o.repeat);
       }
     }
-    step["analysis_ms"] = median(fresh_ms);
+    step["analysis_seconds"] = median(fresh_seconds);
     if (gpu) {
       std::vector<double> cus;
       for (int r = 0; r < o.repeat_analysis; ++r) {
         TriangularSolver<double> c2(L, {.algorithm = TrsvAlgorithm::Cusparse, .device = Device::Cuda, .diagonal = s.diagonal});
-        cus.push_back(c2.stats().analysis_seconds * 1e3);
+        cus.push_back(c2.stats().analysis_seconds);
       }
-      step["cusparse_analysis_ms"] = median(cus);
+      step["cusparse_analysis_seconds"] = median(cus);
     }
     steps.push_back(step);
   }
@@ -200,10 +201,11 @@ void run_sequence_bench(const SequenceBenchOptions& o, const std::string& comman
         continue;
       }
       const nlohmann::json& st = r["steps"];
-      const double upd = mean_of(st, "update_ms"), full = mean_of(st, "analysis_ms");
-      const double ratio = mean_ratio(st, "update_ms", "analysis_ms");
-      const double cus = mean_of(st, "cusparse_analysis_ms");
-      const double sr = mean_ratio(st, "solve_updated_ms", "solve_fresh_ms");
+      // ms in the table, seconds in the JSON
+      const double upd = 1e3 * mean_of(st, "update_seconds"), full = 1e3 * mean_of(st, "analysis_seconds");
+      const double ratio = mean_ratio(st, "update_seconds", "analysis_seconds");
+      const double cus = 1e3 * mean_of(st, "cusparse_analysis_seconds");
+      const double sr = mean_ratio(st, "solve_updated_seconds", "solve_fresh_seconds");
       (columns == 1 ? single : multi).push_back(ratio);
       if (!std::isnan(sr)) solve_ratio.push_back(sr);
       const std::string line = fmt::format(
@@ -226,7 +228,7 @@ void run_sequence_bench(const SequenceBenchOptions& o, const std::string& comman
       "the thesis 1.0174).\n",
       mean(single), single.size(), mean(multi), multi.size(), mean(solve_ratio));
   md += summary;
-  const nlohmann::json json = {{"meta", {{"date", utc_now_iso()}, {"command_line", command_line}, {"gpu", gpu_name},
+  const nlohmann::json json = {{"meta", {{"date", utc_now_iso()}, {"balsa_version", BALSA_VERSION}, {"command_line", command_line}, {"gpu", gpu_name},
                                          {"steps", o.steps}, {"repeat", o.repeat}}},
                                {"rows", rows},
                                {"summary", {{"update_over_full_single", mean(single)},

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "apps/number_format.hpp"
+#include "balsa/config.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
 #include "balsa/stats.hpp"
@@ -172,11 +173,81 @@ std::string ratio(double a, double b) { return a > 0 && b > 0 ? fmt::format("{:.
 
 nlohmann::json to_json(const Run& r) {
   return {{"ran", r.ran},          {"outcome", r.outcome},   {"iterations", r.iterations},
-          {"setup_s", r.setup},    {"solve_s", r.solve},     {"per_iteration_s", r.per_iteration()},
-          {"error", r.error},      {"true_residual", r.true_residual}, {"spmv_s", r.spmv},
-          {"preconditioner_s", r.precond}, {"vector_s", r.vector}, {"trsv", r.trsv}, {"shift", r.shift},
-          {"factor_s", r.factor}, {"lower_analysis_s", r.lower_analysis}, {"upper_analysis_s", r.upper_analysis},
-          {"time_to_solution_s", r.total()}, {"ordering_s", r.ordering}, {"colours", r.colours}};
+          {"setup_seconds", r.setup},    {"solve_seconds", r.solve},     {"per_iteration_seconds", r.per_iteration()},
+          {"error", r.error},      {"true_residual", r.true_residual}, {"spmv_seconds", r.spmv},
+          {"preconditioner_seconds", r.precond}, {"vector_seconds", r.vector}, {"trsv", r.trsv}, {"shift", r.shift},
+          {"factor_seconds", r.factor}, {"lower_analysis_seconds", r.lower_analysis}, {"upper_analysis_seconds", r.upper_analysis},
+          {"time_to_solution_seconds", r.total()}, {"ordering_seconds", r.ordering}, {"colours", r.colours}};
+}
+
+// Every method of a case on the GPU and (--cpu, or no GPU) on the CPU.
+struct Runs {
+  std::string method;
+  Run g, cpu;
+};
+
+// Every method first (the cuSPARSE+cuBLAS PCG-IC(0) baseline once per case,
+// right after balsa's pcg-ic0 as ever, to `base`), then the rows: the
+// baseline's columns on the pcg-ic0 row, its time to solution the yardstick
+// of every method of the case.
+std::vector<Runs> run_methods(const SolveCase& c, const Csr<double>& A, const std::vector<double>& b,
+                              const std::vector<double>& x_true, const SolveBenchOptions& o, bool gpu, Run& base) {
+  std::vector<Runs> runs;
+  const StoppingNorm norm = o.norm;
+  const TrsvAlgorithm trsv = o.trsv;
+  for (const std::string& m : c.methods) {
+    KrylovOptions ko = krylov_options(from_string<KrylovPreset>(m));
+    ko.stopping.tolerance = o.tolerance;
+    ko.stopping.max_iterations = o.max_iterations;
+    ko.stopping.norm = norm;
+    ko.trsv = trsv;
+    ko.float_preconditioner = o.float_preconditioner;
+    Runs& r = runs.emplace_back(Runs{m, {}, {}});
+    if (gpu) {
+      ko.device = Device::Cuda;
+      r.g = run_balsa(A, b, x_true, ko);
+      if (o.baseline && m == "pcg-ic0") base = run_baseline(A, b, x_true, o.tolerance, o.max_iterations, norm);
+    }
+    if (o.cpu || !gpu) {
+      ko.device = Device::Cpu;
+      ko.trsv = TrsvAlgorithm::Auto;
+      r.cpu = run_balsa(A, b, x_true, ko);
+    }
+  }
+  return runs;
+}
+
+// One method's JSON row, its Markdown line appended to md, and its progress line.
+nlohmann::json method_row(const SolveCase& c, const Csr<double>& A, const Runs& runs, const Run& base, std::string& md) {
+  const auto& [m, g, cpu] = runs;
+  const Run row_base = m == "pcg-ic0" ? base : Run{};  // the baseline's own columns: on its row
+  nlohmann::json row = {{"case", c.name}, {"n", A.rows}, {"nnz", A.nnz()}, {"method", m}, {"gpu", to_json(g)},
+                  {"cusparse_baseline", to_json(row_base)}, {"cpu", to_json(cpu)},
+                  {"baseline_time_to_solution_seconds", base.ran ? base.total() : 0.0},
+                  {"gpu_time_to_solution_vs_baseline", base.ran && g.ran ? base.total() / g.total() : 0.0}};
+  const double it = std::max(1, g.iterations);
+  const auto count = [](const Run& r) { return r.ran ? std::to_string(r.iterations) : std::string("-"); };
+  md += fmt::format(
+      "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} "
+      "| {} | {} | {} | {} | {} | {} | {:g} |\n",
+      c.name, A.rows, A.nnz(), m, count(g), ms(g.per_iteration()), sec(g.setup), sec(g.solve), sec(g.total()),
+      g.trsv.empty() ? "-" : g.trsv, count(row_base), ms(row_base.per_iteration()), sec(row_base.setup),
+      sec(row_base.solve), sec(row_base.total()), count(cpu), ms(cpu.per_iteration()), sec(cpu.setup),
+      sec(cpu.solve), sec(cpu.total()), ratio(row_base.per_iteration(), g.per_iteration()),
+      ratio(base.total(), g.total()), ratio(cpu.total(), g.total()),
+      g.ran ? fmt::format("{:.1e}", g.error) : "-", g.outcome + " / " + row_base.outcome + " / " + cpu.outcome,
+      g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f}", g.spmv * 1e3 / it, g.precond * 1e3 / it, g.vector * 1e3 / it)
+            : "-",
+      g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f} / {:.3f}", g.ordering, g.factor, g.lower_analysis,
+                          g.upper_analysis)
+            : "-",
+      g.ran ? g.colours : cpu.colours, g.ran ? g.shift : cpu.shift);
+  std::cerr << "  " << m << ": GPU " << g.outcome << " " << g.iterations << " it " << ms(g.per_iteration())
+            << " ms/it, " << sec(g.total()) << " s to the solution; cuSPARSE " << row_base.outcome << " "
+            << row_base.iterations << " it " << ms(row_base.per_iteration()) << " ms/it; CPU " << cpu.outcome
+            << " " << cpu.iterations << " it " << ms(cpu.per_iteration()) << " ms/it, " << sec(cpu.total())
+            << " s to the solution" << std::endl;
+  return row;
 }
 
 }  // namespace
@@ -184,21 +255,13 @@ nlohmann::json to_json(const Run& r) {
 void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line) {
   const bool gpu = resolve_device(o.device) == Device::Cuda;
   if (gpu && !cuda::available()) throw CudaError("bench solve --device cuda: no CUDA GPU found");
-  const StoppingNorm norm = o.norm;
-  const TrsvAlgorithm trsv = o.trsv;
-  nlohmann::json meta = {{"date", utc_now_iso()}, {"command_line", command_line},
+  nlohmann::json meta = {{"date", utc_now_iso()}, {"balsa_version", BALSA_VERSION}, {"command_line", command_line},
                          {"host_cores", std::thread::hardware_concurrency()}, {"tolerance", o.tolerance},
                          {"max_iterations", o.max_iterations}, {"norm", to_string(o.norm)}, {"trsv", to_string(o.trsv)},
                          {"float_preconditioner", o.float_preconditioner}, {"gpu", "none"}};
-  if (gpu) {
-    // The CUDA context is created here, before any timing: otherwise the
-    // first GPU run (balsa's) would pay it and the baseline after it not.
-    cuda::DeviceBuffer<char> warm_up(1);
-    const cuda::DeviceInfo d = cuda::device_info();
-    meta["gpu"] = d.name;
-    meta["driver"] = cuda_version_string(d.driver_version);
-    meta["runtime"] = cuda_version_string(d.runtime_version);
-  }
+  // The CUDA context is created before any timing: otherwise the first GPU
+  // run (balsa's) would pay it and the baseline after it not.
+  if (gpu) add_cuda_device(meta);
   nlohmann::json rows = nlohmann::json::array();
   std::string md = fmt::format(
       "## balsa-bench solve\n\n- date (UTC): {}; GPU: {}; host cores: {}\n- command: `{}`\n- tolerance {:g} "
@@ -218,64 +281,8 @@ void run_solve_bench(const SolveBenchOptions& o, const std::string& command_line
     const Csr<double> A = c.build();
     const std::vector<double> x_true = random_vector<double>(A.rows, 7);
     const std::vector<double> b = multiply(A, std::span<const double>(x_true));
-    // Every method first (the cuSPARSE+cuBLAS PCG-IC(0) baseline once per
-    // case, right after balsa's pcg-ic0 as ever), then the rows: the
-    // baseline's columns on the pcg-ic0 row, its time to solution the
-    // yardstick of every method of the case.
-    struct Runs {
-      std::string method;
-      Run g, cpu;
-    };
-    std::vector<Runs> runs;
     Run base;
-    for (const std::string& m : c.methods) {
-      KrylovOptions ko = krylov_options(from_string<KrylovPreset>(m));
-      ko.stopping.tolerance = o.tolerance;
-      ko.stopping.max_iterations = o.max_iterations;
-      ko.stopping.norm = norm;
-      ko.trsv = trsv;
-      ko.float_preconditioner = o.float_preconditioner;
-      Runs& r = runs.emplace_back(Runs{m, {}, {}});
-      if (gpu) {
-        ko.device = Device::Cuda;
-        r.g = run_balsa(A, b, x_true, ko);
-        if (o.baseline && m == "pcg-ic0") base = run_baseline(A, b, x_true, o.tolerance, o.max_iterations, norm);
-      }
-      if (o.cpu || !gpu) {
-        ko.device = Device::Cpu;
-        ko.trsv = TrsvAlgorithm::Auto;
-        r.cpu = run_balsa(A, b, x_true, ko);
-      }
-    }
-    for (const auto& [m, g, cpu] : runs) {
-      const Run row_base = m == "pcg-ic0" ? base : Run{};  // the baseline's own columns: on its row
-      rows.push_back({{"case", c.name}, {"n", A.rows}, {"nnz", A.nnz()}, {"method", m}, {"gpu", to_json(g)},
-                      {"cusparse_baseline", to_json(row_base)}, {"cpu", to_json(cpu)},
-                      {"baseline_time_to_solution_s", base.ran ? base.total() : 0.0},
-                      {"gpu_time_to_solution_vs_baseline", base.ran && g.ran ? base.total() / g.total() : 0.0}});
-      const double it = std::max(1, g.iterations);
-      const auto count = [](const Run& r) { return r.ran ? std::to_string(r.iterations) : std::string("-"); };
-      md += fmt::format(
-          "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} "
-          "| {} | {} | {} | {} | {} | {} | {:g} |\n",
-          c.name, A.rows, A.nnz(), m, count(g), ms(g.per_iteration()), sec(g.setup), sec(g.solve), sec(g.total()),
-          g.trsv.empty() ? "-" : g.trsv, count(row_base), ms(row_base.per_iteration()), sec(row_base.setup),
-          sec(row_base.solve), sec(row_base.total()), count(cpu), ms(cpu.per_iteration()), sec(cpu.setup),
-          sec(cpu.solve), sec(cpu.total()), ratio(row_base.per_iteration(), g.per_iteration()),
-          ratio(base.total(), g.total()), ratio(cpu.total(), g.total()),
-          g.ran ? fmt::format("{:.1e}", g.error) : "-", g.outcome + " / " + row_base.outcome + " / " + cpu.outcome,
-          g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f}", g.spmv * 1e3 / it, g.precond * 1e3 / it, g.vector * 1e3 / it)
-                : "-",
-          g.ran ? fmt::format("{:.3f} / {:.3f} / {:.3f} / {:.3f}", g.ordering, g.factor, g.lower_analysis,
-                              g.upper_analysis)
-                : "-",
-          g.ran ? g.colours : cpu.colours, g.ran ? g.shift : cpu.shift);
-      std::cerr << "  " << m << ": GPU " << g.outcome << " " << g.iterations << " it " << ms(g.per_iteration())
-                << " ms/it, " << sec(g.total()) << " s to the solution; cuSPARSE " << row_base.outcome << " "
-                << row_base.iterations << " it " << ms(row_base.per_iteration()) << " ms/it; CPU " << cpu.outcome
-                << " " << cpu.iterations << " it " << ms(cpu.per_iteration()) << " ms/it, " << sec(cpu.total())
-                << " s to the solution" << std::endl;
-    }
+    for (const Runs& r : run_methods(c, A, b, x_true, o, gpu, base)) rows.push_back(method_row(c, A, r, base, md));
   }
   md += "\nms/it = solve time / iterations (wall clock, setup excluded); total = time to solution = setup "
         "(checks, ordering, analyses, factorisation, uploads of A and b) + solve. GPU runs (balsa and cuSPARSE alike) iterate from b on the "

@@ -20,6 +20,7 @@
 #include "balsa/generators.hpp"
 #include "balsa/solve.hpp"
 #include "bench_math.hpp"
+#include "balsa/config.hpp"
 #include "bench_output.hpp"
 #include "core/clock.hpp"
 #include "sparse_baselines.hpp"
@@ -192,13 +193,8 @@ std::string load_average() {
   return fmt::format("{:.2f} {:.2f} {:.2f}", a, b, c);
 }
 
-}  // namespace
-
-void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_line) {
-  if (o.suite != "real" && o.suite != "generated" && o.suite != "all" && o.suite != "quick")
-    throw Error("bench sparse: unknown suite '" + o.suite + "' (one of: real, generated, all, quick)");
-  const Device device = resolve_device(o.device);
-  if (device == Device::Cuda && !cuda::available()) throw CudaError("bench sparse --device cuda: no CUDA GPU found");
+// The run's settings, the host, the GPU and the baselines' versions.
+nlohmann::json sparse_meta(const SparseBenchOptions& o, const std::string& command_line, Device device) {
   std::string gpu = "none";
   if (cuda::available()) {
     try {
@@ -208,11 +204,9 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
     }
   }
   const bool quick = o.suite == "quick";
-  std::vector<SkippedSystem> skipped;
-  const std::vector<SparseCandidate> chosen = sparse_suite(o, skipped);
-
-  nlohmann::json meta = {{"benchmark", "balsa-bench sparse"},
+  return {{"benchmark", "balsa-bench sparse"},
                          {"date", utc_now_iso()},
+                         {"balsa_version", BALSA_VERSION},
                          {"command_line", command_line},
                          {"host_cpu", host_cpu()},
                          {"host_cores", std::thread::hardware_concurrency()},
@@ -227,13 +221,89 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
                          {"max_iterations", o.max_iterations},
                          {"success_threshold", o.success},
                          {"repeat", quick ? 1 : o.repeat},
-                         {"budget_s", o.budget_seconds},
+                         {"budget_seconds", o.budget_seconds},
                          {"direct_max_n", o.direct_max_n},
-                         {"timeout_s", o.timeout_seconds},
+                         {"timeout_seconds", o.timeout_seconds},
                          {"umfpack", umfpack_version()},
                          {"cholmod", cholmod_version()},
                          {"superlu", superlu_version()}};
-  const int repeat = quick ? 1 : o.repeat;
+}
+
+// Untimed: the first call's one-time costs (a CUDA context, libraries' handles) are nobody's time.
+void warm_up(const SolveOptions& so, const SolveOptions& defaults) {
+  const Csr<double> W = laplacian_2d<double>(8, 8);
+  const std::vector<double> wb(std::size_t(W.rows), 1.0);
+  std::vector<double> wx(wb.size(), 0.0);
+  try {
+    solve(W, std::span<const double>(wb), std::span<double>(wx), so);
+    solve(W, std::span<const double>(wb), std::span<double>(wx), defaults);
+  } catch (const std::exception&) {  // the systems' runs will say what is wrong
+  }
+}
+
+// The JSON and the Markdown of the systems so far (`final`: the end of the
+// run, with the summary to standard output; else only to files).
+void write_sparse(const SparseBenchOptions& o, const nlohmann::json& meta, const std::vector<SystemRecord>& systems,
+                  const std::vector<SkippedSystem>& skipped, bool final) {
+  std::string summary;
+  const std::string md = sparse_markdown(meta, systems, skipped, o.success, summary);
+  nlohmann::json all = {{"meta", meta}, {"summary", sparse_summary_json(systems)}, {"systems", nlohmann::json::array()},
+                        {"skipped", nlohmann::json::array()}};
+  for (const SystemRecord& s : systems) all["systems"].push_back(to_json(s));
+  for (const SkippedSystem& s : skipped) all["skipped"].push_back({{"name", s.name}, {"reason", s.reason}});
+  if (final) {
+    write_results(o.json_path, all, o.markdown_path, md, summary);
+    return;
+  }
+  // Results so far, after each system (standard output takes the final write only).
+  if (!o.json_path.empty() && o.json_path != "-") write_file(o.json_path, all.dump(2) + "\n");
+  if (!o.markdown_path.empty() && o.markdown_path != "-") write_file(o.markdown_path, md);
+}
+
+// One system: balsa (its iterative methods, then its defaults) and the baselines.
+SystemRecord run_system(const SparseCandidate& c, const Csr<double>& A, const SolveOptions& so,
+                        const SolveOptions& defaults, int repeat, const SparseBenchOptions& o) {
+  SystemRecord s;
+  s.name = c.name;
+  s.group = c.group;
+  s.source = c.source;
+  s.kind = c.kind;
+  s.spd = c.spd;
+  s.n = A.rows;
+  s.nnz = A.nnz();
+  s.cholmod_eligible = symmetric_positive_diagonal(A);
+  if (s.spd == "?" && first_asymmetry(A).symmetric()) s.spd = "symmetric";
+  Problem p{A, parabola(A.rows), {}, o.success};
+  p.b = multiply(A, std::span<const double>(p.x_star));
+
+  s.balsa = run_balsa(p, so, repeat, o.budget_seconds);
+  fmt::print(stderr, "  balsa (iterative): {}\n", brief(s.balsa));
+  const bool too_big = o.direct_max_n > 0 && A.rows > o.direct_max_n;
+  const std::string size_note = fmt::format("skipped (size: {} rows > {})", A.rows, o.direct_max_n);
+  s.balsa_default = too_big ? skipped_run(size_note) : run_balsa(p, defaults, repeat, o.budget_seconds);
+  fmt::print(stderr, "  balsa (default): {}{}\n", brief(s.balsa_default),
+             s.balsa_default.ran ? " on " + s.balsa_default.device : "");
+  if (!o.baselines) {
+    s.umfpack = s.cholmod = s.superlu = skipped_run("skipped (--no-baselines)");
+  } else if (too_big) {
+    s.umfpack = s.cholmod = s.superlu = skipped_run(size_note);
+  } else {
+    run_baselines(s, p, repeat, o);
+  }
+  return s;
+}
+
+}  // namespace
+
+void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_line) {
+  if (o.suite != "real" && o.suite != "generated" && o.suite != "all" && o.suite != "quick")
+    throw Error("bench sparse: unknown suite '" + o.suite + "' (one of: real, generated, all, quick)");
+  const Device device = resolve_device(o.device);
+  if (device == Device::Cuda && !cuda::available()) throw CudaError("bench sparse --device cuda: no CUDA GPU found");
+  std::vector<SkippedSystem> skipped;
+  const std::vector<SparseCandidate> chosen = sparse_suite(o, skipped);
+  nlohmann::json meta = sparse_meta(o, command_line, device);
+  const int repeat = o.suite == "quick" ? 1 : o.repeat;
   SolveOptions so;
   so.method = SolveMethod::Auto;
   so.device = o.device;
@@ -246,34 +316,9 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
   SolveOptions defaults;  // the run the time-to-the-answer target judges
   defaults.device = o.device;
   defaults.stopping.tolerance = o.tolerance;
+  warm_up(so, defaults);
 
-  {  // Untimed: the first call's one-time costs (a CUDA context, libraries' handles) are nobody's time.
-    const Csr<double> W = laplacian_2d<double>(8, 8);
-    const std::vector<double> wb(std::size_t(W.rows), 1.0);
-    std::vector<double> wx(wb.size(), 0.0);
-    try {
-      solve(W, std::span<const double>(wb), std::span<double>(wx), so);
-      solve(W, std::span<const double>(wb), std::span<double>(wx), defaults);
-    } catch (const std::exception&) {  // the systems' runs will say what is wrong
-    }
-  }
   std::vector<SystemRecord> systems;
-  auto write = [&](bool final) {
-    std::string summary;
-    const std::string md = sparse_markdown(meta, systems, skipped, o.success, summary);
-    nlohmann::json all = {{"meta", meta}, {"summary", sparse_summary_json(systems)}, {"systems", nlohmann::json::array()},
-                          {"skipped", nlohmann::json::array()}};
-    for (const SystemRecord& s : systems) all["systems"].push_back(to_json(s));
-    for (const SkippedSystem& s : skipped) all["skipped"].push_back({{"name", s.name}, {"reason", s.reason}});
-    if (final) {
-      write_results(o.json_path, all, o.markdown_path, md, summary);
-      return;
-    }
-    // Results so far, after each system (standard output takes the final write only).
-    if (!o.json_path.empty() && o.json_path != "-") write_file(o.json_path, all.dump(2) + "\n");
-    if (!o.markdown_path.empty() && o.markdown_path != "-") write_file(o.markdown_path, md);
-  };
-
   std::size_t index = 0;
   for (const SparseCandidate& c : chosen) {
     ++index;
@@ -285,38 +330,11 @@ void run_sparse_bench(const SparseBenchOptions& o, const std::string& command_li
       skipped.push_back({c.name, std::string("could not be built or read: ") + e.what()});
       continue;
     }
-    SystemRecord s;
-    s.name = c.name;
-    s.group = c.group;
-    s.source = c.source;
-    s.kind = c.kind;
-    s.spd = c.spd;
-    s.n = A.rows;
-    s.nnz = A.nnz();
-    s.cholmod_eligible = symmetric_positive_diagonal(A);
-    if (s.spd == "?" && first_asymmetry(A).symmetric()) s.spd = "symmetric";
-    Problem p{A, parabola(A.rows), {}, o.success};
-    p.b = multiply(A, std::span<const double>(p.x_star));
-
-    s.balsa = run_balsa(p, so, repeat, o.budget_seconds);
-    fmt::print(stderr, "  balsa (iterative): {}\n", brief(s.balsa));
-    const bool too_big = o.direct_max_n > 0 && A.rows > o.direct_max_n;
-    const std::string size_note = fmt::format("skipped (size: {} rows > {})", A.rows, o.direct_max_n);
-    s.balsa_default = too_big ? skipped_run(size_note) : run_balsa(p, defaults, repeat, o.budget_seconds);
-    fmt::print(stderr, "  balsa (default): {}{}\n", brief(s.balsa_default),
-               s.balsa_default.ran ? " on " + s.balsa_default.device : "");
-    if (!o.baselines) {
-      s.umfpack = s.cholmod = s.superlu = skipped_run("skipped (--no-baselines)");
-    } else if (too_big) {
-      s.umfpack = s.cholmod = s.superlu = skipped_run(size_note);
-    } else {
-      run_baselines(s, p, repeat, o);
-    }
-    systems.push_back(std::move(s));
-    write(false);
+    systems.push_back(run_system(c, A, so, defaults, repeat, o));
+    write_sparse(o, meta, systems, skipped, false);
   }
   meta["load_average_end"] = load_average();
-  write(true);
+  write_sparse(o, meta, systems, skipped, true);
 }
 
 }  // namespace balsa::bench

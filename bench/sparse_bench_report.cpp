@@ -321,7 +321,8 @@ std::string sparse_markdown(const nlohmann::json& meta, const std::vector<System
       "skipped above {} rows (\"skipped (size)\").\n\n",
       m("date"), m("host_cpu"), m("host_cores"), m("omp_threads"), m("openblas_threads"), m("gpu"), m("balsa_device"),
       meta.value("load_average_start", "-"), meta.value("load_average_end", "- (running)"), m("command_line"), success_threshold, meta["tolerance"].get<double>(), m("max_iterations"), m("umfpack"),
-      m("cholmod"), m("superlu"), m("repeat"), m("budget_s"), m("timeout_s"), m("direct_max_n"));
+      m("cholmod"), m("superlu"), m("repeat"), m("budget_seconds"),
+      m("timeout_seconds"), m("direct_max_n"));
 
   md += fmt::format("### Success ({} systems)\n\n| solver | solved | failed | skipped |\n|---|---|---|---|\n",
                     systems.size());
@@ -358,7 +359,7 @@ std::string sparse_markdown(const nlohmann::json& meta, const std::vector<System
       if (s.balsa.success && s.umfpack.success)
         ratio = fmt::format("{:.2f}", s.umfpack.seconds / s.balsa.seconds);
       else if (s.balsa.success && s.umfpack.status.starts_with("timed out"))  // a bound, not a measured ratio
-        ratio = fmt::format("> {:.1f} (UMFPACK stopped)", meta["timeout_s"].get<double>() / s.balsa.seconds);
+        ratio = fmt::format("> {:.1f} (UMFPACK stopped)", meta["timeout_seconds"].get<double>() / s.balsa.seconds);
       large += fmt::format("| {} | {} | {} | {} | {} | {} |\n", s.name, s.n, outcome(s.balsa), num(s.balsa.seconds),
                            s.umfpack.ran ? outcome(s.umfpack) + ", " + num(s.umfpack.seconds) + " s" : cell(s.umfpack.status),
                            ratio);

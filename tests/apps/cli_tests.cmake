@@ -238,7 +238,7 @@ balsa_cli_test(info_mps_malformed ARGS info ${OUT}/bad.mps ERROR "balsa: error: 
 balsa_cli_test(info_mps_missing ARGS info ${OUT}/no-such-file.mps ERROR "balsa: error: cannot open MPS file .*no-such-file.mps")
 balsa_cli_test(convert_gz ARGS convert ${DATA}/west0479.mtx.gz ${OUT}/west_from_gz.mtx PASS "wrote 479 x 479, 1910 nonzeros")
 balsa_cli_test(bench_banded_sweep_limits BENCH ARGS banded --device cpu --suite sweep --n 3000 --k 12 --d 1 --repeat 1
-               --json - PASS "\"suite\": \"sweep\"" NOT "\"N\": 200000")
+               --json - PASS "\"time_seconds\": [0-9].*\"suite\": \"sweep\".*\"balsa_version\"" NOT "\"N\": 200000")
 balsa_cli_test(bench_two_stdout BENCH ARGS qr --no-generated --json - --markdown - ERROR "cannot both be '-'" EXIT 2)
 balsa_cli_test(run_bad_stencil ARGS run --stencil 9 ERROR "--stencil: unknown value '9' \\(one of: 7, 27\\)" EXIT 2)
 balsa_cli_test(gen_triangle_help ARGS gen laplace2d --help PASS "--triangle NAME +Keep only this triangle \\(lower, upper\\)")
@@ -249,7 +249,7 @@ balsa_cli_test(bench_sparse_quick BENCH ARGS sparse --suite quick --data-dir ${D
                PASS "balsa's own iterative methods solve [0-9]+ of the [0-9]+ systems UMFPACK solves.*log2\\(T_baseline / T_balsa\\)"
                NOT "balsa: error")
 balsa_cli_test(bench_sparse_rectangular BENCH ARGS sparse --suite real --data-dir ${DATA} --only lp_e226 --json -
-               PASS "\"reason\": \"rectangular \\(223 x 472\\)\"")
+               PASS "\"balsa_version\": .*\"budget_seconds\": .*\"reason\": \"rectangular \\(223 x 472\\)\"")
 # ---- balsa reorder: SaP's DB and CM reorderings (include/balsa/reorder.hpp) -------------
 balsa_cli_test(reorder_cm ARGS reorder ${DATA}/jagmesh7.mtx
                PASS "CM: half-bandwidth 903 -> [0-9]+, [0-9]+ start nodes tried in 1 connected components")
