@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "balsa/cuda.hpp"
 #include "cuda/check.hpp"
@@ -57,6 +58,131 @@ struct Triangular {
   }
 };
 
+// IC(0) of the lower triangle, in place (csric02: analysis, then
+// factorisation); "" or why it failed (a zero or negative pivot).
+std::string ic0_in_place(cusparseHandle_t h, cuda::DeviceCsr<double>& dL) {
+  const int n = dL.rows;
+  MatDescr descr;
+  BALSA_CUSPARSE_CHECK(cusparseSetMatType(descr.d, CUSPARSE_MATRIX_TYPE_GENERAL));
+  BALSA_CUSPARSE_CHECK(cusparseSetMatFillMode(descr.d, CUSPARSE_FILL_MODE_LOWER));
+  Ic0Info info;
+  int bytes = 0;
+  BALSA_CUSPARSE_CHECK(cusparseDcsric02_bufferSize(h, n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
+                                                   dL.col_idx.data(), info.i, &bytes));
+  cuda::DeviceBuffer<char> work(std::size_t(std::max(bytes, 1)));
+  BALSA_CUSPARSE_CHECK(cusparseDcsric02_analysis(h, n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
+                                                 dL.col_idx.data(), info.i, CUSPARSE_SOLVE_POLICY_USE_LEVEL, work.data()));
+  BALSA_CUSPARSE_CHECK(cusparseDcsric02(h, n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
+                                        dL.col_idx.data(), info.i, CUSPARSE_SOLVE_POLICY_USE_LEVEL, work.data()));
+  int zero = -1;
+  const cusparseStatus_t st = cusparseXcsric02_zeroPivot(h, info.i, &zero);
+  if (st == CUSPARSE_STATUS_ZERO_PIVOT)
+    return "csric02: zero or negative pivot at row " + std::to_string(zero) + " (the baseline has no shift)";
+  return {};
+}
+
+// U = L^T as CSR (the CSC of L), on the device.
+cuda::DeviceCsr<double> upper_of(cusparseHandle_t h, const cuda::DeviceCsr<double>& dL) {
+  const int n = dL.rows;
+  cuda::DeviceCsr<double> dU;
+  dU.rows = dU.cols = n;
+  dU.nnz = dL.nnz;
+  dU.row_ptr = cuda::DeviceBuffer<index_t>(std::size_t(n) + 1);
+  dU.col_idx = cuda::DeviceBuffer<index_t>(std::size_t(dL.nnz));
+  dU.values = cuda::DeviceBuffer<double>(std::size_t(dL.nnz));
+  std::size_t bytes = 0;
+  BALSA_CUSPARSE_CHECK(cusparseCsr2cscEx2_bufferSize(
+      h, n, n, dL.nnz, dL.values.data(), dL.row_ptr.data(), dL.col_idx.data(), dU.values.data(), dU.row_ptr.data(),
+      dU.col_idx.data(), CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
+  cuda::DeviceBuffer<char> work(std::max<std::size_t>(bytes, 1));
+  BALSA_CUSPARSE_CHECK(cusparseCsr2cscEx2(h, n, n, dL.nnz, dL.values.data(), dL.row_ptr.data(), dL.col_idx.data(),
+                                          dU.values.data(), dU.row_ptr.data(), dU.col_idx.data(), CUDA_R_64F,
+                                          CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1,
+                                          work.data()));
+  return dU;
+}
+
+// PCG's device state (x = 0, r = b, the work vectors and their descriptors,
+// L and U with their SpSV analyses, A for SpMV) and its iteration.
+struct Pcg {
+  cusparseHandle_t sp;
+  cublasHandle_t bl;
+  int n;
+  cuda::DeviceBuffer<double> x, r, z, y, p, q;
+  cuda::detail::CusparseDnVec vr, vz, vy, vp, vq;
+  Triangular L, U;
+  cuda::detail::CusparseSpMat mA;
+  cuda::DeviceBuffer<char> spmv_work;
+
+  Pcg(cusparseHandle_t sp_, cublasHandle_t bl_, std::span<const double> b, const cuda::DeviceCsr<double>& dA,
+      const cuda::DeviceCsr<double>& dL, const cuda::DeviceCsr<double>& dU)
+      : sp(sp_), bl(bl_), n(dA.rows), x(std::size_t(n)), r{b}, z(std::size_t(n)), y(std::size_t(n)),
+        p(std::size_t(n)), q(std::size_t(n)) {
+    cuda::fill(x, 0.0);
+    cuda::detail::create_vector(vr, n, r.data());
+    cuda::detail::create_vector(vz, n, z.data());
+    cuda::detail::create_vector(vy, n, y.data());
+    cuda::detail::create_vector(vp, n, p.data());
+    cuda::detail::create_vector(vq, n, q.data());
+    L.set_up(sp, dL, CUSPARSE_FILL_MODE_LOWER, vr.get(), vy.get());
+    U.set_up(sp, dU, CUSPARSE_FILL_MODE_UPPER, vy.get(), vz.get());
+    cuda::detail::create_csr(mA, dA);
+    const double one = 1.0, zero = 0.0;
+    std::size_t spmv_bytes = 0;
+    BALSA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(),
+                                                 &zero, vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &spmv_bytes));
+    spmv_work = cuda::DeviceBuffer<char>(std::max<std::size_t>(spmv_bytes, 1));
+  }
+
+  // The stopping norm of a device vector, on the host (as the thesis' loop).
+  double norm_of(const double* v, StoppingNorm norm) const {
+    if (norm == StoppingNorm::Two) {
+      double s = 0;
+      BALSA_CUBLAS_CHECK(cublasDnrm2(bl, n, v, 1, &s));
+      return s;
+    }
+    int at = 0;
+    BALSA_CUBLAS_CHECK(cublasIdamax(bl, n, v, 1, &at));
+    double value = 0;
+    cuda::detail::copy_to_host(&value, v + (at - 1), sizeof value);
+    return std::abs(value);
+  }
+
+  // Saad Alg. 9.1 with the thesis' stopping test; the iterations, b's and r's norms.
+  int iterate(double tol, int maxit, StoppingNorm norm, double& bnorm, double& rnorm) {
+    bnorm = n > 0 ? norm_of(r.data(), norm) : 0.0;
+    rnorm = bnorm;
+    L.solve(sp, vr.get(), vy.get());
+    U.solve(sp, vy.get(), vz.get());
+    BALSA_CUBLAS_CHECK(cublasDcopy(bl, n, z.data(), 1, p.data(), 1));
+    double rho = 0;
+    BALSA_CUBLAS_CHECK(cublasDdot(bl, n, r.data(), 1, z.data(), 1, &rho));
+    const double one = 1.0, zero = 0.0;
+    int k = 0;
+    while (bnorm > 0 && rnorm > tol * bnorm && k < maxit) {
+      BALSA_CUSPARSE_CHECK(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(), &zero,
+                                        vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, spmv_work.data()));
+      double pq = 0;
+      BALSA_CUBLAS_CHECK(cublasDdot(bl, n, p.data(), 1, q.data(), 1, &pq));
+      const double alpha = rho / pq, minus_alpha = -alpha;
+      BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &alpha, p.data(), 1, x.data(), 1));
+      BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &minus_alpha, q.data(), 1, r.data(), 1));
+      ++k;
+      rnorm = norm_of(r.data(), norm);
+      if (!(rnorm > tol * bnorm)) break;
+      L.solve(sp, vr.get(), vy.get());
+      U.solve(sp, vy.get(), vz.get());
+      double rho_new = 0;
+      BALSA_CUBLAS_CHECK(cublasDdot(bl, n, r.data(), 1, z.data(), 1, &rho_new));
+      const double beta = rho_new / rho;
+      rho = rho_new;
+      BALSA_CUBLAS_CHECK(cublasDscal(bl, n, &beta, p.data(), 1));
+      BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &one, z.data(), 1, p.data(), 1));
+    }
+    return k;
+  }
+};
+
 }  // namespace
 
 BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b, double tol, int maxit,
@@ -68,128 +194,34 @@ BaselineResult cusparse_pcg_ic0(const Csr<double>& A, std::span<const double> b,
   }
   res.ran = true;
   const auto t_setup = Clock::now();
-  const int n = A.rows;
   cuda::DeviceCsr<double> dA = cuda::to_device(A);
   cuda::DeviceCsr<double> dL = cuda::to_device(extract_triangle(A, Triangle::Lower));
   // The library handles lent by balsa's pool (cuda/handle_pool.hpp), on the
   // current stream: the calling thread's default stream, never the legacy one.
   const cuda::detail::CusparseHandle sp;
   const cuda::detail::CublasHandle blas;
-  const cublasHandle_t bl = blas.get();
-  // IC(0) of the lower triangle, in place (csric02: analysis, then factorisation).
   const auto t_factor = Clock::now();
-  {
-    MatDescr descr;
-    BALSA_CUSPARSE_CHECK(cusparseSetMatType(descr.d, CUSPARSE_MATRIX_TYPE_GENERAL));
-    BALSA_CUSPARSE_CHECK(cusparseSetMatFillMode(descr.d, CUSPARSE_FILL_MODE_LOWER));
-    Ic0Info info;
-    int bytes = 0;
-    BALSA_CUSPARSE_CHECK(cusparseDcsric02_bufferSize(sp.get(), n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
-                                                     dL.col_idx.data(), info.i, &bytes));
-    cuda::DeviceBuffer<char> work(std::size_t(std::max(bytes, 1)));
-    BALSA_CUSPARSE_CHECK(cusparseDcsric02_analysis(sp.get(), n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
-                                                   dL.col_idx.data(), info.i, CUSPARSE_SOLVE_POLICY_USE_LEVEL, work.data()));
-    BALSA_CUSPARSE_CHECK(cusparseDcsric02(sp.get(), n, dL.nnz, descr.d, dL.values.data(), dL.row_ptr.data(),
-                                          dL.col_idx.data(), info.i, CUSPARSE_SOLVE_POLICY_USE_LEVEL, work.data()));
-    int zero = -1;
-    const cusparseStatus_t st = cusparseXcsric02_zeroPivot(sp.get(), info.i, &zero);
-    if (st == CUSPARSE_STATUS_ZERO_PIVOT) {
-      res.note = "csric02: zero or negative pivot at row " + std::to_string(zero) + " (the baseline has no shift)";
-      res.ran = false;
-      return res;
-    }
+  res.note = ic0_in_place(sp.get(), dL);
+  if (!res.note.empty()) {
+    res.ran = false;
+    return res;
   }
   cuda::detail::synchronize();
   res.factor_seconds = seconds_since(t_factor);
-  // U = L^T as CSR (the CSC of L), on the device.
-  cuda::DeviceCsr<double> dU;
-  dU.rows = dU.cols = n;
-  dU.nnz = dL.nnz;
-  dU.row_ptr = cuda::DeviceBuffer<index_t>(std::size_t(n) + 1);
-  dU.col_idx = cuda::DeviceBuffer<index_t>(std::size_t(dL.nnz));
-  dU.values = cuda::DeviceBuffer<double>(std::size_t(dL.nnz));
-  {
-    std::size_t bytes = 0;
-    BALSA_CUSPARSE_CHECK(cusparseCsr2cscEx2_bufferSize(
-        sp.get(), n, n, dL.nnz, dL.values.data(), dL.row_ptr.data(), dL.col_idx.data(), dU.values.data(),
-        dU.row_ptr.data(), dU.col_idx.data(), CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
-        CUSPARSE_CSR2CSC_ALG1, &bytes));
-    cuda::DeviceBuffer<char> work(std::max<std::size_t>(bytes, 1));
-    BALSA_CUSPARSE_CHECK(cusparseCsr2cscEx2(sp.get(), n, n, dL.nnz, dL.values.data(), dL.row_ptr.data(),
-                                            dL.col_idx.data(), dU.values.data(), dU.row_ptr.data(), dU.col_idx.data(),
-                                            CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
-                                            CUSPARSE_CSR2CSC_ALG1, work.data()));
-  }
-  const std::size_t size = std::size_t(n);
-  cuda::DeviceBuffer<double> x(size), r{b}, z(size), y(size), p(size), q(size);
-  cuda::fill(x, 0.0);
-  cuda::detail::CusparseDnVec vr, vz, vy, vp, vq;
-  cuda::detail::create_vector(vr, n, r.data());
-  cuda::detail::create_vector(vz, n, z.data());
-  cuda::detail::create_vector(vy, n, y.data());
-  cuda::detail::create_vector(vp, n, p.data());
-  cuda::detail::create_vector(vq, n, q.data());
-  Triangular L, U;
-  L.set_up(sp.get(), dL, CUSPARSE_FILL_MODE_LOWER, vr.get(), vy.get());
-  U.set_up(sp.get(), dU, CUSPARSE_FILL_MODE_UPPER, vy.get(), vz.get());
-  cuda::detail::CusparseSpMat mA;
-  cuda::detail::create_csr(mA, dA);
-  const double one = 1.0, zero = 0.0;
-  std::size_t spmv_bytes = 0;
-  BALSA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(sp.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(),
-                                               &zero, vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &spmv_bytes));
-  cuda::DeviceBuffer<char> spmv_work(std::max<std::size_t>(spmv_bytes, 1));
+  const cuda::DeviceCsr<double> dU = upper_of(sp.get(), dL);
+  Pcg pcg(sp.get(), blas.get(), b, dA, dL, dU);
   cuda::detail::synchronize();
   res.setup_seconds = seconds_since(t_setup);
 
-  // The stopping norm of a device vector, on the host (as the thesis' loop).
-  auto norm_of = [&](const double* v) {
-    if (norm == StoppingNorm::Two) {
-      double s = 0;
-      BALSA_CUBLAS_CHECK(cublasDnrm2(bl, n, v, 1, &s));
-      return s;
-    }
-    int at = 0;
-    BALSA_CUBLAS_CHECK(cublasIdamax(bl, n, v, 1, &at));
-    double value = 0;
-    cuda::detail::copy_to_host(&value, v + (at - 1), sizeof value);
-    return std::abs(value);
-  };
   const auto t_solve = Clock::now();
-  const double bnorm = n > 0 ? norm_of(r.data()) : 0.0;
-  double rnorm = bnorm;
-  L.solve(sp.get(), vr.get(), vy.get());
-  U.solve(sp.get(), vy.get(), vz.get());
-  BALSA_CUBLAS_CHECK(cublasDcopy(bl, n, z.data(), 1, p.data(), 1));
-  double rho = 0;
-  BALSA_CUBLAS_CHECK(cublasDdot(bl, n, r.data(), 1, z.data(), 1, &rho));
-  int k = 0;
-  while (bnorm > 0 && rnorm > tol * bnorm && k < maxit) {  // Saad Alg. 9.1 with the thesis' stopping test
-    BALSA_CUSPARSE_CHECK(cusparseSpMV(sp.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA.get(), vp.get(), &zero,
-                                      vq.get(), CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, spmv_work.data()));
-    double pq = 0;
-    BALSA_CUBLAS_CHECK(cublasDdot(bl, n, p.data(), 1, q.data(), 1, &pq));
-    const double alpha = rho / pq, minus_alpha = -alpha;
-    BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &alpha, p.data(), 1, x.data(), 1));
-    BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &minus_alpha, q.data(), 1, r.data(), 1));
-    ++k;
-    rnorm = norm_of(r.data());
-    if (!(rnorm > tol * bnorm)) break;
-    L.solve(sp.get(), vr.get(), vy.get());
-    U.solve(sp.get(), vy.get(), vz.get());
-    double rho_new = 0;
-    BALSA_CUBLAS_CHECK(cublasDdot(bl, n, r.data(), 1, z.data(), 1, &rho_new));
-    const double beta = rho_new / rho;
-    rho = rho_new;
-    BALSA_CUBLAS_CHECK(cublasDscal(bl, n, &beta, p.data(), 1));
-    BALSA_CUBLAS_CHECK(cublasDaxpy(bl, n, &one, z.data(), 1, p.data(), 1));
-  }
+  double bnorm = 0, rnorm = 0;
+  const int k = pcg.iterate(tol, maxit, norm, bnorm, rnorm);
   cuda::detail::synchronize();
   res.solve_seconds = seconds_since(t_solve);
   res.iterations = k;
   res.converged = bnorm == 0 || rnorm <= tol * bnorm;
   res.residual = bnorm > 0 ? rnorm / bnorm : 0.0;
-  const std::vector<double> xh = x.to_host();
+  const std::vector<double> xh = pcg.x.to_host();
   res.true_residual = relative_residual(A, std::span<const double>(xh), b);
   if (x_out) *x_out = xh;
   return res;

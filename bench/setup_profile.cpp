@@ -116,6 +116,101 @@ TrsvOptions cpu_level_set(Triangle tri, Operation op) {
   return {.algorithm = TrsvAlgorithm::LevelSet, .device = Device::Cpu, .triangle = tri, .operation = op};
 }
 
+// What the solvers' constructors compute themselves (untimed here): L, L^T and their levels.
+struct Inputs {
+  const Csr<double>& A;
+  index_t chunks;
+  Csr<double> L0 = extract_triangle(A, Triangle::Lower);
+  Csr<double> LT = transpose(L0);
+  LevelSets L_levels = level_sets(L0, Triangle::Lower), LT_levels = level_sets(LT, Triangle::Upper);
+};
+
+#if __has_include("sparse/transpose.hpp")
+void measure_new_flow(Profile& prof, const Inputs& in) {
+  const Csr<double>& A = in.A;
+  const index_t chunks = in.chunks;
+  const Csr<double>& L0 = in.L0;
+  const Csr<double>& LT = in.LT;
+  const LevelSets &L_levels = in.L_levels, &LT_levels = in.LT_levels;
+  // The flow of the third session (krylov/preconditioner.cpp has moved on
+  // since: patterns without values, U from A's upper triangle when A's
+  // pattern is symmetric, the factors from A's device copy): the solvers
+  // on two threads beside the factorisation, the cores shared, each
+  // building its pattern (values 1) and taking it: L = A's lower
+  // triangle, U = its transpose with the map back into L.
+  prof.measure("GPU-path host setup, concurrent (the new flow)", [&] {
+    const int share = std::max(1, omp_get_max_threads() / 3);
+    auto L = std::async(std::launch::async, [&] {
+      omp_set_num_threads(share);
+      Csr<double> lower = extract_triangle(A, Triangle::Lower);
+      std::fill(lower.values.begin(), lower.values.end(), 1.0);
+      solver_host(std::move(lower), cpu_level_set(Triangle::Lower, Operation::NonTranspose), L0, L_levels, chunks);
+    });
+    auto U = std::async(std::launch::async, [&] {
+      omp_set_num_threads(share);
+      const std::vector<index_t> L_ptr = parallel::kept_row_ptr(
+          A.rows, A.row_ptr, [&](index_t i, index_t p) { return A.col_idx[std::size_t(p)] <= i; });
+      TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx, Triangle::Lower);
+      for (std::size_t q = 0; q < t.source.size(); ++q)
+        t.source[q] += L_ptr[std::size_t(t.col_idx[q])] - A.row_ptr[std::size_t(t.col_idx[q])];
+      Csr<double> upper{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx),
+                        std::vector<double>(t.source.size(), 1.0)};
+      solver_host(std::move(upper), cpu_level_set(Triangle::Upper, Operation::NonTranspose), LT, LT_levels, chunks);
+    });
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(share);
+    IncompleteFactorization<double> f(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
+    omp_set_num_threads(saved);
+    L.get();
+    U.get();
+    return f.stats().factor_seconds;
+  });
+}
+#else
+void measure_new_flow(Profile&, const Inputs&) {}
+#endif
+
+// One run of every phase.
+void measure_round(Profile& prof, const Inputs& in) {
+  const Csr<double>& A = in.A;
+  const index_t chunks = in.chunks;
+  const Csr<double>& L0 = in.L0;
+  const Csr<double>& LT = in.LT;
+  const LevelSets &L_levels = in.L_levels, &LT_levels = in.LT_levels;
+  // The Krylov front end without a preconditioner (checks, symmetry, copy of A).
+  prof.measure("krylov front end (checks, symmetry, copy of A)", [&] {
+    KrylovSolver<double> s(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::None,
+                               .device = Device::Cpu});
+    return 0.0;
+  });
+  // The pieces, one at a time.
+  prof.measure("IC(0) constructor, less its numeric factorisation", [&] {
+    IncompleteFactorization<double> f(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
+    return f.stats().factor_seconds;
+  });
+  const TrsvOptions lower_o = cpu_level_set(Triangle::Lower, Operation::NonTranspose);
+  const TrsvOptions transposed_o = cpu_level_set(Triangle::Lower, Operation::Transpose);
+  prof.measure("trsv L   front end + sync-free-blocks analysis",
+               [&] { return solver_host(L0, lower_o, L0, L_levels, chunks), 0.0; });
+  prof.measure("trsv L^T front end + sync-free-blocks analysis",
+               [&] { return solver_host(L0, transposed_o, LT, LT_levels, chunks), 0.0; });
+  // The old flow: factorisation, one host copy of the factors, the solvers in turn.
+  prof.measure("GPU-path host setup, in turn (the old flow)", [&] {
+    IncompleteFactorization<double> f(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
+    const Csr<double> F = f.factors();
+    solver_host(F, lower_o, L0, L_levels, chunks);
+    solver_host(F, transposed_o, LT, LT_levels, chunks);
+    return f.stats().factor_seconds;
+  });
+  measure_new_flow(prof, in);
+  // The whole CPU PCG-IC(0) setup (level-set solvers, numeric factorisation included).
+  prof.measure("KrylovSolver CPU PCG-IC(0) setup", [&] {
+    KrylovSolver<double> s(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::Ic0,
+                               .device = Device::Cpu});
+    return 0.0;
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,79 +220,9 @@ int main(int argc, char** argv) {
   const Csr<double> A = laplacian_3d<double>(g, g, g);
   std::printf("lap3d %d^3: n = %d, nnz(A) = %d, %d runs, %d OpenMP threads\n", g, A.rows, A.nnz(), repeats,
               omp_get_max_threads());
-  // What the solvers' constructors compute themselves (untimed here): L, L^T and their levels.
-  const Csr<double> L0 = extract_triangle(A, Triangle::Lower);
-  const Csr<double> LT = transpose(L0);
-  const LevelSets L_levels = level_sets(L0, Triangle::Lower), LT_levels = level_sets(LT, Triangle::Upper);
+  const Inputs in{A, chunks};
   Profile prof;
-  for (int r = 0; r < repeats; ++r) {
-    // The Krylov front end without a preconditioner (checks, symmetry, copy of A).
-    prof.measure("krylov front end (checks, symmetry, copy of A)", [&] {
-      KrylovSolver<double> s(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::None,
-                                 .device = Device::Cpu});
-      return 0.0;
-    });
-    // The pieces, one at a time.
-    prof.measure("IC(0) constructor, less its numeric factorisation", [&] {
-      IncompleteFactorization<double> f(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
-      return f.stats().factor_seconds;
-    });
-    const TrsvOptions lower_o = cpu_level_set(Triangle::Lower, Operation::NonTranspose);
-    const TrsvOptions transposed_o = cpu_level_set(Triangle::Lower, Operation::Transpose);
-    prof.measure("trsv L   front end + sync-free-blocks analysis",
-                 [&] { return solver_host(L0, lower_o, L0, L_levels, chunks), 0.0; });
-    prof.measure("trsv L^T front end + sync-free-blocks analysis",
-                 [&] { return solver_host(L0, transposed_o, LT, LT_levels, chunks), 0.0; });
-    // The old flow: factorisation, one host copy of the factors, the solvers in turn.
-    prof.measure("GPU-path host setup, in turn (the old flow)", [&] {
-      IncompleteFactorization<double> f(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
-      const Csr<double> F = f.factors();
-      solver_host(F, lower_o, L0, L_levels, chunks);
-      solver_host(F, transposed_o, LT, LT_levels, chunks);
-      return f.stats().factor_seconds;
-    });
-#if __has_include("sparse/transpose.hpp")
-    // The flow of the third session (krylov/preconditioner.cpp has moved on
-    // since: patterns without values, U from A's upper triangle when A's
-    // pattern is symmetric, the factors from A's device copy): the solvers
-    // on two threads beside the factorisation, the cores shared, each
-    // building its pattern (values 1) and taking it: L = A's lower
-    // triangle, U = its transpose with the map back into L.
-    prof.measure("GPU-path host setup, concurrent (the new flow)", [&] {
-      const int share = std::max(1, omp_get_max_threads() / 3);
-      auto L = std::async(std::launch::async, [&] {
-        omp_set_num_threads(share);
-        Csr<double> lower = extract_triangle(A, Triangle::Lower);
-        std::fill(lower.values.begin(), lower.values.end(), 1.0);
-        solver_host(std::move(lower), cpu_level_set(Triangle::Lower, Operation::NonTranspose), L0, L_levels, chunks);
-      });
-      auto U = std::async(std::launch::async, [&] {
-        omp_set_num_threads(share);
-        const std::vector<index_t> L_ptr = parallel::kept_row_ptr(
-            A.rows, A.row_ptr, [&](index_t i, index_t p) { return A.col_idx[std::size_t(p)] <= i; });
-        TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx, Triangle::Lower);
-        for (std::size_t q = 0; q < t.source.size(); ++q)
-          t.source[q] += L_ptr[std::size_t(t.col_idx[q])] - A.row_ptr[std::size_t(t.col_idx[q])];
-        Csr<double> upper{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx),
-                          std::vector<double>(t.source.size(), 1.0)};
-        solver_host(std::move(upper), cpu_level_set(Triangle::Upper, Operation::NonTranspose), LT, LT_levels, chunks);
-      });
-      const int saved = omp_get_max_threads();
-      omp_set_num_threads(share);
-      IncompleteFactorization<double> f(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
-      omp_set_num_threads(saved);
-      L.get();
-      U.get();
-      return f.stats().factor_seconds;
-    });
-#endif
-    // The whole CPU PCG-IC(0) setup (level-set solvers, numeric factorisation included).
-    prof.measure("KrylovSolver CPU PCG-IC(0) setup", [&] {
-      KrylovSolver<double> s(A, {.method = KrylovMethod::Cg, .preconditioner = PreconditionerKind::Ic0,
-                                 .device = Device::Cpu});
-      return 0.0;
-    });
-  }
+  for (int r = 0; r < repeats; ++r) measure_round(prof, in);
   prof.print();
   return 0;
 }
