@@ -5,7 +5,7 @@ alternately on one GPU (scripts/gpu-host.sh compare), case by case.
     python3 bench/compare_trsv_runs.py OLD.json [OLD2.json ...] -- NEW.json [NEW2.json ...]
 
 Prints one row per (case, precision, algorithm): the median solve time of each
-build, the ratio new/old and whether Auto chose the same algorithm; then the
+build (in ms; files with `solve_seconds` or older ones with `solve_ms` alike), the ratio new/old and whether Auto chose the same algorithm; then the
 geometric mean of the ratios and the rows outside [0.9, 1.1]. Standard library only.
 """
 import json
@@ -13,15 +13,23 @@ import math
 import sys
 
 
+def solve_ms(r):
+    """The median solve time in ms: `solve_seconds` (since issue 38) or an older file's `solve_ms`; None if none."""
+    if r.get("solve_seconds") is not None:
+        return 1e3 * float(r["solve_seconds"])
+    return None if r.get("solve_ms") is None else float(r["solve_ms"])
+
+
 def rows(paths):
     out = {}
     for path in paths:
         with open(path) as f:
             for r in json.load(f).get("results", []):
-                if r.get("solve_ms") is None:
+                t = solve_ms(r)
+                if t is None:
                     continue
                 key = (r["case"], r.get("precision", ""), r["algorithm"])
-                out[key] = (float(r["solve_ms"]), r.get("chosen") or r.get("note") or "")
+                out[key] = (t, r.get("chosen") or r.get("note") or "")
     return out
 
 

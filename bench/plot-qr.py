@@ -15,6 +15,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from plot import seconds  # bench/plot.py: `*_seconds`, or an older file's `*_s`
+
 
 def main():
     out, files = sys.argv[1], sys.argv[2:]
@@ -26,8 +28,9 @@ def main():
                 continue
             s = c["spqr"]
             rows.append({"matrix": c["matrix"], "intensity": c["cpu"]["intensity"],
-                         "factorise": s["factorise_s"] / g["factorise_s"],
-                         "least_squares": (s["factorise_s"] + s["solve_s"]) / (g["factorise_s"] + g["solve_s"])})
+                         "factorise": seconds(s, "factorise") / seconds(g, "factorise"),
+                         "least_squares": (seconds(s, "factorise") + seconds(s, "solve"))
+                         / (seconds(g, "factorise") + seconds(g, "solve"))})
     with open(out.rsplit(".", 1)[0] + ".csv", "w", newline="") as h:
         w = csv.DictWriter(h, fieldnames=list(rows[0]))
         w.writeheader()

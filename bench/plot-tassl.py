@@ -12,6 +12,11 @@ a small built-in PNG rasterizer (points and axes, no text: read the CSV).
 import argparse, csv, json, math, struct, zlib
 
 
+def solve_time(r):
+    """`solve_seconds`, or an older file's `solve_ms` (only ratios of the two are used)."""
+    return r["solve_seconds"] if "solve_seconds" in r else r["solve_ms"]
+
+
 def points(path, precision):
     rows = {}
     for r in json.load(open(path))["results"]:
@@ -22,7 +27,7 @@ def points(path, precision):
         if "tassl" in algs and "cusparse" in algs:
             t = algs["tassl"]
             out.append((case, t["source"] == "generator", t["n"] / max(t["levels"], 1),
-                        algs["cusparse"]["solve_ms"] / t["solve_ms"]))
+                        solve_time(algs["cusparse"]) / solve_time(t)))
     return out
 
 

@@ -135,6 +135,16 @@ def geomean(values) -> float:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
 
 
+def seconds(record: dict, name: str):
+    """The time `name` of a result record, in seconds: `<name>_seconds` (balsa-bench since issue 38), or the
+    older files' `<name>_s` (seconds) or `<name>_ms` (milliseconds); None when the record has none."""
+    for suffix, scale in (("_seconds", 1.0), ("_s", 1.0), ("_ms", 1e-3)):
+        value = record.get(name + suffix)
+        if value is not None:
+            return value * scale if isinstance(value, (int, float)) else value
+    return None
+
+
 def _ok(x) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
@@ -152,15 +162,16 @@ def trsv(sources, x: str = "nnz", precision: str | None = None):
     if precision not in have:
         raise ValueError(f"trsv: no results in precision {precision!r} (the files have {', '.join(have) or 'none'})")
     rows = [(i, r) for i, r in rows if r["precision"] == precision]
-    base = {(i, r["case"]): r["solve_ms"] for i, r in rows if r["algorithm"] == "cusparse"}
+    base = {(i, r["case"]): seconds(r, "solve") for i, r in rows if r["algorithm"] == "cusparse"}
     series: dict[str, list[tuple[float, float]]] = {}
     for i, r in rows:
         name = OLD_NAMES.get(r["algorithm"], r["algorithm"])
         t_base = base.get((i, r["case"]))
-        if r.get("device") != "cuda" or name.startswith("cusparse") or not (_ok(t_base) and _ok(r["solve_ms"])):
+        t = seconds(r, "solve")
+        if r.get("device") != "cuda" or name.startswith("cusparse") or not (_ok(t_base) and _ok(t)):
             continue
         xv = r["nnz"] if x == "nnz" else r["n"] / max(r["levels"], 1)
-        series.setdefault(name, []).append((xv, t_base / r["solve_ms"]))
+        series.setdefault(name, []).append((xv, t_base / t))
     if not series:
         raise ValueError("trsv: no GPU algorithm has a cuSPARSE SpSV result beside it")
     fig, ax = plt.subplots(figsize=(7.5, 5))
@@ -225,8 +236,8 @@ def solve(sources):
     docs = load(sources, "solve")
     rows = [r for _, d in docs for r in d["rows"]]
     fig, axes = plt.subplots(2, 1, sharex=True, figsize=(max(7.5, 0.7 * len(rows) + 2), 7.5))
-    metrics = (("time to solution: set-up + solve (s)", lambda r: r["setup_s"] + r["solve_s"]),
-               ("time per iteration (ms)", lambda r: 1e3 * r["per_iteration_s"]))
+    metrics = (("time to solution: set-up + solve (s)", lambda r: seconds(r, "setup") + seconds(r, "solve")),
+               ("time per iteration (ms)", lambda r: 1e3 * seconds(r, "per_iteration")))
     xs = np.arange(len(rows))
     width = 0.8 / len(SOLVE_RUNS)
     for ax, (ylabel, value) in zip(axes, metrics):
@@ -269,11 +280,13 @@ def qr(sources):
         for c in doc["cases"]:
             cpu, gpu, spqr = c.get("cpu") or c.get("balsa"), c.get("gpu"), c["spqr"]
             add = lambda label, ratio, name="": series[label].append((cpu["intensity"], ratio, name))
-            add(cpu_f, spqr["factorise_s"] / cpu["factorise_s"])
+            factorise = lambda run: seconds(run, "factorise")
+            least_squares = lambda run: seconds(run, "factorise") + seconds(run, "solve")
+            add(cpu_f, factorise(spqr) / factorise(cpu))
             if gpu:
-                add(gpu_f if gpu.get("device") == "cuda" else fell, spqr["factorise_s"] / gpu["factorise_s"], c["matrix"])
+                add(gpu_f if gpu.get("device") == "cuda" else fell, factorise(spqr) / factorise(gpu), c["matrix"])
             if gpu and gpu.get("device") == "cuda":
-                add(gpu_lsq, (spqr["factorise_s"] + spqr["solve_s"]) / (gpu["factorise_s"] + gpu["solve_s"]))
+                add(gpu_lsq, least_squares(spqr) / least_squares(gpu))
     fig, ax = plt.subplots(figsize=(8, 5.5))
     styles = (("o", "tab:blue", 40), ("s", "tab:orange", 24), ("^", "tab:green", 24), ("x", "tab:gray", 40))
     for (label, pts), (marker, color, size) in zip(series.items(), styles):

@@ -35,6 +35,30 @@ def read(path):
     return json.loads(Path(path).read_text())
 
 
+def new_keys(doc):
+    """doc with the keys balsa-bench writes since issue 38: `*_ms` (ms) and `*_s` (s) as `*_seconds` (s)."""
+    if isinstance(doc, list):
+        return [new_keys(v) for v in doc]
+    if not isinstance(doc, dict):
+        return doc
+    out = {}
+    for key, value in doc.items():
+        if key.endswith("_ms"):
+            out[key[:-3] + "_seconds"] = value / 1e3 if isinstance(value, (int, float)) else new_keys(value)
+        elif key.endswith("_s"):
+            out[key[:-2] + "_seconds"] = new_keys(value)
+        else:
+            out[key] = new_keys(value)
+    return out
+
+
+def same_offsets(a, b):
+    assert [len(c.get_offsets()) for c in a.collections] == [len(c.get_offsets()) for c in b.collections]
+    for ca, cb in zip(a.collections, b.collections):
+        assert ca.get_label() == cb.get_label()
+        assert [v for pt in ca.get_offsets() for v in pt] == pytest.approx([v for pt in cb.get_offsets() for v in pt])
+
+
 def points(ax, label_start):
     """Offsets of the scatter whose legend label starts with label_start."""
     found = [c for c in ax.collections if c.get_label().startswith(label_start)]
@@ -60,7 +84,7 @@ def test_trsv_one_point_per_case_and_algorithm(plot):
         assert len(points(ax, algorithm + " ")) == len(cases)
     assert not [c for c in ax.collections if c.get_label().startswith("cusparse")]
     # y = t_cuSPARSE / t_tassl for each case; x = nnz
-    base = {r["case"]: r["solve_ms"] for r in doc["results"] if r["algorithm"] == "cusparse"}
+    base = {r["case"]: r["solve_ms"] for r in doc["results"] if r["algorithm"] == "cusparse"}  # an older file
     want = sorted((r["nnz"], base[r["case"]] / r["solve_ms"]) for r in doc["results"] if r["algorithm"] == "tassl")
     got = sorted(map(tuple, points(ax, "tassl ")))
     assert [v for pt in got for v in pt] == pytest.approx([v for pt in want for v in pt])
@@ -84,6 +108,22 @@ def test_trsv_parallelism_axis_and_precision(plot, tmp_path):
     assert "rows per level" in ax.get_xlabel() and "float" in ax.get_title()
     with pytest.raises(ValueError, match="precision 'double'"):
         plot.trsv([path], precision="double")
+
+
+def test_seconds_reads_old_and_new_keys(plot):
+    assert plot.seconds({"solve_seconds": 0.0123}, "solve") == 0.0123
+    assert plot.seconds({"solve_ms": 12.3}, "solve") == pytest.approx(0.0123)
+    assert plot.seconds({"factorise_s": 0.5}, "factorise") == 0.5
+    assert plot.seconds({"solve_ms": None}, "solve") is None and plot.seconds({}, "solve") is None
+
+
+@pytest.mark.parametrize("kind, path", [("trsv", TRSV), ("solve", SOLVE), ("qr", QR)])
+def test_new_keys_draw_the_same_figure(plot, kind, path):
+    old = getattr(plot, kind)([path]).axes
+    new = getattr(plot, kind)([new_keys(read(path))]).axes
+    for a, b in zip(old, new):
+        same_offsets(a, b)
+        assert [p.get_height() for p in a.patches] == pytest.approx([p.get_height() for p in b.patches])
 
 
 # ---------------------------------------------------------------- convergence
