@@ -5,7 +5,7 @@
 // repository root, after `cmake --build build`:
 //
 //   g++ -std=c++20 -O3 -fopenmp -Iinclude -Ibuild/include -I. bench/setup_profile.cpp \
-//       build/libbalsa.a -L/usr/local/cuda/lib64 -lcudart -lcusparse -o /tmp/setup_profile
+//       build/libbalsa.a -L/usr/local/cuda/lib64 -lcudart -lcusparse -lopenblas -o /tmp/setup_profile
 //   /tmp/setup_profile [grid=160] [chunks=132] [repeats=3]
 //
 // (with build-nocuda/libbalsa.a no CUDA libraries are needed; built against
@@ -127,11 +127,6 @@ struct Inputs {
 
 #if __has_include("sparse/transpose.hpp")
 void measure_new_flow(Profile& prof, const Inputs& in) {
-  const Csr<double>& A = in.A;
-  const index_t chunks = in.chunks;
-  const Csr<double>& L0 = in.L0;
-  const Csr<double>& LT = in.LT;
-  const LevelSets &L_levels = in.L_levels, &LT_levels = in.LT_levels;
   // The flow of the third session (krylov/preconditioner.cpp has moved on
   // since: patterns without values, U from A's upper triangle when A's
   // pattern is symmetric, the factors from A's device copy): the solvers
@@ -142,24 +137,24 @@ void measure_new_flow(Profile& prof, const Inputs& in) {
     const int share = std::max(1, omp_get_max_threads() / 3);
     auto L = std::async(std::launch::async, [&] {
       omp_set_num_threads(share);
-      Csr<double> lower = extract_triangle(A, Triangle::Lower);
+      Csr<double> lower = extract_triangle(in.A, Triangle::Lower);
       std::fill(lower.values.begin(), lower.values.end(), 1.0);
-      solver_host(std::move(lower), cpu_level_set(Triangle::Lower, Operation::NonTranspose), L0, L_levels, chunks);
+      solver_host(std::move(lower), cpu_level_set(Triangle::Lower, Operation::NonTranspose), in.L0, in.L_levels, in.chunks);
     });
     auto U = std::async(std::launch::async, [&] {
       omp_set_num_threads(share);
       const std::vector<index_t> L_ptr = parallel::kept_row_ptr(
-          A.rows, A.row_ptr, [&](index_t i, index_t p) { return A.col_idx[std::size_t(p)] <= i; });
-      TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx, Triangle::Lower);
+          in.A.rows, in.A.row_ptr, [&](index_t i, index_t p) { return in.A.col_idx[std::size_t(p)] <= i; });
+      TransposedPattern t = transpose_pattern(in.A.rows, in.A.cols, in.A.row_ptr, in.A.col_idx, Triangle::Lower);
       for (std::size_t q = 0; q < t.source.size(); ++q)
-        t.source[q] += L_ptr[std::size_t(t.col_idx[q])] - A.row_ptr[std::size_t(t.col_idx[q])];
-      Csr<double> upper{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx),
+        t.source[q] += L_ptr[std::size_t(t.col_idx[q])] - in.A.row_ptr[std::size_t(t.col_idx[q])];
+      Csr<double> upper{in.A.cols, in.A.rows, std::move(t.row_ptr), std::move(t.col_idx),
                         std::vector<double>(t.source.size(), 1.0)};
-      solver_host(std::move(upper), cpu_level_set(Triangle::Upper, Operation::NonTranspose), LT, LT_levels, chunks);
+      solver_host(std::move(upper), cpu_level_set(Triangle::Upper, Operation::NonTranspose), in.LT, in.LT_levels, in.chunks);
     });
     const int saved = omp_get_max_threads();
     omp_set_num_threads(share);
-    IncompleteFactorization<double> f(A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
+    IncompleteFactorization<double> f(in.A, {.kind = IncompleteKind::Ic0, .device = Device::Cpu});
     omp_set_num_threads(saved);
     L.get();
     U.get();
