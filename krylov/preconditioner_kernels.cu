@@ -59,10 +59,7 @@ void scatter(const T* y, const index_t* perm, T* v, std::size_t n) {
   launch(scatter_kernel<T>, n, y, perm, v);
 }
 
-template void convert<double, float>(const double*, float*, std::size_t);
-template void convert<float, double>(const float*, double*, std::size_t);
-template void scale<float>(const float*, const float*, float*, std::size_t);
-template void scale<double>(const double*, const double*, double*, std::size_t);
+BALSA_KRYLOV_DEVICE_CONVERSIONS
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_KRYLOV_DEVICE_KERNELS)
 
 }  // namespace balsa::krylov::device

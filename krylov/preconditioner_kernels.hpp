@@ -23,6 +23,13 @@ void gather(const T* v, const index_t* perm, T* y, std::size_t n);
 template <class T>
 void scatter(const T* y, const index_t* perm, T* v, std::size_t n);
 
+// The precision conversions' and scalings' explicit instantiations, one
+// list for the kernels and their stand-ins.
+#define BALSA_KRYLOV_DEVICE_CONVERSIONS                                     \
+  template void convert<double, float>(const double*, float*, std::size_t); \
+  template void convert<float, double>(const float*, double*, std::size_t); \
+  template void scale<float>(const float*, const float*, float*, std::size_t); \
+  template void scale<double>(const double*, const double*, double*, std::size_t);
 // The explicit instantiations for T, one list for the kernels (preconditioner_kernels.cu) and their stand-ins (preconditioner_kernels_no_cuda.cpp).
 #define BALSA_KRYLOV_DEVICE_KERNELS(T) \
   template void gather<T>(const T*, const index_t*, T*, std::size_t); \

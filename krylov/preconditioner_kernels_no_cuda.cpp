@@ -18,10 +18,7 @@ void gather(const T*, const index_t*, T*, std::size_t) { no_cuda(); }
 template <class T>
 void scatter(const T*, const index_t*, T*, std::size_t) { no_cuda(); }
 
-template void convert<double, float>(const double*, float*, std::size_t);
-template void convert<float, double>(const float*, double*, std::size_t);
-template void scale<float>(const float*, const float*, float*, std::size_t);
-template void scale<double>(const double*, const double*, double*, std::size_t);
+BALSA_KRYLOV_DEVICE_CONVERSIONS
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_KRYLOV_DEVICE_KERNELS)
 
 }  // namespace balsa::krylov::device

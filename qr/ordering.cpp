@@ -4,6 +4,8 @@
 #include <cholmod.h>
 #include <metis.h>
 
+#include "qr/cholmod_view.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -23,18 +25,8 @@ std::vector<index_t> colamd_ordering(const Csr<double>& A) {
     ~Finish() { cholmod_l_finish(&c); }
   } finish{c};
   // A^T as CHOLMOD sees it (n x m, column i = row i of A): COLAMD orders its rows.
-  std::vector<SuiteSparse_long> p(A.row_ptr.begin(), A.row_ptr.end()), idx(A.col_idx.begin(), A.col_idx.end());
-  cholmod_sparse At{};
-  At.nrow = std::size_t(A.cols);
-  At.ncol = std::size_t(A.rows);
-  At.nzmax = idx.size();
-  At.p = p.data();
-  At.i = idx.data();
-  At.itype = CHOLMOD_LONG;
-  At.xtype = CHOLMOD_PATTERN;
-  At.dtype = CHOLMOD_DOUBLE;
-  At.sorted = 1;
-  At.packed = 1;
+  std::vector<SuiteSparse_long> p, idx;
+  cholmod_sparse At = transpose_pattern(A, p, idx);
   std::vector<SuiteSparse_long> perm(static_cast<std::size_t>(A.cols));
   if (!cholmod_l_colamd(&At, nullptr, 0, 1, perm.data(), &c) || c.status < CHOLMOD_OK)
     throw Error("QR ordering: COLAMD failed (CHOLMOD status " + std::to_string(c.status) + ")");

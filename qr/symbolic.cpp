@@ -8,6 +8,8 @@
 
 #include <cholmod.h>
 
+#include "qr/cholmod_view.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -91,27 +93,6 @@ std::vector<index_t> stages(const std::vector<Front>& fronts, std::size_t budget
   }
   starts.push_back(index_t(fronts.size()));
   return starts;
-}
-
-// A^T as CHOLMOD sees it: n x m, column i = row i of A (CSR of A = CSC of
-// A^T); 64-bit indices (R's pattern can pass 2^31 entries). p and idx hold
-// the copies it points to.
-cholmod_sparse transpose_pattern(const Csr<double>& A, std::vector<SuiteSparse_long>& p, std::vector<SuiteSparse_long>& idx) {
-  p.assign(A.row_ptr.begin(), A.row_ptr.end());
-  idx.assign(A.col_idx.begin(), A.col_idx.end());
-  cholmod_sparse At{};
-  At.nrow = std::size_t(A.cols);
-  At.ncol = std::size_t(A.rows);
-  At.nzmax = idx.size();
-  At.p = p.data();
-  At.i = idx.data();
-  At.stype = 0;
-  At.itype = CHOLMOD_LONG;
-  At.xtype = CHOLMOD_PATTERN;
-  At.dtype = CHOLMOD_DOUBLE;
-  At.sorted = 1;
-  At.packed = 1;
-  return At;
 }
 
 // CHOLMOD's supernodal analysis of A^T A in the order q: the final column
