@@ -15,11 +15,6 @@ namespace {
 
 using namespace krylov_cpu_cases;
 
-template <class T>
-class KrylovCpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(KrylovCpu, ValueTypes);
-
 // ---- test matrices (also test::convection_diffusion; the thesis family is
 // balsa::thesis_banded_spd, checked against a dense Q Q^T in generators_test) --
 

@@ -13,11 +13,6 @@ namespace {
 
 using namespace krylov_cpu_cases;
 
-template <class T>
-class KrylovCpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(KrylovCpu, ValueTypes);
-
 // ---- preconditioners ------------------------------------------------------------------------
 
 TYPED_TEST(KrylovCpu, IncompletePreconditionersCutIterations) {

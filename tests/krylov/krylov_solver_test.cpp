@@ -17,11 +17,6 @@ namespace {
 
 using namespace krylov_cpu_cases;
 
-template <class T>
-class KrylovCpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(KrylovCpu, ValueTypes);
-
 // KrylovOptions::threads: checked at set-up; the solver and its nested
 // preconditioner leave the caller's OpenMP setting as it was.
 TEST(KrylovCpuThreads, RangeCheckedAndCallerSettingKept) {

@@ -17,11 +17,6 @@ namespace {
 
 using namespace generator_checks;
 
-template <class T>
-class GeneratorsTyped : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(GeneratorsTyped, ValueTypes);
-
 // ---- triangular generators ---------------------------------------------------
 
 // Lower triangular, canonical, diagonal last in each row and 1 + sum |l_ij|.

@@ -17,11 +17,6 @@ namespace {
 
 using namespace generator_checks;
 
-template <class T>
-class GeneratorsTyped : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(GeneratorsTyped, ValueTypes);
-
 // ---- Laplacians --------------------------------------------------------------
 
 // Every row: diagonal `diag`, -1 elsewhere; row sum = diag - (row length - 1) >= 0.

@@ -18,11 +18,6 @@ namespace {
 
 using namespace generator_checks;
 
-template <class T>
-class GeneratorsTyped : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(GeneratorsTyped, ValueTypes);
-
 // ---- Random ------------------------------------------------------------------
 // Pinned values computed once with an independent Python implementation of
 // splitmix64 / xoshiro256** / Lemire's method.

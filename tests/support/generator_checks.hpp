@@ -85,4 +85,10 @@ void expect_thread_independent(F make) {
   EXPECT_TRUE(identical(a, b));
 }
 
+// The typed suite of the generator tests, float and double.
+template <class T>
+class GeneratorsTyped : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GeneratorsTyped, ValueTypes);
+
 }  // namespace balsa::generator_checks

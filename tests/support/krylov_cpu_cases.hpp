@@ -46,4 +46,10 @@ KrylovStats expect_solves(const Csr<T>& A, const KrylovOptions& o, double error_
   return st;
 }
 
+// The typed suite of the CPU tests, float and double.
+template <class T>
+class KrylovCpu : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(KrylovCpu, ValueTypes);
+
 }  // namespace balsa::krylov_cpu_cases
