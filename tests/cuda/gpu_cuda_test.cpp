@@ -7,6 +7,7 @@
 #include "balsa/cuda.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
+#include "support/poison.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {
@@ -89,11 +90,11 @@ void check_spmv(const Csr<T>& A, std::uint64_t seed) {
           << who << ": row " << i;
     }
   };
-  cuda::fill(dy, std::numeric_limits<T>::quiet_NaN());
+  test::poison(dy);
   cuda::CusparseSpmv<T> cusparse(dA);
   cusparse.apply(T(1), dx, T(0), dy);
   expect_close(dy.to_host(), "cuSPARSE");
-  cuda::fill(dy, std::numeric_limits<T>::quiet_NaN());
+  test::poison(dy);
   cuda::spmv(dA, dx, dy);
   expect_close(dy.to_host(), "balsa kernel");
 }

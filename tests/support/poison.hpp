@@ -76,7 +76,11 @@ template <class T>
     return ::testing::AssertionFailure() << left << " of " << x.size() << " entries were never written";
   double err = 0.0, norm = 0.0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    err = std::max(err, std::abs(static_cast<double>(x[i]) - static_cast<double>(ref[i])));
+    const double d = std::abs(static_cast<double>(x[i]) - static_cast<double>(ref[i]));
+    // A NaN reference entry, or Inf in both, fails as in test::relative_error
+    // (std::max would skip the NaN).
+    if (std::isnan(d)) return ::testing::AssertionFailure() << "entry " << i << ": x or reference is not finite";
+    err = std::max(err, d);
     norm = std::max(norm, std::abs(static_cast<double>(ref[i])));
   }
   const double rel = err / std::max(norm, std::numeric_limits<double>::min());

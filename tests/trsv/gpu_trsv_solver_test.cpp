@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "balsa/trsv.hpp"
+#include "support/poison.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
 
@@ -35,13 +36,13 @@ TYPED_TEST(TrsvSolverGpu, EveryAlgorithmMatchesTheReference) {
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
           const std::vector<T> b = random_vector<T>(c.L.rows, seed);
           db.upload(b);
-          cuda::fill(dx, std::numeric_limits<T>::quiet_NaN());
+          test::poison(dx);
           solver.solve(db, dx);
           test::expect_matches_reference<T>(M, tri, DiagonalKind::NonUnit, b, dx.to_host(), what);
         }
         // Host vectors.
         const std::vector<T> b = random_vector<T>(c.L.rows, 9);
-        std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+        std::vector<T> x = test::poisoned<T>(b.size());
         solver.solve(std::span<const T>(b), std::span<T>(x));
         test::expect_matches_reference<T>(M, tri, DiagonalKind::NonUnit, b, x, what + " host");
         if (::testing::Test::HasFailure()) return;
@@ -66,7 +67,7 @@ TYPED_TEST(TrsvSolverGpu, UpperUnitAndUpdatedValues) {
       TriangularSolver<T> solver(A, {.algorithm = alg, .device = Device::Cuda, .triangle = Triangle::Upper,
                                      .diagonal = diag});
       const std::vector<T> b = random_vector<T>(A.rows, 5);
-      std::vector<T> x(b.size());
+      std::vector<T> x = test::poisoned<T>(b.size());
       solver.solve(std::span<const T>(b), std::span<T>(x));
       test::expect_matches_reference<T>(A, Triangle::Upper, diag, b, x, "upper");
       // update_values: negate the off-diagonals.
@@ -75,7 +76,7 @@ TYPED_TEST(TrsvSolverGpu, UpperUnitAndUpdatedValues) {
         for (index_t k = A2.row_ptr[i]; k < A2.row_ptr[i + 1]; ++k)
           if (A2.col_idx[k] != i) A2.values[k] = -A2.values[k];
       solver.update_values(A2.values);
-      std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
+      test::poison(x);
       solver.solve(std::span<const T>(b), std::span<T>(x));
       test::expect_matches_reference<T>(A2, Triangle::Upper, diag, b, x, "upper after update_values");
     }
@@ -106,13 +107,14 @@ TYPED_TEST(TrsvSolverGpu, ManyRightHandSides) {
     TriangularSolver<T> solver(L, {.algorithm = alg, .device = Device::Cuda, .tassl_n_max = 1500});
     for (const index_t k : {index_t(4), index_t(1), index_t(37), index_t(4)}) {
       const DenseMatrix<T> B = random_columns<T>(L.rows, k, 20 + std::uint64_t(k));
-      DenseMatrix<T> X(L.rows, k, std::numeric_limits<T>::quiet_NaN());
+      DenseMatrix<T> X(L.rows, k);
+      test::poison(X.values);
       solver.solve(B, X);
       for (index_t j = 0; j < k; ++j)
         test::expect_matches_reference<T>(L, Triangle::Lower, DiagonalKind::NonUnit, B.column(j), X.column(j),
                                           "host, column " + std::to_string(j) + " of " + std::to_string(k));
       cuda::DeviceBuffer<T> dB{std::span<const T>(B.values)}, dX(B.values.size());
-      cuda::fill(dX, std::numeric_limits<T>::quiet_NaN());
+      test::poison(dX);
       solver.solve(dB, dX, k);
       const std::vector<T> x = dX.to_host();
       for (index_t j = 0; j < k; ++j)
@@ -128,7 +130,8 @@ TYPED_TEST(TrsvSolverGpu, ManyRightHandSides) {
         if (L2.col_idx[p] != i) L2.values[p] *= T(-0.5);
     solver.update_values(L2.values);
     const DenseMatrix<T> B = random_columns<T>(L.rows, 4, 90);
-    DenseMatrix<T> X(L.rows, 4, std::numeric_limits<T>::quiet_NaN());
+    DenseMatrix<T> X(L.rows, 4);
+    test::poison(X.values);
     solver.solve(B, X);
     for (index_t j = 0; j < 4; ++j)
       test::expect_matches_reference<T>(L2, Triangle::Lower, DiagonalKind::NonUnit, B.column(j), X.column(j),
@@ -158,7 +161,7 @@ TYPED_TEST(TrsvSolverGpu, PatternWithoutValuesWaitsForThem) {
         TriangularSolver<T> solver(Csr<T>{A.rows, A.cols, A.row_ptr, A.col_idx, {}},
                                    {.algorithm = alg, .device = Device::Cuda, .triangle = tri, .tassl_n_max = 1500},
                                    detail::PrecheckedMatrix());
-        std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+        std::vector<T> x = test::poisoned<T>(b.size());
         EXPECT_THROW_MSG(solver.solve(std::span<const T>(b), std::span<T>(x)), Error, "no values yet");
         cuda::DeviceBuffer<T> db{std::span<const T>(b)}, dx(b.size());
         EXPECT_THROW_MSG(solver.solve(db, dx), Error, "no values yet");
@@ -168,7 +171,7 @@ TYPED_TEST(TrsvSolverGpu, PatternWithoutValuesWaitsForThem) {
           solver.update_values(std::span<const T>(A.values));
         solver.solve(std::span<const T>(b), std::span<T>(x));
         test::expect_matches_reference<T>(A, tri, DiagonalKind::NonUnit, b, x, "host solve");
-        cuda::fill(dx, std::numeric_limits<T>::quiet_NaN());
+        test::poison(dx);
         solver.solve(db, dx);
         test::expect_matches_reference<T>(A, tri, DiagonalKind::NonUnit, b, dx.to_host(), "device solve");
         if (::testing::Test::HasFailure()) return;
@@ -221,7 +224,7 @@ TYPED_TEST(TrsvSolverGpu, DeviceValueUpdates) {
       const Triangle tri2 = op == Operation::Transpose ? Triangle::Upper : Triangle::Lower;
       cuda::DeviceBuffer<T> values{std::span<const T>(L2.values)};
       solver.update_values(values);
-      std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+      std::vector<T> x = test::poisoned<T>(b.size());
       solver.solve(std::span<const T>(b), std::span<T>(x));
       test::expect_matches_reference<T>(M2, tri2, DiagonalKind::NonUnit, b, x, "after a device update");
       std::vector<T> bad = L.values;
@@ -234,7 +237,7 @@ TYPED_TEST(TrsvSolverGpu, DeviceValueUpdates) {
       EXPECT_THROW_MSG(solver.update_values(bad_diag), MatrixError, "zero diagonal at row 77, column 77");
       cuda::DeviceBuffer<T> short_values(L.values.size() - 1);
       EXPECT_THROW_MSG(solver.update_values(short_values), DimensionError, "values for a pattern");
-      std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
+      test::poison(x);
       solver.solve(std::span<const T>(b), std::span<T>(x));  // still L2's values
       test::expect_matches_reference<T>(M2, tri2, DiagonalKind::NonUnit, b, x, "after rejected device updates");
     }

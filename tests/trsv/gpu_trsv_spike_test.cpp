@@ -8,6 +8,7 @@
 
 #include "balsa/generators.hpp"
 #include "balsa/trsv.hpp"
+#include "support/poison.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
 
@@ -43,7 +44,7 @@ TYPED_TEST(SpikeGpu, MatchesTheReferenceOverChainLengths) {
         for (std::uint64_t seed = 1; seed <= 2; ++seed) {
           const std::vector<T> b = random_vector<T>(A.rows, seed);
           db.upload(b);
-          cuda::fill(dx, std::numeric_limits<T>::quiet_NaN());
+          test::poison(dx);
           gpu.solve(db, dx);
           test::expect_matches_reference<T>(M, solved, DiagonalKind::NonUnit, b, dx.to_host(), what);
         }
@@ -63,7 +64,7 @@ TYPED_TEST(SpikeGpu, DeviceValueUpdatesRecomputeTheSpikes) {
   const cuda::DeviceBuffer<T> values{std::span<const T>(L2.values)};
   solver.update_values(values);
   const std::vector<T> b = random_vector<T>(L.rows, 4);
-  std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+  std::vector<T> x = test::poisoned<T>(b.size());
   solver.solve(std::span<const T>(b), std::span<T>(x));
   test::expect_matches_reference<T>(L2, Triangle::Lower, DiagonalKind::NonUnit, b, x, "device update");
 }
@@ -76,7 +77,7 @@ TEST(SpikeGpuAuto, DeepNarrowChainsChooseSpike) {
   TriangularSolver<double> a(band, {.device = Device::Cuda});
   EXPECT_EQ(a.stats().algorithm, TrsvAlgorithm::Spike);
   const std::vector<double> b = random_vector<double>(band.rows, 3);
-  std::vector<double> x(b.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> x = test::poisoned<double>(b.size());
   a.solve(std::span<const double>(b), std::span<double>(x));
   test::expect_matches_reference<double>(band, Triangle::Lower, DiagonalKind::NonUnit, b, x, "auto band");
   const Csr<double> lap = extract_triangle(laplacian_3d<double>(40, 40, 40), Triangle::Lower);
@@ -95,11 +96,11 @@ TEST(SpikeGpuAuto, TinyTrianglesSolveHostVectorsOnTheHost) {
   TriangularSolver<double> on_gpu(L, {.device = Device::Cuda});
   EXPECT_FALSE(on_gpu.stats().host_solves_on_cpu);
   const std::vector<double> b = random_vector<double>(L.rows, 3);
-  std::vector<double> x(b.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> x = test::poisoned<double>(b.size());
   s.solve(std::span<const double>(b), std::span<double>(x));
   test::expect_matches_reference<double>(L, Triangle::Lower, DiagonalKind::NonUnit, b, x, "host");
   cuda::DeviceBuffer<double> db{std::span<const double>(b)}, dx(b.size());
-  cuda::fill(dx, std::numeric_limits<double>::quiet_NaN());
+  test::poison(dx);
   s.solve(db, dx);
   test::expect_matches_reference<double>(L, Triangle::Lower, DiagonalKind::NonUnit, b, dx.to_host(), "device");
 }
@@ -125,7 +126,7 @@ TEST(SpikeGpuAuto, SmallTrianglesAreTimedAgainstCusparse) {
     EXPECT_EQ(untimed.stats().trial_pick_seconds, 0.0);
     const std::vector<double> b = random_vector<double>(c.L.rows, 3);
     cuda::DeviceBuffer<double> db{std::span<const double>(b)}, dx(b.size());
-    cuda::fill(dx, std::numeric_limits<double>::quiet_NaN());
+    test::poison(dx);
     s.solve(db, dx);
     test::expect_matches_reference<double>(c.L, Triangle::Lower, DiagonalKind::NonUnit, b, dx.to_host(), c.name);
   }

@@ -20,6 +20,7 @@
 #include "core/parallel.hpp"
 #include "sparse/transpose.hpp"
 #include "sparse/triangle_pattern.hpp"
+#include "support/poison.hpp"
 #include "support/test_support.hpp"
 #include "trsv/off_diagonal.hpp"
 #include "trsv/sync_free_blocks/sync_free_blocks_layout.hpp"
@@ -474,7 +475,7 @@ TEST(ParallelAnalysis, IncompleteCholeskyAndItsPreconditionerMatchTheReference) 
       for (const TrsvAlgorithm alg : {TrsvAlgorithm::Reference, TrsvAlgorithm::LevelSet}) {
         const auto M = krylov::make_preconditioner(*M_of, {.preconditioner = PreconditionerKind::Ic0,
                                                            .device = Device::Cpu, .trsv = alg});
-        std::fill(z.begin(), z.end(), std::numeric_limits<double>::quiet_NaN());
+        test::poison(z);
         M->apply(std::span<const double>(r), std::span<double>(z));
         EXPECT_EQ(z, want) << to_string(alg);
       }

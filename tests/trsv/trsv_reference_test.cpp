@@ -4,6 +4,7 @@
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
 #include "balsa/trsv.hpp"
+#include "support/poison.hpp"
 #include "support/test_support.hpp"
 
 namespace balsa {
@@ -22,7 +23,7 @@ void expect_solves(const Csr<T>& A, Triangle tri, DiagonalKind diag) {
   std::vector<T> b = multiply(extract_triangle(A, tri, Diag::Exclude), std::span<const T>(x_true));
   const std::vector<T> d = diagonal(A);
   for (index_t i = 0; i < A.rows; ++i) b[i] += (diag == DiagonalKind::Unit ? T(1) : d[i]) * x_true[i];
-  std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+  std::vector<T> x = test::poisoned<T>(b.size());
   trsv_reference(A, tri, diag, std::span<const T>(b), std::span<T>(x));
   EXPECT_LT(test::relative_error<T>(x, x_true), test::tolerance<T>(1000)) << "n = " << A.rows;
 }

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "balsa/trsv.hpp"
+#include "support/poison.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
 
@@ -44,7 +45,7 @@ TYPED_TEST(TrsvSolverCpu, EveryModeMatchesTheReference) {
             TriangularSolver<T> solver(A, {.algorithm = alg, .device = Device::Cpu, .triangle = tri,
                                            .diagonal = diag, .operation = op, .tassl_n_max = 97});
             const std::vector<T> b = random_vector<T>(A.rows, 7);
-            std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+            std::vector<T> x = test::poisoned<T>(b.size());
             solver.solve(std::span<const T>(b), std::span<T>(x));
             // The system actually solved: A, or A^T (the other triangle).
             const Csr<T> M = op == Operation::Transpose ? transpose(A) : A;
@@ -97,7 +98,8 @@ TYPED_TEST(TrsvSolverCpu, ManyRightHandSidesAndUpdateValues) {
     SCOPED_TRACE(to_string(alg));
     // The columns are solved in parallel: each must come out right.
     TriangularSolver<T> solver(L, {.algorithm = alg, .device = Device::Cpu, .operation = op, .tassl_n_max = 300});
-    DenseMatrix<T> B(L.rows, 3), X(L.rows, 3, std::numeric_limits<T>::quiet_NaN());
+    DenseMatrix<T> B(L.rows, 3), X(L.rows, 3);
+    test::poison(X.values);
     for (index_t j = 0; j < 3; ++j) {
       const auto col = random_vector<T>(L.rows, 10 + j);
       std::copy(col.begin(), col.end(), B.column(j).begin());
@@ -158,7 +160,7 @@ TYPED_TEST(TrsvSolverCpu, PatternWithoutValuesWaitsForThem) {
                                  {.algorithm = alg, .device = Device::Cpu, .tassl_n_max = 97},
                                  detail::PrecheckedMatrix());
       const std::vector<T> b = random_vector<T>(c.L.rows, 11);
-      std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+      std::vector<T> x = test::poisoned<T>(b.size());
       EXPECT_THROW_MSG(solver.solve(std::span<const T>(b), std::span<T>(x)), Error, "no values yet");
       EXPECT_THROW_MSG(solver.update_values(std::span<const T>(c.L.values).first(c.L.values.size() - 1)),
                        DimensionError, "values for a pattern of");

@@ -8,6 +8,7 @@
 
 #include "balsa/generators.hpp"
 #include "balsa/trsv.hpp"
+#include "support/poison.hpp"
 #include "support/test_support.hpp"
 #include "support/trsv_cases.hpp"
 #include "trsv/auto_choice.hpp"
@@ -92,7 +93,7 @@ void expect_spike_solves(const Csr<T>& A, Triangle tri, DiagonalKind diag, Opera
   const Triangle solved =
       op == Operation::Transpose ? (tri == Triangle::Lower ? Triangle::Upper : Triangle::Lower) : tri;
   const std::vector<T> b = random_vector<T>(A.rows, 17);
-  std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+  std::vector<T> x = test::poisoned<T>(b.size());
   solver.solve(std::span<const T>(b), std::span<T>(x));
   test::expect_matches_reference<T>(M, solved, diag, b, x, what);
 }
@@ -125,7 +126,7 @@ TYPED_TEST(SpikeCpu, MatchesTheReferenceOnRealMatrices) {
     TriangularSolver<T> solver(
         c.L, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu, .spike_max_bytes = std::int64_t(64) << 20});
     const std::vector<T> b = random_vector<T>(c.L.rows, 5);
-    std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+    std::vector<T> x = test::poisoned<T>(b.size());
     solver.solve(std::span<const T>(b), std::span<T>(x));
     test::expect_matches_reference<T>(c.L, Triangle::Lower, DiagonalKind::NonUnit, b, x, c.name);
     if (solver.stats().algorithm == TrsvAlgorithm::Spike)
@@ -142,7 +143,7 @@ TYPED_TEST(SpikeCpu, ManyRightHandSidesAndNewValues) {
   TriangularSolver<T> solver(L, {.algorithm = TrsvAlgorithm::Spike, .device = Device::Cpu, .spike_chain_rows = 64});
   DenseMatrix<T> B(L.rows, 5), X(L.rows, 5);
   B.values = random_vector<T>(L.rows * 5, 21);
-  std::fill(X.values.begin(), X.values.end(), std::numeric_limits<T>::quiet_NaN());
+  test::poison(X.values);
   solver.solve(B, X);
   for (index_t j = 0; j < 5; ++j)
     test::expect_matches_reference<T>(L, Triangle::Lower, DiagonalKind::NonUnit,
@@ -153,14 +154,14 @@ TYPED_TEST(SpikeCpu, ManyRightHandSidesAndNewValues) {
   for (index_t i = 0; i < L2.rows; ++i) L2.values[L2.row_ptr[i + 1] - 1] += T(1);  // the diagonal (last in a row)
   solver.update_values(std::span<const T>(L2.values));
   const std::vector<T> b = random_vector<T>(L.rows, 2);
-  std::vector<T> x(b.size(), std::numeric_limits<T>::quiet_NaN());
+  std::vector<T> x = test::poisoned<T>(b.size());
   solver.solve(std::span<const T>(b), std::span<T>(x));
   test::expect_matches_reference<T>(L2, Triangle::Lower, DiagonalKind::NonUnit, b, x, "new values");
   // A zero diagonal is refused and the old values stay.
   Csr<T> bad = L2;
   bad.values[bad.row_ptr[8] - 1] = T(0);
   EXPECT_THROW(solver.update_values(std::span<const T>(bad.values)), MatrixError);
-  std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
+  test::poison(x);
   solver.solve(std::span<const T>(b), std::span<T>(x));
   test::expect_matches_reference<T>(L2, Triangle::Lower, DiagonalKind::NonUnit, b, x, "after a refused update");
 }
@@ -172,7 +173,7 @@ TEST(SpikeCpuErrors, TooWideFallsBackAndBadInputIsNamed) {
   EXPECT_NE(solver.stats().algorithm, TrsvAlgorithm::Spike);
   EXPECT_NE(solver.stats().spike.fallback.find("spike_max_bytes"), std::string::npos) << solver.stats().spike.fallback;
   const std::vector<double> b = random_vector<double>(L.rows, 1);
-  std::vector<double> x(b.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> x = test::poisoned<double>(b.size());
   solver.solve(std::span<const double>(b), std::span<double>(x));
   test::expect_matches_reference<double>(L, Triangle::Lower, DiagonalKind::NonUnit, b, x, "fallback");
   // One entry far from the diagonal: a bandwidth beyond the GPU ring's.
@@ -189,7 +190,7 @@ TEST(SpikeCpuErrors, TooWideFallsBackAndBadInputIsNamed) {
   EXPECT_EQ(wide.stats().spike.bandwidth, 4999);
   {
     const std::vector<double> bw = random_vector<double>(far.rows, 2);
-    std::vector<double> xw(bw.size(), std::numeric_limits<double>::quiet_NaN());
+    std::vector<double> xw = test::poisoned<double>(bw.size());
     wide.solve(std::span<const double>(bw), std::span<double>(xw));
     test::expect_matches_reference<double>(far, Triangle::Lower, DiagonalKind::NonUnit, bw, xw, "w = 4999");
   }
