@@ -29,6 +29,7 @@
 #include "sparse/triangle_pattern.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
+#include "core/number_text.hpp"
 
 namespace balsa {
 
@@ -45,11 +46,7 @@ bool host_numeric_pays(const IncompleteStats& st) {
   return double(st.levels) * kGpuLevelSeconds > double(st.nnz) * kHostEntrySeconds;
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string number(double v) { return number_text(v); }
 
 void check_options(const IncompleteOptions& o) {
   const std::string who = std::string(factor_name(o.kind)) + ": ";

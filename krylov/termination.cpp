@@ -1,5 +1,6 @@
 // The words of the Krylov solvers: enum names and why a solve stopped.
 #include "krylov/termination.hpp"
+#include "core/number_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,11 +12,7 @@ namespace balsa {
 namespace krylov {
 
 namespace {
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string number(double v) { return number_text(v); }
 
 // "p^T A p = -3.2 <= 0: A is not positive definite" and the like.
 std::string quantity_words(int quantity, double value) {

@@ -12,6 +12,7 @@
 
 #include "core/lapack.hpp"
 #include "core/instantiate.hpp"
+#include "core/number_text.hpp"
 
 namespace balsa::sap {
 
@@ -31,11 +32,7 @@ P checked_pivot(P u, const BoostRule& rule, index_t row, index_t block, bool rev
 
 void throw_pivot_error(int kind, double u, const BoostRule& rule, index_t row, index_t block, bool reversed) {
   const std::string f = reversed ? "UL" : "LU";
-  auto g = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return std::string(buf);
-  };
+  auto g = [](double v) { return number_text(v, 3); };
   if (kind == 1)
     throw MatrixError("SaP: the " + f + " factorisation of block " + s(block) + " overflowed at row " + s(row) +
                       " (pivot " + g(u) + ")");

@@ -9,16 +9,13 @@
 #include "core/clock.hpp"
 #include "core/instantiate.hpp"
 #include "core/memory.hpp"
+#include "core/number_text.hpp"
 
 namespace balsa::solve_detail {
 
 namespace {
 
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g s", s);
-  return buf;
-}
+std::string seconds_text(double s) { return number_text(s, 3) + " s"; }
 
 // The devices an iterative method may run on.
 std::vector<Device> devices(const SolveOptions& o, const Machine& m) {

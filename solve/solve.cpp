@@ -20,6 +20,7 @@
 #include "krylov/termination.hpp"
 #include "solve/measures.hpp"
 #include "solve/plan.hpp"
+#include "core/number_text.hpp"
 
 namespace balsa {
 
@@ -31,11 +32,7 @@ bool is_direct(SolveMethod m) noexcept {
 namespace solve_detail {
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
+std::string number(double v) { return number_text(v, 3); }
 
 // Thrown by the Monitor from an iterative method's progress callback: a
 // balsa::Error, so every function-try-block lets it through unchanged.
