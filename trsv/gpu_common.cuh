@@ -72,11 +72,12 @@ struct RhsAndX {
 
 // The bound, in ns: 2 s unless TrsvOptions::watchdog_ms says otherwise
 // (compute-sanitizer's racecheck slows kernels by orders of magnitude, so its
-// runs raise it). Each translation unit has its own copy (static), set by
-// set_watchdog when a solver is made: the last solver made of that
-// algorithm sets it for all of that algorithm's solves.
-static __device__ std::uint64_t watchdog_ns = 2'000'000'000ull;
-static std::uint64_t watchdog_ns_written = 2'000'000'000ull;  // the host's view of it
+// runs raise it). Each translation unit has its own copy (static), on each
+// device; set_watchdog writes it when a solver with another bound is made,
+// and that bound then holds for every solver of that algorithm on that
+// device.
+constexpr std::uint64_t kDefaultWatchdogNs = 2'000'000'000ull;
+static __device__ std::uint64_t watchdog_ns = kDefaultWatchdogNs;
 
 // Host: whether the error word at `word` (device memory) says that the solve
 // numbered `epoch` hit the watchdog. Waits for that solve (a copy on the
@@ -88,13 +89,14 @@ inline bool watchdog_fired_in(const int* word, int epoch) {
   return value == epoch;
 }
 
-// ms <= 0: the default, 2000 ms. Copies only when the bound changes.
+// ms <= 0: the default, 2000 ms, which the device already holds: nothing is
+// written (no host-side state, so solvers made on several threads or devices
+// at once need no lock; the default never costs a copy).
 inline void set_watchdog(int ms) {
-  const std::uint64_t ns = std::uint64_t(ms > 0 ? ms : 2000) * 1'000'000ull;
-  if (ns == watchdog_ns_written) return;
+  const std::uint64_t ns = ms > 0 ? std::uint64_t(ms) * 1'000'000ull : kDefaultWatchdogNs;
+  if (ns == kDefaultWatchdogNs) return;
   BALSA_CUDA_CHECK(cudaMemcpyToSymbolAsync(watchdog_ns, &ns, sizeof ns, 0, cudaMemcpyHostToDevice, cuda::stream()));
   BALSA_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));  // `ns` goes out of scope
-  watchdog_ns_written = ns;
 }
 constexpr unsigned kPollsBetweenChecks = 64;             // timer/error checks every 64 polls
 constexpr unsigned kPollsBeforeSleep = 16;               // then back off with __nanosleep

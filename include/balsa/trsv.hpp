@@ -89,8 +89,9 @@ struct TrsvOptions {
   // dependency wait gives up after this many milliseconds (x then holds NaN
   // and check_last_solve throws); <= 0: 2000. Raise it under
   // compute-sanitizer, which slows the spinning kernels by orders of magnitude.
-  // One limit per algorithm in the process (a device variable of its kernel
-  // file): the solver set up last sets it for every solver of that algorithm.
+  // One limit per algorithm and device (a device variable of its kernel
+  // file): a solver made with a value other than the default sets it for
+  // every solver of that algorithm on that device (a default one leaves it).
   int watchdog_ms = 2000;
   // The CUDA stream of all the solver's GPU work (include/balsa/core.hpp;
   // nullptr: the calling thread's per-thread default stream).
