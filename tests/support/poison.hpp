@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "balsa/cuda.hpp"
+#include "support/test_support.hpp"
 
 namespace balsa::test {
 
@@ -66,24 +67,15 @@ std::size_t count_poisoned(std::span<const T> x) {
 }
 
 // x against ref: the same length, no entry left poisoned, and
-// ||x - ref||_inf / max(||ref||_inf, tiny) <= tol (tolerance<T>(k) gives a
-// tolerance in the working precision).
+// test::relative_error(x, ref) <= tol (tolerance<T>(k) gives a tolerance in
+// the working precision; a non-finite difference fails, as there).
 template <class T>
 ::testing::AssertionResult matches(std::span<const T> x, std::span<const T> ref, double tol) {
   if (x.size() != ref.size())
     return ::testing::AssertionFailure() << "length " << x.size() << ", reference " << ref.size();
   if (const std::size_t left = count_poisoned(x); left > 0)
     return ::testing::AssertionFailure() << left << " of " << x.size() << " entries were never written";
-  double err = 0.0, norm = 0.0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double d = std::abs(static_cast<double>(x[i]) - static_cast<double>(ref[i]));
-    // A NaN reference entry, or Inf in both, fails as in test::relative_error
-    // (std::max would skip the NaN).
-    if (std::isnan(d)) return ::testing::AssertionFailure() << "entry " << i << ": x or reference is not finite";
-    err = std::max(err, d);
-    norm = std::max(norm, std::abs(static_cast<double>(ref[i])));
-  }
-  const double rel = err / std::max(norm, std::numeric_limits<double>::min());
+  const double rel = relative_error(x, ref);
   if (!(rel <= tol)) return ::testing::AssertionFailure() << "relative error " << rel << " > " << tol;
   return ::testing::AssertionSuccess();
 }
