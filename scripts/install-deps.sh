@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Install the Debian packages listed in deps/debian-packages.txt that are not
 # installed yet. Needs root (apt-get); otherwise prints what to run.
+#   --fuzz  also the optional set of deps/debian-packages-fuzz.txt (clang,
+#           libFuzzer: scripts/fuzz.sh)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$root/deps/debian-packages.txt" | grep -v '^$')
+lists=("$root/deps/debian-packages.txt")
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) lists+=("$root/deps/debian-packages-fuzz.txt") ;;
+    *) echo "install-deps.sh: unknown argument '$arg' (--fuzz)" >&2; exit 2 ;;
+  esac
+done
+mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "${lists[@]}" | grep -v '^$')
 missing=()
 for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,99 @@
+// libFuzzer harness: the balsa command's option parsing (apps/). The CLI::App
+// is built as apps/main.cpp builds it (every subcommand, --threads,
+// --setup-trace, plain help, --version), then every command's callback is
+// replaced by one that does nothing: options, their validators and option
+// functions run, no command does. The input is the argument list after
+// "balsa", its words split at NUL or newline.
+//
+// Option functions may open files (--setup-trace FILE): the process works in
+// a scratch folder (fuzz_common.hpp), '/' in a word becomes '_' so that no
+// path leaves it, and the folder is emptied after each input.
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "balsa/setup_trace.hpp"
+#include "common.hpp"
+#include "fuzz_common.hpp"
+
+namespace {
+
+// Words of the input: split at NUL or newline, '/' replaced by '_', at most
+// 64 of them (CLI11's work grows with the number of words, not the bugs).
+std::vector<std::string> words_of(const std::uint8_t* data, std::size_t size) {
+  std::vector<std::string> words(1);
+  for (std::size_t i = 0; i < size && words.size() <= 64; ++i) {
+    const char c = static_cast<char>(data[i]);
+    if (c == '\0' || c == '\n')
+      words.emplace_back();
+    else
+      words.back() += c == '/' ? '_' : c;
+  }
+  if (words.size() > 64) words.pop_back();
+  return words;
+}
+
+// Replaces the callback of every subcommand under `app` (recursively) by one
+// that does nothing.
+void disarm(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->callback([] {});
+    disarm(*sub);
+  }
+}
+
+// The balsa command's App, as run_app sets it up (apps/common.cpp), less the
+// OpenMP wait policy's re-execution.
+void build(CLI::App& app) {
+  using namespace balsa::app;
+  use_plain_help(app);
+  app.set_version_flag("--version", BALSA_VERSION);
+  app.require_subcommand(1);
+  add_run_command(app);
+  add_info_command(app);
+  add_gen_command(app);
+  add_convert_command(app);
+  add_trsv_command(app);
+  add_solve_command(app);
+  add_qr_commands(app);
+  add_reorder_command(app);
+  add_lp_command(app);
+  add_threads_option(app);
+  add_setup_trace_option(app);
+  disarm(app);
+}
+
+// Ends what an input's option functions started: the set-up trace's file
+// closed, the scratch folder emptied.
+void clean_up() {
+  balsa::set_setup_trace("");
+  for (const auto& entry : std::filesystem::directory_iterator(balsa::fuzz::scratch_folder()))
+    std::filesystem::remove_all(entry.path());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (chdir(balsa::fuzz::scratch_folder().c_str()) != 0) std::abort();
+  return 0;
+}
+
+// One input: the words after "balsa"; a usage error (CLI::ParseError) or a
+// balsa::Error from an option function is the expected answer.
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::vector<std::string> words = words_of(data, size);
+  std::vector<char*> argv{const_cast<char*>("balsa")};
+  for (std::string& w : words) argv.push_back(w.data());
+  CLI::App app{"balsa (fuzz)", "balsa"};
+  build(app);
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::Error&) {
+  } catch (const balsa::Error&) {
+  }
+  clean_up();
+  return 0;
+}
