@@ -51,7 +51,7 @@ for h in "${harnesses[@]}"; do
   [ "$h" != fuzz_cli ] && dict=("-dict=$root/fuzz/mtx_mps.dict")
   echo "fuzz.sh: $h ${budget[*]} (log: $log)"
   start=$(date +%s)
-  "$build/$h" "$corpus" "$build/fuzz-seeds/$h" "${budget[@]}" "${dict[@]}" -timeout=10 -rss_limit_mb=2048 \
+  "$build/fuzz/$h" "$corpus" "$build/fuzz-seeds/$h" "${budget[@]}" "${dict[@]}" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
   rc=$?
   seconds=$(($(date +%s) - start))
