@@ -64,7 +64,7 @@ AtomicFile::AtomicFile(const std::filesystem::path& target) : target_(resolve_li
   injected_failure_after = -1;
   struct stat st {};
   const bool exists = ::stat(target_.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) fail(std::strerror(EISDIR), "it is a folder");
+  if (exists && S_ISDIR(st.st_mode)) fail(std::strerror(EISDIR), "a folder is not replaced by a file");
   if (exists && !S_ISREG(st.st_mode)) {  // a device or a pipe: nothing to replace
     direct_ = true;
     temp_ = target_;
