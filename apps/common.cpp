@@ -71,6 +71,18 @@ void print_json(nlohmann::json j, const std::string& path) {
 }
 
 namespace {
+// The --setup-trace file of this run ("" none, "-" standard error): an
+// output of every command, appended to (refuse_overwriting checks it too).
+std::string& setup_trace_file() {
+  static std::string file;
+  return file;
+}
+
+void use_setup_trace(const std::string& to) {
+  set_setup_trace(to);
+  setup_trace_file() = to;
+}
+
 // A path that names a file written in place (a device, a pipe), not replaced.
 bool is_special_file(const std::string& path) {
   std::error_code ec;
@@ -90,7 +102,8 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ec && ca == cb;
 }
 
-void refuse_overwriting(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+void refuse_overwriting(const std::vector<std::string>& inputs, std::vector<std::string> outputs) {
+  outputs.push_back(setup_trace_file());
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     for (const std::string& input : inputs)
       if (same_file(outputs[k], input))
@@ -133,7 +146,7 @@ void add_threads_option(CLI::App& app) {
 
 void add_setup_trace_option(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) {
-    sub->add_option_function<std::string>("--setup-trace", [](const std::string& to) { set_setup_trace(to); },
+    sub->add_option_function<std::string>("--setup-trace", use_setup_trace,
                                           "Print the set-ups' timeline to FILE (appended; --setup-trace=-: stderr)")
         ->option_text(" FILE");
     add_setup_trace_option(*sub);

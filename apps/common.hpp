@@ -77,8 +77,9 @@ void print_json(nlohmann::json j, const std::string& path = "-");
 bool same_file(const std::string& a, const std::string& b);
 // Before any work: a usage error (CLI::ValidationError, exit code 2) when an
 // output names the same file as an input (`balsa convert a.mtx a.mtx`, also
-// spelled another way or through a link), or two outputs name one file.
-void refuse_overwriting(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs);
+// spelled another way or through a link), or two outputs name one file; the
+// --setup-trace file counts as an output.
+void refuse_overwriting(const std::vector<std::string>& inputs, std::vector<std::string> outputs);
 // balsa::solve's Auto predictions (SolveReport::plan), fastest first, one
 // line each ("predicted <method> on <device>: <s> (<basis>)").
 void print_predictions(std::FILE* out, const SolveReport& r);
