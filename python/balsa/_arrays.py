@@ -102,18 +102,10 @@ def csr_arrays(A, who, dtype=None, square=True, finite=True):
     finite: NaN and Inf are refused. A dense array is a TypeError."""
     import scipy.sparse as sp
 
+    check_matrix(A, who, square, finite)
+    fmt = A.format
     if _is_cupyx_sparse(A):
-        check_sparse(A, _cupy(), who, square, finite)
-        fmt, A = A.format, A.tocsr().get()
-    elif sp.issparse(A):
-        check_sparse(A, np, who, square, finite)
-        fmt = A.format
-    else:
-        kind = type(A).__module__.split(".")[0] + "." + type(A).__name__
-        raise TypeError(
-            f"{who}: A must be a sparse matrix (scipy.sparse or cupyx.scipy.sparse), not {kind}; "
-            "convert a dense array with scipy.sparse.csr_array(A)"
-        )
+        A = A.tocsr().get()
     A, reordered = _canonical_csr(A, fmt, sp)
     if finite and fmt in FINITE_AFTER_CONVERSION:
         finite_values(A.data, who)
@@ -125,6 +117,24 @@ def csr_arrays(A, who, dtype=None, square=True, finite=True):
         np.ascontiguousarray(A.data, dtype=value_type),
         reordered,
     )
+
+
+def check_matrix(A, who, square=True, finite=True):
+    """Checks a scipy.sparse matrix's raw arrays on the host, a
+    cupyx.scipy.sparse one's on its device (_validate.py), before anything
+    converts them. A dense array is a TypeError."""
+    import scipy.sparse as sp
+
+    if _is_cupyx_sparse(A):
+        check_sparse(A, _cupy(), who, square, finite)
+    elif sp.issparse(A):
+        check_sparse(A, np, who, square, finite)
+    else:
+        kind = type(A).__module__.split(".")[0] + "." + type(A).__name__
+        raise TypeError(
+            f"{who}: A must be a sparse matrix (scipy.sparse or cupyx.scipy.sparse), not {kind}; "
+            "convert a dense array with scipy.sparse.csr_array(A)"
+        )
 
 
 def _canonical_csr(A, fmt, sp):

@@ -69,7 +69,8 @@ class KrylovSolver:
         "bicgstab(l)") with `preconditioner`.
     preconditioner : None (the preset's), "none", "jacobi", "ilu0", "ic0",
         "sap-d", "sap-c".
-    tol : relative residual asked (in `norm`, "inf" or "2").
+    tol : relative residual asked (in `norm`, "inf" or "2"), positive and finite.
+    maxiter : a positive integer, or None for the default (10000).
     trsv : the preconditioner's triangular-solve algorithm.
     check_symmetry : CG refuses a nonsymmetric A (MatrixError) when True.
     device, stream, threads : as for TriangularSolver.

@@ -175,7 +175,10 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), *, 
     """Solve min c^T x s.t. A_ub x <= b_ub, A_eq x = b_eq, bounds (SciPy's
     conventions; dense or sparse A_ub/A_eq), or pass a LinearProgram (from
     read_mps) as c. maximize: max instead of min. The basis solves run where
-    `device` says ("auto": the model of thesis 7.2.4-7.2.5 decides)."""
+    `device` says ("auto": the model of thesis 7.2.4-7.2.5 decides).
+    Checked first, as SciPy checks them: A_ub comes with b_ub and A_eq with
+    b_eq; c is 1-D (or (1, n), (n, 1)); no NaN in c, A, b or bounds; maxiter
+    a positive integer or None, time_limit positive (inf or None: none)."""
     who = "balsa.linprog"
     arr.check_device(device, who)
     maxiter = num.integer(maxiter, "maxiter", who, allow_none=True)

@@ -35,7 +35,8 @@ class TriangularSolver:
         who = "balsa.TriangularSolver"
         arr.check_device(device, who)
         self._transposed = getattr(L, "format", None) == "csc"
-        if self._transposed:  # L^T as CSR: the other triangle, transposed
+        if self._transposed:  # L^T as CSR: the other triangle, transposed (L checked as given first)
+            arr.check_matrix(L, who)
             L = L.T
             lower, transpose = not lower, not transpose
         m = arr.csr_arrays(L, who)

@@ -503,3 +503,14 @@ def test_a_flag_set_by_the_caller_is_not_trusted():
     A = sp.csr_array((np.array([1.0, 4.0, 4.0]), np.array([1, 0, 1]), np.array([0, 2, 3])), shape=(2, 2))
     A.has_canonical_format = True
     assert np.allclose(balsa.solve(A, np.array([5.0, 4.0]), device="cpu"), [1.0, 1.0])  # [[4, 1], [0, 4]]
+
+
+def test_a_csc_triangle_is_checked_as_given(untouched):
+    """TriangularSolver reads a CSC L as the CSR of L^T: the message still
+    names L's own rows."""
+    A = sp.csc_array(sp.tril(good()))
+    indices = A.indices.copy()
+    indices[2] = 9
+    A = with_arrays(A, indices=indices)
+    with untouched, pytest.raises(balsa.MatrixError, match="row indices must be < 6 \\(found 9\\)"):
+        balsa.TriangularSolver(A)
