@@ -9,14 +9,17 @@ import numbers
 
 import numpy as np
 
+INT32_MAX = int(np.iinfo(np.int32).max)  # the C++ options' int fields
+
 
 def _plain(value):
     """A NumPy 0-d array as its Python scalar; anything else as it is."""
     return value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
-def integer(value, name, who, minimum=1, allow_none=False):
-    """value as an int >= minimum; None passes through when allow_none."""
+def integer(value, name, who, minimum=1, allow_none=False, maximum=None):
+    """value as an int in [minimum, maximum] (maximum None: no bound); None
+    passes through when allow_none."""
     if value is None and allow_none:
         return None
     value = _plain(value)
@@ -26,6 +29,8 @@ def integer(value, name, who, minimum=1, allow_none=False):
         raise TypeError(f"{who}: {name} must be {what}, not {type(value).__name__}")
     if not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"{who}: {name} must be {what}, not {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{who}: {name} must be at most {maximum}, not {value!r}")
     return int(value)
 
 

@@ -50,7 +50,7 @@ def _start(x0, r, n, dtype, who):
 def _stopping(tol, maxiter, default_maxiter, who):
     """(tol, maxiter) checked: tol positive and finite, maxiter a positive
     integer (None: the solver's default, `default_maxiter`)."""
-    maxiter = num.integer(maxiter, "maxiter", who, allow_none=True)
+    maxiter = num.integer(maxiter, "maxiter", who, allow_none=True, maximum=num.INT32_MAX)
     return num.real(tol, "tol", who, positive=True), default_maxiter if maxiter is None else maxiter
 
 
@@ -190,7 +190,7 @@ class BandedSolver:
         who = "balsa.BandedSolver"
         arr.check_device(device, who)
         tol, maxiter = _stopping(tol, maxiter, 1000, who)
-        partitions = num.integer(partitions, "partitions", who, minimum=0)
+        partitions = num.integer(partitions, "partitions", who, minimum=0, maximum=num.INT32_MAX)
         m = arr.csr_arrays(A, who)
         self.dtype, self.shape = m.dtype, m.shape
         cls = _pick(self.dtype, core.BandedF32, core.BandedF64)

@@ -354,6 +354,11 @@ def test_maxiter_out_of_range_is_a_value_error(maxiter):
         balsa.linprog([1.0, 1.0], maxiter=maxiter)
 
 
+def test_maxiter_beyond_the_libraries_int():
+    with pytest.raises(ValueError, match="maxiter must be at most 2147483647, not 2147483648"):
+        balsa.KrylovSolver(good(), maxiter=2**31)
+
+
 def test_maxiter_of_the_wrong_type_is_a_type_error():
     with pytest.raises(TypeError, match="maxiter must be a positive integer or None, not str"):
         balsa.KrylovSolver(good(), maxiter="10")
