@@ -18,20 +18,26 @@ def _plain(value):
 
 
 def integer(value, name, who, minimum=1, allow_none=False, maximum=None):
-    """value as an int in [minimum, maximum] (maximum None: no bound); None
-    passes through when allow_none."""
+    """value as an int in [minimum, maximum] (None: no bound on that side);
+    None passes through when allow_none."""
     if value is None and allow_none:
         return None
     value = _plain(value)
-    what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    what = {1: "a positive integer", None: "an integer"}.get(minimum, f"an integer >= {minimum}")
     what += " or None" if allow_none else ""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{who}: {name} must be {what}, not {type(value).__name__}")
-    if not isinstance(value, numbers.Integral) or value < minimum:
+    if not isinstance(value, numbers.Integral) or (minimum is not None and value < minimum):
         raise ValueError(f"{who}: {name} must be {what}, not {value!r}")
     if maximum is not None and value > maximum:
         raise ValueError(f"{who}: {name} must be at most {maximum}, not {value!r}")
     return int(value)
+
+
+def threads(value, who):
+    """A threads= argument as an int; its range (0: the caller's setting, at
+    most the machine's hardware threads) is the library's to check."""
+    return integer(value, "threads", who, minimum=None, maximum=INT32_MAX)
 
 
 def real(value, name, who, positive=False, allow_inf=False, allow_none=False):

@@ -93,7 +93,7 @@ class KrylovSolver:
         cls = _pick(self.dtype, core.KrylovF32, core.KrylovF64)
         handle, owner = arr.stream_handle(stream)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, method, preconditioner or "", float(tol),
-                           maxiter, norm, trsv, bool(check_symmetry), device, handle, int(threads), owner)
+                           maxiter, norm, trsv, bool(check_symmetry), device, handle, num.threads(threads, who), owner)
         self.device = self._solver.stats()["device"]
         self._device_id = arr.current_cuda_device() if self.device == "cuda" else None
         self.info = None
@@ -152,8 +152,7 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
     arr.check_device(device, who)
     tol, maxiter = _stopping(tol, maxiter, 2000, who)
     time_budget = num.real(time_budget, "time_budget (seconds)", who, positive=True, allow_none=True)
-    if int(threads) < 0:
-        raise ValueError(f"{who}: threads must be >= 0, not {threads!r}")
+    threads = num.integer(threads, "threads", who, minimum=0, maximum=num.INT32_MAX)
     m = arr.csr_arrays(A, who)
     n = m.shape[0]
     r = arr.rhs(b, n, m.dtype, who)
@@ -169,7 +168,7 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
     bh = np.asfortranarray(arr.to_host(r))
     info = fn(n, m.indptr, m.indices, m.data, bh.ravel(order="F"), x.ravel(order="F"), r.columns, method, tol,
               maxiter, bool(direct_fallback), device, arr.stream_handle(stream)[0],
-              float(time_budget) if time_budget is not None else 0.0, int(threads), acceptance)
+              float(time_budget) if time_budget is not None else 0.0, threads, acceptance)
     if not info["solved"]:
         raise ConvergenceError(f"{who}: {info['message']}", info)
     x = arr.like_input(x, r)

@@ -2,6 +2,7 @@
 many times (include/balsa/trsv.hpp)."""
 
 from . import _arrays as arr
+from . import _scalars as num
 from ._core import core
 
 
@@ -46,7 +47,7 @@ class TriangularSolver:
         cls = core.TrsvF64 if self.dtype == arr.FLOATS[1] else core.TrsvF32
         handle, owner = arr.stream_handle(stream)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, "lower" if lower else "upper",
-                           bool(unit_diagonal), bool(transpose), algorithm, device, handle, int(threads), owner)
+                           bool(unit_diagonal), bool(transpose), algorithm, device, handle, num.threads(threads, who), owner)
         self.device = self._solver.stats()["device"]
         self._device_id = arr.current_cuda_device() if self.device == "cuda" else None
         self.last_device_pointers = None  # (b, x) of the last GPU-array solve: what the kernels read and wrote

@@ -526,3 +526,18 @@ def test_a_csc_triangle_is_checked_as_given(untouched):
     A = with_arrays(A, indices=indices)
     with untouched, pytest.raises(balsa.MatrixError, match="row indices must be < 6 \\(found 9\\)"):
         balsa.TriangularSolver(A)
+
+
+@pytest.mark.parametrize("bad", [2.5, "2"])
+def test_threads_must_be_an_integer(bad):
+    """A fractional thread count was truncated silently; the range stays the
+    library's check (balsa.Error beyond the machine's threads)."""
+    error = TypeError if isinstance(bad, str) else ValueError
+    with pytest.raises(error, match="threads must be an integer"):
+        balsa.TriangularSolver(sp.tril(good(), format="csr"), threads=bad)
+    with pytest.raises(error, match="threads must be an integer"):
+        balsa.DirectSolver(good(), threads=bad)
+    with pytest.raises(error, match="threads must be an integer >= 0"):
+        balsa.solve(good(), np.ones(6), threads=bad)
+    with pytest.raises(error, match="threads must be an integer"):
+        balsa.set_threads(bad)
