@@ -147,7 +147,8 @@ def test_device_matrix_checked_on_the_device_before_conversion(monkeypatch):
     NaN, a COO row out of range are clear errors, and tocsr is never called."""
     A, L = _device_csr()
     indptr = A.indptr.copy()
-    indptr[10], indptr[11] = indptr[11] + 1, indptr[10]
+    start, end = int(indptr[10]), int(indptr[11])  # ints: a CuPy 0-d element is a view
+    indptr[10], indptr[11] = end + 1, start
     A.indptr = indptr
 
     def trap(*args, **kwargs):
