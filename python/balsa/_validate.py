@@ -70,17 +70,22 @@ def _range_problems(index, bound, what):
 
 
 def _finite_problems(xp, data):
-    """(flag, message) pairs: no NaN or Inf among the values."""
+    """(flag, message) pairs: no NaN or Inf among the values. The flag is the
+    sum's (one pass, no temporary array; NaN or Inf anywhere makes it
+    non-finite); the message looks for the entry, and finds none when the
+    sum only overflowed."""
     if data.size == 0 or data.dtype.kind in "biu":
         return []
     flat = data.ravel()
-    bad = ~xp.isfinite(flat)
 
     def message():
+        bad = ~xp.isfinite(flat)
+        if not bool(bad.any()):
+            return None
         k = int(xp.argmax(bad))
         return f"A's stored value {k} is {float(flat[k])}: NaN and Inf are not allowed"
 
-    return [(bad.any(), message)]
+    return [(~xp.isfinite(xp.add.reduce(flat)), message)]
 
 
 def _decrease(xp, indptr, step, name):
@@ -192,8 +197,9 @@ FINITE_AFTER_CONVERSION = ("dia", "lil", "dok")  # formats whose values are chec
 
 
 def _raise_first(xp, problems, who):
-    """Raises MatrixError for the first problem whose flag is set; on the GPU
-    the flags come to the host together (one sync)."""
+    """Raises MatrixError for the first problem whose flag is set and whose
+    message confirms it (a message of None: a false alarm); on the GPU the
+    flags come to the host together (one sync)."""
     if not problems:
         return
     if xp is np:
@@ -201,8 +207,9 @@ def _raise_first(xp, problems, who):
     else:
         flags = xp.stack([xp.asarray(f) for f, _ in problems]).get().tolist()
     for flag, (_, message) in zip(flags, problems):
-        if flag:
-            raise MatrixError(f"{who}: {message()}")
+        text = message() if flag else None
+        if text is not None:
+            raise MatrixError(f"{who}: {text}")
 
 
 def check_sparse(A, xp, who, square=True, finite=True):
