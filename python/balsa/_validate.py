@@ -85,7 +85,9 @@ def _finite_problems(xp, data):
         k = int(xp.argmax(bad))
         return f"A's stored value {k} is {float(flat[k])}: NaN and Inf are not allowed"
 
-    return [(~xp.isfinite(xp.add.reduce(flat)), message)]
+    with np.errstate(over="ignore", invalid="ignore"):  # NumPy's warning for the sum's overflow or Inf - Inf
+        total = xp.add.reduce(flat)
+    return [(~xp.isfinite(total), message)]
 
 
 def _decrease(xp, indptr, step, name):
