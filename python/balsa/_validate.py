@@ -86,7 +86,7 @@ def _finite_problems(xp, data):
         return f"A's stored value {k} is {float(flat[k])}: NaN and Inf are not allowed"
 
     with np.errstate(over="ignore", invalid="ignore"):  # NumPy's warning for the sum's overflow or Inf - Inf
-        total = xp.add.reduce(flat)
+        total = xp.sum(flat)
     return [(~xp.isfinite(total), message)]
 
 

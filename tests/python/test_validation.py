@@ -494,7 +494,7 @@ class _FakeDevice:
                 return self.a
 
         return types.SimpleNamespace(stack=lambda xs: Stacked(np.stack(xs)), asarray=np.asarray,
-                                     isfinite=np.isfinite, argmax=np.argmax, sort=np.sort, add=np.add)
+                                     isfinite=np.isfinite, argmax=np.argmax, sort=np.sort, sum=np.sum)
 
 
 def test_device_checks_come_back_in_one_sync():
