@@ -2,8 +2,9 @@
 that could sort, sum or convert them: SciPy's and CuPy's canonicalisations
 (sum_duplicates, sort_indices, tocsr, ...) trust those arrays, and a
 decreasing indptr or an index out of range makes them write outside their
-buffers (the interpreter aborts). Every check is a vectorised reduction;
-on the GPU they run on the device and come back in one host sync.
+buffers (the interpreter aborts). Every check is a vectorised reduction
+(LIL's and DOK's Python lists and keys are gathered into arrays first); on
+the GPU they run on the device and come back in one host sync.
 
 Errors: MatrixError (a ValueError) for a malformed structure or NaN/Inf,
 DimensionError for shapes, IndexOverflow beyond balsa's 32-bit indices,
