@@ -136,6 +136,8 @@ LinearProgram Parser::finish() {
   close_column();
   if (section_ != Section::End && !columns_seen_)
     fail("the input ends without a COLUMNS section and without ENDATA: is it truncated?");
+  if (section_ != Section::End)  // a file cut short would otherwise be a smaller, wrong LP
+    fail("the input ends without ENDATA: is it truncated? (an MPS file ends with an ENDATA line)");
   close_rows();
   const std::size_t m = row_type_.size(), n = lp_.col_names.size();
   if (m == 0 && n == 0) fail("empty problem: no rows and no columns");

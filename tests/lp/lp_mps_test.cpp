@@ -283,10 +283,10 @@ TEST(MpsRead, FixedFormatNamesWithSpaces) {
 TEST(MpsRead, SmallCases) {
   // OBJSENSE on its own line; several dropped N rows; the objective row last,
   // without entries; no RHS; bounds FR/MI/PL/BV with a value after the
-  // column; lower-case keywords; no ENDATA once COLUMNS was read.
+  // column; lower-case keywords; endata in lower case.
   const LinearProgram lp = read_mps_text(
       "OBJSENSE\n  MINIMIZE\nROWS\n E  C1\n N  F1\n N  F2\n N  OBJ\ncolumns\n X C1 1 F1 5\n X F2 6\n"
-      "BOUNDS\n BV B X 1\n");
+      "BOUNDS\n BV B X 1\nendata\n");
   EXPECT_EQ(lp.sense, ObjectiveSense::Minimize);
   EXPECT_EQ(lp.objective_name, "F1");  // the first N row is the objective
   EXPECT_EQ(lp.free_rows_dropped, 2);
@@ -431,6 +431,7 @@ std::vector<BadCase> bad_cases() {
       {"DataBeforeAnySection", "* comment\n\n X C1 1\n", 3, "data line before the ROWS section"},
       {"ColumnsBeforeRows", "NAME T\nCOLUMNS\n X C1 1\n", 2, "COLUMNS section before the ROWS section"},
       {"NoColumnsNoEndata", "NAME T\nROWS\n N OBJ\n E C1\n", 4, "ends without a COLUMNS section"},
+      {"NoEndata", "NAME T\nROWS\n N OBJ\n L C1\nCOLUMNS\n X OBJ -1 C1 1\n", 6, "ends without ENDATA: is it truncated?"},
       {"EmptyInput", "", 1, "ends without a COLUMNS section"},
       {"EmptyProblem", "NAME T\nROWS\n N OBJ\nCOLUMNS\nENDATA\n", 5, "empty problem"},
       {"DuplicateRow", "ROWS\n N OBJ\n E C1\n L C1\n", 4, "row 'C1' is defined twice"},
@@ -477,11 +478,10 @@ TEST_P(MpsBadInput, ParseErrorNamesTheLine) {
 INSTANTIATE_TEST_SUITE_P(Cases, MpsBadInput, ::testing::ValuesIn(bad_cases()),
                          [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 
-TEST(MpsRead, MissingEndataAcceptedAfterColumns) {
-  const LinearProgram lp = read_mps_text(std::string(kHead) + "RHS\n C1 3\n");
-  EXPECT_EQ(lp.rows(), 2);
-  EXPECT_EQ(lp.cols(), 1);
-  EXPECT_EQ(lp.row_lower[0], 3.0);
+TEST(MpsRead, MissingEndataIsATruncatedFile) {
+  // A file cut after a whole section would read as a smaller LP: refused.
+  EXPECT_THROW_MSG(read_mps_text(std::string(kHead) + "RHS\n C1 3\n"), ParseError, "ends without ENDATA");
+  EXPECT_EQ(read_mps_text(std::string(kHead) + "RHS\n C1 3\nENDATA\n").row_lower[0], 3.0);
   // what follows ENDATA is not read
   EXPECT_EQ(read_mps_text(std::string(kHead) + "ENDATA\nthis is not MPS\n").cols(), 1);
 }
