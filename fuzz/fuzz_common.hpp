@@ -1,4 +1,4 @@
-// What the libFuzzer harnesses share (fuzz/README.md): the errors a reader
+// What the libFuzzer harnesses share (docs/reliability.md): the errors a reader
 // may throw on bad input, and a scratch folder of the process for files.
 #pragma once
 

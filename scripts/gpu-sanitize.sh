@@ -18,7 +18,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 1
-# The GPU host's Debian libraries (scripts/gpu-host.sh; ../shared/gpu/README.md).
+# The GPU host's Debian libraries, bundled by scripts/gpu-bundle.sh (scripts/gpu-host.sh).
 # shellcheck disable=SC1091
 [ -f .gpu-deps/env.sh ] && source .gpu-deps/env.sh
 command -v nvcc >/dev/null 2>&1 || export PATH="/usr/local/cuda/bin:$PATH"

@@ -19,17 +19,8 @@
 #include "balsa/matrix_market.hpp"
 #include "core/memory.hpp"
 #include "support/matrix_market_cases.hpp"
+#include "support/sanitizers.hpp"
 #include "support/test_support.hpp"
-
-// AddressSanitizer (BALSA_SANITIZE=address; GCC says __SANITIZE_ADDRESS__,
-// clang __has_feature): the death test below cannot pass under it.
-#if defined(__SANITIZE_ADDRESS__)
-#define BALSA_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BALSA_TEST_UNDER_ASAN 1
-#endif
-#endif
 
 namespace balsa {
 namespace {
