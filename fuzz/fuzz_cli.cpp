@@ -1,15 +1,16 @@
 // libFuzzer harness: the balsa command's option parsing (apps/). The CLI::App
 // is built as apps/main.cpp builds it (every subcommand, --threads,
-// --setup-trace, plain help, --version), then every command's callback is
-// replaced by one that does nothing: options, their validators and option
-// functions run, no command does. The input is the argument list after
-// "balsa", its words split at NUL or newline.
+// --setup-trace, plain help, --version); the input is the argument list after
+// "balsa", its words split at NUL or newline. Options, their validators and
+// option functions run; no command does: the main App's pre_callback, which
+// CLI11 calls after the whole parse (option functions and requirements
+// included) and before any subcommand's callback, ends the parse. (Replacing
+// each subcommand's callback by a no-op instead would free the command's
+// options, which its callback alone owns, while the parse still writes them.)
 //
-// Option functions may open files (--setup-trace FILE): the process works in
-// a scratch folder (fuzz_common.hpp), '/' in a word becomes '_' so that no
+// Option functions may open files (--setup-trace FILE): each input runs in a
+// scratch folder (fuzz_common.hpp), '/' in a word becomes '_' so that no
 // path leaves it, and the folder is emptied after each input.
-#include <unistd.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -36,14 +37,15 @@ std::vector<std::string> words_of(const std::uint8_t* data, std::size_t size) {
   return words;
 }
 
-// Replaces the callback of every subcommand under `app` (recursively) by one
-// that does nothing.
-void disarm(CLI::App& app) {
-  for (CLI::App* sub : app.get_subcommands({})) {
-    sub->callback([] {});
-    disarm(*sub);
-  }
-}
+// Thrown by FuzzApp::pre_callback: the parse is over, the commands would run next.
+struct ParseDone {};
+
+// The top-level App, stopping before any command's callback.
+class FuzzApp : public CLI::App {
+ public:
+  using CLI::App::App;
+  void pre_callback() override { throw ParseDone{}; }
+};
 
 // The balsa command's App, as run_app sets it up (apps/common.cpp), less the
 // OpenMP wait policy's re-execution.
@@ -63,7 +65,6 @@ void build(CLI::App& app) {
   add_lp_command(app);
   add_threads_option(app);
   add_setup_trace_option(app);
-  disarm(app);
 }
 
 // Ends what an input's option functions started: the set-up trace's file
@@ -74,26 +75,37 @@ void clean_up() {
     std::filesystem::remove_all(entry.path());
 }
 
+// The folder the fuzzer started in (its corpus and artifact paths may be
+// relative to it): each input runs in the scratch folder, then comes back.
+const std::filesystem::path& start_folder() {
+  static const std::filesystem::path folder = std::filesystem::current_path();
+  return folder;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  if (chdir(balsa::fuzz::scratch_folder().c_str()) != 0) std::abort();
+  (void)start_folder();
+  (void)balsa::fuzz::scratch_folder();
   return 0;
 }
 
-// One input: the words after "balsa"; a usage error (CLI::ParseError) or a
-// balsa::Error from an option function is the expected answer.
+// One input: the words after "balsa"; the end of the parse, a usage error
+// (CLI::Error) or a balsa::Error from an option function is the expected answer.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> words = words_of(data, size);
   std::vector<char*> argv{const_cast<char*>("balsa")};
   for (std::string& w : words) argv.push_back(w.data());
-  CLI::App app{"balsa (fuzz)", "balsa"};
+  std::filesystem::current_path(balsa::fuzz::scratch_folder());
+  FuzzApp app{"balsa (fuzz)", "balsa"};
   build(app);
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const ParseDone&) {
   } catch (const CLI::Error&) {
   } catch (const balsa::Error&) {
   }
   clean_up();
+  std::filesystem::current_path(start_folder());
   return 0;
 }

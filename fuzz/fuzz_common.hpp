@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -19,13 +20,18 @@ namespace balsa::fuzz {
 inline constexpr std::size_t kMemoryLimit = std::size_t{64} << 20;
 
 // A folder of this process under the system's temporary folder, made on
-// the first call (mkdtemp) and kept for the run.
+// the first call (mkdtemp), removed when the process exits normally.
 inline const std::filesystem::path& scratch_folder() {
   static const std::filesystem::path folder = [] {
     std::string pattern = (std::filesystem::temp_directory_path() / "balsa-fuzz-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) std::abort();
     return std::filesystem::path(pattern);
   }();
+  static const bool removed_at_exit = std::atexit([] {
+    std::error_code ec;
+    std::filesystem::remove_all(scratch_folder(), ec);
+  }) == 0;
+  (void)removed_at_exit;
   return folder;
 }
 
