@@ -79,12 +79,17 @@ export BALSA_TEST_WATCHDOG_MS=600000
 filter_for() { [ "$1" = initcheck ] && return; echo "--kernel-name kns=balsa"; }
 seconds_for() { case "$1" in racecheck | initcheck) echo 240 ;; *) echo 150 ;; esac; }
 
-# The count of errors (memcheck, synccheck, initcheck) or hazards (racecheck) in a log.
+# The count of errors (memcheck, synccheck, initcheck) or hazards (racecheck)
+# in a log: its summary's, or, in a log cut short before the summary (a
+# timeout), its reports' ("[48 hazards]" counts 48).
 findings() {
-  local n
-  n=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$1" | grep -oE '[0-9]+' | awk '{s += $1} END {print s + 0}')
-  n=$((n + $(grep -oE 'RACECHECK SUMMARY: [0-9]+' "$1" | grep -oE '[0-9]+$' | awk '{s += $1} END {print s + 0}')))
-  echo "$n"
+  if grep -qE '(ERROR|RACECHECK) SUMMARY' "$1"; then
+    grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+' "$1" | grep -oE '[0-9]+$' | awk '{s += $1} END {print s + 0}'
+  else
+    local hazards
+    hazards=$(grep -oE '\[[0-9]+ hazards?\]' "$1" | grep -oE '[0-9]+' | awk '{s += $1} END {print s + 0}')
+    [ "$hazards" -gt 0 ] && echo "$hazards" || grep -cE '^========= +(Error|Warning|Invalid)' "$1"
+  fi
 }
 
 small_matrix="$root/tests/data/jagmesh7.mtx"
