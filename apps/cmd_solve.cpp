@@ -81,7 +81,7 @@ struct Column {
 };
 
 Column from_krylov(const KrylovStats& s, const std::string& method) {
-  return {s.outcome == KrylovOutcome::Converged, to_string(s.outcome), s.message, method, s.iterations, s.residual,
+  return {s.outcome == KrylovOutcome::Converged, to_string(s.outcome), in_cli_terms(s.message), method, s.iterations, s.residual,
           s.true_residual, s.solve_seconds, -1, -1, s.history, {}};
 }
 
@@ -93,7 +93,7 @@ Column from_report(const SolveReport& r, std::size_t c) {
   col.ok = a.solved;
   col.outcome = !a.solved ? "not-solved" : is_direct(a.method) ? "direct" : "converged";
   col.method = a.solved ? to_string(a.method) : "none";
-  col.message = c == 0 ? r.message : a.solved ? std::string(to_string(a.method)) + " solved it" : a.reason;
+  col.message = in_cli_terms(c == 0 ? r.message : a.solved ? std::string(to_string(a.method)) + " solved it" : a.reason);
   col.iterations = a.iterations;
   col.true_residual = a.true_residual;
   col.backward_error = a.backward_error;
@@ -138,7 +138,7 @@ void print_sap_stats(std::FILE* report, const SparseSapStats& p) {
 void print_chain(std::FILE* report, const std::vector<SolveAttempt>& chain) {
   for (const SolveAttempt& a : chain)
     fmt::print(report, "  {} {} on {}: {}{} (set-up {:.4f} s, solve {:.4f} s{})\n", a.solved ? "+" : "-",
-               to_string(a.method), to_string(a.device), a.solved ? "solved" : a.reason,
+               to_string(a.method), to_string(a.device), a.solved ? "solved" : in_cli_terms(a.reason),
                a.backward_error >= 0 ? fmt::format(", backward error {:.2e} normwise, {:.2e} componentwise",
                                                    a.backward_error, a.componentwise_backward_error)
                                      : "",
@@ -166,6 +166,10 @@ System load_system(const SolveCliOptions& o) {
     s.B.values = multiply(A, std::span<const double>(s.x_true));
   }
   return s;
+}
+
+bool is_zero(std::span<const double> b) {
+  return std::all_of(b.begin(), b.end(), [](double v) { return v == 0; });
 }
 
 // What ran: one of the three paths' solver or report, X and every column's result.
@@ -299,7 +303,8 @@ void print_solve_times(std::FILE* report, const SolveRun& run) {
 }
 
 // The text report: each column's result, then the times.
-void print_solve(std::FILE* report, const SolveCliOptions& o, const SolveRun& run, double error, bool with_error) {
+void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys, const SolveRun& run, double error) {
+  const bool with_error = !sys.x_true.empty();
   const index_t cols = index_t(run.columns.size());
   const char* norm_name = run.path == Path::Preset ? to_string(o.norm) : "2";
   if (run.sap) print_sap_stats(report, run.sap->stats());
@@ -316,8 +321,9 @@ void print_solve(std::FILE* report, const SolveCliOptions& o, const SolveRun& ru
                  r.ok ? r.method + " solved it" : r.message, r.backward_error, r.componentwise_backward_error,
                  r.seconds);
     } else {
-      fmt::print(report, "  {}{} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}\n",
-                 which, r.outcome, r.iterations, r.residual, norm_name, r.true_residual, err);
+      fmt::print(report, "  {}{} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}{}\n",
+                 which, r.outcome, r.iterations, r.residual, norm_name, r.true_residual, err,
+                 is_zero(sys.B.column(c)) ? "; b = 0: x = 0" : "");
     }
   }
   print_solve_times(report, run);
@@ -328,7 +334,7 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
   const std::size_t cols = run.columns.size();
   for (std::size_t c = 0; c < cols; ++c) {
     const Column& r = run.columns[c];
-    const std::string which = cols > 1 ? fmt::format(" (column {})", c + 1) : "";
+    const std::string which = cols > 1 ? fmt::format(" (right-hand side {})", c + 1) : "";
     if (!r.ok) {
       if (run.chain) throw NotConverged(fmt::format("{}: not solved{}: {}", o.method, which, r.message));
       throw NotConverged(fmt::format("{} did not converge{}: {} ({})", o.method, which, r.outcome, r.message));
@@ -337,9 +343,19 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
   }
 }
 
+// The default b = A x_true is zero only when A is singular (x_true has no
+// zero entry): an Error, not "x = 0" with an error of 1.
+void require_nonzero_default_b(const SolveCliOptions& o, const System& sys) {
+  if (sys.x_true.empty() || !is_zero(sys.B.column(0))) return;
+  throw Error(fmt::format("{}: A is singular{}: the default b = A x_true is zero for a nonzero x_true; give a b "
+                          "with --rhs to find an x, if one exists",
+                          o.matrix, sys.A.nnz() == 0 ? " (it has no nonzero entry)" : ""));
+}
+
 void run_solve(const SolveCliOptions& o) {
   std::FILE* report = report_stream(o.json, o.output);
   const System sys = load_system(o);
+  require_nonzero_default_b(o, sys);
   SolveRun run;
   run.path = path_of(o.method);
   run.device = usable_device(o.device);
@@ -360,7 +376,7 @@ void run_solve(const SolveCliOptions& o) {
   if (o.json)
     print_json(solve_json(o, sys, run, error));
   else
-    print_solve(report, o, run, error, !sys.x_true.empty());
+    print_solve(report, o, sys, run, error);
   require_solved(o, run);
 }
 

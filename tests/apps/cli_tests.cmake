@@ -173,7 +173,7 @@ balsa_cli_test(trsv_explain_upper_float ARGS trsv ${DATA}/bcsstk13.mtx --triangl
 balsa_cli_test(trsv_missing_file ARGS trsv ${OUT}/no-such-file.mtx --explain ERROR "balsa: error: cannot open .*no-such-file.mtx")
 balsa_cli_test(trsv_not_square ARGS trsv ${DATA}/lp_e226.mtx --explain ERROR "balsa: error: .*223 x 472, not square")
 balsa_cli_test(trsv_not_triangular ARGS trsv ${DATA}/west0479.mtx --device cpu
-               ERROR "balsa: error: matrix is not lower triangular: entry at \\(row 0, column [0-9]+\\).*count from 0; a Matrix Market file counts from 1")
+               ERROR "balsa: error: matrix is not lower triangular: entry at \\(row 1, column [0-9]+\\).*count from 1, as in the input file")
 
 # ---- issue 22: inputs and messages found by outside testing ------------------------------
 # Files made here: sizes a file declares but cannot hold, NaN values, values
