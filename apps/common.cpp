@@ -302,7 +302,8 @@ namespace balsa::app {
 void print_predictions(std::FILE* out, const SolveReport& r) {
   for (const SolvePrediction& p : r.plan)
     fmt::print(out, "  predicted {:>18} on {:4}: {} ({})\n", to_string(p.method), to_string(p.device),
-               p.seconds < 0 ? std::string("-") : fmt::format("{:.4g} s", p.seconds), p.basis);
+               p.seconds < 0 || !std::isfinite(p.seconds) ? std::string("-") : fmt::format("{:.4g} s", p.seconds),
+               p.basis);
 }
 
 // ---- the program ---------------------------------------------------------------

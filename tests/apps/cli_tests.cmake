@@ -275,3 +275,30 @@ balsa_cli_test(lp_not_mps ARGS lp ${DATA}/SOURCES.md ERROR "balsa: error: .*SOUR
 balsa_cli_test(lp_bad_device ARGS lp ${DATA}/lp/afiro.mps.gz --device gpu ERROR "--device" EXIT 2)
 balsa_cli_test(bench_lp BENCH ARGS lp --dir ${DATA}/lp --only afiro,itest2 --no-gpu
                PASS "Status as the reference's: 2 of 2")
+# ---- issue 39 item 2: no misleading success; one set of conventions in every command's messages ----
+set(BAD ${DATA}/bad)
+# The self-check uses the solve's operator: the unit diagonal (lap20's stored diagonal is 4) and the transpose.
+balsa_cli_test(trsv_unit_selfcheck ARGS trsv ${OUT}/lap20_lower.mtx --unit-diagonal --device cpu
+               PASS "unit diagonal.*residual \\|\\|b - L x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e[-+][0-9]+, error [0-9.]+e-(0[6-9]|1[0-9])"
+               NOT "error [0-9.]+e(\\+|-0[0-5])" NEEDS lap20_lower)
+balsa_cli_test(trsv_unit_transpose_selfcheck ARGS trsv ${OUT}/lap20_lower.mtx --unit-diagonal --transpose --device cpu
+               PASS "residual \\|\\|b - L\\^T x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e[-+][0-9]+, error [0-9.]+e-(0[6-9]|1[0-9])"
+               NOT "error [0-9.]+e(\\+|-0[0-5])" NEEDS lap20_lower)
+# b = 0 gives x = 0, said as such, with no error line of 1.
+balsa_cli_test(solve_zero_b ARGS solve ${BAD}/all-zero.mtx --rhs ${BAD}/zero-b.mtx --device cpu PASS "b = 0: x = 0"
+               NOT "error 1\\.0|[^a-z]nan|inf s")
+balsa_cli_test(solve_zero_b_sap ARGS solve ${BAD}/unit-lower.mtx --rhs ${BAD}/zero-b.mtx --method sap-d --device cpu
+               PASS "converged after 0 iterations.*b = 0: x = 0" NOT "error 1\\.0|[^a-z]nan|inf s")
+# No NaN in a report line: the QR of an all-zero A (0 flops over 0 bytes).
+balsa_cli_test(lsq_zero_no_nan ARGS lsq ${BAD}/all-zero.mtx --device cpu PASS "intensity 0;" NOT "[^a-z]nan|NaN")
+balsa_cli_test(qr_zero_json_no_null ARGS qr ${BAD}/all-zero.mtx --device cpu --json PASS "\"intensity\": 0" NOT "null")
+# --device cuda is named as the option in every command (on a GPU host the command runs instead).
+balsa_cli_test(lp_device_cuda_named ARGS lp ${BAD}/lp-infeasible.mps --device cuda -q
+               PASS "--device cuda: (no CUDA GPU found|balsa was built without CUDA)|^$" NOT "Device::")
+balsa_cli_test(lsq_device_cuda_named ARGS lsq ${BAD}/unit-lower.mtx --device cuda
+               PASS "--device cuda: (no CUDA GPU found|balsa was built without CUDA)|x\\|\\| =" NOT "Device::")
+balsa_cli_test(qr_device_cuda_named ARGS qr ${BAD}/unit-lower.mtx --device cuda
+               PASS "--device cuda: (no CUDA GPU found|balsa was built without CUDA)|balsa qr:" NOT "Device::")
+# The chain's reasons count rows from 1 in the report too.
+balsa_cli_test(solve_chain_reason_from_1 ARGS solve ${BAD}/zero-diagonal.mtx --device cpu
+               ERROR "zero pivot at row 1 of A\\).*count from 1" EXIT 3 NOT "row 0")
