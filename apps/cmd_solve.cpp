@@ -302,6 +302,13 @@ void print_solve_times(std::FILE* report, const SolveRun& run) {
   }
 }
 
+// A solved first column whose error against x_true is 1e4 times its residual
+// (or the tolerance) or more: the error then measures A's conditioning or
+// singularity, not the solve.
+bool far_from_x_true(const SolveCliOptions& o, const Column& first, double error) {
+  return first.ok && error > 1e4 * std::max(first.true_residual, o.tolerance);
+}
+
 // The text report: each column's result, then the times.
 void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys, const SolveRun& run, double error) {
   const bool with_error = !sys.x_true.empty();
@@ -326,6 +333,9 @@ void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys,
                  is_zero(sys.B.column(c)) ? "; b = 0: x = 0" : "");
     }
   }
+  if (with_error && far_from_x_true(o, run.columns.front(), error))
+    fmt::print(report, "  note: x fits b but is far from x_true: A is singular or ill-conditioned, so other x fit b "
+                       "as well (the error says how far this one is from x_true)\n");
   print_solve_times(report, run);
 }
 

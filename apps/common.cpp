@@ -238,9 +238,9 @@ const std::regex& position_pattern() {
   static const std::regex p(R"(\b(row|column|index) (\d+))");
   return p;
 }
-// An entry named by its (row, column) pair: "A(2, 0)", "entry (2, 0)", "at (2, 0)".
+// An entry named by its (row, column) pair: "A(2, 0)", "a(2, 0)", "entry (2, 0)", "at (2, 0)".
 const std::regex& pair_pattern() {
-  static const std::regex p(R"(\b(A|entry|at) ?\((\d+), (\d+)\))");
+  static const std::regex p(R"(\b(A|a|entry|at) ?\((\d+), (\d+)\))");
   return p;
 }
 
@@ -252,6 +252,8 @@ struct CliTerm {
 };
 constexpr CliTerm kCliTerms[] = {
     {"Device::Cuda", "--device cuda"},
+    {"iterations (max_iterations)", "iterations (--maxit)"},
+    {"iterations (stagnation_window)", "iterations (the stagnation window)"},
     {"use a BiCGStab method, or set KrylovOptions::check_symmetry = false",
      "use --method bicgstab-ilu0 (or another BiCGStab method) or --method auto"},
     {"PivotBreakdown::Shift would retry on A + alpha diag(A)", "without --no-shift it would retry on A + alpha diag(A)"},

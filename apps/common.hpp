@@ -114,10 +114,10 @@ void add_setup_trace_option(CLI::App& app);
 // Matrix Market or MPS file does, and name the command's own options.
 
 // A library message (or a reason it gave) in the command's terms: each "row
-// i", "column j", "index k", "A(i, j)", "entry (i, j)" and "at (i, j)",
+// i", "column j", "index k", "A(i, j)", "a(i, j)", "entry (i, j)" and "at (i, j)",
 // counted from 0 by the library, raised by one; the library's option names
-// (Device::Cuda, KrylovOptions::check_symmetry, ...) replaced by the
-// command's (--device cuda, --method, ...). Text saying "1-based" keeps its
+// (Device::Cuda, max_iterations, KrylovOptions::check_symmetry, ...)
+// replaced by the command's (--device cuda, --maxit, --method, ...). Text saying "1-based" keeps its
 // numbers.
 std::string in_cli_terms(std::string text);
 // `text` with a note saying how positions count, when it names any.
