@@ -40,7 +40,7 @@ CLI::App* add_kind(CLI::App* gen, std::shared_ptr<GenOptions> o, const std::stri
   cmd->add_option("-o,--output", o->output, "Output Matrix Market file ('-' for standard output)")
       ->required()
       ->option_text(" FILE");
-  cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Random seed")->check(at_least(0))->capture_default_str();
   CLI::Option* tri = add_enum_option(cmd, "--triangle", o->triangle, "Keep only this triangle", {}, false);
   cmd->add_flag("--strict", o->strict, "With --triangle: drop the diagonal too");
   add_enum_option(cmd, "--storage", o->storage, "Matrix Market storage",

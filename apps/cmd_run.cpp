@@ -200,7 +200,7 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tol", o->tolerance, "Relative tolerance (default 1e-8 double, 1e-5 float)")->check(positive());
   cmd->add_option("--maxit", o->max_iterations, "Most iterations")->check(between(0, 1e8))->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of the true solution")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the true solution")->check(at_least(0))->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->callback([o] { o->precision == "float" ? run_job<float>(*o) : run_job<double>(*o); });
 }

@@ -438,7 +438,7 @@ void add_solve_command(CLI::App& app) {
       ->option_text(" FILE");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
-  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->check(at_least(0))->capture_default_str();
   cmd->callback([o] { run_solve(*o); });
 }
 

@@ -331,7 +331,7 @@ void add_trsv_command(CLI::App& app) {
   add_enum_option(cmd, "--algorithm", o->algorithm, "Triangular solver");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "Print the solve's result as JSON");
-  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->check(at_least(0))->capture_default_str();
   cmd->add_option("--precision", o->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
