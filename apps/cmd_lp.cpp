@@ -42,10 +42,14 @@ void write_solution(const std::string& path, const LinearProgram& lp, const LpSo
 // to state (optimal, or the last point of a stopped solve).
 std::string objective_text(const LpSolution& s) {
   switch (s.status) {
-    case LpStatus::Infeasible: return "no objective value (no point satisfies the constraints)";
-    case LpStatus::Unbounded: return "no objective value (the objective is unbounded)";
-    case LpStatus::Optimal: return fmt::format("objective {:.12g}", s.objective);
-    default: return fmt::format("objective {:.12g} at the last point (not optimal)", s.objective);
+    case LpStatus::Infeasible:
+      return "no objective value (no point satisfies the constraints)";
+    case LpStatus::Unbounded:
+      return "no objective value (the objective is unbounded)";
+    case LpStatus::Optimal:
+      return fmt::format("objective {:.12g}", s.objective);
+    default:
+      return fmt::format("objective {:.12g} at the last point (not optimal)", s.objective);
   }
 }
 
@@ -54,9 +58,11 @@ std::string objective_text(const LpSolution& s) {
 // trouble is a failed computation (exit 1).
 void require_finished(const LpSolution& s) {
   if (s.status == LpStatus::IterationLimit)
-    throw NotConverged(fmt::format("the simplex stopped at --max-iterations after {} iterations: not optimal", s.iterations));
+    throw NotConverged(
+        fmt::format("the simplex stopped at --max-iterations after {} iterations: not optimal", s.iterations));
   if (s.status == LpStatus::TimeLimit)
-    throw NotConverged(fmt::format("the simplex stopped at --time-limit after {} iterations: not optimal", s.iterations));
+    throw NotConverged(
+        fmt::format("the simplex stopped at --time-limit after {} iterations: not optimal", s.iterations));
   if (s.status == LpStatus::NumericalTrouble)
     throw Error(fmt::format("the simplex ran into numerical trouble after {} iterations: no answer", s.iterations));
 }
@@ -130,8 +136,11 @@ void add_lp_command(CLI::App& app) {
   cmd->add_flag("--no-scale", [o](std::int64_t) { o->simplex.scale = false; }, "Solve without scaling");
   cmd->add_flag("--no-perturb", [o](std::int64_t) { o->simplex.perturb = false; }, "No cost perturbation");
   o->simplex.log_every = 1000;
-  cmd->add_option("--log-every", o->simplex.log_every, "A progress line every this many iterations (0: only the "
-                  "phases' last lines)")->check(at_least(0))->capture_default_str();
+  cmd->add_option("--log-every", o->simplex.log_every,
+                  "A progress line every this many iterations (0: only the "
+                  "phases' last lines)")
+      ->check(at_least(0))
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON (progress lines go to standard error)");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress lines");
   cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file")

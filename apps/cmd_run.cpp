@@ -99,8 +99,9 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
   if (o.json) {
     print_json({{"problem", problem_json(o, job.A.rows, job.A.nnz())}, {"method", to_string(r.method)},
                 {"requested_method", "auto"}, {"precision", o.precision}, {"device", to_string(r.device)},
-                {"gpu", job.gpu_json}, {"outcome", r.solved ? "converged" : "not-solved"}, {"message", in_cli_terms(r.message)},
-                {"plan", fields_json(r.plan)}, {"iterations", k.iterations}, {"true_residual", r.true_residual},
+                {"gpu", job.gpu_json}, {"outcome", r.solved ? "converged" : "not-solved"},
+                {"message", in_cli_terms(r.message)}, {"plan", fields_json(r.plan)}, {"iterations", k.iterations},
+                {"true_residual", r.true_residual},
                 {"backward_error", r.backward_error}, {"componentwise_backward_error", r.componentwise_backward_error},
                 {"error", error}, {"build_seconds", job.build_seconds}, {"cuda_context_seconds", job.context_seconds},
                 {"plan_seconds", r.setup_seconds - setup}, {"setup_seconds", setup}, {"solve_seconds", solve_s},

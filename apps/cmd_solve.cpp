@@ -81,8 +81,8 @@ struct Column {
 };
 
 Column from_krylov(const KrylovStats& s, const std::string& method) {
-  return {s.outcome == KrylovOutcome::Converged, to_string(s.outcome), in_cli_terms(s.message), method, s.iterations, s.residual,
-          s.true_residual, s.solve_seconds, -1, -1, s.history, {}};
+  return {s.outcome == KrylovOutcome::Converged, to_string(s.outcome), in_cli_terms(s.message), method,
+          s.iterations, s.residual, s.true_residual, s.solve_seconds, -1, -1, s.history, {}};
 }
 
 // Column c of a chain report (column 0 carries the chain and the history).
@@ -93,7 +93,9 @@ Column from_report(const SolveReport& r, std::size_t c) {
   col.ok = a.solved;
   col.outcome = !a.solved ? "not-solved" : is_direct(a.method) ? "direct" : "converged";
   col.method = a.solved ? to_string(a.method) : "none";
-  col.message = in_cli_terms(c == 0 ? r.message : a.solved ? std::string(to_string(a.method)) + " solved it" : a.reason);
+  col.message = in_cli_terms(c == 0     ? r.message
+                             : a.solved ? std::string(to_string(a.method)) + " solved it"
+                                        : a.reason);
   col.iterations = a.iterations;
   col.true_residual = a.true_residual;
   col.backward_error = a.backward_error;
@@ -334,8 +336,9 @@ void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys,
     }
   }
   if (with_error && far_from_x_true(o, run.columns.front(), error))
-    fmt::print(report, "  note: x fits b but is far from x_true: A is singular or ill-conditioned, so other x fit b "
-                       "as well (the error says how far this one is from x_true)\n");
+    fmt::print(report,
+               "  note: x fits b but is far from x_true: A is singular or ill-conditioned, so other x fit b "
+               "as well (the error says how far this one is from x_true)\n");
   print_solve_times(report, run);
 }
 
@@ -357,9 +360,10 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
 // zero entry): an Error, not "x = 0" with an error of 1.
 void require_nonzero_default_b(const SolveCliOptions& o, const System& sys) {
   if (sys.x_true.empty() || !is_zero(sys.B.column(0))) return;
-  throw Error(fmt::format("{}: A is singular{}: the default b = A x_true is zero for a nonzero x_true; give a b "
-                          "with --rhs to find an x, if one exists",
-                          o.matrix, sys.A.nnz() == 0 ? " (it has no nonzero entry)" : ""));
+  throw Error(
+      fmt::format("{}: A is singular{}: the default b = A x_true is zero for a nonzero x_true; give a b "
+                  "with --rhs to find an x, if one exists",
+                  o.matrix, sys.A.nnz() == 0 ? " (it has no nonzero entry)" : ""));
 }
 
 void run_solve(const SolveCliOptions& o) {

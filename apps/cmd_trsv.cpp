@@ -290,14 +290,13 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
   } else {
     fmt::print(report, "balsa trsv: {} ({} x {}, {} entries), {} triangle{}{}, {} on {}\n", o.file, L.rows, L.cols,
                L.nnz(), to_string(tri), o.transpose ? " transposed" : "", o.unit ? ", unit diagonal" : "",
-               to_string(st.algorithm),
-               to_string(st.device));
+               to_string(st.algorithm), to_string(st.device));
     fmt::print(report, "  {} dependency levels; analysis {:.4f} s, solve {:.4f} s ({} right-hand side{})\n", st.levels,
                st.analysis_seconds, st.last_solve_seconds, X.cols, X.cols == 1 ? "" : "s");
     for (index_t c = 0; c < X.cols; ++c)
-      fmt::print(report, "  {}residual ||b - {}x|| / ||b|| = {:.3e}{}\n", X.cols > 1 ? fmt::format("column {}: ", c + 1) : "",
-                 operator_name(tri, o.transpose), residuals[std::size_t(c)],
-                 x_true.empty() ? "" : fmt::format(", error {:.3e}", error));
+      fmt::print(report, "  {}residual ||b - {}x|| / ||b|| = {:.3e}{}\n",
+                 X.cols > 1 ? fmt::format("column {}: ", c + 1) : "", operator_name(tri, o.transpose),
+                 residuals[std::size_t(c)], x_true.empty() ? "" : fmt::format(", error {:.3e}", error));
   }
   for (index_t c = 0; c < X.cols; ++c)
     require_finite_result(X.column(c), residuals[std::size_t(c)],

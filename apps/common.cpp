@@ -256,7 +256,8 @@ constexpr CliTerm kCliTerms[] = {
     {"iterations (stagnation_window)", "iterations (the stagnation window)"},
     {"use a BiCGStab method, or set KrylovOptions::check_symmetry = false",
      "use --method bicgstab-ilu0 (or another BiCGStab method) or --method auto"},
-    {"PivotBreakdown::Shift would retry on A + alpha diag(A)", "without --no-shift it would retry on A + alpha diag(A)"},
+    {"PivotBreakdown::Shift would retry on A + alpha diag(A)",
+     "without --no-shift it would retry on A + alpha diag(A)"},
     {"enable pivot boosting or reorder the matrix", "leave out --no-shift (pivot boosting) or reorder the matrix"},
 };
 
