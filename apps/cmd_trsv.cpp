@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -294,9 +295,10 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
     fmt::print(report, "  {} dependency levels; analysis {:.4f} s, solve {:.4f} s ({} right-hand side{})\n", st.levels,
                st.analysis_seconds, st.last_solve_seconds, X.cols, X.cols == 1 ? "" : "s");
     for (index_t c = 0; c < X.cols; ++c)
-      fmt::print(report, "  {}residual ||b - {}x|| / ||b|| = {:.3e}{}\n",
+      fmt::print(report, "  {}residual ||b - {}x|| / ||b|| = {:.3e}{}{}\n",
                  X.cols > 1 ? fmt::format("column {}: ", c + 1) : "", operator_name(tri, o.transpose),
-                 residuals[std::size_t(c)], x_true.empty() ? "" : fmt::format(", error {:.3e}", error));
+                 residuals[std::size_t(c)], x_true.empty() ? "" : fmt::format(", error {:.3e}", error),
+                 std::ranges::all_of(B.column(c), [](T v) { return v == T(0); }) ? "; b = 0: x = 0" : "");
   }
   for (index_t c = 0; c < X.cols; ++c)
     require_finite_result(X.column(c), residuals[std::size_t(c)],
