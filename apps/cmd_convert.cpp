@@ -25,6 +25,7 @@ struct ConvertOptions {
 };
 
 void run_convert(const ConvertOptions& o) {
+  refuse_overwriting({o.input}, {o.output});
   MtxReadOptions r;
   // Symmetric output is written from the whole matrix (the writer checks the
   // mirror and keeps one triangle), so --keep-stored only applies to general output.

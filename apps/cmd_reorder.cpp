@@ -29,6 +29,7 @@ nlohmann::json db_json(const DiagonalBoosting& db) {
 }
 
 void run_reorder(const ReorderOptions& o) {
+  refuse_overwriting({o.matrix}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
   const LoadedMatrix<double> m = load_matrix<double>(o.matrix);
   const Csr<double>& A = m.A;

@@ -367,6 +367,7 @@ void require_nonzero_default_b(const SolveCliOptions& o, const System& sys) {
 }
 
 void run_solve(const SolveCliOptions& o) {
+  refuse_overwriting({o.matrix, o.rhs}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
   const System sys = load_system(o);
   require_nonzero_default_b(o, sys);

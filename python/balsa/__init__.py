@@ -15,6 +15,7 @@ input's kind (NumPy in, NumPy out; CuPy in, CuPy out).
     res = balsa.linprog(c, A_ub, b_ub)       # a linear program
 """
 
+from . import _scalars
 from ._core import core as _core
 from ._errors import (
     ConvergenceError,
@@ -53,7 +54,7 @@ def set_threads(threads):
     """Host threads (OpenMP and OpenBLAS) of every later balsa call, 1 to
     hardware_threads(); an Error otherwise. balsa.solve and DirectSolver
     also take threads= for one call."""
-    _core.set_threads(int(threads))
+    _core.set_threads(_scalars.threads(threads, "balsa.set_threads"))
 
 
 def hardware_threads():

@@ -15,9 +15,8 @@ import sys
 import numpy as np
 
 from ._errors import DimensionError, IndexOverflow
+from ._validate import FINITE_AFTER_CONVERSION, FLOATS, INT32_MAX, check_sparse, finite_values, value_dtype
 
-_INT32_MAX = np.iinfo(np.int32).max
-FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 DEVICES = ("auto", "cpu", "cuda")
 
 
@@ -71,19 +70,10 @@ def stream_handle(stream):
     raise TypeError(f"stream must be a CuPy stream, an int handle or None, not {type(stream).__name__}")
 
 
-def _value_dtype(dtype, who):
-    dtype = np.dtype(dtype)
-    if dtype in FLOATS:
-        return dtype
-    if dtype.kind in "biu":
-        return np.dtype(np.float64)
-    raise TypeError(f"{who}: values of type {dtype} are not supported (float32 or float64)")
-
-
 def _int32(a, what, who):
     if a.dtype == np.int32:
         return np.ascontiguousarray(a)
-    if a.size and (a.max(initial=0) > _INT32_MAX or a.min(initial=0) < 0):
+    if a.size and (a.max(initial=0) > INT32_MAX or a.min(initial=0) < 0):
         raise IndexOverflow(f"{who}: {what} go beyond balsa's 32-bit indices (largest {int(a.max())})")
     return np.ascontiguousarray(a, dtype=np.int32)
 
@@ -105,43 +95,59 @@ class CsrArrays:
         return self.data.dtype
 
 
-def csr_arrays(A, who, dtype=None, square=True):
+def csr_arrays(A, who, dtype=None, square=True, finite=True):
     """A (scipy.sparse or cupyx.scipy.sparse) as CsrArrays on the host, with
-    sorted indices and no duplicates. A dense array is a TypeError."""
+    sorted indices and no duplicates. Its raw arrays are checked first
+    (_validate.py: on the GPU for a CuPy matrix), and only then converted;
+    finite: NaN and Inf are refused. A dense array is a TypeError."""
+    import scipy.sparse as sp
+
+    check_matrix(A, who, square, finite)
+    fmt = A.format
+    if _is_cupyx_sparse(A):
+        A = A.tocsr().get()
+    A, reordered = _canonical_csr(A, fmt, sp)
+    if finite and fmt in FINITE_AFTER_CONVERSION:
+        finite_values(A.data, who)
+    value_type = value_dtype(A.dtype if dtype is None else dtype, who)
+    return CsrArrays(
+        A.shape,
+        _int32(A.indptr, "row pointers", who),
+        _int32(A.indices, "column indices", who),
+        np.ascontiguousarray(A.data, dtype=value_type),
+        reordered,
+    )
+
+
+def check_matrix(A, who, square=True, finite=True):
+    """Checks a scipy.sparse matrix's raw arrays on the host, a
+    cupyx.scipy.sparse one's on its device (_validate.py), before anything
+    converts them. A dense array is a TypeError."""
     import scipy.sparse as sp
 
     if _is_cupyx_sparse(A):
-        A = A.tocsr().get()
-    elif not sp.issparse(A):
+        check_sparse(A, _cupy(), who, square, finite)
+    elif sp.issparse(A):
+        check_sparse(A, np, who, square, finite)
+    else:
         kind = type(A).__module__.split(".")[0] + "." + type(A).__name__
         raise TypeError(
             f"{who}: A must be a sparse matrix (scipy.sparse or cupyx.scipy.sparse), not {kind}; "
             "convert a dense array with scipy.sparse.csr_array(A)"
         )
-    if A.ndim != 2:
-        raise DimensionError(f"{who}: A must be two-dimensional")
-    m, n = A.shape
-    if m > _INT32_MAX or n > _INT32_MAX:
-        raise IndexOverflow(f"{who}: a {m} x {n} matrix goes beyond balsa's 32-bit indices")
-    if square and m != n:
-        raise DimensionError(f"{who}: A must be square, not {m} x {n}")
-    if A.nnz > _INT32_MAX:
-        raise IndexOverflow(f"{who}: {A.nnz} nonzeros go beyond balsa's 32-bit indices")
-    reordered = A.format != "csr"
-    if reordered:
-        A = A.tocsr()
+
+
+def _canonical_csr(A, fmt, sp):
+    """A checked matrix (given in format `fmt`) as canonical CSR (sorted, no
+    duplicates), and whether its values' order changed. A CSR matrix is seen
+    afresh, so no flag a caller set (has_sorted_indices) is trusted."""
+    reordered = fmt != "csr"
+    A = sp.csr_array((A.data, A.indices, A.indptr), shape=A.shape) if A.format == "csr" else A.tocsr()
     if not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()
         reordered = True
-    value_dtype = _value_dtype(A.dtype if dtype is None else dtype, who)
-    return CsrArrays(
-        (m, n),
-        _int32(A.indptr, "row pointers", who),
-        _int32(A.indices, "column indices", who),
-        np.ascontiguousarray(A.data, dtype=value_dtype),
-        reordered,
-    )
+    return A, reordered
 
 
 def sp_issparse(A):
@@ -169,10 +175,10 @@ def host_values(values, pattern, dtype, who):
     if is_device_array(values):
         values = _cupy().asnumpy(values)
     values = np.asarray(values)
-    if values.dtype not in FLOATS and values.dtype.kind not in "biu":
-        raise TypeError(f"{who}: values of type {values.dtype} are not supported")
+    value_dtype(values.dtype, who, "values")
     if values.ndim != 1 or values.shape[0] != nnz:
         raise DimensionError(f"{who}: {nnz} values expected, got shape {values.shape}")
+    finite_values(values, who)
     return np.ascontiguousarray(values, dtype=dtype)
 
 

@@ -5,6 +5,7 @@ SuiteSparse. Analyse and factorise once, solve many right-hand sides."""
 import numpy as np
 
 from . import _arrays as arr
+from . import _scalars as num
 from ._core import core
 
 METHODS = ("auto", "cholmod", "umfpack", "klu")
@@ -39,7 +40,7 @@ class DirectSolver:
         self.dtype, self.shape = m.dtype, m.shape
         self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
         cls = core.DirectF64 if self.dtype == arr.FLOATS[1] else core.DirectF32
-        self._solver = cls(m.shape[0], m.indptr, m.indices, m.data, method, int(threads), device)
+        self._solver = cls(m.shape[0], m.indptr, m.indices, m.data, method, num.threads(threads, who), device)
 
     def solve(self, b):
         """x = A^-1 b for a vector or an n x k array b."""

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from . import _arrays as arr
+from . import _scalars as num
 from ._core import core
 from ._errors import ConvergenceError, ConvergenceWarning
 
@@ -28,7 +29,14 @@ def _host_start(x0, n, dtype, who):
     g = arr.rhs(x0, n, dtype, who, name="x0")
     if not g.vector:
         raise arr.DimensionError(f"{who}: x0 must be a vector of {n} values")
-    return arr.to_host(g).copy()
+    return _finite_start(arr.to_host(g).copy(), who)
+
+
+def _finite_start(x, who):
+    """x0 (a host array) when it holds no NaN or Inf."""
+    if not np.isfinite(x).all():
+        raise ValueError(f"{who}: x0 must not contain NaN or Inf")
+    return x
 
 
 def _start(x0, r, n, dtype, who):
@@ -37,6 +45,13 @@ def _start(x0, r, n, dtype, who):
         return arr._cupy().zeros(n, dtype=dtype)
     host = _host_start(x0, n, dtype, who)
     return arr.like_input(host, r)
+
+
+def _stopping(tol, maxiter, default_maxiter, who):
+    """(tol, maxiter) checked: tol positive and finite, maxiter a positive
+    integer (None: the solver's default, `default_maxiter`)."""
+    maxiter = num.integer(maxiter, "maxiter", who, allow_none=True, maximum=num.INT32_MAX)
+    return num.real(tol, "tol", who, positive=True), default_maxiter if maxiter is None else maxiter
 
 
 def _warn_unless_converged(info, who):
@@ -54,7 +69,8 @@ class KrylovSolver:
         "bicgstab(l)") with `preconditioner`.
     preconditioner : None (the preset's), "none", "jacobi", "ilu0", "ic0",
         "sap-d", "sap-c".
-    tol : relative residual asked (in `norm`, "inf" or "2").
+    tol : relative residual asked (in `norm`, "inf" or "2"), positive and finite.
+    maxiter : a positive integer, or None for the default (10000).
     trsv : the preconditioner's triangular-solve algorithm.
     check_symmetry : CG refuses a nonsymmetric A (MatrixError) when True.
     device, stream, threads : as for TriangularSolver.
@@ -70,13 +86,14 @@ class KrylovSolver:
                  check_symmetry=True, device="auto", stream=None, threads=0):
         who = "balsa.KrylovSolver"
         arr.check_device(device, who)
+        tol, maxiter = _stopping(tol, maxiter, 10000, who)
         m = arr.csr_arrays(A, who)
         self.dtype, self.shape = m.dtype, m.shape
         self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
         cls = _pick(self.dtype, core.KrylovF32, core.KrylovF64)
         handle, owner = arr.stream_handle(stream)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, method, preconditioner or "", float(tol),
-                           int(maxiter), norm, trsv, bool(check_symmetry), device, handle, int(threads), owner)
+                           maxiter, norm, trsv, bool(check_symmetry), device, handle, num.threads(threads, who), owner)
         self.device = self._solver.stats()["device"]
         self._device_id = arr.current_cuda_device() if self.device == "cuda" else None
         self.info = None
@@ -133,10 +150,9 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
     each column's backward errors and times."""
     who = "balsa.solve"
     arr.check_device(device, who)
-    if time_budget is not None and not (float(time_budget) > 0 and np.isfinite(float(time_budget))):
-        raise ValueError(f"{who}: time_budget must be a positive number of seconds, not {time_budget!r}")
-    if int(threads) < 0:
-        raise ValueError(f"{who}: threads must be >= 0, not {threads!r}")
+    tol, maxiter = _stopping(tol, maxiter, 2000, who)
+    time_budget = num.real(time_budget, "time_budget (seconds)", who, positive=True, allow_none=True)
+    threads = num.integer(threads, "threads", who, minimum=0, maximum=num.INT32_MAX)
     m = arr.csr_arrays(A, who)
     n = m.shape[0]
     r = arr.rhs(b, n, m.dtype, who)
@@ -147,12 +163,12 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
         g = arr.rhs(x0, n, m.dtype, who, name="x0")
         if (g.vector, g.columns) != (r.vector, r.columns):
             raise arr.DimensionError(f"{who}: x0 must have b's shape {shape}")
-        x = np.array(arr.to_host(g), dtype=m.dtype, order="F", copy=True)
+        x = _finite_start(np.array(arr.to_host(g), dtype=m.dtype, order="F", copy=True), who)
     fn = _pick(m.dtype, core.solve_f32, core.solve_f64)
     bh = np.asfortranarray(arr.to_host(r))
-    info = fn(n, m.indptr, m.indices, m.data, bh.ravel(order="F"), x.ravel(order="F"), r.columns, method, float(tol),
-              int(maxiter), bool(direct_fallback), device, arr.stream_handle(stream)[0],
-              float(time_budget) if time_budget is not None else 0.0, int(threads), acceptance)
+    info = fn(n, m.indptr, m.indices, m.data, bh.ravel(order="F"), x.ravel(order="F"), r.columns, method, tol,
+              maxiter, bool(direct_fallback), device, arr.stream_handle(stream)[0],
+              float(time_budget) if time_budget is not None else 0.0, threads, acceptance)
     if not info["solved"]:
         raise ConvergenceError(f"{who}: {info['message']}", info)
     x = arr.like_input(x, r)
@@ -172,11 +188,13 @@ class BandedSolver:
                  float_preconditioner=False, device="auto", stream=None):
         who = "balsa.BandedSolver"
         arr.check_device(device, who)
+        tol, maxiter = _stopping(tol, maxiter, 1000, who)
+        partitions = num.integer(partitions, "partitions", who, minimum=0, maximum=num.INT32_MAX)
         m = arr.csr_arrays(A, who)
         self.dtype, self.shape = m.dtype, m.shape
         cls = _pick(self.dtype, core.BandedF32, core.BandedF64)
-        self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, variant, int(partitions), bool(spd), float(tol),
-                           int(maxiter), bool(float_preconditioner), device, *arr.stream_handle(stream))
+        self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, variant, partitions, bool(spd), tol,
+                           maxiter, bool(float_preconditioner), device, *arr.stream_handle(stream))
         self.device = self._solver.stats()["device"]
         self.info = None
 

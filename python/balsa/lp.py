@@ -7,6 +7,8 @@ import os
 import numpy as np
 
 from . import _arrays as arr
+from . import _scalars as num
+from . import _validate as check
 from ._core import core
 from ._errors import DimensionError
 
@@ -66,47 +68,106 @@ def read_mps(path):
                          d["col_names"], d["integer"].astype(bool))
 
 
-def _bounds(bounds, n):
-    """scipy.optimize.linprog's bounds: (lo, hi) for every column, or a
-    sequence of n pairs; None means unbounded on that side."""
-    lo, hi = np.zeros(n), np.full(n, np.inf)
-    if bounds is None:
-        return lo, hi
-    pairs = [bounds] * n if len(bounds) == 2 and not hasattr(bounds[0], "__len__") else list(bounds)
-    if len(pairs) != n:
-        raise DimensionError(f"balsa.linprog: {len(pairs)} bounds for {n} variables")
-    for j, (l, h) in enumerate(pairs):
-        lo[j] = -np.inf if l is None else l
-        hi[j] = np.inf if h is None else h
+def _real_vector(x, who, name):
+    """x as float64 values squeezed as scipy.optimize.linprog squeezes them
+    (one value: shape (1,)), finite."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{who}: {name} must be a 1-D array of real numbers, not {a.dtype}")
+    v = a.astype(np.float64).squeeze()
+    if not np.isfinite(v).all():
+        raise ValueError(f"{who}: {name} must not contain NaN or Inf")
+    return v.reshape(-1) if v.size == 1 else v
+
+
+def _costs(c, who):
+    """c as n costs: at most one dimension longer than 1 ((1, n) and (n, 1)
+    are n costs, as for scipy.optimize.linprog)."""
+    v = _real_vector(c, who, "c")
+    if v.ndim != 1 or v.size == 0:
+        raise DimensionError(f"{who}: c must be a non-empty 1-D array (at most one dimension longer than 1), "
+                             f"not of shape {np.shape(c)}")
+    return v
+
+
+def _bound_values(bounds, who):
+    """bounds as a float array (at least 2-D) and where it held None."""
+    raw = np.array(bounds, dtype=object)
+    none = np.equal(raw, None)
+    try:
+        values = np.where(none, 0.0, raw).astype(np.float64)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{who}: bounds must be (lo, hi) or n pairs of numbers or None, not {bounds!r}") from e
+    if np.isnan(values).any():
+        raise ValueError(f"{who}: bounds must not contain NaN (None means no bound on that side)")
+    return np.atleast_2d(values), np.atleast_2d(none)
+
+
+def _bounds(bounds, n, who):
+    """scipy.optimize.linprog's bounds: None or (lo, hi) for every column, or
+    n pairs (an n x 2 array); None inside a pair: no bound on that side."""
+    if bounds is None or np.size(np.array(bounds, dtype=object)) == 0:
+        return np.zeros(n), np.full(n, np.inf)
+    values, none = _bound_values(bounds, who)
+    if values.shape not in ((n, 2), (1, 2), (2, 1)):
+        raise DimensionError(f"{who}: bounds of shape {values.shape} for {n} variables: give (lo, hi) or an "
+                             f"{n} x 2 array" + (", not 2 x n" if values.shape == (2, n) else ""))
+    if values.shape != (n, 2):
+        values, none = np.tile(values.reshape(1, 2), (n, 1)), np.tile(none.reshape(1, 2), (n, 1))
+    lo = np.where(none[:, 0], -np.inf, values[:, 0])
+    hi = np.where(none[:, 1], np.inf, values[:, 1])
     return lo, hi
 
 
-def _rows(A, b, n, name):
+def _matrix(A, who, name):
+    """A constraint matrix (sparse or dense), checked, as scipy.sparse CSR."""
     import scipy.sparse as sp
 
-    if A is None:
+    if arr.sp_issparse(A):
+        m = arr.csr_arrays(A, f"{who} ({name})", dtype=np.float64, square=False)
+        return sp.csr_array((m.data, m.indices, m.indptr), shape=m.shape)
+    return sp.csr_array(check.dense_matrix(A, who, name))
+
+
+def _rows(A, b, n, names, who):
+    """(A, b) of the constraints named `names` (A_ub, b_ub), both or none."""
+    import scipy.sparse as sp
+
+    if A is None and b is None:
         return sp.csr_array((0, n)), np.zeros(0)
-    if not sp.issparse(A):
-        A = sp.csr_array(np.atleast_2d(np.asarray(A, dtype=np.float64)))
-    b = np.asarray(b, dtype=np.float64).ravel()
-    if A.shape[1] != n or A.shape[0] != b.shape[0]:
-        raise DimensionError(f"balsa.linprog: {name} is {A.shape[0]} x {A.shape[1]} with {b.shape[0]} right-hand "
-                             f"sides for {n} variables")
+    if A is None or b is None:
+        given, missing = (names[1], names[0]) if A is None else names
+        raise ValueError(f"{who}: {given} is given without {missing}")
+    A, b = _matrix(A, who, names[0]), _real_vector(b, who, names[1])
+    if A.shape[1] != n:
+        raise DimensionError(f"{who}: {names[0]} has {A.shape[1]} columns but c has {n} entries")
+    if b.shape != (A.shape[0],):
+        raise DimensionError(f"{who}: {names[1]} has shape {b.shape} but {names[0]} has {A.shape[0]} rows")
     return A, b
 
 
-def _program(c, A_ub, b_ub, A_eq, b_eq, bounds, maximize):
+def _program(c, A_ub, b_ub, A_eq, b_eq, bounds, maximize, who):
     import scipy.sparse as sp
 
-    c = np.asarray(c, dtype=np.float64).ravel()
+    c = _costs(c, who)
     n = c.shape[0]
-    Au, bu = _rows(A_ub, b_ub, n, "A_ub")
-    Ae, be = _rows(A_eq, b_eq, n, "A_eq")
+    Au, bu = _rows(A_ub, b_ub, n, ("A_ub", "b_ub"), who)
+    Ae, be = _rows(A_eq, b_eq, n, ("A_eq", "b_eq"), who)
     A = sp.vstack([Au, Ae], format="csc")
-    lo, hi = _bounds(bounds, n)
+    lo, hi = _bounds(bounds, n, who)
     row_lower = np.concatenate([np.full(bu.shape[0], -np.inf), be])
     row_upper = np.concatenate([bu, be])
     return LinearProgram(A, c, row_lower, row_upper, lo, hi, 0.0, bool(maximize)), Au.shape[0]
+
+
+def _csc(A, who):
+    """A LinearProgram's A, checked before it is converted, as CSC."""
+    if arr.sp_issparse(A):
+        check.check_sparse(A, np, who, square=False)
+        return A.tocsc()
+    import scipy.sparse as sp
+
+    return sp.csc_array(check.dense_matrix(A, who, "A"))
 
 
 def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), *, maximize=False, device="auto",
@@ -114,24 +175,30 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), *, 
     """Solve min c^T x s.t. A_ub x <= b_ub, A_eq x = b_eq, bounds (SciPy's
     conventions; dense or sparse A_ub/A_eq), or pass a LinearProgram (from
     read_mps) as c. maximize: max instead of min. The basis solves run where
-    `device` says ("auto": the model of thesis 7.2.4-7.2.5 decides)."""
-    arr.check_device(device, "balsa.linprog")
+    `device` says ("auto": the model of thesis 7.2.4-7.2.5 decides).
+    Checked first, as SciPy checks them: A_ub comes with b_ub and A_eq with
+    b_eq; c is 1-D (or (1, n), (n, 1)); no NaN in c, A, b or bounds; maxiter
+    a positive integer or None, time_limit positive (inf or None: none)."""
+    who = "balsa.linprog"
+    arr.check_device(device, who)
+    maxiter = num.integer(maxiter, "maxiter", who, allow_none=True)
+    time_limit = num.real(time_limit, "time_limit (seconds)", who, positive=True, allow_inf=True, allow_none=True)
     if isinstance(c, LinearProgram):
         lp, n_ub = c, 0
         if maximize and not lp.maximize:
             lp = dataclasses.replace(lp, maximize=True)
     else:
-        lp, n_ub = _program(c, A_ub, b_ub, A_eq, b_eq, bounds, maximize)
-    A = lp.A.tocsc()
+        lp, n_ub = _program(c, A_ub, b_ub, A_eq, b_eq, bounds, maximize, who)
+    A = _csc(lp.A, who)
     m, n = A.shape
     f64 = np.float64
-    d = core.linprog(m, n, arr._int32(A.indptr, "column pointers", "balsa.linprog"),
-                     arr._int32(A.indices, "row indices", "balsa.linprog"),
+    d = core.linprog(m, n, arr._int32(A.indptr, "column pointers", who),
+                     arr._int32(A.indices, "row indices", who),
                      np.ascontiguousarray(A.data, dtype=f64), np.ascontiguousarray(lp.c, dtype=f64),
                      float(lp.objective_constant), np.ascontiguousarray(lp.col_lower, dtype=f64),
                      np.ascontiguousarray(lp.col_upper, dtype=f64), np.ascontiguousarray(lp.row_lower, dtype=f64),
                      np.ascontiguousarray(lp.row_upper, dtype=f64), bool(lp.maximize), device,
-                     -1 if maxiter is None else int(maxiter), np.inf if time_limit is None else float(time_limit),
+                     -1 if maxiter is None else maxiter, np.inf if time_limit is None else time_limit,
                      bool(presolve), arr.stream_handle(stream)[0])
     act, dual = d["row_activity"], d["row_dual"]
     scipy_form = not isinstance(c, LinearProgram)

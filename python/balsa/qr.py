@@ -4,6 +4,7 @@
 import numpy as np
 
 from . import _arrays as arr
+from . import _scalars as num
 from ._core import core
 
 _F64 = np.dtype(np.float64)
@@ -23,9 +24,10 @@ class SparseQR:
     def __init__(self, A, ordering="colamd", rank_tolerance=None, device="auto", stream=None):
         who = "balsa.SparseQR"
         arr.check_device(device, who)
+        tol = num.real(rank_tolerance, "rank_tolerance", who, allow_none=True)
+        tol = -1.0 if tol is None else tol
         m = arr.csr_arrays(A, who, dtype=_F64, square=False)
         self.shape = m.shape
-        tol = -1.0 if rank_tolerance is None else float(rank_tolerance)
         self._qr = core.Qr.create(m.shape[0], m.shape[1], m.indptr, m.indices, m.data, ordering, tol, device,
                            *arr.stream_handle(stream))
 

@@ -2,6 +2,7 @@
 many times (include/balsa/trsv.hpp)."""
 
 from . import _arrays as arr
+from . import _scalars as num
 from ._core import core
 
 
@@ -35,7 +36,8 @@ class TriangularSolver:
         who = "balsa.TriangularSolver"
         arr.check_device(device, who)
         self._transposed = getattr(L, "format", None) == "csc"
-        if self._transposed:  # L^T as CSR: the other triangle, transposed
+        if self._transposed:  # L^T as CSR: the other triangle, transposed (L checked as given first)
+            arr.check_matrix(L, who)
             L = L.T
             lower, transpose = not lower, not transpose
         m = arr.csr_arrays(L, who)
@@ -45,7 +47,7 @@ class TriangularSolver:
         cls = core.TrsvF64 if self.dtype == arr.FLOATS[1] else core.TrsvF32
         handle, owner = arr.stream_handle(stream)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, "lower" if lower else "upper",
-                           bool(unit_diagonal), bool(transpose), algorithm, device, handle, int(threads), owner)
+                           bool(unit_diagonal), bool(transpose), algorithm, device, handle, num.threads(threads, who), owner)
         self.device = self._solver.stats()["device"]
         self._device_id = arr.current_cuda_device() if self.device == "cuda" else None
         self.last_device_pointers = None  # (b, x) of the last GPU-array solve: what the kernels read and wrote

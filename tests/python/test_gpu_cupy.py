@@ -133,3 +133,48 @@ def test_two_threads_two_streams_concurrently():
         assert len(results[i]) == 4
         assert all(r < 1e-11 and ok for r, ok in results[i])
 
+
+
+def _device_csr(n=50):
+    """A valid cupyx CSR matrix (a dominant lower triangle) and its arrays."""
+    L = random_lower(n, 0.1, rng)
+    return csp.csr_matrix(L), L
+
+
+def test_device_matrix_checked_on_the_device_before_conversion(monkeypatch):
+    """A cupyx matrix's raw arrays are checked with CuPy reductions before
+    CuPy converts or sorts it: a decreasing indptr, an index out of range,
+    NaN, a COO row out of range are clear errors, and tocsr is never called."""
+    A, L = _device_csr()
+    indptr = A.indptr.copy()
+    start, end = int(indptr[10]), int(indptr[11])  # ints: a CuPy 0-d element is a view
+    indptr[10], indptr[11] = end + 1, start
+    A.indptr = indptr
+
+    def trap(*args, **kwargs):
+        raise AssertionError("CuPy was asked to convert the matrix before balsa checked it")
+
+    with monkeypatch.context() as m:
+        for cls in (csp.csr_matrix, csp.csc_matrix, csp.coo_matrix):
+            for name in ("tocsr", "sum_duplicates", "sort_indices", "get"):
+                m.setattr(cls, name, trap)
+        with pytest.raises(balsa.MatrixError, match="indptr must not decrease, but row 10 runs from"):
+            balsa.TriangularSolver(A, device="cuda")
+        B, _ = _device_csr()
+        B.indices[3] = 50
+        with pytest.raises(balsa.MatrixError, match="column indices must be < 50 \\(found 50\\)"):
+            balsa.TriangularSolver(B, device="cuda")
+        C, _ = _device_csr()
+        C.data[4] = cupy.nan
+        with pytest.raises(balsa.MatrixError, match="stored value 4 is nan"):
+            balsa.TriangularSolver(C, device="cuda")
+        D = csp.coo_matrix(L)
+        D.row[0] = -1
+        with pytest.raises(balsa.MatrixError, match="row indices must be >= 0 \\(found -1\\)"):
+            balsa.TriangularSolver(D, device="cuda")
+
+
+def test_device_matrix_valid_after_the_checks():
+    A, L = _device_csr()
+    x = balsa.TriangularSolver(A, device="cuda").solve(np.ones(50))
+    assert np.allclose(L @ x, np.ones(50))
