@@ -307,9 +307,11 @@ constexpr CliTerm kCliTerms[] = {
 }  // namespace
 
 std::string in_cli_terms(std::string text) {
-  for (const CliTerm& t : kCliTerms)
-    for (std::size_t at = text.find(t.library); at != std::string::npos; at = text.find(t.library, at))
-      text.replace(at, std::strlen(t.library), t.cli), at += std::strlen(t.cli);
+  for (const CliTerm& t : kCliTerms) {
+    const std::size_t from = std::strlen(t.library), to = std::strlen(t.cli);
+    for (std::size_t at = text.find(t.library); at != std::string::npos; at = text.find(t.library, at + to))
+      text.replace(at, from, t.cli);
+  }
   if (text.find("1-based") != std::string::npos) return text;
   return add_one(add_one(text, position_pattern()), pair_pattern());
 }
