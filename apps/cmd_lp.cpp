@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <iostream>
 #include <ostream>
 
 #include "balsa/lp.hpp"
@@ -22,22 +23,6 @@ struct LpOptions {
 
 void print_line(const std::string& line, void* stream) { fmt::print(static_cast<std::FILE*>(stream), "{}\n", line); }
 
-// Column name, value, reduced cost; then row name, activity, dual. The file
-// is replaced whole or not at all (balsa/atomic_file.hpp).
-void write_solution(const std::string& path, const LinearProgram& lp, const LpSolution& s) {
-  write_file_atomically(path, [&](std::ostream& out) {
-    out << fmt::format("# balsa lp: {} status {} objective {:.17g}\n", lp.name, to_string(s.status), s.objective);
-    out << "# columns: name value reduced_cost\n";
-    for (index_t j = 0; j < lp.cols(); ++j)
-      out << fmt::format("{} {:.17g} {:.17g}\n", lp.col_names.empty() ? fmt::format("C{}", j) : lp.col_names[j], s.x[j],
-                         s.reduced_cost[j]);
-    out << "# rows: name activity dual\n";
-    for (index_t i = 0; i < lp.rows(); ++i)
-      out << fmt::format("{} {:.17g} {:.17g}\n", lp.row_names.empty() ? fmt::format("R{}", i) : lp.row_names[i],
-                         s.row_activity[i], s.row_dual[i]);
-  });
-}
-
 // The objective as the report states it: a value only where there is one
 // to state (optimal, or the last point of a stopped solve).
 std::string objective_text(const LpSolution& s) {
@@ -51,6 +36,29 @@ std::string objective_text(const LpSolution& s) {
     default:
       return fmt::format("objective {:.12g} at the last point (not optimal)", s.objective);
   }
+}
+
+// Column name, value, reduced cost; then row name, activity, dual. A file
+// is replaced whole or not at all (balsa/atomic_file.hpp); "-" is standard
+// output.
+void write_solution(const std::string& path, const LinearProgram& lp, const LpSolution& s) {
+  const auto write = [&](std::ostream& out) {
+    const bool none = s.status == LpStatus::Infeasible || s.status == LpStatus::Unbounded;
+    out << fmt::format("# balsa lp: {} status {} {}\n", lp.name, to_string(s.status),
+                       none ? objective_text(s) : fmt::format("objective {:.17g}", s.objective));
+    out << "# columns: name value reduced_cost\n";
+    for (index_t j = 0; j < lp.cols(); ++j)
+      out << fmt::format("{} {:.17g} {:.17g}\n", lp.col_names.empty() ? fmt::format("C{}", j) : lp.col_names[j], s.x[j],
+                         s.reduced_cost[j]);
+    out << "# rows: name activity dual\n";
+    for (index_t i = 0; i < lp.rows(); ++i)
+      out << fmt::format("{} {:.17g} {:.17g}\n", lp.row_names.empty() ? fmt::format("R{}", i) : lp.row_names[i],
+                         s.row_activity[i], s.row_dual[i]);
+  };
+  if (path != "-") return write_file_atomically(path, write);
+  write(std::cout);
+  std::cout.flush();
+  if (!std::cout) throw Error("cannot write the solution to standard output");
 }
 
 // Optimal, infeasible and unbounded are answers (exit 0); a solve stopped
@@ -73,7 +81,8 @@ void run_lp(LpOptions& o) {
   Stopwatch read_clock;
   const LinearProgram lp = read_mps(o.model);
   const double read_seconds = read_clock.seconds();
-  std::FILE* report = o.json ? stderr : stdout;
+  std::FILE* report = report_stream(o.json, o.output);  // stderr when the solution takes stdout
+  if (o.json) report = stderr;
   if (!o.quiet) {
     o.simplex.log = print_line;
     o.simplex.log_user = report;
@@ -144,7 +153,7 @@ void add_lp_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON (progress lines go to standard error)");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress lines");
-  cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file")
+  cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file ('-': standard output)")
       ->option_text(" FILE");
   cmd->callback([o] { run_lp(*o); });
 }

@@ -311,3 +311,6 @@ balsa_cli_test(solve_chain_reason_from_1 ARGS solve ${BAD}/zero-diagonal.mtx --d
                ERROR "zero pivot at row 1 of A\\).*count from 1" EXIT 3 NOT "row 0")
 # A singular (or ill-conditioned) A is said to be so when x fits b far from x_true; not for a well-solved one.
 balsa_cli_test(solve_no_false_note ARGS solve ${DATA}/west0479.mtx --device cpu PASS "solved it" NOT "note:")
+# lp -o -: the solution on standard output (the report on standard error), not a file named "-".
+balsa_cli_test(lp_solution_stdout ARGS lp ${DATA}/lp/afiro.mps.gz -o - PASS "# balsa lp: AFIRO status optimal objective -464.7531428571")
+balsa_cli_test(lp_solution_stdout_json ARGS lp ${DATA}/lp/afiro.mps.gz -o - --json ERROR "--json and -o - would both write to standard output" EXIT 2)
