@@ -67,10 +67,11 @@ void require_no_empty_lines(const std::string& path, const EntryCensus& c, const
   const bool row = c.first_empty_row >= 0;
   if (!row && c.first_empty_col < 0) return;
   throw MatrixError(fmt::format(
-      "{}: the matrix is structurally singular ({} needs an entry in every row and column): {} holds none ({} of {} "
-      "{} are empty)",
-      path, work, row ? file_row(c.first_empty_row) : file_column(c.first_empty_col),
-      row ? c.empty_rows() : c.empty_cols(), row ? c.rows : c.cols, row ? "rows" : "columns"));
+      "{}: the matrix is structurally singular, structural rank at most {} ({} needs an entry in every row and "
+      "column): {} holds none ({} of {} {} are empty)",
+      path, std::min(c.occupied_rows, c.occupied_cols), work,
+      row ? file_row(c.first_empty_row) : file_column(c.first_empty_col), row ? c.empty_rows() : c.empty_cols(),
+      row ? c.rows : c.cols, row ? "rows" : "columns"));
 }
 
 DenseMatrix<double> load_columns(const std::string& path, index_t rows, const char* what) {

@@ -90,9 +90,9 @@ template <class T>
 LoadedMatrix<T> to_loaded_matrix(const std::string& path, LoadedTriplets<T> t, const CensusCheck& check = {});
 
 // MatrixError unless every row and column of the census holds an entry:
-// "<path>: the matrix is structurally singular (<work> needs an entry in
-// every row and column): row 2 (1-based, as in the file) holds none (k of n
-// rows are empty)".
+// "<path>: the matrix is structurally singular, structural rank at most r
+// (<work> needs an entry in every row and column): row 2 (1-based, as in the
+// file) holds none (k of n rows are empty)".
 void require_no_empty_lines(const std::string& path, const EntryCensus& c, const char* work);
 
 // A file position for users: "row 7 (1-based, as in the file)".
