@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -146,7 +147,7 @@ void check_mirror(const Csr<T>& A, const MtxWriteOptions& o) {
 
 // check_mirror of triplets sorted by (row, column) without duplicates: each
 // off-diagonal entry's mirror found by binary search; the failure reported
-// is check_mirror's, the one whose lower position (i > j) comes first.
+// is the one check_mirror reports (the same message for the same matrix).
 template <class T>
 void check_mirror_coo(const Coo<T>& A, const MtxWriteOptions& o) {
   const bool skew = o.symmetry == MtxSymmetry::SkewSymmetric;
@@ -162,24 +163,28 @@ void check_mirror_coo(const Coo<T>& A, const MtxWriteOptions& o) {
     }
     return lo < A.values.size() && A.row_idx[lo] == i && A.col_idx[lo] == j ? std::ptrdiff_t(lo) : -1;
   };
-  std::pair<index_t, index_t> first{-1, -1};  // the failing lower position that comes first
+  // The first failure in check_mirror's order: by row i, a nonzero skew
+  // diagonal (kind 0) before a mirror mismatch at (i, j), j < i (kind 1).
+  std::tuple<index_t, int, index_t> first{-1, 0, 0};
+  const auto fail = [&first](index_t i, int kind, index_t j) {
+    if (std::get<0>(first) < 0 || std::tuple(i, kind, j) < first) first = {i, kind, j};
+  };
   for (std::size_t k = 0; k < A.values.size(); ++k) {
     const index_t i = A.row_idx[k], j = A.col_idx[k];
     if (i == j) {
-      if (skew && A.values[k] != T(0))
-        throw MatrixError("a skew-symmetric matrix needs a zero diagonal, but A(" + str(i) + ", " + str(i) +
-                          ") = " + value_str(A.values[k]) + kZeroBased);
+      if (skew && A.values[k] != T(0)) fail(i, 0, i);
       continue;
     }
     const std::ptrdiff_t m = at(j, i);
     const T mirror = m >= 0 ? A.values[std::size_t(m)] : T(0);
-    if (pattern ? m >= 0 : same(A.values[k], skew ? T(-mirror) : mirror)) continue;
-    const std::pair<index_t, index_t> low{std::max(i, j), std::min(i, j)};
-    if (first.first < 0 || low < first) first = low;
+    if (!(pattern ? m >= 0 : same(A.values[k], skew ? T(-mirror) : mirror))) fail(std::max(i, j), 1, std::min(i, j));
   }
-  if (first.first < 0) return;
-  const auto [i, j] = first;
+  const auto [i, kind, j] = first;
+  if (i < 0) return;
   const std::ptrdiff_t a = at(i, j), b = at(j, i);
+  if (kind == 0)
+    throw MatrixError("a skew-symmetric matrix needs a zero diagonal, but A(" + str(i) + ", " + str(i) + ") = " +
+                      value_str(A.values[std::size_t(a)]) + kZeroBased);
   auto describe = [&](std::ptrdiff_t e, index_t r, index_t c) {
     const std::string pos = "A(" + str(r) + ", " + str(c) + ")";
     if (e < 0) return pos + " is not stored";

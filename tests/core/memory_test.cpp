@@ -120,6 +120,13 @@ TEST(MemoryChecks, TripletsWriteAtAnyDeclaredSize) {
   const Coo<double> C{5, 5, {4, 2, 2}, {0, 2, 0}, {1.0, 5.0, 1.0}};
   EXPECT_THROW_MSG(write_matrix_market(bad, C, {.symmetry = MtxSymmetry::Symmetric}), MatrixError,
                    "the matrix is not symmetric: A(2, 0) = 1 but its mirror A(0, 2) is not stored (0-based row, column)");
+  // skew: row by row, a nonzero diagonal before a mirror in the same row, as the CSR writer
+  const Coo<double> D{5, 5, {3, 2, 4}, {3, 0, 4}, {1.0, 1.0, 2.0}};
+  EXPECT_THROW_MSG(write_matrix_market(bad, D, {.symmetry = MtxSymmetry::SkewSymmetric}), MatrixError,
+                   "the matrix is not skew-symmetric: A(2, 0) = 1 but its mirror A(0, 2) is not stored");
+  const Coo<double> E{5, 5, {3, 3, 4}, {3, 0, 4}, {1.0, 1.0, 2.0}};
+  EXPECT_THROW_MSG(write_matrix_market(bad, E, {.symmetry = MtxSymmetry::SkewSymmetric}), MatrixError,
+                   "a skew-symmetric matrix needs a zero diagonal, but A(3, 3) = 1");
   EXPECT_EQ(bad.str(), "");  // checked before the first byte
 }
 
