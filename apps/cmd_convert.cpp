@@ -72,6 +72,7 @@ void change_triplets(const ConvertOptions& o, LoadedTriplets<double>& t) {
 }
 
 void run_convert(const ConvertOptions& o) {
+  refuse_overwriting({o.input}, {o.output});
   MtxReadOptions r;
   // Symmetric output is written from the whole matrix (the writer checks the
   // mirror and keeps one triangle), so --keep-stored only applies to general output.

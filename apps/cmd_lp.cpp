@@ -2,8 +2,8 @@
 #include <fmt/core.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
+#include <ostream>
 
 #include "balsa/lp.hpp"
 #include "common.hpp"
@@ -22,23 +22,24 @@ struct LpOptions {
 
 void print_line(const std::string& line, void* stream) { fmt::print(static_cast<std::FILE*>(stream), "{}\n", line); }
 
-// Column name, value, reduced cost; then row name, activity, dual.
+// Column name, value, reduced cost; then row name, activity, dual. The file
+// is replaced whole or not at all (balsa/atomic_file.hpp).
 void write_solution(const std::string& path, const LinearProgram& lp, const LpSolution& s) {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write the solution to '" + path + "'");
-  out << fmt::format("# balsa lp: {} status {} objective {:.17g}\n", lp.name, to_string(s.status), s.objective);
-  out << "# columns: name value reduced_cost\n";
-  for (index_t j = 0; j < lp.cols(); ++j)
-    out << fmt::format("{} {:.17g} {:.17g}\n", lp.col_names.empty() ? fmt::format("C{}", j) : lp.col_names[j],
-                       s.x[j], s.reduced_cost[j]);
-  out << "# rows: name activity dual\n";
-  for (index_t i = 0; i < lp.rows(); ++i)
-    out << fmt::format("{} {:.17g} {:.17g}\n", lp.row_names.empty() ? fmt::format("R{}", i) : lp.row_names[i],
-                       s.row_activity[i], s.row_dual[i]);
-  if (!out) throw Error("writing the solution to '" + path + "' failed");
+  write_file_atomically(path, [&](std::ostream& out) {
+    out << fmt::format("# balsa lp: {} status {} objective {:.17g}\n", lp.name, to_string(s.status), s.objective);
+    out << "# columns: name value reduced_cost\n";
+    for (index_t j = 0; j < lp.cols(); ++j)
+      out << fmt::format("{} {:.17g} {:.17g}\n", lp.col_names.empty() ? fmt::format("C{}", j) : lp.col_names[j], s.x[j],
+                         s.reduced_cost[j]);
+    out << "# rows: name activity dual\n";
+    for (index_t i = 0; i < lp.rows(); ++i)
+      out << fmt::format("{} {:.17g} {:.17g}\n", lp.row_names.empty() ? fmt::format("R{}", i) : lp.row_names[i],
+                         s.row_activity[i], s.row_dual[i]);
+  });
 }
 
 void run_lp(LpOptions& o) {
+  refuse_overwriting({o.model}, {o.output});
   Stopwatch read_clock;
   const LinearProgram lp = read_mps(o.model);
   const double read_seconds = read_clock.seconds();

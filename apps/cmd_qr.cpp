@@ -79,6 +79,7 @@ void note_empty(std::FILE* out, const EntryCensus& c) {
 void run_lsq(const QrCommandOptions& o) {
   if (!o.rhs.empty() && !o.rhs_positional.empty())
     throw CLI::ValidationError("give b once: as --rhs or as the second argument");
+  refuse_overwriting({o.matrix, o.rhs, o.rhs_positional}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
   const std::string& rhs = o.rhs.empty() ? o.rhs_positional : o.rhs;
   const LoadedMatrix<double> m = load_matrix<double>(o.matrix, {}, qr_census_check(true));

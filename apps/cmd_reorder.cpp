@@ -121,6 +121,7 @@ void plan_reorder(const EntryCensus& c, MemoryPlan& plan) {
 }
 
 void run_reorder(const ReorderOptions& o) {
+  refuse_overwriting({o.matrix}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
   LoadedTriplets<double> t = load_triplets<double>(o.matrix);
   const EntryCensus c = t.census;

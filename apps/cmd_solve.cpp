@@ -350,6 +350,7 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
 }
 
 void run_solve(const SolveCliOptions& o) {
+  refuse_overwriting({o.matrix, o.rhs}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
   const System sys = load_system(o);
   SolveRun run;

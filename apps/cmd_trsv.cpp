@@ -309,6 +309,7 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
 
 template <class T>
 void run_trsv(const TrsvCmdOptions& o) {
+  refuse_overwriting({o.file, o.rhs}, {o.output});
   const Triangle tri = o.upper ? Triangle::Upper : o.triangle;
   if (o.explain)
     run_explain<T>(o, tri);

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -112,10 +111,54 @@ void print_json(nlohmann::json j, const std::string& path) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) throw Error("cannot write " + path);
+  write_file_atomically(path, [&j](std::ostream& out) { out << j.dump(2) << "\n"; });
+}
+
+namespace {
+// The --setup-trace file of this run ("" none, "-" standard error): an
+// output of every command, appended to (refuse_overwriting checks it too).
+std::string& setup_trace_file() {
+  static std::string file;
+  return file;
+}
+
+void use_setup_trace(const std::string& to) {
+  set_setup_trace(to);
+  setup_trace_file() = to;
+}
+
+// A path that names a file written in place (a device, a pipe), not replaced.
+bool is_special_file(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+         !std::filesystem::is_directory(st);
+}
+}  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || a == "-" || b.empty() || b == "-" || is_special_file(a) || is_special_file(b)) return false;
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec)) return true;
+  const std::filesystem::path ca = std::filesystem::weakly_canonical(a, ec);
+  if (ec) return false;
+  const std::filesystem::path cb = std::filesystem::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+void refuse_overwriting(const std::vector<std::string>& inputs, std::vector<std::string> outputs) {
+  outputs.push_back(setup_trace_file());
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    for (const std::string& input : inputs)
+      if (same_file(outputs[k], input))
+        throw CLI::ValidationError(
+            fmt::format("the output '{}' is the input '{}': balsa does not overwrite its input; write to another file",
+                        outputs[k], input));
+    for (std::size_t l = k + 1; l < outputs.size(); ++l)
+      if (same_file(outputs[k], outputs[l]))
+        throw CLI::ValidationError(
+            fmt::format("two outputs name one file: '{}' and '{}'; give them different files", outputs[k], outputs[l]));
+  }
 }
 
 std::FILE* report_stream(bool json, const std::string& output) {
@@ -170,7 +213,7 @@ void add_memory_limit_option(CLI::App& app) {
 
 void add_setup_trace_option(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) {
-    sub->add_option_function<std::string>("--setup-trace", [](const std::string& to) { set_setup_trace(to); },
+    sub->add_option_function<std::string>("--setup-trace", use_setup_trace,
                                           "Print the set-ups' timeline to FILE (appended; --setup-trace=-: stderr)")
         ->option_text(" FILE");
     add_setup_trace_option(*sub);

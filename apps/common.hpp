@@ -105,6 +105,9 @@ std::string file_column(index_t j);
 // values against the memory limit).
 DenseMatrix<double> load_columns(const std::string& path, index_t rows, const char* what = "right-hand side");
 
+// Outputs are written whole or not at all (balsa/atomic_file.hpp): a file
+// path gets a temporary file renamed over it at the end, so a failed run
+// leaves the old file; "-" writes to standard output directly.
 template <class T>
 void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options = {});
 void save_matrix(const std::string& path, const DenseMatrix<double>& X, const MtxWriteOptions& options = {});
@@ -113,6 +116,17 @@ void save_matrix(const std::string& path, const Coo<double>& A, const MtxWriteOp
 // JSON to standard output, or to `path` when not empty and not "-"; an
 // object gets the key "balsa_version" (every command's JSON carries it).
 void print_json(nlohmann::json j, const std::string& path = "-");
+// Whether two paths name one file ("" and "-" name none): the same file now
+// (std::filesystem::equivalent: links, "./" and ".." spellings), or the
+// same absolute path once the links of its folders are resolved (an output
+// not written yet). A device or a pipe (/dev/stdout) is never the same
+// file: writing to it overwrites nothing.
+bool same_file(const std::string& a, const std::string& b);
+// Before any work: a usage error (CLI::ValidationError, exit code 2) when an
+// output names the same file as an input (`balsa convert a.mtx a.mtx`, also
+// spelled another way or through a link), or two outputs name one file; the
+// --setup-trace file counts as an output.
+void refuse_overwriting(const std::vector<std::string>& inputs, std::vector<std::string> outputs);
 // balsa::solve's Auto predictions (SolveReport::plan), fastest first, one
 // line each ("predicted <method> on <device>: <s> (<basis>)").
 void print_predictions(std::FILE* out, const SolveReport& r);

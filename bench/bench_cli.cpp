@@ -25,6 +25,12 @@ void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown)
   };
   j->check(CLI::Validator(one_on_stdout, "", ""));
   m->check(CLI::Validator(one_on_stdout, "", ""));
+  // One file for both: a usage error (--json is set when --markdown is checked).
+  m->check(CLI::Validator(
+      [&json](const std::string& text) {
+        return same_file(text, json) ? "--json and --markdown name one file, '" + text + "'" : std::string();
+      },
+      "", ""));
 }
 
 // The names of a list file, one a line (blank lines and '#' comments skipped).

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <thread>
 
+#include "balsa/atomic_file.hpp"
 #include "balsa/config.hpp"
 #include "balsa/cuda.hpp"
 
@@ -112,10 +113,7 @@ void write_file(const std::string& path, const std::string& text) {
     std::fflush(stdout);
     return;
   }
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw Error("cannot write " + path);
+  write_file_atomically(path, [&text](std::ostream& out) { out << text; });
 }
 
 void write_results(const std::string& json_path, const nlohmann::json& json, const std::string& markdown_path,

@@ -29,8 +29,8 @@ void add_cuda_device(nlohmann::json& meta);
 std::string cuda_version_string(int v);
 // The UTC time now as 2026-11-22T10:01:02Z.
 std::string utc_now_iso();
-// Writes `text` to `path` ("-": standard output); an Error naming the path
-// when it cannot be written.
+// Writes `text` to `path` ("-": standard output), a file whole or not at all
+// (balsa/atomic_file.hpp); an Error naming the path when it cannot be written.
 void write_file(const std::string& path, const std::string& text);
 // The end of a benchmark run: the JSON and the Markdown to their paths (each
 // when given; "-": standard output) and the Markdown summary to standard

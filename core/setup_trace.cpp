@@ -1,5 +1,8 @@
 // The set-up timeline (core/setup_trace.hpp) and balsa::set_setup_trace
-// (include/balsa/setup_trace.hpp), which turns it on and off.
+// (include/balsa/setup_trace.hpp), which turns it on and off. The one file
+// balsa writes in place, not through core/atomic_file.hpp: a log appended
+// to line by line (each line flushed), so that a run that fails or is killed
+// keeps the lines before it.
 #include "core/setup_trace.hpp"
 
 #include <atomic>

@@ -2,6 +2,7 @@
 // benchmark drivers' header is bench/bench.hpp, outside the library).
 #pragma once
 
+#include "balsa/atomic_file.hpp"
 #include "balsa/config.hpp"
 #include "balsa/core.hpp"
 #include "balsa/cuda.hpp"

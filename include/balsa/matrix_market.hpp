@@ -118,7 +118,9 @@ struct MtxWriteOptions {
 };
 
 // Coordinate format. Values are written in the shortest form that reads back
-// to the same number ("round trip").
+// to the same number ("round trip"). A file is written whole or not at all
+// (balsa/atomic_file.hpp): a temporary file beside it is renamed over it at
+// the end, so an error (a rejected matrix, a full disk) leaves the old file.
 template <class T>
 void write_matrix_market(const std::filesystem::path& file, const Csr<T>& A, const MtxWriteOptions& options = {});
 template <class T>

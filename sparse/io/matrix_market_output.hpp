@@ -1,5 +1,6 @@
 // Internal to the Matrix Market writer (not installed): where the text goes
-// (a file through write(2), or a stream) and the buffer it is built in.
+// (a file, replaced whole through core/atomic_file.hpp, or a stream) and the
+// buffer it is built in.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "core/atomic_file.hpp"
 
 namespace balsa::mtx {
 
@@ -22,18 +25,17 @@ class ByteSink {
   virtual void finish() {}
 };
 
+// A file written whole or not at all (core/atomic_file.hpp): a temporary
+// file beside it, renamed over it by finish(); destroyed unfinished (a
+// failure), the old file stays as it was.
 class FileSink final : public ByteSink {
  public:
-  explicit FileSink(const std::filesystem::path& file);  // creates or truncates the file
-  FileSink(const FileSink&) = delete;
-  FileSink& operator=(const FileSink&) = delete;
-  ~FileSink() override;
-  void write(const char* data, std::size_t n) override;
-  void finish() override;
+  explicit FileSink(const std::filesystem::path& file) : file_(file) {}
+  void write(const char* data, std::size_t n) override { file_.write(data, n); }
+  void finish() override { file_.commit(); }
 
  private:
-  std::string name_;
-  int fd_ = -1;
+  AtomicFile file_;
 };
 
 class StreamSink final : public ByteSink {

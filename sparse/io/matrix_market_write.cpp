@@ -1,7 +1,9 @@
 // Matrix Market writer.
 //
 // Every check (structure, symmetry, integral values) runs before the first
-// byte is written, so a rejected matrix leaves no partial file behind. The
+// byte is written, and a file goes to a temporary file renamed over it at the
+// end (FileSink, core/atomic_file.hpp), so a rejected matrix or a failed
+// write leaves the old file as it was and no partial file behind. The
 // text is built in a large buffer with std::to_chars (shortest round-trip
 // form for values) and handed to the file or stream in large blocks.
 #include <algorithm>

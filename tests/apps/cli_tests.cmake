@@ -275,3 +275,10 @@ balsa_cli_test(lp_not_mps ARGS lp ${DATA}/SOURCES.md ERROR "balsa: error: .*SOUR
 balsa_cli_test(lp_bad_device ARGS lp ${DATA}/lp/afiro.mps.gz --device gpu ERROR "--device" EXIT 2)
 balsa_cli_test(bench_lp BENCH ARGS lp --dir ${DATA}/lp --only afiro,itest2 --no-gpu
                PASS "Status as the reference's: 2 of 2")
+# ---- outputs written whole or not at all (issue 39 item 3, include/balsa/atomic_file.hpp) ----
+# A write that fails part-way (a file-size limit), a read-only folder (not as root), an output that is a link
+# to the input: the old file stays byte for byte and no temporary file is left; a success keeps permissions.
+# More cases (an output that is an input, a missing folder) are in tests/data/bad/cases.tsv.
+add_test(NAME cli.atomic_output COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/atomic_output_test.sh $<TARGET_FILE:balsa_cli>
+         ${OUT}/atomic-output)
+set_tests_properties(cli.atomic_output PROPERTIES LABELS "cpu;cli" TIMEOUT 120 PASS_REGULAR_EXPRESSION "all passed")

@@ -304,7 +304,7 @@ TEST(MatrixMarket, WriteErrors) {
   const fs::path nowhere = temp_dir() / "no_such_dir" / "out.mtx";
   EXPECT_THROW_MSG(write_matrix_market(nowhere, A), Error, "no_such_dir/out.mtx");
   EXPECT_THROW_MSG(write_matrix_market(nowhere, to_dense(A)), Error, "no_such_dir/out.mtx");
-  EXPECT_THROW_MSG(write_matrix_market(temp_dir(), A), Error, "for writing");
+  EXPECT_THROW_MSG(write_matrix_market(temp_dir(), A), Error, "': Is a directory");
   MtxWriteOptions c;
   c.field = MtxField::Complex;
   EXPECT_THROW_MSG(write_matrix_market(temp_dir() / "c.mtx", A, c), Error, "complex data is not supported");
