@@ -248,6 +248,9 @@ DenseMatrix<T>::DenseMatrix(index_t r, index_t c, T fill) try : rows(r), cols(c)
   // Dense storage is indexed by size_t, but balsa keeps every count 32-bit:
   // a dense matrix of more than 2^31-1 entries is an error, not a huge allocation.
   checked_index(std::int64_t(r) * std::int64_t(c), "dense matrix entries (rows * columns)");
+  require_host_memory(vectors_bytes(r, c, sizeof(T)),
+                      "DenseMatrix: a " + std::to_string(r) + " x " + std::to_string(c) + " matrix", 0,
+                      "its dense values");
   values.assign(static_cast<std::size_t>(r) * static_cast<std::size_t>(c), fill);
 } catch (...) {
   rethrow_as_balsa_error("DenseMatrix::DenseMatrix");

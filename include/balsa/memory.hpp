@@ -3,7 +3,7 @@
 // A matrix file declares its sizes; what a step allocates grows with them
 // (row pointers, work vectors) and with the entries actually read. The
 // library checks the bytes of such a step before it allocates (to_csr,
-// transpose, the reader, the direct solver's prediction) and throws
+// transpose, DenseMatrix, the reader, the direct solver's prediction) and throws
 // HostOutOfMemory naming the sizes and the bytes, instead of a
 // std::bad_alloc or the kernel's OOM killer later. The room is the memory
 // available now (MemAvailable, or less under a cgroup limit), or the limit

@@ -1,7 +1,7 @@
 // Host memory checks (include/balsa/memory.hpp, core/memory_plan.cpp): byte
 // counts as users write them, the estimates of the input-sized steps, a
 // command's plan against a limit, and the library's own checks (to_csr,
-// transpose, the reader) under set_host_memory_limit.
+// transpose, DenseMatrix, the reader) under set_host_memory_limit.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -91,6 +91,8 @@ TEST(MemoryChecks, ToCsrAndTransposeRefuseBeforeAllocating) {
   EXPECT_THROW_MSG(transpose(wide), HostOutOfMemory,
                    "transpose: a 1 x 2147483647 matrix with 1 entry needs 17.2 GB for its transpose");
   EXPECT_EQ(to_csr(Coo<double>{1000, 1000, {3}, {4}, {2.0}}).nnz(), 1);  // small ones pass
+  EXPECT_THROW_MSG(DenseMatrix<double>(40000, 40000), HostOutOfMemory,
+                   "DenseMatrix: a 40000 x 40000 matrix needs 12.8 GB for its dense values; the memory limit is 1.1 GB");
 }
 
 TEST(MemoryChecks, ReaderLeavesTheConversionToItsCaller) {
