@@ -22,11 +22,12 @@ struct InfoOptions {
   bool full = false;  // the analyses sized by the declared rows and columns, whatever they hold
 };
 
+// The diagonal's gaps; rows count from 1, as in the file (every command's messages do).
 std::string diagonal_text(const DiagonalReport& d) {
   if (d.ok()) return "all present and nonzero";
   std::string s;
-  if (d.missing) s += fmt::format("{} missing (first at row {})", d.missing, d.first_missing);
-  if (d.zero) s += fmt::format("{}{} zero (first at row {})", s.empty() ? "" : ", ", d.zero, d.first_zero);
+  if (d.missing) s += fmt::format("{} missing (first at row {})", d.missing, d.first_missing + 1);
+  if (d.zero) s += fmt::format("{}{} zero (first at row {})", s.empty() ? "" : ", ", d.zero, d.first_zero + 1);
   return s;
 }
 

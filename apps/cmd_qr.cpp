@@ -40,7 +40,10 @@ void print_stats(std::FILE* out, const QrStats& st) {
              st.t_factorise);
 }
 
+// The options of SparseQR; --device cuda without a usable GPU is an Error
+// naming the option (auto stays auto: SparseQR weighs the problem's size).
 QrOptions qr_options(const QrCommandOptions& o) {
+  usable_device(o.device);
   QrOptions qo;
   qo.ordering = o.ordering;
   qo.rank_tolerance = o.tolerance;
@@ -126,7 +129,7 @@ void run_lsq(const QrCommandOptions& o) {
   }
   for (index_t c = 0; c < B.cols; ++c)
     require_finite_result(X.column(c), columns[std::size_t(c)]["residual_norm"].get<double>(),
-                          B.cols > 1 ? fmt::format("the solution x (column {})", c + 1) : "the solution x");
+                          B.cols > 1 ? fmt::format("the solution x (right-hand side {})", c + 1) : "the solution x");
 }
 
 void run_qr(const QrCommandOptions& o) {
@@ -150,6 +153,7 @@ void add_common(CLI::App* cmd, QrCommandOptions& o) {
   add_enum_option(cmd, "--device", o.device,
                   "Where the fronts are factored and Q applied (auto: the GPU for large enough problems)");
   cmd->add_option("--tol", o.tolerance, "Rank tolerance (< 0: SPQR's default, 20 (m + n) eps max column norm)")
+      ->check(finite())
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print the result as JSON");
 }

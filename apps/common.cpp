@@ -7,7 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <regex>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -278,38 +282,110 @@ CLI::Validator one_of(const std::vector<std::string>& names) {
       "", "one_of");
 }
 
-CLI::Validator positive() {
+namespace {
+
+// The number `text` spells whole (strtod's syntax: "1e-8", "nan", "inf"),
+// or nullopt when it spells none.
+std::optional<double> parse_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+// A validator accepting the finite numbers for which `ok` holds; NaN, Inf
+// and anything else are refused with "must be <what>, got '<text>'".
+CLI::Validator number_validator(std::function<bool(double)> ok, const std::string& what, const std::string& name) {
   return CLI::Validator(
-      [](std::string& text) {
-        double v = 0;
-        std::istringstream in(text);
-        if (!(in >> v) || !(v > 0) || !std::isfinite(v)) return "must be a positive number, got '" + text + "'";
-        return std::string();
+      [ok, what](std::string& text) {
+        const std::optional<double> v = parse_number(text);
+        return v && std::isfinite(*v) && ok(*v) ? std::string() : "must be " + what + ", got '" + text + "'";
       },
-      "", "positive");
+      "", name);
+}
+
+}  // namespace
+
+CLI::Validator finite() {
+  return number_validator([](double) { return true; }, "a finite number", "finite");
+}
+
+CLI::Validator positive() {
+  return number_validator([](double v) { return v > 0; }, "a positive number", "positive");
 }
 
 CLI::Validator at_least(double minimum) {
-  return CLI::Validator(
-      [minimum](std::string& text) {
-        double v = 0;
-        std::istringstream in(text);
-        if (!(in >> v) || !(v >= minimum)) return "must be at least " + number(minimum) + ", got '" + text + "'";
-        return std::string();
-      },
-      "", "at_least");
+  return number_validator([minimum](double v) { return v >= minimum; }, "a number of at least " + number(minimum),
+                          "at_least");
 }
 
 CLI::Validator between(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& text) {
-        double v = 0;
-        std::istringstream in(text);
-        if (!(in >> v) || !(v >= lo && v <= hi))
-          return "must be between " + number(lo) + " and " + number(hi) + ", got '" + text + "'";
-        return std::string();
-      },
-      "", "between");
+  return number_validator([lo, hi](double v) { return v >= lo && v <= hi; },
+                          "a number between " + number(lo) + " and " + number(hi), "between");
+}
+
+namespace {
+
+// `text` with each number that `pattern`'s groups 2 and up match raised by one.
+std::string add_one(const std::string& text, const std::regex& pattern) {
+  std::string out;
+  auto last = text.cbegin();
+  for (std::sregex_iterator m(text.begin(), text.end(), pattern), end; m != end; ++m) {
+    for (std::size_t g = 2; g < m->size(); ++g) {
+      const std::string digits = (*m)[g].str();
+      out.append(last, (*m)[g].first);
+      out += digits.size() < 18 ? std::to_string(std::stoll(digits) + 1) : digits;
+      last = (*m)[g].second;
+    }
+  }
+  out.append(last, text.cend());
+  return out;
+}
+
+// A row, column or index position named by number.
+const std::regex& position_pattern() {
+  static const std::regex p(R"(\b(row|column|index) (\d+))");
+  return p;
+}
+// An entry named by its (row, column) pair: "A(2, 0)", "a(2, 0)", "entry (2, 0)", "at (2, 0)".
+const std::regex& pair_pattern() {
+  static const std::regex p(R"(\b(A|a|entry|at) ?\((\d+), (\d+)\))");
+  return p;
+}
+
+// The library's names of its options, and what a user of the command line
+// sets instead.
+struct CliTerm {
+  const char* library;
+  const char* cli;
+};
+constexpr CliTerm kCliTerms[] = {
+    {"Device::Cuda", "--device cuda"},
+    {"iterations (max_iterations)", "iterations (--maxit)"},
+    {"iterations (stagnation_window)", "iterations (the stagnation window)"},
+    {"use a BiCGStab method, or set KrylovOptions::check_symmetry = false",
+     "use --method bicgstab-ilu0 (or another BiCGStab method) or --method auto"},
+    {"PivotBreakdown::Shift would retry on A + alpha diag(A)",
+     "without --no-shift it would retry on A + alpha diag(A)"},
+    {"enable pivot boosting or reorder the matrix", "leave out --no-shift (pivot boosting) or reorder the matrix"},
+};
+
+}  // namespace
+
+std::string in_cli_terms(std::string text) {
+  for (const CliTerm& t : kCliTerms) {
+    const std::size_t from = std::strlen(t.library), to = std::strlen(t.cli);
+    for (std::size_t at = text.find(t.library); at != std::string::npos; at = text.find(t.library, at + to))
+      text.replace(at, from, t.cli);
+  }
+  if (text.find("1-based") != std::string::npos) return text;
+  return add_one(add_one(text, position_pattern()), pair_pattern());
+}
+
+std::string with_numbering_note(const std::string& text) {
+  const bool positions = std::regex_search(text, position_pattern()) || std::regex_search(text, pair_pattern());
+  return positions ? text + "\n  (rows, columns and indices count from 1, as in the input file)" : text;
 }
 
 namespace {
@@ -345,22 +421,13 @@ namespace balsa::app {
 void print_predictions(std::FILE* out, const SolveReport& r) {
   for (const SolvePrediction& p : r.plan)
     fmt::print(out, "  predicted {:>18} on {:4}: {} ({})\n", to_string(p.method), to_string(p.device),
-               p.seconds < 0 ? std::string("-") : fmt::format("{:.4g} s", p.seconds), p.basis);
+               p.seconds < 0 || !std::isfinite(p.seconds) ? std::string("-") : fmt::format("{:.4g} s", p.seconds),
+               p.basis);
 }
 
 // ---- the program ---------------------------------------------------------------
 
 namespace {
-
-// A matrix error names rows and columns as the library counts them, from
-// 0; users read them against a Matrix Market file, which counts from 1.
-std::string with_base_note(const balsa::MatrixError& e) {
-  const std::string what = e.what();
-  if (what.find("0-based") != std::string::npos || what.find("1-based") != std::string::npos) return what;
-  const bool positions = what.find("row") != std::string::npos || what.find("column") != std::string::npos ||
-                         what.find("entry") != std::string::npos || what.find("A(") != std::string::npos;
-  return positions ? what + "\n  (rows and columns above count from 0; a Matrix Market file counts from 1)" : what;
-}
 
 // The OpenMP wait policy of the program (README, "Threads"). libgomp (GCC 12)
 // reads OMP_WAIT_POLICY once, in its initialiser, before main; unset, a
@@ -422,14 +489,14 @@ int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&
     fmt::print(stderr, "{}: error: {}\n(see {} {}--help)\n", program, e.what(), program,
                argc > 1 && argv[1][0] != '-' ? std::string(argv[1]) + " " : "");
     return kExitUsage;
-  } catch (const NotConverged& e) {
-    fmt::print(stderr, "{}: error: {}\n", program, e.what());
+  } catch (const NotConverged& e) {  // its text in the command's words already
+    fmt::print(stderr, "{}: error: {}\n", program, with_numbering_note(e.what()));
     return kExitNotConverged;
-  } catch (const balsa::MatrixError& e) {
-    fmt::print(stderr, "{}: error: {}\n", program, with_base_note(e));
+  } catch (const balsa::ParseError& e) {  // a file's lines, rows and columns: from 1 already
+    fmt::print(stderr, "{}: error: {}\n", program, e.what());
     return kExitError;
   } catch (const balsa::Error& e) {
-    fmt::print(stderr, "{}: error: {}\n", program, e.what());
+    fmt::print(stderr, "{}: error: {}\n", program, with_numbering_note(in_cli_terms(e.what())));
     return kExitError;
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "{}: error: out of host memory\n", program);

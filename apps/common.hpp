@@ -157,6 +157,7 @@ Device usable_device(Device requested);
 // Validators with plain messages ("must be positive, got 0"; "unknown value
 // 'x' (one of: a, b)").
 CLI::Validator one_of(const std::vector<std::string>& names);
+CLI::Validator finite();  // any finite number (NaN and Inf refused, as by the others)
 CLI::Validator positive();
 CLI::Validator at_least(double minimum);
 CLI::Validator between(double lo, double hi);
@@ -172,6 +173,20 @@ void add_memory_limit_option(CLI::App& app);
 // --setup-trace FILE on every subcommand of `app` (recursively): the set-up
 // timeline (balsa::set_setup_trace; --setup-trace=-: stderr).
 void add_setup_trace_option(CLI::App& app);
+
+// ---- messages ---------------------------------------------------------------------
+// The command's messages count rows, columns and indices from 1, as a
+// Matrix Market or MPS file does, and name the command's own options.
+
+// A library message (or a reason it gave) in the command's terms: each "row
+// i", "column j", "index k", "A(i, j)", "a(i, j)", "entry (i, j)" and "at (i, j)",
+// counted from 0 by the library, raised by one; the library's option names
+// (Device::Cuda, max_iterations, KrylovOptions::check_symmetry, ...)
+// replaced by the command's (--device cuda, --maxit, --method, ...). Text saying "1-based" keeps its
+// numbers.
+std::string in_cli_terms(std::string text);
+// `text` with a note saying how positions count, when it names any.
+std::string with_numbering_note(const std::string& text);
 
 // ---- results ---------------------------------------------------------------------
 
