@@ -147,9 +147,38 @@ void print_predictions(const std::string& title, const tassl::Metrics& m, const 
   row("TASSL, GPU layout", tassl::predict_layout(m, p, e, o), tassl_gpu);
 }
 
+// Before L's CSR is built (the census of its entries): for the solve, a
+// square L whose every row holds its diagonal unless --unit-diagonal (else
+// singular; checked when the entries lie in the triangle), and the memory of the vectors of n (x_true, b, x, the
+// residual's in double), op(L)'s copies (a transpose, the residual's double
+// copy) and the solver's (at least a copy of L); for --explain, the
+// triangle's copy and the analysis' arrays of n (at least 8 indices each).
+template <class T>
+CensusCheck trsv_census_check(const TrsvCmdOptions& o, Triangle tri) {
+  return [&o, tri](const EntryCensus& c, MemoryPlan& plan) {
+    const std::size_t copy = csr_bytes(c.rows, c.positions, sizeof(T));
+    if (o.explain) {
+      plan.add("the triangle and its analysis (at least 8 indices per row)", copy + vectors_bytes(8, c.rows, 4));
+      return;
+    }
+    if (c.rows != c.cols)
+      throw DimensionError(fmt::format("{}: the matrix is {} x {}, a triangular solve needs a square one", o.file,
+                                       c.rows, c.cols));
+    const bool in_triangle = (tri == Triangle::Lower ? c.above : c.below) == 0;  // else the solver names the entry
+    if (!o.unit && in_triangle && c.first_missing_diagonal >= 0)
+      throw MatrixError(fmt::format("{}: {} has no diagonal entry, so L is singular ({} of {} rows lack one); give "
+                                    "--unit-diagonal if the diagonal is all ones",
+                                    o.file, file_row(c.first_missing_diagonal), c.missing_diagonal(), c.rows));
+    plan.add("x, b, x_true and the residual's vectors", vectors_bytes(3, c.rows, sizeof(T)) + vectors_bytes(4, c.rows, 8));
+    plan.add("op(L) and the residual's copy of it", (o.transpose ? transpose_bytes(c.rows, c.positions, sizeof(T)) : 0) +
+                                                         2 * csr_bytes(c.rows, c.positions, 8));
+    plan.add("the solver (at least a copy of L)", copy);
+  };
+}
+
 template <class T>
 void run_explain(const TrsvCmdOptions& o, const Triangle tri) {
-  const LoadedMatrix<T> loaded = load_matrix<T>(o.file);
+  const LoadedMatrix<T> loaded = load_matrix<T>(o.file, {}, trsv_census_check<T>(o, tri));
   if (loaded.A.rows != loaded.A.cols)
     throw DimensionError(fmt::format("{}: the matrix is {} x {}, not square", o.file, loaded.A.rows, loaded.A.cols));
   const Csr<T> A = extract_triangle(loaded.A, tri);
@@ -243,7 +272,7 @@ std::vector<double> apply_operator(const SolveOperator& op, const std::vector<do
 template <class T>
 void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
   std::FILE* report = report_stream(o.json, o.output);
-  const Csr<T> L = load_matrix<T>(o.file).A;
+  const Csr<T> L = load_matrix<T>(o.file, {}, trsv_census_check<T>(o, tri)).A;
   const Device device = usable_device(o.device);
   const SolveOperator op = solve_operator(L, o.transpose, o.unit);
   std::vector<T> x_true;

@@ -26,32 +26,76 @@ double median(std::vector<double> v) {
 }
 
 template <class T>
-LoadedMatrix<T> load_matrix(const std::string& path, const MtxReadOptions& options) {
-  LoadedMatrix<T> m;
-  Stopwatch total;
-  Coo<T> coo;
+LoadedTriplets<T> load_triplets(const std::string& path, const MtxReadOptions& options) {
+  LoadedTriplets<T> t;
+  Stopwatch clock;
   if (path == "-") {
-    coo = read_matrix_market<T>(std::cin, "<stdin>", options, &m.header);
+    t.coo = read_matrix_market<T>(std::cin, "<stdin>", options, &t.header);
   } else {
     std::error_code ec;
-    m.bytes = std::filesystem::file_size(path, ec);
-    coo = read_matrix_market<T>(path, options, &m.header);
+    t.bytes = std::filesystem::file_size(path, ec);
+    t.coo = read_matrix_market<T>(path, options, &t.header);
   }
-  m.read_seconds = total.seconds();
-  m.A = to_csr(coo);
-  m.total_seconds = total.seconds();
+  t.census = entry_census(t.coo);
+  t.read_seconds = clock.seconds();
+  return t;
+}
+
+std::string matrix_subject(const std::string& path, const EntryCensus& c) {
+  return fmt::format("{}: a {} x {} matrix with {} entr{}", path, c.rows, c.cols, c.entries,
+                     c.entries == 1 ? "y" : "ies");
+}
+
+template <class T>
+LoadedMatrix<T> to_loaded_matrix(const std::string& path, LoadedTriplets<T> t, const CensusCheck& check) {
+  Stopwatch clock;
+  MemoryPlan plan{matrix_subject(path, t.census), {}};
+  plan.add("its conversion to CSR", coo_to_csr_bytes(t.census.rows, t.census.entries, sizeof(T)));
+  if (check) check(t.census, plan);
+  require_memory(plan);
+  LoadedMatrix<T> m{to_csr(t.coo), t.header, t.census, t.read_seconds, 0.0, t.bytes};
+  m.total_seconds = t.read_seconds + clock.seconds();
   return m;
 }
 
+template <class T>
+LoadedMatrix<T> load_matrix(const std::string& path, const MtxReadOptions& options, const CensusCheck& check) {
+  return to_loaded_matrix(path, load_triplets<T>(path, options), check);
+}
+
+std::string file_row(index_t i) { return fmt::format("row {} (1-based, as in the file)", std::int64_t(i) + 1); }
+std::string file_column(index_t j) { return fmt::format("column {} (1-based, as in the file)", std::int64_t(j) + 1); }
+
+void require_no_empty_lines(const std::string& path, const EntryCensus& c, const char* work) {
+  const bool row = c.first_empty_row >= 0;
+  if (!row && c.first_empty_col < 0) return;
+  throw MatrixError(fmt::format(
+      "{}: the matrix is structurally singular, structural rank at most {} ({} needs an entry in every row and "
+      "column): {} holds none ({} of {} {} are empty)",
+      path, std::min(c.occupied_rows, c.occupied_cols), work,
+      row ? file_row(c.first_empty_row) : file_column(c.first_empty_col), row ? c.empty_rows() : c.empty_cols(),
+      row ? c.rows : c.cols, row ? "rows" : "columns"));
+}
+
 DenseMatrix<double> load_columns(const std::string& path, index_t rows, const char* what) {
-  const Csr<double> B = load_matrix<double>(path).A;
-  if (B.rows != rows)
-    throw DimensionError(fmt::format("{}: the {} has {} rows, the matrix {}", path, what, B.rows, rows));
-  return to_dense(B);
+  LoadedTriplets<double> t = load_triplets<double>(path);
+  if (t.census.rows != rows)
+    throw DimensionError(fmt::format("{}: the {} has {} rows, the matrix {}", path, what, t.census.rows, rows));
+  const CensusCheck dense = [what](const EntryCensus& c, MemoryPlan& plan) {
+    plan.add(fmt::format("the {} as {} dense columns", what, c.cols), vectors_bytes(c.cols, c.rows, sizeof(double)));
+  };
+  return to_dense(to_loaded_matrix(path, std::move(t), dense).A);
 }
 
 template <class T>
 void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options) {
+  if (path == "-")
+    write_matrix_market(std::cout, A, options);
+  else
+    write_matrix_market(std::filesystem::path(path), A, options);
+}
+
+void save_matrix(const std::string& path, const Coo<double>& A, const MtxWriteOptions& options) {
   if (path == "-")
     write_matrix_market(std::cout, A, options);
   else
@@ -145,6 +189,29 @@ void add_threads_option(CLI::App& app) {
         ->check(in_range)
         ->option_text(" N");
     add_threads_option(*sub);
+  }
+}
+
+void add_memory_limit_option(CLI::App& app) {
+  const CLI::Validator bytes(
+      [](std::string& text) {
+        try {
+          parse_byte_count(text);
+        } catch (const Error&) {
+          return "must be bytes, with an optional suffix K, M, G or T (powers of 1024, e.g. 512M, 4G), got '" + text +
+                 "'";
+        }
+        return std::string();
+      },
+      "", "bytes");
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->add_option_function<std::string>(
+           "--memory-limit", [](const std::string& text) { set_host_memory_limit(parse_byte_count(text)); },
+           "Refuse, before allocating, work whose estimated memory passes BYTES (suffixes K, M, G, T; default: the "
+           "memory available)")
+        ->check(bytes)
+        ->option_text(" BYTES");
+    add_memory_limit_option(*sub);
   }
 }
 
@@ -337,8 +404,12 @@ void require_finite_result(std::span<const float> x, double true_residual, const
   require_finite_values(x, true_residual, what);
 }
 
-template LoadedMatrix<double> load_matrix<double>(const std::string&, const MtxReadOptions&);
-template LoadedMatrix<float> load_matrix<float>(const std::string&, const MtxReadOptions&);
+template LoadedTriplets<double> load_triplets<double>(const std::string&, const MtxReadOptions&);
+template LoadedTriplets<float> load_triplets<float>(const std::string&, const MtxReadOptions&);
+template LoadedMatrix<double> load_matrix<double>(const std::string&, const MtxReadOptions&, const CensusCheck&);
+template LoadedMatrix<float> load_matrix<float>(const std::string&, const MtxReadOptions&, const CensusCheck&);
+template LoadedMatrix<double> to_loaded_matrix<double>(const std::string&, LoadedTriplets<double>, const CensusCheck&);
+template LoadedMatrix<float> to_loaded_matrix<float>(const std::string&, LoadedTriplets<float>, const CensusCheck&);
 template void save_matrix<double>(const std::string&, const Csr<double>&, const MtxWriteOptions&);
 template void save_matrix<float>(const std::string&, const Csr<float>&, const MtxWriteOptions&);
 
@@ -390,6 +461,7 @@ int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&
   app.require_subcommand(1);
   add_commands(app);
   add_threads_option(app);
+  add_memory_limit_option(app);
   add_setup_trace_option(app);
   // CLI11 answers an unknown first word with "a subcommand is required";
   // name the word instead.
