@@ -155,21 +155,16 @@ struct System {
   std::vector<double> x_true;  // empty with --rhs
 };
 
-// From this many rows on, an empty row or column is refused from the census
-// (structurally singular) before any work of n; below, the solvers' own
-// checks and messages speak (b = 0 with x = 0, CG's symmetry advice), at a
-// cost of n that every machine has.
-constexpr index_t kCensusRefusalFrom = index_t(1) << 20;
-
 // Before A's CSR is built: a square A, with an entry in every row and column
-// when n is large (else structurally singular, whatever the method and b),
+// (else structurally singular, whatever the method and b: refused before any
+// work of n, at every size, so that one rule holds for 10 rows and for 2^31),
 // and the memory of the vectors of n (x_true, b, x) and of the solver's
 // work (at least a copy of A and a few vectors of n: every method's lower
 // bound).
 void check_census(const SolveCliOptions& o, const EntryCensus& c, MemoryPlan& plan) {
   if (c.rows != c.cols)
     throw DimensionError(fmt::format("{}: the matrix is {} x {}, a solve needs a square one", o.matrix, c.rows, c.cols));
-  if (c.rows >= kCensusRefusalFrom) require_no_empty_lines(o.matrix, c, "a solve");
+  require_no_empty_lines(o.matrix, c, "a solve");
   plan.add("x, b and x_true", vectors_bytes(3, c.rows, sizeof(double)));
   plan.add("the solver's work (at least a copy of A and 4 vectors of n)",
            csr_bytes(c.rows, c.positions, sizeof(double)) + vectors_bytes(4, c.rows, sizeof(double)));

@@ -384,6 +384,7 @@ std::string in_cli_terms(std::string text) {
 }
 
 std::string with_numbering_note(const std::string& text) {
+  if (text.find("1-based") != std::string::npos) return text;  // the text says its numbering itself
   const bool positions = std::regex_search(text, position_pattern()) || std::regex_search(text, pair_pattern());
   return positions ? text + "\n  (rows, columns and indices count from 1, as in the input file)" : text;
 }
