@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <iostream>
 
 #include "common.hpp"
@@ -24,30 +26,70 @@ struct ConvertOptions {
   MtxFormat format = MtxFormat::Coordinate;
 };
 
+// The new index of every old one for --permute (perm[new] = old): reverse
+// needs no array; random takes one of n (memory-checked: valid work of the
+// declared size).
+std::function<index_t(index_t)> new_index(const ConvertOptions& o, const LoadedTriplets<double>& t) {
+  const index_t n = t.census.rows;
+  if (o.permute == "reverse") return [n](index_t i) { return n - 1 - i; };
+  MemoryPlan plan{matrix_subject(o.input, t.census), {}};
+  plan.add("--permute random's permutation and its inverse", vectors_bytes(2, n, sizeof(index_t)));
+  require_memory(plan);
+  auto inverse = std::make_shared<std::vector<index_t>>(inverse_permutation(random_permutation(n, o.seed)));
+  return [inverse](index_t i) { return (*inverse)[std::size_t(i)]; };
+}
+
+// The storage changes on the triplets (transpose, permutation, triangle): a
+// 1-entry file of any declared size converts at once; only --permute random
+// (an array of n) and --format array (the dense values) are sized by n.
+void change_triplets(const ConvertOptions& o, LoadedTriplets<double>& t) {
+  Coo<double>& A = t.coo;
+  if (o.transpose) {
+    std::swap(A.rows, A.cols);
+    std::swap(A.row_idx, A.col_idx);
+  }
+  if (!o.permute.empty()) {
+    if (A.rows != A.cols)
+      throw DimensionError(fmt::format("{}: the matrix is {} x {}, --permute needs a square one", o.input, A.rows,
+                                       A.cols));
+    const std::function<index_t(index_t)> to_new = new_index(o, t);
+    for (std::size_t k = 0; k < A.values.size(); ++k) {
+      A.row_idx[k] = to_new(A.row_idx[k]);
+      A.col_idx[k] = to_new(A.col_idx[k]);
+    }
+  }
+  if (o.take_triangle) {
+    const bool lower = o.triangle == Triangle::Lower;
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < A.values.size(); ++k) {
+      const index_t i = A.row_idx[k], j = A.col_idx[k];
+      if ((lower ? j > i : j < i) || (o.strict && i == j)) continue;
+      A.row_idx[kept] = i, A.col_idx[kept] = j, A.values[kept] = A.values[k];
+      ++kept;
+    }
+    A.row_idx.resize(kept), A.col_idx.resize(kept), A.values.resize(kept);
+  }
+}
+
 void run_convert(const ConvertOptions& o) {
   refuse_overwriting({o.input}, {o.output});
   MtxReadOptions r;
   // Symmetric output is written from the whole matrix (the writer checks the
   // mirror and keeps one triangle), so --keep-stored only applies to general output.
   r.expand_symmetry = !o.keep_stored || o.write.symmetry != MtxSymmetry::General;
-  LoadedMatrix<double> m = load_matrix<double>(o.input, r);
-  Csr<double> A = std::move(m.A);
-  if (o.transpose) A = balsa::transpose(A);
-  if (!o.permute.empty()) {
-    std::vector<index_t> perm(std::size_t(A.rows));
-    if (o.permute == "random")
-      perm = random_permutation(A.rows, o.seed);
-    else
-      for (index_t i = 0; i < A.rows; ++i) perm[i] = A.rows - 1 - i;
-    A = permute_symmetric(A, perm);
-  }
-  if (o.take_triangle) A = extract_triangle(A, o.triangle, o.strict ? Diag::Exclude : Diag::Include);
+  LoadedTriplets<double> t = load_triplets<double>(o.input, r);
+  change_triplets(o, t);
+  const Coo<double> A = sorted_coo(t.coo);
   if (o.format == MtxFormat::Array) {
-    save_matrix(o.output, to_dense(A), o.write);
+    MemoryPlan plan{matrix_subject(o.input, t.census), {}};
+    plan.add("its dense values", vectors_bytes(A.rows, A.cols, sizeof(double)));
+    require_memory(plan);
+    save_matrix(o.output, to_dense(to_csr(A)), o.write);
   } else {
     save_matrix(o.output, A, o.write);
   }
-  if (o.output != "-") fmt::print(stderr, "balsa convert: wrote {} x {}, {} nonzeros to {}\n", A.rows, A.cols, A.nnz(), o.output);
+  if (o.output != "-")
+    fmt::print(stderr, "balsa convert: wrote {} x {}, {} nonzeros to {}\n", A.rows, A.cols, A.nnz(), o.output);
 }
 
 }  // namespace

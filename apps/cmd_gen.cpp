@@ -40,7 +40,7 @@ CLI::App* add_kind(CLI::App* gen, std::shared_ptr<GenOptions> o, const std::stri
   cmd->add_option("-o,--output", o->output, "Output Matrix Market file ('-' for standard output)")
       ->required()
       ->option_text(" FILE");
-  cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Random seed")->check(at_least(0))->capture_default_str();
   CLI::Option* tri = add_enum_option(cmd, "--triangle", o->triangle, "Keep only this triangle", {}, false);
   cmd->add_flag("--strict", o->strict, "With --triangle: drop the diagonal too");
   add_enum_option(cmd, "--storage", o->storage, "Matrix Market storage",
@@ -85,37 +85,41 @@ void add_gen_command(CLI::App& app) {
   CLI::App* c = add_kind(gen, o, "banded-lower", "Random lower-triangular banded matrix", [](const GenOptions& g) {
     return random_lower_banded<double>(g.rows, g.window, g.per_row, g.seed);
   });
-  c->add_option("--rows", o->rows, "Rows")->required();
+  c->add_option("--rows", o->rows, "Rows")->required()->check(at_least(0));
   c->add_option("--window", o->window, "Off-diagonal entries lie within this many columns left of the diagonal")
-      ->required();
-  c->add_option("--per-row", o->per_row, "Off-diagonal entries per row")->required();
+      ->required()
+      ->check(at_least(0));
+  c->add_option("--per-row", o->per_row, "Off-diagonal entries per row")->required()->check(at_least(0));
 
   c = add_kind(gen, o, "block-diagonal", "TASSL paper's random block-diagonal lower-triangular matrix",
                [](const GenOptions& g) {
                  return random_block_diagonal_lower<double>(g.blocks, g.block_size, g.density, g.seed);
                });
-  c->add_option("--blocks", o->blocks, "Number of diagonal blocks")->required();
-  c->add_option("--block-size", o->block_size, "Rows per block")->required();
+  c->add_option("--blocks", o->blocks, "Number of diagonal blocks")->required()->check(at_least(0));
+  c->add_option("--block-size", o->block_size, "Rows per block")->required()->check(at_least(0));
   c->add_option("--density", o->density, "Fraction of each block's strictly lower positions that are nonzero")
-      ->required();
+      ->required()
+      ->check(between(0, 1));
 
   c = add_kind(gen, o, "chain", "Lower bidiagonal chain (n dependency levels)",
                [](const GenOptions& g) { return chain_lower<double>(g.n); });
-  c->add_option("-n,--n", o->n, "Rows")->required();
+  c->add_option("-n,--n", o->n, "Rows")->required()->check(at_least(0));
   c = add_kind(gen, o, "star", "Lower star: every row depends on row 0",
                [](const GenOptions& g) { return star_lower<double>(g.n); });
-  c->add_option("-n,--n", o->n, "Rows")->required();
+  c->add_option("-n,--n", o->n, "Rows")->required()->check(at_least(0));
 
   c = add_kind(gen, o, "banded-dominant", "Dense-banded matrix with degree of diagonal dominance d (SaP)",
                [](const GenOptions& g) { return banded_dominant<double>(g.n, g.half_bandwidth, g.dominance, g.seed); });
-  c->add_option("-n,--n", o->n, "Rows")->required();
-  c->add_option("-k,--half-bandwidth", o->half_bandwidth, "Half bandwidth K")->required();
-  c->add_option("-d,--dominance", o->dominance, "Degree of diagonal dominance d")->capture_default_str();
+  c->add_option("-n,--n", o->n, "Rows")->required()->check(at_least(0));
+  c->add_option("-k,--half-bandwidth", o->half_bandwidth, "Half bandwidth K")->required()->check(at_least(0));
+  c->add_option("-d,--dominance", o->dominance, "Degree of diagonal dominance d")
+      ->check(at_least(0))
+      ->capture_default_str();
 
   c = add_kind(gen, o, "random-spd", "Random sparse symmetric positive definite matrix",
                [](const GenOptions& g) { return random_spd<double>(g.n, g.per_row, g.seed); });
-  c->add_option("-n,--n", o->n, "Rows")->required();
-  c->add_option("--per-row", o->per_row, "Off-diagonal entries per row (about)")->required();
+  c->add_option("-n,--n", o->n, "Rows")->required()->check(at_least(0));
+  c->add_option("--per-row", o->per_row, "Off-diagonal entries per row (about)")->required()->check(at_least(0));
 }
 
 }  // namespace balsa::app

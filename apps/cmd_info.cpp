@@ -19,13 +19,15 @@ namespace {
 struct InfoOptions {
   std::string file;
   bool json = false;
+  bool full = false;  // the analyses sized by the declared rows and columns, whatever they hold
 };
 
+// The diagonal's gaps; rows count from 1, as in the file (every command's messages do).
 std::string diagonal_text(const DiagonalReport& d) {
   if (d.ok()) return "all present and nonzero";
   std::string s;
-  if (d.missing) s += fmt::format("{} missing (first at row {})", d.missing, d.first_missing);
-  if (d.zero) s += fmt::format("{}{} zero (first at row {})", s.empty() ? "" : ", ", d.zero, d.first_zero);
+  if (d.missing) s += fmt::format("{} missing (first at row {})", d.missing, d.first_missing + 1);
+  if (d.zero) s += fmt::format("{}{} zero (first at row {})", s.empty() ? "" : ", ", d.zero, d.first_zero + 1);
   return s;
 }
 
@@ -100,9 +102,70 @@ void run_info_mps(const InfoOptions& o) {
   fmt::print("integer      {} columns\n", lp.integer_columns());
 }
 
+// Why the analyses of the CSR (symmetry, levels, rows' counts) are skipped,
+// or "" to run them: a declared size past 2^20 rows and columns of which
+// more than half are empty takes arrays of that size for little (a 1-entry
+// file may declare 2^31 - 1 rows), unless --full.
+std::string why_skipped(const InfoOptions& o, const EntryCensus& c) {
+  const bool sparse_lines = 2 * std::int64_t(c.empty_rows()) > c.rows || 2 * std::int64_t(c.empty_cols()) > c.cols;
+  if (o.full || std::int64_t(c.rows) + c.cols <= (std::int64_t(1) << 20) || !sparse_lines) return "";
+  return fmt::format("{} of {} rows and {} of {} columns hold no entry; the rest would take arrays of the declared "
+                     "size (--full runs them)", c.empty_rows(), c.rows, c.empty_cols(), c.cols);
+}
+
+// The first empty line of a census ("none", or "row 3 (1-based, as in the file)").
+std::string first_empty(index_t i, std::string (*name)(index_t)) { return i < 0 ? "none" : name(i); }
+
+// The census as JSON, and as text.
+nlohmann::json census_json(const EntryCensus& c) {
+  return {{"rows", c.rows}, {"cols", c.cols}, {"entries", c.entries}, {"positions", c.positions},
+          {"occupied_rows", c.occupied_rows}, {"occupied_cols", c.occupied_cols}, {"diagonal", c.diagonal},
+          {"first_empty_row", c.first_empty_row}, {"first_empty_col", c.first_empty_col},
+          {"first_missing_diagonal", c.first_missing_diagonal}, {"nnz_lower", c.below}, {"nnz_diagonal", c.on},
+          {"nnz_upper", c.above}, {"lower_bandwidth", c.lower_bandwidth}, {"upper_bandwidth", c.upper_bandwidth}};
+}
+
+void print_census(const EntryCensus& c) {
+  fmt::print("occupied     {} of {} rows (first empty: {}), {} of {} columns (first empty: {})\n", c.occupied_rows,
+             c.rows, first_empty(c.first_empty_row, file_row), c.occupied_cols, c.cols,
+             first_empty(c.first_empty_col, file_column));
+  fmt::print("bandwidth    lower {}, upper {}\n", c.lower_bandwidth, c.upper_bandwidth);
+  fmt::print("entries      {} below, {} on, {} above the diagonal\n", c.below, c.on, c.above);
+  fmt::print("diagonal     {} of {} present (first missing: {})\n", c.diagonal, std::min(c.rows, c.cols),
+             first_empty(c.first_missing_diagonal, file_row));
+}
+
+// The file told from its triplets' census alone.
+void run_info_census(const InfoOptions& o, const LoadedTriplets<double>& t, const std::string& why) {
+  const EntryCensus& c = t.census;
+  if (o.json) {
+    print_json({{"file", o.file}, {"format", to_string(t.header.format)}, {"field", to_string(t.header.field)},
+                {"symmetry", to_string(t.header.symmetry)}, {"stored_entries", t.header.stored_entries},
+                {"bytes", t.bytes}, {"read_seconds", t.read_seconds}, {"rows", c.rows}, {"cols", c.cols},
+                {"nnz", c.positions}, {"census", census_json(c)}, {"skipped", why}});
+    return;
+  }
+  fmt::print("file         {} (matrix {} {} {})\n", o.file, to_string(t.header.format), to_string(t.header.field),
+             to_string(t.header.symmetry));
+  fmt::print("read         {} bytes in {:.3f} s\n", t.bytes, t.read_seconds);
+  fmt::print("size         {} x {}, {} nonzeros ({} stored in the file)\n", c.rows, c.cols, c.positions,
+             t.header.stored_entries);
+  print_census(c);
+  fmt::print("skipped      rows' counts, symmetry, values and levels: {}\n", why);
+}
+
+// The analyses' memory beside A's CSR: structure_stats' transpose and level
+// arrays (at least 6 indices per row and column).
+void plan_analyses(const EntryCensus& c, MemoryPlan& plan) {
+  plan.add("the analyses (a transpose and 6 indices per row and column)",
+           transpose_bytes(c.cols, c.positions, sizeof(double)) + vectors_bytes(6, std::int64_t(c.rows) + c.cols, 4));
+}
+
 void run_info(const InfoOptions& o) {
   if (is_mps(o.file)) return run_info_mps(o);
-  const LoadedMatrix<double> m = load_matrix<double>(o.file);
+  LoadedTriplets<double> t = load_triplets<double>(o.file);
+  if (const std::string why = why_skipped(o, t.census); !why.empty()) return run_info_census(o, t, why);
+  const LoadedMatrix<double> m = to_loaded_matrix(o.file, std::move(t), plan_analyses);
   const StructureStats s = structure_stats(m.A);
   const double mb = double(m.bytes) / 1e6;
   if (o.json) {
@@ -155,6 +218,8 @@ void add_info_command(CLI::App& app) {
   cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input), or MPS file (*.mps, *.mps.gz)")
       ->required();
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
+  cmd->add_flag("--full", o->full,
+                "Run the analyses sized by the declared rows and columns even when most of them are empty");
   cmd->callback([o] { run_info(*o); });
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <iostream>
 #include <ostream>
 
 #include "balsa/lp.hpp"
@@ -22,11 +23,29 @@ struct LpOptions {
 
 void print_line(const std::string& line, void* stream) { fmt::print(static_cast<std::FILE*>(stream), "{}\n", line); }
 
-// Column name, value, reduced cost; then row name, activity, dual. The file
-// is replaced whole or not at all (balsa/atomic_file.hpp).
+// The objective as the report states it: a value only where there is one
+// to state (optimal, or the last point of a stopped solve).
+std::string objective_text(const LpSolution& s) {
+  switch (s.status) {
+    case LpStatus::Infeasible:
+      return "no objective value (no point satisfies the constraints)";
+    case LpStatus::Unbounded:
+      return "no objective value (the objective is unbounded)";
+    case LpStatus::Optimal:
+      return fmt::format("objective {:.12g}", s.objective);
+    default:
+      return fmt::format("objective {:.12g} at the last point (not optimal)", s.objective);
+  }
+}
+
+// Column name, value, reduced cost; then row name, activity, dual. A file
+// is replaced whole or not at all (balsa/atomic_file.hpp); "-" is standard
+// output.
 void write_solution(const std::string& path, const LinearProgram& lp, const LpSolution& s) {
-  write_file_atomically(path, [&](std::ostream& out) {
-    out << fmt::format("# balsa lp: {} status {} objective {:.17g}\n", lp.name, to_string(s.status), s.objective);
+  const auto write = [&](std::ostream& out) {
+    const bool none = s.status == LpStatus::Infeasible || s.status == LpStatus::Unbounded;
+    out << fmt::format("# balsa lp: {} status {} {}\n", lp.name, to_string(s.status),
+                       none ? objective_text(s) : fmt::format("objective {:.17g}", s.objective));
     out << "# columns: name value reduced_cost\n";
     for (index_t j = 0; j < lp.cols(); ++j)
       out << fmt::format("{} {:.17g} {:.17g}\n", lp.col_names.empty() ? fmt::format("C{}", j) : lp.col_names[j], s.x[j],
@@ -35,15 +54,35 @@ void write_solution(const std::string& path, const LinearProgram& lp, const LpSo
     for (index_t i = 0; i < lp.rows(); ++i)
       out << fmt::format("{} {:.17g} {:.17g}\n", lp.row_names.empty() ? fmt::format("R{}", i) : lp.row_names[i],
                          s.row_activity[i], s.row_dual[i]);
-  });
+  };
+  if (path != "-") return write_file_atomically(path, write);
+  write(std::cout);
+  std::cout.flush();
+  if (!std::cout) throw Error("cannot write the solution to standard output");
+}
+
+// Optimal, infeasible and unbounded are answers (exit 0); a solve stopped
+// by --max-iterations or --time-limit did not converge (exit 3); numerical
+// trouble is a failed computation (exit 1).
+void require_finished(const LpSolution& s) {
+  if (s.status == LpStatus::IterationLimit)
+    throw NotConverged(
+        fmt::format("the simplex stopped at --max-iterations after {} iterations: not optimal", s.iterations));
+  if (s.status == LpStatus::TimeLimit)
+    throw NotConverged(
+        fmt::format("the simplex stopped at --time-limit after {} iterations: not optimal", s.iterations));
+  if (s.status == LpStatus::NumericalTrouble)
+    throw Error(fmt::format("the simplex ran into numerical trouble after {} iterations: no answer", s.iterations));
 }
 
 void run_lp(LpOptions& o) {
   refuse_overwriting({o.model}, {o.output});
+  usable_device(o.simplex.device);  // --device cuda without a GPU: an Error naming the option, before any work
   Stopwatch read_clock;
   const LinearProgram lp = read_mps(o.model);
   const double read_seconds = read_clock.seconds();
-  std::FILE* report = o.json ? stderr : stdout;
+  std::FILE* report = report_stream(o.json, o.output);  // stderr when the solution takes stdout
+  if (o.json) report = stderr;
   if (!o.quiet) {
     o.simplex.log = print_line;
     o.simplex.log_user = report;
@@ -76,8 +115,8 @@ void run_lp(LpOptions& o) {
                 {"read_seconds", read_seconds},
                 {"stats", fields_json(st)}});
   } else if (!o.quiet) {
-    fmt::print(report, "status {}, objective {:.12g}, {} iterations ({} dual phase 1, {} dual phase 2, {} primal), "
-               "{:.3f} s\n", to_string(s.status), s.objective, s.iterations, st.dual_phase1_iterations,
+    fmt::print(report, "status {}, {}, {} iterations ({} dual phase 1, {} dual phase 2, {} primal), {:.3f} s\n",
+               to_string(s.status), objective_text(s), s.iterations, st.dual_phase1_iterations,
                st.dual_phase2_iterations, st.primal_iterations, st.total_seconds);
     fmt::print(report, "time: factorization {:.3f} s, FTRAN {:.3f} s, BTRAN {:.3f} s, pricing {:.3f} s, update "
                "{:.3f} s; basis solves on {} ({} of {} factorisations on the GPU)\n", st.factorization_seconds,
@@ -86,6 +125,7 @@ void run_lp(LpOptions& o) {
     fmt::print(report, "max primal infeasibility {:.2e}, max dual infeasibility {:.2e}\n",
                s.max_primal_infeasibility, s.max_dual_infeasibility);
   }
+  require_finished(s);
 }
 
 }  // namespace
@@ -106,11 +146,14 @@ void add_lp_command(CLI::App& app) {
   cmd->add_flag("--no-scale", [o](std::int64_t) { o->simplex.scale = false; }, "Solve without scaling");
   cmd->add_flag("--no-perturb", [o](std::int64_t) { o->simplex.perturb = false; }, "No cost perturbation");
   o->simplex.log_every = 1000;
-  cmd->add_option("--log-every", o->simplex.log_every, "A progress line every this many iterations (0: only the "
-                  "phases' last lines)")->capture_default_str();
+  cmd->add_option("--log-every", o->simplex.log_every,
+                  "A progress line every this many iterations (0: only the "
+                  "phases' last lines)")
+      ->check(at_least(0))
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON (progress lines go to standard error)");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress lines");
-  cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file")
+  cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file ('-': standard output)")
       ->option_text(" FILE");
   cmd->callback([o] { run_lp(*o); });
 }

@@ -40,12 +40,43 @@ void print_stats(std::FILE* out, const QrStats& st) {
              st.t_factorise);
 }
 
+// The options of SparseQR; --device cuda without a usable GPU is an Error
+// naming the option (auto stays auto: SparseQR weighs the problem's size).
 QrOptions qr_options(const QrCommandOptions& o) {
+  usable_device(o.device);
   QrOptions qo;
   qo.ordering = o.ordering;
   qo.rank_tolerance = o.tolerance;
   qo.device = o.device;
   return qo;
+}
+
+// Before A's CSR is built (the census of its entries): the memory of the
+// QR's work (at least its copy of A and kQrIndicesPerLine indices per row and
+// column: singletons, ordering, fronts' maps), with lsq's vectors (b and r
+// of m, x and A^T r of n) and A^T. Empty rows and columns are no error: the
+// QR is rank-revealing, so a rank-deficient A is valid work (an empty
+// column's x_j is 0, an empty row's residual is b_i); note_empty says so.
+constexpr int kQrIndicesPerLine = 6;  // measured: qr of a 1e8 x 1e8 1-entry matrix peaks at 26 bytes per row and column
+
+CensusCheck qr_census_check(bool lsq) {
+  return [lsq](const EntryCensus& c, MemoryPlan& plan) {
+    plan.add("the QR's work (at least a copy of A and " + std::to_string(kQrIndicesPerLine) + " indices per row and column)",
+             csr_bytes(c.rows, c.positions, sizeof(double)) + vectors_bytes(kQrIndicesPerLine, int64_t(c.rows) + c.cols, 4));
+    if (lsq)
+      plan.add("b, x, the residual and A^T", vectors_bytes(2, int64_t(c.rows) + c.cols, sizeof(double)) +
+                                                 transpose_bytes(c.cols, c.positions, sizeof(double)));
+  };
+}
+
+// A line on empty rows and columns (the census): the rank's bound.
+void note_empty(std::FILE* out, const EntryCensus& c) {
+  if (c.empty_cols() == 0 && c.empty_rows() == 0) return;
+  fmt::print(out, "  {} of {} rows and {} of {} columns hold no entry (first empty: {}{}): the rank is at most {}\n",
+             c.empty_rows(), c.rows, c.empty_cols(), c.cols,
+             c.first_empty_row >= 0 ? file_row(c.first_empty_row) : std::string("no row"),
+             c.first_empty_col >= 0 ? ", " + file_column(c.first_empty_col) : std::string(),
+             std::min(c.occupied_rows, c.occupied_cols));
 }
 
 void run_lsq(const QrCommandOptions& o) {
@@ -54,12 +85,15 @@ void run_lsq(const QrCommandOptions& o) {
   refuse_overwriting({o.matrix, o.rhs, o.rhs_positional}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
   const std::string& rhs = o.rhs.empty() ? o.rhs_positional : o.rhs;
-  const Csr<double> A = load_matrix<double>(o.matrix).A;
+  const LoadedMatrix<double> m = load_matrix<double>(o.matrix, {}, qr_census_check(true));
+  const Csr<double>& A = m.A;
   DenseMatrix<double> B(A.rows, 1, 1.0);
   if (!rhs.empty()) B = load_columns(rhs, A.rows);
-  if (!o.json)
+  if (!o.json) {
     fmt::print(report, "balsa lsq: {} ({} x {}, {} entries), b = {}{}\n", o.matrix, A.rows, A.cols, A.nnz(),
                rhs.empty() ? "ones" : rhs, B.cols > 1 ? fmt::format(" ({} columns)", B.cols) : "");
+    note_empty(report, m.census);
+  }
   SparseQR qr(A, qr_options(o));
   const std::vector<double> xs = qr.solve(std::span<const double>(B.values), B.cols);
   DenseMatrix<double> X(A.cols, B.cols);
@@ -95,17 +129,19 @@ void run_lsq(const QrCommandOptions& o) {
   }
   for (index_t c = 0; c < B.cols; ++c)
     require_finite_result(X.column(c), columns[std::size_t(c)]["residual_norm"].get<double>(),
-                          B.cols > 1 ? fmt::format("the solution x (column {})", c + 1) : "the solution x");
+                          B.cols > 1 ? fmt::format("the solution x (right-hand side {})", c + 1) : "the solution x");
 }
 
 void run_qr(const QrCommandOptions& o) {
-  const Csr<double> A = load_matrix<double>(o.matrix).A;
+  const LoadedMatrix<double> m = load_matrix<double>(o.matrix, {}, qr_census_check(false));
+  const Csr<double>& A = m.A;
   SparseQR qr(A, qr_options(o));
   if (o.json) {
     print_json({{"matrix", o.matrix}, {"stats", fields_json(qr.stats())}});
     return;
   }
   fmt::print("balsa qr: {} ({} x {}, {} entries)\n", o.matrix, A.rows, A.cols, A.nnz());
+  note_empty(stdout, m.census);
   if (o.stats) print_stats(stdout, qr.stats());
 }
 
@@ -117,6 +153,7 @@ void add_common(CLI::App* cmd, QrCommandOptions& o) {
   add_enum_option(cmd, "--device", o.device,
                   "Where the fronts are factored and Q applied (auto: the GPU for large enough problems)");
   cmd->add_option("--tol", o.tolerance, "Rank tolerance (< 0: SPQR's default, 20 (m + n) eps max column norm)")
+      ->check(finite())
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print the result as JSON");
 }

@@ -99,8 +99,9 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
   if (o.json) {
     print_json({{"problem", problem_json(o, job.A.rows, job.A.nnz())}, {"method", to_string(r.method)},
                 {"requested_method", "auto"}, {"precision", o.precision}, {"device", to_string(r.device)},
-                {"gpu", job.gpu_json}, {"outcome", r.solved ? "converged" : "not-solved"}, {"message", r.message},
-                {"plan", fields_json(r.plan)}, {"iterations", k.iterations}, {"true_residual", r.true_residual},
+                {"gpu", job.gpu_json}, {"outcome", r.solved ? "converged" : "not-solved"},
+                {"message", in_cli_terms(r.message)}, {"plan", fields_json(r.plan)}, {"iterations", k.iterations},
+                {"true_residual", r.true_residual},
                 {"backward_error", r.backward_error}, {"componentwise_backward_error", r.componentwise_backward_error},
                 {"error", error}, {"build_seconds", job.build_seconds}, {"cuda_context_seconds", job.context_seconds},
                 {"plan_seconds", r.setup_seconds - setup}, {"setup_seconds", setup}, {"solve_seconds", solve_s},
@@ -109,8 +110,8 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
     print_predictions(stdout, r);
     for (const SolveAttempt& a : r.chain)
       fmt::print("  {} {} on {}: {} (set-up {:.3f} s, solve {:.3f} s)\n", a.solved ? "+" : "-", to_string(a.method),
-                 to_string(a.device), a.solved ? "solved" : a.reason, a.setup_seconds, a.solve_seconds);
-    fmt::print("  {}\n", r.message);
+                 to_string(a.device), a.solved ? "solved" : in_cli_terms(a.reason), a.setup_seconds, a.solve_seconds);
+    fmt::print("  {}\n", in_cli_terms(r.message));
     if (r.solved)
       fmt::print("  {}: {} iterations, true residual {:.2e}, backward error {:.2e}, error {:.2e}\n",
                  r.direct ? "solved directly" : "converged", k.iterations, r.true_residual, r.backward_error, error);
@@ -118,7 +119,7 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
                r.seconds, r.setup_seconds - setup, setup, solve_s,
                k.iterations ? fmt::format(" ({:.3f} ms per iteration)", 1e3 * per_iteration(k, solve_s)) : "");
   }
-  if (!r.solved) throw NotConverged("the solve did not converge: " + r.message);
+  if (!r.solved) throw NotConverged("the solve did not converge: " + in_cli_terms(r.message));
   require_finite_result(std::span<const T>(x), r.true_residual, "the solution x");
 }
 
@@ -166,7 +167,7 @@ void run_preset(const RunOptions& o, const Job<T>& job) {
     fmt::print("  time to the answer {:.3f} s (set-up and solve)\n", s.setup_seconds + s.solve_seconds);
   }
   if (s.outcome != KrylovOutcome::Converged)
-    throw NotConverged(fmt::format("the solve did not converge: {} ({})", to_string(s.outcome), s.message));
+    throw NotConverged(fmt::format("the solve did not converge: {} ({})", to_string(s.outcome), in_cli_terms(s.message)));
   require_finite_result(std::span<const T>(x), s.true_residual, "the solution x");
 }
 
@@ -200,7 +201,7 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tol", o->tolerance, "Relative tolerance (default 1e-8 double, 1e-5 float)")->check(positive());
   cmd->add_option("--maxit", o->max_iterations, "Most iterations")->check(between(0, 1e8))->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of the true solution")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the true solution")->check(at_least(0))->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->callback([o] { o->precision == "float" ? run_job<float>(*o) : run_job<double>(*o); });
 }

@@ -81,8 +81,8 @@ struct Column {
 };
 
 Column from_krylov(const KrylovStats& s, const std::string& method) {
-  return {s.outcome == KrylovOutcome::Converged, to_string(s.outcome), s.message, method, s.iterations, s.residual,
-          s.true_residual, s.solve_seconds, -1, -1, s.history, {}};
+  return {s.outcome == KrylovOutcome::Converged, to_string(s.outcome), in_cli_terms(s.message), method,
+          s.iterations, s.residual, s.true_residual, s.solve_seconds, -1, -1, s.history, {}};
 }
 
 // Column c of a chain report (column 0 carries the chain and the history).
@@ -93,7 +93,9 @@ Column from_report(const SolveReport& r, std::size_t c) {
   col.ok = a.solved;
   col.outcome = !a.solved ? "not-solved" : is_direct(a.method) ? "direct" : "converged";
   col.method = a.solved ? to_string(a.method) : "none";
-  col.message = c == 0 ? r.message : a.solved ? std::string(to_string(a.method)) + " solved it" : a.reason;
+  col.message = in_cli_terms(c == 0     ? r.message
+                             : a.solved ? std::string(to_string(a.method)) + " solved it"
+                                        : a.reason);
   col.iterations = a.iterations;
   col.true_residual = a.true_residual;
   col.backward_error = a.backward_error;
@@ -138,7 +140,7 @@ void print_sap_stats(std::FILE* report, const SparseSapStats& p) {
 void print_chain(std::FILE* report, const std::vector<SolveAttempt>& chain) {
   for (const SolveAttempt& a : chain)
     fmt::print(report, "  {} {} on {}: {}{} (set-up {:.4f} s, solve {:.4f} s{})\n", a.solved ? "+" : "-",
-               to_string(a.method), to_string(a.device), a.solved ? "solved" : a.reason,
+               to_string(a.method), to_string(a.device), a.solved ? "solved" : in_cli_terms(a.reason),
                a.backward_error >= 0 ? fmt::format(", backward error {:.2e} normwise, {:.2e} componentwise",
                                                    a.backward_error, a.componentwise_backward_error)
                                      : "",
@@ -153,11 +155,25 @@ struct System {
   std::vector<double> x_true;  // empty with --rhs
 };
 
+// Before A's CSR is built: a square A, with an entry in every row and column
+// (else structurally singular, whatever the method and b: refused before any
+// work of n, at every size, so that one rule holds for 10 rows and for 2^31),
+// and the memory of the vectors of n (x_true, b, x) and of the solver's
+// work (at least a copy of A and a few vectors of n: every method's lower
+// bound).
+void check_census(const SolveCliOptions& o, const EntryCensus& c, MemoryPlan& plan) {
+  if (c.rows != c.cols)
+    throw DimensionError(fmt::format("{}: the matrix is {} x {}, a solve needs a square one", o.matrix, c.rows, c.cols));
+  require_no_empty_lines(o.matrix, c, "a solve");
+  plan.add("x, b and x_true", vectors_bytes(3, c.rows, sizeof(double)));
+  plan.add("the solver's work (at least a copy of A and 4 vectors of n)",
+           csr_bytes(c.rows, c.positions, sizeof(double)) + vectors_bytes(4, c.rows, sizeof(double)));
+}
+
 System load_system(const SolveCliOptions& o) {
-  System s{load_matrix<double>(o.matrix).A, {}, {}};
+  System s{load_matrix<double>(o.matrix, {}, [&o](const EntryCensus& c, MemoryPlan& p) { check_census(o, c, p); }).A,
+           {}, {}};
   const Csr<double>& A = s.A;
-  if (A.rows != A.cols)
-    throw DimensionError(fmt::format("{}: the matrix is {} x {}, a solve needs a square one", o.matrix, A.rows, A.cols));
   if (!o.rhs.empty()) {
     s.B = load_columns(o.rhs, A.rows);
   } else {
@@ -166,6 +182,10 @@ System load_system(const SolveCliOptions& o) {
     s.B.values = multiply(A, std::span<const double>(s.x_true));
   }
   return s;
+}
+
+bool is_zero(std::span<const double> b) {
+  return std::all_of(b.begin(), b.end(), [](double v) { return v == 0; });
 }
 
 // What ran: one of the three paths' solver or report, X and every column's result.
@@ -298,8 +318,16 @@ void print_solve_times(std::FILE* report, const SolveRun& run) {
   }
 }
 
+// A solved first column whose error against x_true is 1e4 times its residual
+// (or the tolerance) or more: the error then measures A's conditioning or
+// singularity, not the solve.
+bool far_from_x_true(const SolveCliOptions& o, const Column& first, double error) {
+  return first.ok && error > 1e4 * std::max(first.true_residual, o.tolerance);
+}
+
 // The text report: each column's result, then the times.
-void print_solve(std::FILE* report, const SolveCliOptions& o, const SolveRun& run, double error, bool with_error) {
+void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys, const SolveRun& run, double error) {
+  const bool with_error = !sys.x_true.empty();
   const index_t cols = index_t(run.columns.size());
   const char* norm_name = run.path == Path::Preset ? to_string(o.norm) : "2";
   if (run.sap) print_sap_stats(report, run.sap->stats());
@@ -316,10 +344,15 @@ void print_solve(std::FILE* report, const SolveCliOptions& o, const SolveRun& ru
                  r.ok ? r.method + " solved it" : r.message, r.backward_error, r.componentwise_backward_error,
                  r.seconds);
     } else {
-      fmt::print(report, "  {}{} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}\n",
-                 which, r.outcome, r.iterations, r.residual, norm_name, r.true_residual, err);
+      fmt::print(report, "  {}{} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}{}\n",
+                 which, r.outcome, r.iterations, r.residual, norm_name, r.true_residual, err,
+                 is_zero(sys.B.column(c)) ? "; b = 0: x = 0" : "");
     }
   }
+  if (with_error && far_from_x_true(o, run.columns.front(), error))
+    fmt::print(report,
+               "  note: x fits b but is far from x_true: A is singular or ill-conditioned, so other x fit b "
+               "as well (the error says how far this one is from x_true)\n");
   print_solve_times(report, run);
 }
 
@@ -328,7 +361,7 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
   const std::size_t cols = run.columns.size();
   for (std::size_t c = 0; c < cols; ++c) {
     const Column& r = run.columns[c];
-    const std::string which = cols > 1 ? fmt::format(" (column {})", c + 1) : "";
+    const std::string which = cols > 1 ? fmt::format(" (right-hand side {})", c + 1) : "";
     if (!r.ok) {
       if (run.chain) throw NotConverged(fmt::format("{}: not solved{}: {}", o.method, which, r.message));
       throw NotConverged(fmt::format("{} did not converge{}: {} ({})", o.method, which, r.outcome, r.message));
@@ -337,10 +370,21 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
   }
 }
 
+// The default b = A x_true is zero only when A is singular (x_true has no
+// zero entry): an Error, not "x = 0" with an error of 1.
+void require_nonzero_default_b(const SolveCliOptions& o, const System& sys) {
+  if (sys.x_true.empty() || !is_zero(sys.B.column(0))) return;
+  throw Error(
+      fmt::format("{}: A is singular{}: the default b = A x_true is zero for a nonzero x_true; give a b "
+                  "with --rhs to find an x, if one exists",
+                  o.matrix, sys.A.nnz() == 0 ? " (it has no nonzero entry)" : ""));
+}
+
 void run_solve(const SolveCliOptions& o) {
   refuse_overwriting({o.matrix, o.rhs}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
   const System sys = load_system(o);
+  require_nonzero_default_b(o, sys);
   SolveRun run;
   run.path = path_of(o.method);
   run.device = usable_device(o.device);
@@ -361,7 +405,7 @@ void run_solve(const SolveCliOptions& o) {
   if (o.json)
     print_json(solve_json(o, sys, run, error));
   else
-    print_solve(report, o, run, error, !sys.x_true.empty());
+    print_solve(report, o, sys, run, error);
   require_solved(o, run);
 }
 
@@ -413,7 +457,7 @@ void add_solve_command(CLI::App& app) {
       ->option_text(" FILE");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
-  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->check(at_least(0))->capture_default_str();
   cmd->callback([o] { run_solve(*o); });
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -146,9 +147,38 @@ void print_predictions(const std::string& title, const tassl::Metrics& m, const 
   row("TASSL, GPU layout", tassl::predict_layout(m, p, e, o), tassl_gpu);
 }
 
+// Before L's CSR is built (the census of its entries): for the solve, a
+// square L whose every row holds its diagonal unless --unit-diagonal (else
+// singular; checked when the entries lie in the triangle), and the memory of the vectors of n (x_true, b, x, the
+// residual's in double), op(L)'s copies (a transpose, the residual's double
+// copy) and the solver's (at least a copy of L); for --explain, the
+// triangle's copy and the analysis' arrays of n (at least 8 indices each).
+template <class T>
+CensusCheck trsv_census_check(const TrsvCmdOptions& o, Triangle tri) {
+  return [&o, tri](const EntryCensus& c, MemoryPlan& plan) {
+    const std::size_t copy = csr_bytes(c.rows, c.positions, sizeof(T));
+    if (o.explain) {
+      plan.add("the triangle and its analysis (at least 8 indices per row)", copy + vectors_bytes(8, c.rows, 4));
+      return;
+    }
+    if (c.rows != c.cols)
+      throw DimensionError(fmt::format("{}: the matrix is {} x {}, a triangular solve needs a square one", o.file,
+                                       c.rows, c.cols));
+    const bool in_triangle = (tri == Triangle::Lower ? c.above : c.below) == 0;  // else the solver names the entry
+    if (!o.unit && in_triangle && c.first_missing_diagonal >= 0)
+      throw MatrixError(fmt::format("{}: {} has no diagonal entry, so L is singular ({} of {} rows lack one); give "
+                                    "--unit-diagonal if the diagonal is all ones",
+                                    o.file, file_row(c.first_missing_diagonal), c.missing_diagonal(), c.rows));
+    plan.add("x, b, x_true and the residual's vectors", vectors_bytes(3, c.rows, sizeof(T)) + vectors_bytes(4, c.rows, 8));
+    plan.add("op(L) and the residual's copy of it", (o.transpose ? transpose_bytes(c.rows, c.positions, sizeof(T)) : 0) +
+                                                         2 * csr_bytes(c.rows, c.positions, 8));
+    plan.add("the solver (at least a copy of L)", copy);
+  };
+}
+
 template <class T>
 void run_explain(const TrsvCmdOptions& o, const Triangle tri) {
-  const LoadedMatrix<T> loaded = load_matrix<T>(o.file);
+  const LoadedMatrix<T> loaded = load_matrix<T>(o.file, {}, trsv_census_check<T>(o, tri));
   if (loaded.A.rows != loaded.A.cols)
     throw DimensionError(fmt::format("{}: the matrix is {} x {}, not square", o.file, loaded.A.rows, loaded.A.cols));
   const Csr<T> A = extract_triangle(loaded.A, tri);
@@ -206,12 +236,45 @@ void run_explain(const TrsvCmdOptions& o, const Triangle tri) {
   fmt::print("  (no host transfers nor permutations: the thesis' t_transf (3.4) and t_perm (3.33) are left out)\n");
 }
 
+// The operator the solve applies, op(L), in double for the self-checks (b
+// = op(L) x_true and the residuals): L as stored, transposed with
+// --transpose; with --unit-diagonal its stored diagonal is not read and the
+// operator has ones there (`unit`: add x to the product of `off`).
+struct SolveOperator {
+  Csr<double> off;  // op(L), less its stored diagonal when unit
+  bool unit = false;
+};
+
+template <class T>
+SolveOperator solve_operator(const Csr<T>& L, bool transpose_it, bool unit) {
+  SolveOperator op{convert_values<double>(transpose_it ? transpose(L) : L), unit};
+  if (unit)
+    for (index_t i = 0; i < op.off.rows; ++i)
+      for (index_t k = op.off.row_ptr[i]; k < op.off.row_ptr[i + 1]; ++k)
+        if (op.off.col_idx[k] == i) op.off.values[k] = 0;
+  return op;
+}
+
+// "L ", "L^T ", "U ", "U^T ": the operator in the report's residual line.
+std::string operator_name(Triangle tri, bool transposed) {
+  return std::string(tri == Triangle::Lower ? "L" : "U") + (transposed ? "^T " : " ");
+}
+
+// op(L) x.
+std::vector<double> apply_operator(const SolveOperator& op, const std::vector<double>& x) {
+  std::vector<double> y = multiply(op.off, std::span<const double>(x));
+  if (op.unit)
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] += x[i];
+  return y;
+}
+
 // The solve: the file must hold a triangle (balsa convert --triangle takes one).
 template <class T>
 void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
   std::FILE* report = report_stream(o.json, o.output);
-  const Csr<T> L = load_matrix<T>(o.file).A;
+  const Csr<T> L = load_matrix<T>(o.file, {}, trsv_census_check<T>(o, tri)).A;
   const Device device = usable_device(o.device);
+  const SolveOperator op = solve_operator(L, o.transpose, o.unit);
   std::vector<T> x_true;
   DenseMatrix<T> B;
   if (!o.rhs.empty()) {
@@ -224,8 +287,8 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
                                        L.rows, L.cols));
     x_true = random_vector<T>(L.rows, o.seed);
     B = DenseMatrix<T>(L.rows, 1);
-    const Csr<T> op = o.transpose ? transpose(L) : L;
-    B.values = multiply(op, std::span<const T>(x_true));
+    const std::vector<double> b = apply_operator(op, std::vector<double>(x_true.begin(), x_true.end()));
+    B.values.assign(b.begin(), b.end());
   }
   TriangularSolver<T> solver(L, {.algorithm = o.algorithm, .device = device, .triangle = tri,
                                  .diagonal = o.unit ? DiagonalKind::Unit : DiagonalKind::NonUnit,
@@ -235,18 +298,10 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
   solver.solve(B, X);
   const TrsvStats& st = solver.stats();
   // Residuals ||b - op(L) x|| / ||b|| per column, in double.
-  const Csr<double> Ld = convert_values<double>(o.transpose ? transpose(L) : L);
-  Csr<double> Lres = Ld;
-  if (o.unit)  // the stored diagonal is not read: the system has ones there
-    for (index_t i = 0; i < Lres.rows; ++i)
-      for (index_t k = Lres.row_ptr[i]; k < Lres.row_ptr[i + 1]; ++k)
-        if (Lres.col_idx[k] == i) Lres.values[k] = 0;
   std::vector<double> residuals;
   for (index_t c = 0; c < X.cols; ++c) {
-    std::vector<double> x(X.column(c).begin(), X.column(c).end()), b(B.column(c).begin(), B.column(c).end());
-    std::vector<double> y = multiply(Lres, std::span<const double>(x));
-    if (o.unit)
-      for (std::size_t i = 0; i < y.size(); ++i) y[i] += x[i];
+    const std::vector<double> y = apply_operator(op, std::vector<double>(X.column(c).begin(), X.column(c).end()));
+    const std::vector<double> b(B.column(c).begin(), B.column(c).end());
     residuals.push_back(relative_residual_of(std::span<const double>(y), std::span<const double>(b)));
   }
   const double error = x_true.empty() ? -1.0 : relative_error<T>(X.column(0), x_true);
@@ -263,19 +318,20 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
     if (!x_true.empty()) j["error"] = error;
     print_json(j);
   } else {
-    fmt::print(report, "balsa trsv: {} ({} x {}, {} entries), {} triangle{}, {} on {}\n", o.file, L.rows, L.cols,
-               L.nnz(), to_string(tri), o.transpose ? " transposed" : "", to_string(st.algorithm),
-               to_string(st.device));
+    fmt::print(report, "balsa trsv: {} ({} x {}, {} entries), {} triangle{}{}, {} on {}\n", o.file, L.rows, L.cols,
+               L.nnz(), to_string(tri), o.transpose ? " transposed" : "", o.unit ? ", unit diagonal" : "",
+               to_string(st.algorithm), to_string(st.device));
     fmt::print(report, "  {} dependency levels; analysis {:.4f} s, solve {:.4f} s ({} right-hand side{})\n", st.levels,
                st.analysis_seconds, st.last_solve_seconds, X.cols, X.cols == 1 ? "" : "s");
     for (index_t c = 0; c < X.cols; ++c)
-      fmt::print(report, "  {}residual ||b - {}x|| / ||b|| = {:.3e}{}\n", X.cols > 1 ? fmt::format("column {}: ", c + 1) : "",
-                 o.transpose ? "L^T " : "L ", residuals[std::size_t(c)],
-                 x_true.empty() ? "" : fmt::format(", error {:.3e}", error));
+      fmt::print(report, "  {}residual ||b - {}x|| / ||b|| = {:.3e}{}{}\n",
+                 X.cols > 1 ? fmt::format("column {}: ", c + 1) : "", operator_name(tri, o.transpose),
+                 residuals[std::size_t(c)], x_true.empty() ? "" : fmt::format(", error {:.3e}", error),
+                 std::ranges::all_of(B.column(c), [](T v) { return v == T(0); }) ? "; b = 0: x = 0" : "");
   }
   for (index_t c = 0; c < X.cols; ++c)
     require_finite_result(X.column(c), residuals[std::size_t(c)],
-                          X.cols > 1 ? fmt::format("the solution x (column {})", c + 1) : "the solution x");
+                          X.cols > 1 ? fmt::format("the solution x (right-hand side {})", c + 1) : "the solution x");
 }
 
 template <class T>
@@ -306,7 +362,7 @@ void add_trsv_command(CLI::App& app) {
   add_enum_option(cmd, "--algorithm", o->algorithm, "Triangular solver");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "Print the solve's result as JSON");
-  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->check(at_least(0))->capture_default_str();
   cmd->add_option("--precision", o->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();

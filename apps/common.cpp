@@ -7,7 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <regex>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -22,32 +26,76 @@ double median(std::vector<double> v) {
 }
 
 template <class T>
-LoadedMatrix<T> load_matrix(const std::string& path, const MtxReadOptions& options) {
-  LoadedMatrix<T> m;
-  Stopwatch total;
-  Coo<T> coo;
+LoadedTriplets<T> load_triplets(const std::string& path, const MtxReadOptions& options) {
+  LoadedTriplets<T> t;
+  Stopwatch clock;
   if (path == "-") {
-    coo = read_matrix_market<T>(std::cin, "<stdin>", options, &m.header);
+    t.coo = read_matrix_market<T>(std::cin, "<stdin>", options, &t.header);
   } else {
     std::error_code ec;
-    m.bytes = std::filesystem::file_size(path, ec);
-    coo = read_matrix_market<T>(path, options, &m.header);
+    t.bytes = std::filesystem::file_size(path, ec);
+    t.coo = read_matrix_market<T>(path, options, &t.header);
   }
-  m.read_seconds = total.seconds();
-  m.A = to_csr(coo);
-  m.total_seconds = total.seconds();
+  t.census = entry_census(t.coo);
+  t.read_seconds = clock.seconds();
+  return t;
+}
+
+std::string matrix_subject(const std::string& path, const EntryCensus& c) {
+  return fmt::format("{}: a {} x {} matrix with {} entr{}", path, c.rows, c.cols, c.entries,
+                     c.entries == 1 ? "y" : "ies");
+}
+
+template <class T>
+LoadedMatrix<T> to_loaded_matrix(const std::string& path, LoadedTriplets<T> t, const CensusCheck& check) {
+  Stopwatch clock;
+  MemoryPlan plan{matrix_subject(path, t.census), {}};
+  plan.add("its conversion to CSR", coo_to_csr_bytes(t.census.rows, t.census.entries, sizeof(T)));
+  if (check) check(t.census, plan);
+  require_memory(plan);
+  LoadedMatrix<T> m{to_csr(t.coo), t.header, t.census, t.read_seconds, 0.0, t.bytes};
+  m.total_seconds = t.read_seconds + clock.seconds();
   return m;
 }
 
+template <class T>
+LoadedMatrix<T> load_matrix(const std::string& path, const MtxReadOptions& options, const CensusCheck& check) {
+  return to_loaded_matrix(path, load_triplets<T>(path, options), check);
+}
+
+std::string file_row(index_t i) { return fmt::format("row {} (1-based, as in the file)", std::int64_t(i) + 1); }
+std::string file_column(index_t j) { return fmt::format("column {} (1-based, as in the file)", std::int64_t(j) + 1); }
+
+void require_no_empty_lines(const std::string& path, const EntryCensus& c, const char* work) {
+  const bool row = c.first_empty_row >= 0;
+  if (!row && c.first_empty_col < 0) return;
+  throw MatrixError(fmt::format(
+      "{}: the matrix is structurally singular, structural rank at most {} ({} needs an entry in every row and "
+      "column): {} holds none ({} of {} {} are empty)",
+      path, std::min(c.occupied_rows, c.occupied_cols), work,
+      row ? file_row(c.first_empty_row) : file_column(c.first_empty_col), row ? c.empty_rows() : c.empty_cols(),
+      row ? c.rows : c.cols, row ? "rows" : "columns"));
+}
+
 DenseMatrix<double> load_columns(const std::string& path, index_t rows, const char* what) {
-  const Csr<double> B = load_matrix<double>(path).A;
-  if (B.rows != rows)
-    throw DimensionError(fmt::format("{}: the {} has {} rows, the matrix {}", path, what, B.rows, rows));
-  return to_dense(B);
+  LoadedTriplets<double> t = load_triplets<double>(path);
+  if (t.census.rows != rows)
+    throw DimensionError(fmt::format("{}: the {} has {} rows, the matrix {}", path, what, t.census.rows, rows));
+  const CensusCheck dense = [what](const EntryCensus& c, MemoryPlan& plan) {
+    plan.add(fmt::format("the {} as {} dense columns", what, c.cols), vectors_bytes(c.cols, c.rows, sizeof(double)));
+  };
+  return to_dense(to_loaded_matrix(path, std::move(t), dense).A);
 }
 
 template <class T>
 void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options) {
+  if (path == "-")
+    write_matrix_market(std::cout, A, options);
+  else
+    write_matrix_market(std::filesystem::path(path), A, options);
+}
+
+void save_matrix(const std::string& path, const Coo<double>& A, const MtxWriteOptions& options) {
   if (path == "-")
     write_matrix_market(std::cout, A, options);
   else
@@ -144,6 +192,29 @@ void add_threads_option(CLI::App& app) {
   }
 }
 
+void add_memory_limit_option(CLI::App& app) {
+  const CLI::Validator bytes(
+      [](std::string& text) {
+        try {
+          parse_byte_count(text);
+        } catch (const Error&) {
+          return "must be bytes, with an optional suffix K, M, G or T (powers of 1024, e.g. 512M, 4G), got '" + text +
+                 "'";
+        }
+        return std::string();
+      },
+      "", "bytes");
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->add_option_function<std::string>(
+           "--memory-limit", [](const std::string& text) { set_host_memory_limit(parse_byte_count(text)); },
+           "Refuse, before allocating, work whose estimated memory passes BYTES (suffixes K, M, G, T; default: the "
+           "memory available)")
+        ->check(bytes)
+        ->option_text(" BYTES");
+    add_memory_limit_option(*sub);
+  }
+}
+
 void add_setup_trace_option(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) {
     sub->add_option_function<std::string>("--setup-trace", use_setup_trace,
@@ -211,38 +282,111 @@ CLI::Validator one_of(const std::vector<std::string>& names) {
       "", "one_of");
 }
 
-CLI::Validator positive() {
+namespace {
+
+// The number `text` spells whole (strtod's syntax: "1e-8", "nan", "inf"),
+// or nullopt when it spells none.
+std::optional<double> parse_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+// A validator accepting the finite numbers for which `ok` holds; NaN, Inf
+// and anything else are refused with "must be <what>, got '<text>'".
+CLI::Validator number_validator(std::function<bool(double)> ok, const std::string& what, const std::string& name) {
   return CLI::Validator(
-      [](std::string& text) {
-        double v = 0;
-        std::istringstream in(text);
-        if (!(in >> v) || !(v > 0) || !std::isfinite(v)) return "must be a positive number, got '" + text + "'";
-        return std::string();
+      [ok, what](std::string& text) {
+        const std::optional<double> v = parse_number(text);
+        return v && std::isfinite(*v) && ok(*v) ? std::string() : "must be " + what + ", got '" + text + "'";
       },
-      "", "positive");
+      "", name);
+}
+
+}  // namespace
+
+CLI::Validator finite() {
+  return number_validator([](double) { return true; }, "a finite number", "finite");
+}
+
+CLI::Validator positive() {
+  return number_validator([](double v) { return v > 0; }, "a positive number", "positive");
 }
 
 CLI::Validator at_least(double minimum) {
-  return CLI::Validator(
-      [minimum](std::string& text) {
-        double v = 0;
-        std::istringstream in(text);
-        if (!(in >> v) || !(v >= minimum)) return "must be at least " + number(minimum) + ", got '" + text + "'";
-        return std::string();
-      },
-      "", "at_least");
+  return number_validator([minimum](double v) { return v >= minimum; }, "a number of at least " + number(minimum),
+                          "at_least");
 }
 
 CLI::Validator between(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& text) {
-        double v = 0;
-        std::istringstream in(text);
-        if (!(in >> v) || !(v >= lo && v <= hi))
-          return "must be between " + number(lo) + " and " + number(hi) + ", got '" + text + "'";
-        return std::string();
-      },
-      "", "between");
+  return number_validator([lo, hi](double v) { return v >= lo && v <= hi; },
+                          "a number between " + number(lo) + " and " + number(hi), "between");
+}
+
+namespace {
+
+// `text` with each number that `pattern`'s groups 2 and up match raised by one.
+std::string add_one(const std::string& text, const std::regex& pattern) {
+  std::string out;
+  auto last = text.cbegin();
+  for (std::sregex_iterator m(text.begin(), text.end(), pattern), end; m != end; ++m) {
+    for (std::size_t g = 2; g < m->size(); ++g) {
+      const std::string digits = (*m)[g].str();
+      out.append(last, (*m)[g].first);
+      out += digits.size() < 18 ? std::to_string(std::stoll(digits) + 1) : digits;
+      last = (*m)[g].second;
+    }
+  }
+  out.append(last, text.cend());
+  return out;
+}
+
+// A row, column or index position named by number.
+const std::regex& position_pattern() {
+  static const std::regex p(R"(\b(row|column|index) (\d+))");
+  return p;
+}
+// An entry named by its (row, column) pair: "A(2, 0)", "a(2, 0)", "entry (2, 0)", "at (2, 0)".
+const std::regex& pair_pattern() {
+  static const std::regex p(R"(\b(A|a|entry|at) ?\((\d+), (\d+)\))");
+  return p;
+}
+
+// The library's names of its options, and what a user of the command line
+// sets instead.
+struct CliTerm {
+  const char* library;
+  const char* cli;
+};
+constexpr CliTerm kCliTerms[] = {
+    {"Device::Cuda", "--device cuda"},
+    {"iterations (max_iterations)", "iterations (--maxit)"},
+    {"iterations (stagnation_window)", "iterations (the stagnation window)"},
+    {"use a BiCGStab method, or set KrylovOptions::check_symmetry = false",
+     "use --method bicgstab-ilu0 (or another BiCGStab method) or --method auto"},
+    {"PivotBreakdown::Shift would retry on A + alpha diag(A)",
+     "without --no-shift it would retry on A + alpha diag(A)"},
+    {"enable pivot boosting or reorder the matrix", "leave out --no-shift (pivot boosting) or reorder the matrix"},
+};
+
+}  // namespace
+
+std::string in_cli_terms(std::string text) {
+  for (const CliTerm& t : kCliTerms) {
+    const std::size_t from = std::strlen(t.library), to = std::strlen(t.cli);
+    for (std::size_t at = text.find(t.library); at != std::string::npos; at = text.find(t.library, at + to))
+      text.replace(at, from, t.cli);
+  }
+  if (text.find("1-based") != std::string::npos) return text;
+  return add_one(add_one(text, position_pattern()), pair_pattern());
+}
+
+std::string with_numbering_note(const std::string& text) {
+  if (text.find("1-based") != std::string::npos) return text;  // the text says its numbering itself
+  const bool positions = std::regex_search(text, position_pattern()) || std::regex_search(text, pair_pattern());
+  return positions ? text + "\n  (rows, columns and indices count from 1, as in the input file)" : text;
 }
 
 namespace {
@@ -261,8 +405,12 @@ void require_finite_result(std::span<const float> x, double true_residual, const
   require_finite_values(x, true_residual, what);
 }
 
-template LoadedMatrix<double> load_matrix<double>(const std::string&, const MtxReadOptions&);
-template LoadedMatrix<float> load_matrix<float>(const std::string&, const MtxReadOptions&);
+template LoadedTriplets<double> load_triplets<double>(const std::string&, const MtxReadOptions&);
+template LoadedTriplets<float> load_triplets<float>(const std::string&, const MtxReadOptions&);
+template LoadedMatrix<double> load_matrix<double>(const std::string&, const MtxReadOptions&, const CensusCheck&);
+template LoadedMatrix<float> load_matrix<float>(const std::string&, const MtxReadOptions&, const CensusCheck&);
+template LoadedMatrix<double> to_loaded_matrix<double>(const std::string&, LoadedTriplets<double>, const CensusCheck&);
+template LoadedMatrix<float> to_loaded_matrix<float>(const std::string&, LoadedTriplets<float>, const CensusCheck&);
 template void save_matrix<double>(const std::string&, const Csr<double>&, const MtxWriteOptions&);
 template void save_matrix<float>(const std::string&, const Csr<float>&, const MtxWriteOptions&);
 
@@ -274,22 +422,13 @@ namespace balsa::app {
 void print_predictions(std::FILE* out, const SolveReport& r) {
   for (const SolvePrediction& p : r.plan)
     fmt::print(out, "  predicted {:>18} on {:4}: {} ({})\n", to_string(p.method), to_string(p.device),
-               p.seconds < 0 ? std::string("-") : fmt::format("{:.4g} s", p.seconds), p.basis);
+               p.seconds < 0 || !std::isfinite(p.seconds) ? std::string("-") : fmt::format("{:.4g} s", p.seconds),
+               p.basis);
 }
 
 // ---- the program ---------------------------------------------------------------
 
 namespace {
-
-// A matrix error names rows and columns as the library counts them, from
-// 0; users read them against a Matrix Market file, which counts from 1.
-std::string with_base_note(const balsa::MatrixError& e) {
-  const std::string what = e.what();
-  if (what.find("0-based") != std::string::npos || what.find("1-based") != std::string::npos) return what;
-  const bool positions = what.find("row") != std::string::npos || what.find("column") != std::string::npos ||
-                         what.find("entry") != std::string::npos || what.find("A(") != std::string::npos;
-  return positions ? what + "\n  (rows and columns above count from 0; a Matrix Market file counts from 1)" : what;
-}
 
 // The OpenMP wait policy of the program (README, "Threads"). libgomp (GCC 12)
 // reads OMP_WAIT_POLICY once, in its initialiser, before main; unset, a
@@ -323,6 +462,7 @@ int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&
   app.require_subcommand(1);
   add_commands(app);
   add_threads_option(app);
+  add_memory_limit_option(app);
   add_setup_trace_option(app);
   // CLI11 answers an unknown first word with "a subcommand is required";
   // name the word instead.
@@ -350,14 +490,14 @@ int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&
     fmt::print(stderr, "{}: error: {}\n(see {} {}--help)\n", program, e.what(), program,
                argc > 1 && argv[1][0] != '-' ? std::string(argv[1]) + " " : "");
     return kExitUsage;
-  } catch (const NotConverged& e) {
-    fmt::print(stderr, "{}: error: {}\n", program, e.what());
+  } catch (const NotConverged& e) {  // its text in the command's words already
+    fmt::print(stderr, "{}: error: {}\n", program, with_numbering_note(e.what()));
     return kExitNotConverged;
-  } catch (const balsa::MatrixError& e) {
-    fmt::print(stderr, "{}: error: {}\n", program, with_base_note(e));
+  } catch (const balsa::ParseError& e) {  // a file's lines, rows and columns: from 1 already
+    fmt::print(stderr, "{}: error: {}\n", program, e.what());
     return kExitError;
   } catch (const balsa::Error& e) {
-    fmt::print(stderr, "{}: error: {}\n", program, e.what());
+    fmt::print(stderr, "{}: error: {}\n", program, with_numbering_note(in_cli_terms(e.what())));
     return kExitError;
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "{}: error: out of host memory\n", program);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,20 +45,64 @@ double median(std::vector<double> v);
 // Every input path may be "-" (standard input) or gzip-compressed; every
 // output path may be "-" (standard output).
 
+// A matrix file read as triplets, with what the file said and the census of
+// its entries (balsa::entry_census): nothing sized by the declared rows and
+// columns is allocated yet.
+template <class T>
+struct LoadedTriplets {
+  Coo<T> coo;
+  MtxHeader header;
+  EntryCensus census;
+  double read_seconds = 0.0;  // parse time
+  std::uintmax_t bytes = 0;   // file size (0 for a stream)
+};
+template <class T>
+LoadedTriplets<T> load_triplets(const std::string& path, const MtxReadOptions& options = {});
+
+// "<path>: a <rows> x <cols> matrix with <n> entries", the subject of a
+// command's memory plan.
+std::string matrix_subject(const std::string& path, const EntryCensus& c);
+
+// A command's look at the census before the conversion to CSR: it throws on
+// structural facts that make the work pointless (an empty row for a solve),
+// and adds to `plan` the steps it will hold beside A's CSR (work vectors,
+// factors, outputs).
+using CensusCheck = std::function<void(const EntryCensus&, MemoryPlan& plan)>;
+
 // A matrix read from a file with what the file said.
 template <class T>
 struct LoadedMatrix {
   Csr<T> A;
   MtxHeader header;
+  EntryCensus census;
   double read_seconds = 0.0;   // parse time
   double total_seconds = 0.0;  // parse + conversion to CSR
   std::uintmax_t bytes = 0;    // file size (0 for a stream)
 };
+// load_triplets, then `check` (if given), then the memory plan (the CSR
+// conversion and check's steps) against the limit (balsa::require_memory:
+// --memory-limit, else the memory available), then the conversion to CSR.
 template <class T>
-LoadedMatrix<T> load_matrix(const std::string& path, const MtxReadOptions& options = {});
+LoadedMatrix<T> load_matrix(const std::string& path, const MtxReadOptions& options = {},
+                            const CensusCheck& check = {});
+// The same from triplets already read.
+template <class T>
+LoadedMatrix<T> to_loaded_matrix(const std::string& path, LoadedTriplets<T> t, const CensusCheck& check = {});
+
+// MatrixError unless every row and column of the census holds an entry:
+// "<path>: the matrix is structurally singular, structural rank at most r
+// (<work> needs an entry in every row and column): row 2 (1-based, as in the
+// file) holds none (k of n rows are empty)".
+void require_no_empty_lines(const std::string& path, const EntryCensus& c, const char* work);
+
+// A file position for users: "row 7 (1-based, as in the file)".
+std::string file_row(index_t i);
+std::string file_column(index_t j);
 
 // Right-hand sides: a Matrix Market file (array or coordinate) of `rows`
-// rows and any number of columns; DimensionError naming the file otherwise.
+// rows and any number of columns; DimensionError naming the file otherwise
+// (checked before any array of its declared size is made, and its dense
+// values against the memory limit).
 DenseMatrix<double> load_columns(const std::string& path, index_t rows, const char* what = "right-hand side");
 
 // Outputs are written whole or not at all (balsa/atomic_file.hpp): a file
@@ -66,6 +111,8 @@ DenseMatrix<double> load_columns(const std::string& path, index_t rows, const ch
 template <class T>
 void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options = {});
 void save_matrix(const std::string& path, const DenseMatrix<double>& X, const MtxWriteOptions& options = {});
+// Triplets, written sorted with duplicates summed (nothing sized by the declared rows).
+void save_matrix(const std::string& path, const Coo<double>& A, const MtxWriteOptions& options = {});
 // JSON to standard output, or to `path` when not empty and not "-"; an
 // object gets the key "balsa_version" (every command's JSON carries it).
 void print_json(nlohmann::json j, const std::string& path = "-");
@@ -110,6 +157,7 @@ Device usable_device(Device requested);
 // Validators with plain messages ("must be positive, got 0"; "unknown value
 // 'x' (one of: a, b)").
 CLI::Validator one_of(const std::vector<std::string>& names);
+CLI::Validator finite();  // any finite number (NaN and Inf refused, as by the others)
 CLI::Validator positive();
 CLI::Validator at_least(double minimum);
 CLI::Validator between(double lo, double hi);
@@ -118,9 +166,27 @@ CLI::Validator between(double lo, double hi);
 // for the whole run (OpenMP and OpenBLAS); N outside 1 to
 // balsa::hardware_threads() is a usage error naming the limit.
 void add_threads_option(CLI::App& app);
+// --memory-limit BYTES on every subcommand of `app` (recursively):
+// balsa::set_host_memory_limit for the whole run (suffixes K, M, G, T:
+// balsa::parse_byte_count); a bad value is a usage error.
+void add_memory_limit_option(CLI::App& app);
 // --setup-trace FILE on every subcommand of `app` (recursively): the set-up
 // timeline (balsa::set_setup_trace; --setup-trace=-: stderr).
 void add_setup_trace_option(CLI::App& app);
+
+// ---- messages ---------------------------------------------------------------------
+// The command's messages count rows, columns and indices from 1, as a
+// Matrix Market or MPS file does, and name the command's own options.
+
+// A library message (or a reason it gave) in the command's terms: each "row
+// i", "column j", "index k", "A(i, j)", "a(i, j)", "entry (i, j)" and "at (i, j)",
+// counted from 0 by the library, raised by one; the library's option names
+// (Device::Cuda, max_iterations, KrylovOptions::check_symmetry, ...)
+// replaced by the command's (--device cuda, --maxit, --method, ...). Text saying "1-based" keeps its
+// numbers.
+std::string in_cli_terms(std::string text);
+// `text` with a note saying how positions count, when it names any.
+std::string with_numbering_note(const std::string& text);
 
 // ---- results ---------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,14 @@ struct DirectBenchOptions {
   std::string json_path, markdown_path;       // "-": standard output
 };
 void run_direct_bench(const DirectBenchOptions& options, const std::string& command_line);
+
+// A benchmark's Matrix Market file as CSR: read as triplets, then the
+// memory of its conversion and of the benchmark's work (at least 3 copies
+// of A and 8 vectors of n) checked from their census against
+// --memory-limit, or the memory available, before the conversion
+// (bench/bench_read.cpp): a 1-entry file declaring 2^31 - 1 rows is refused
+// at once, not after 17 GB of row pointers.
+Csr<double> read_bench_matrix(const std::filesystem::path& file);
 
 // The command line of this process (/proc/self/cmdline), arguments quoted
 // when needed: what the results record.

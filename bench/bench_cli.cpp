@@ -153,7 +153,8 @@ void add_banded_bench(CLI::App& app) {
       ->delimiter(',')
       ->check(at_least(0));
   banded->add_option("--d", bo->sweep_d, "Sweep values of d (at N = 2e5, K = 200 unless --n / --k say otherwise)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(at_least(0));
   banded->add_option("--partitions", bo->partitions, "P (0: automatic)")->check(at_least(0))->capture_default_str();
   banded->add_option("--tol", bo->tolerance, "Krylov tolerance")->check(positive())->capture_default_str();
   banded->add_option("--repeat", bo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();

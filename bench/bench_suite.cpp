@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include "bench.hpp"
 #include "balsa/matrix_market.hpp"
 #include "balsa/factor.hpp"
 #include "balsa/generators.hpp"
@@ -152,7 +153,7 @@ BenchCase file_case(const std::filesystem::path& file, bool upper) {
   c.source = file.string();
   c.build = [file, upper](std::string& note, index_t& diag_fixed) {
     std::vector<std::string> notes;
-    Csr<double> A = read_matrix_market_csr<double>(file);
+    Csr<double> A = read_bench_matrix(file);
     if (A.rows != A.cols) {
       const index_t m = std::min(A.rows, A.cols);
       notes.push_back(fmt::format("leading {}x{} block of the {}x{} matrix", m, m, A.rows, A.cols));

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "bench.hpp"
 #include "balsa/direct.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
@@ -132,7 +133,7 @@ void run_direct_bench(const DirectBenchOptions& o, const std::string& command_li
     const std::string name = file.filename().string();
     Csr<double> A;
     try {
-      A = read_matrix_market_csr<double>(file);
+      A = read_bench_matrix(file);
     } catch (const Error& e) {
       std::fprintf(stderr, "  %s: skipped (%s)\n", name.c_str(), e.what());
       continue;

@@ -228,7 +228,7 @@ QrCases qr_cases(const QrBenchOptions& o) {
       std::fprintf(stderr, "  skipped %s (not found)\n", f.c_str());
       return;
     }
-    const Csr<double> A = read_matrix_market_csr<double>(f);
+    const Csr<double> A = read_bench_matrix(f);
     if (name == "lp_e226") cases.emplace_back("lp_e226 (transposed)", transpose(A));
     cases.emplace_back(name, A);
   };

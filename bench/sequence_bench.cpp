@@ -56,14 +56,14 @@ std::vector<Start> starts(const SequenceBenchOptions& o) {
   if (o.suite == "all" || o.suite == "lp")
     for (const fs::path& f : sorted_files(o.lp_dir, "-L.mtx.gz")) {
       const std::string name = "lp:" + f.filename().string().substr(0, f.filename().string().find("-L.mtx"));
-      if (wanted(name)) out.push_back({name, "LU of an optimal LP basis", read_matrix_market_csr<double>(f), DiagonalKind::Unit});
+      if (wanted(name)) out.push_back({name, "LU of an optimal LP basis", read_bench_matrix(f), DiagonalKind::Unit});
     }
   if (o.suite == "all" || o.suite == "ilu")
     for (const fs::path& f : sorted_files(o.data_dir, ".mtx")) {
       const std::string name = "ilu0:" + f.filename().string().substr(0, f.filename().string().find(".mtx"));
       if (!wanted(name)) continue;
       try {
-        const Csr<double> A = read_matrix_market_csr<double>(f);
+        const Csr<double> A = read_bench_matrix(f);
         if (A.rows != A.cols || A.rows < 500) continue;
         IncompleteFactorization<double> F(A, {.device = Device::Cpu});
         out.push_back({name, "unit lower ILU(0) factor", extract_triangle(F.factors(), Triangle::Lower), DiagonalKind::Unit});

@@ -65,7 +65,7 @@ std::vector<SolveCase> suite(const SolveBenchOptions& o) {
     files.insert(files.end(), found.begin(), found.end());
   }
   for (const std::string& f : files) {
-    auto A = std::make_shared<const Csr<double>>(read_matrix_market_csr<double>(f));  // read once
+    auto A = std::make_shared<const Csr<double>>(read_bench_matrix(f));  // read once
     if (A->rows != A->cols) continue;
     const std::string name = std::filesystem::path(f).stem().string();
     cases.push_back({name, structure_stats(*A).values_symmetric ? pcg : nonsym, [A] { return *A; }});

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "bench.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/matrix_market.hpp"
 #include "sparse_bench.hpp"
@@ -89,7 +90,7 @@ void add_real(const SparseBenchOptions& o, std::vector<SparseCandidate>& out, st
       c.n = h.rows;
       const auto m = manifest.find(path.filename().string());
       if (m != manifest.end()) std::tie(c.kind, c.spd) = m->second;
-      c.build = [path] { return read_matrix_market_csr<double>(path); };
+      c.build = [path] { return read_bench_matrix(path); };
       out.push_back(c);
     } catch (const std::exception& e) {
       skipped.push_back({name, std::string("unreadable: ") + e.what()});

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include "balsa/error.hpp"
+#include "core/exceptions.hpp"
 
 namespace balsa {
 namespace {
@@ -148,7 +150,15 @@ std::size_t available_memory() {
   return value;
 }
 
-std::string format_bytes(std::size_t bytes) {
+namespace {
+std::atomic<std::size_t> process_limit{0};  // set_host_memory_limit's bytes
+}  // namespace
+
+void set_host_memory_limit(std::size_t bytes) { process_limit.store(bytes, std::memory_order_relaxed); }
+
+std::size_t host_memory_limit() { return process_limit.load(std::memory_order_relaxed); }
+
+std::string format_bytes(std::size_t bytes) try {
   static constexpr const char* kUnits[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
   if (bytes < 1000) return std::to_string(bytes) + " B";
   double v = double(bytes) / 1000;
@@ -160,14 +170,23 @@ std::string format_bytes(std::size_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
   return buf;
+} catch (...) {
+  rethrow_as_balsa_error("format_bytes");
 }
 
 void require_host_memory(std::size_t bytes, const std::string& what, std::size_t limit, const std::string& purpose) {
+  if (limit == 0) limit = host_memory_limit();
   const bool given = limit != 0;
+  if (!given && bytes < (std::size_t(64) << 20)) return;  // every machine has that much: no look at /proc
   const std::size_t room = given ? limit : available_memory();
   if (bytes <= room) return;
   throw HostOutOfMemory(what + " needs " + format_bytes(bytes) + (purpose.empty() ? "" : " for " + purpose) + "; " +
                         (given ? "the memory limit is " + format_bytes(room) : format_bytes(room) + " of memory is available"));
+}
+
+std::string matrix_words(std::int64_t rows, std::int64_t cols, std::int64_t entries) {
+  return "a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix with " + std::to_string(entries) +
+         (entries == 1 ? " entry" : " entries");
 }
 
 }  // namespace balsa

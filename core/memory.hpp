@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+
+#include "balsa/memory.hpp"  // format_bytes, set_host_memory_limit, the estimates
 
 namespace balsa {
 
@@ -20,16 +23,17 @@ std::size_t physical_memory();
 // read in the last 20 ms is returned again.
 std::size_t available_memory();
 
-// A byte count in decimal units with one decimal: "512 B", "40.0 kB",
-// "8.6 GB".
-std::string format_bytes(std::size_t bytes);
-
-// Throws HostOutOfMemory unless `bytes` fits `limit` (0: available_memory()).
+// Throws HostOutOfMemory unless `bytes` fits `limit` (0: host_memory_limit(),
+// and when that is 0 too, available_memory()).
 // The message reads "<what> needs <bytes>[ for <purpose>]; <available> of
 // memory is available" (or "; the memory limit is <limit>"), e.g.
 // "f.mtx:2: a 2147483647 x 2147483647 matrix needs 17.2 GB for its row
 // pointers; 3.1 GB of memory is available".
 void require_host_memory(std::size_t bytes, const std::string& what, std::size_t limit = 0,
                          const std::string& purpose = {});
+
+// "a <rows> x <cols> matrix with <entries> entries" ("1 entry"), the subject
+// of the checks' messages.
+std::string matrix_words(std::int64_t rows, std::int64_t cols, std::int64_t entries);
 
 }  // namespace balsa

@@ -67,7 +67,7 @@ void require_symmetric(const Csr<T>& A, const krylov::Reordering* order = nullpt
   const std::string mirror = "A(" + std::to_string(j) + ", " + std::to_string(i) + ")";
   const std::string other = a.mirror_stored ? mirror + " = " + std::to_string(a.mirror) : mirror + " is not stored";
   throw MatrixError("CG needs a symmetric matrix: " + at + " = " + std::to_string(a.value) + " but " + other +
-                    " (relative tolerance 1e-12; use a BiCGStab method, or turn the symmetry check off)");
+                    " (relative tolerance 1e-12; use a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
 }
 
 // require_finite(A) for an A just validated: the values scanned in

@@ -102,7 +102,8 @@ struct SparseQR::Impl {
     st.r_nnz = sym.r_nnz + r11;
     st.factor_bytes = sym.factor_bytes + 12 * std::size_t(r11);
     st.max_front_bytes = sym.max_front_bytes;
-    st.intensity = st.flops / (8.0 * double(st.nnz + st.r_nnz));
+    const double bytes = 8.0 * double(st.nnz + st.r_nnz);
+    st.intensity = bytes > 0 ? st.flops / bytes : 0.0;  // 0 flops on an all-zero A, not 0 / 0
     if (st.r_nnz > max_index)
       throw IndexOverflow("SparseQR: R of this " + s(st.rows) + " x " + s(st.cols) + " matrix has " + s(st.r_nnz) +
                           " entries, more than balsa's 32-bit sparse indices hold");

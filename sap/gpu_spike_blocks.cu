@@ -77,17 +77,27 @@ __device__ void gemv(const P* M, const P* x, const P* y0, P* y, index_t k) {
   }
 }
 
+// The stride of corrections_kernel's five shared vectors: k + 1 or more,
+// even. ptxas may read x[c] and x[c + 1] with one 16-byte load when one is
+// needed (a loop's remainder): with a stride of k, x[k] would be the next
+// vector's first value, which other threads are writing in that phase (an
+// unused value, but a read-write hazard to racecheck: 48 in
+// bench/results/2026-11-29-reliability/gpu-racecheck-sap.txt). The padding
+// keeps that read inside its own vector.
+__host__ __device__ constexpr index_t shared_stride(index_t k) { return (k + 2) & ~index_t(1); }
+
 // Eq. 9b, 9c and 10 for interface blockIdx.x (see sap/steps_cpu.cpp, coupling_corrections).
 template <class P>
 __global__ void corrections_kernel(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
                                    const index_t* starts, const P* g, P* rhs, const int* stopped) {
   if (stopped && *stopped) return;
   extern __shared__ unsigned char smem_raw[];
+  const index_t stride = shared_stride(k);
   P* gb = reinterpret_cast<P*>(smem_raw);
-  P* gt = gb + k;
-  P* u = gt + k;
-  P* xt = u + k;
-  P* xb = xt + k;
+  P* gt = gb + stride;
+  P* u = gt + stride;
+  P* xt = u + stride;
+  P* xb = xt + stride;
   const index_t i = blockIdx.x, t = starts[i + 1];
   const std::size_t o = block_of(i, k);
   for (index_t r = threadIdx.x; r < k; r += blockDim.x) {
@@ -219,7 +229,7 @@ template <class P>
 void coupling_corrections(const P* B, const P* C, const P* V, const P* W, const P* R, index_t k,
                           const DeviceBlocks& blocks, const P* g, P* rhs, const int* stopped) {
   if (blocks.count < 2 || k == 0) return;
-  const std::size_t smem = 5 * std::size_t(k) * sizeof(P);
+  const std::size_t smem = 5 * std::size_t(shared_stride(k)) * sizeof(P);
   if (smem > 48 * 1024) cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(corrections_kernel<P>), smem);
   corrections_kernel<P><<<blocks.count - 1, kThreads, smem, cuda::stream()>>>(B, C, V, W, R, k,
                                                       blocks.starts.data(), g, rhs, stopped);

@@ -9,6 +9,7 @@
 
 #include "balsa/sparse.hpp"
 #include "core/instantiate.hpp"
+#include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "sparse/transpose.hpp"
 #include "core/exceptions.hpp"
@@ -19,6 +20,8 @@ template <class T>
 Csr<T> to_csr(const Coo<T>& A) try {
   validate(A);
   const index_t nnz_in = checked_index(A.nnz(), "number of COO entries");
+  require_host_memory(coo_to_csr_bytes(A.rows, nnz_in, sizeof(T)), "to_csr: " + matrix_words(A.rows, A.cols, nnz_in),
+                      0, "its conversion to CSR (" + std::to_string(std::int64_t(A.rows) + 1) + " row pointers)");
   // Counting sort by row, then sort each row by column and sum duplicates.
   // Invariant after the scatter: row r's entries sit in [ptr[r], ptr[r+1]).
   std::vector<index_t> ptr(std::size_t(A.rows) + 1, 0);
@@ -169,6 +172,8 @@ TransposedPattern transpose_pattern(index_t rows, index_t cols, std::span<const 
 template <class T>
 Csr<T> transpose(const Csr<T>& A) try {
   validate(A);
+  require_host_memory(transpose_bytes(A.cols, A.nnz(), sizeof(T)), "transpose: " + matrix_words(A.rows, A.cols, A.nnz()),
+                      0, "its transpose (" + std::to_string(std::int64_t(A.cols) + 1) + " row pointers)");
   TransposedPattern t = transpose_pattern(A.rows, A.cols, A.row_ptr, A.col_idx);
   Csr<T> B{A.cols, A.rows, std::move(t.row_ptr), std::move(t.col_idx), parallel::fresh_vector<T>(t.source.size())};
   parallel::gather(std::span<const index_t>(t.source), std::span<const T>(A.values), std::span<T>(B.values));
@@ -212,12 +217,40 @@ Coo<T> to_coo(const Csr<T>& A) try {
 }
 
 template <class T>
+Coo<T> sorted_coo(const Coo<T>& A) try {
+  validate(A);
+  std::vector<std::size_t> order(A.values.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  const auto key = [&A](std::size_t k) { return std::pair(A.row_idx[k], A.col_idx[k]); };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  Coo<T> B;
+  B.rows = A.rows;
+  B.cols = A.cols;
+  for (std::size_t q = 0; q < order.size(); ++q) {
+    const std::size_t k = order[q];
+    if (q > 0 && key(k) == key(order[q - 1])) {
+      B.values.back() += A.values[k];  // duplicate: sum
+      continue;
+    }
+    B.row_idx.push_back(A.row_idx[k]);
+    B.col_idx.push_back(A.col_idx[k]);
+    B.values.push_back(A.values[k]);
+  }
+  return B;
+} catch (...) {
+  rethrow_as_balsa_error("sorted_coo");
+}
+
+template <class T>
 DenseMatrix<T>::DenseMatrix(index_t r, index_t c, T fill) try : rows(r), cols(c) {
   checked_index(r, "dense matrix rows");
   checked_index(c, "dense matrix columns");
   // Dense storage is indexed by size_t, but balsa keeps every count 32-bit:
   // a dense matrix of more than 2^31-1 entries is an error, not a huge allocation.
   checked_index(std::int64_t(r) * std::int64_t(c), "dense matrix entries (rows * columns)");
+  require_host_memory(vectors_bytes(r, c, sizeof(T)),
+                      "DenseMatrix: a " + std::to_string(r) + " x " + std::to_string(c) + " matrix", 0,
+                      "its dense values");
   values.assign(static_cast<std::size_t>(r) * static_cast<std::size_t>(c), fill);
 } catch (...) {
   rethrow_as_balsa_error("DenseMatrix::DenseMatrix");
@@ -278,6 +311,7 @@ Csr<To> convert_values(const Csr<From>& A) try {
   template Csr<T> to_csr(const DenseMatrix<T>&);          \
   template Csc<T> to_csc(const Csr<T>&);                  \
   template Coo<T> to_coo(const Csr<T>&);                  \
+  template Coo<T> sorted_coo(const Coo<T>&);              \
   template DenseMatrix<T> to_dense(const Csr<T>&);        \
   template Csr<T> transpose(const Csr<T>&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)

@@ -15,6 +15,7 @@
 #include "balsa/krylov.hpp"
 #include "balsa/lp.hpp"
 #include "balsa/matrix_market.hpp"
+#include "balsa/memory.hpp"
 #include "balsa/qr.hpp"
 #include "balsa/reorder.hpp"
 #include "balsa/sap.hpp"

@@ -14,11 +14,16 @@
 // bytes enough for the entries it declares (an entry line takes at least 6
 // bytes "i j v\n", 4 for pattern "i j\n", an array value 2 "v\n"), else a
 // ParseError at the size line. What a read allocates from the declared rows
-// and columns (the CSR row pointers that to_csr of the result needs, 2 *
-// (rows + 1) indices; an array file's values; a dense result) is checked
-// against MtxReadOptions::memory_limit before the entries are read: a
-// HostOutOfMemory at the size line if it does not fit. A read never lets a
-// std::bad_alloc out: it becomes a HostOutOfMemory naming the file.
+// and columns (read_matrix_market_csr: the CSR row pointers, 2 * (rows + 1)
+// indices; an array file's values; a dense result) is checked against
+// MtxReadOptions::memory_limit before the entries are read: a
+// HostOutOfMemory at the size line if it does not fit. read_matrix_market
+// (triplets) of a coordinate file allocates only for the entries the file
+// holds, whatever its declared size: take its entry_census
+// (include/balsa/sparse.hpp) before work sized by the declared rows and
+// columns; to_csr checks its own memory (include/balsa/memory.hpp). A read
+// never lets a std::bad_alloc out: it becomes a HostOutOfMemory naming the
+// file.
 #pragma once
 
 #include <cstddef>
@@ -75,8 +80,9 @@ struct MtxReadOptions {
   // this to true to read them).
   bool allow_non_finite = false;
   // Bytes the memory that grows with the declared rows and columns may take
-  // (see "Sizes" above); 0: the memory available now (MemAvailable, or less
-  // under a cgroup limit); SIZE_MAX: no check.
+  // (see "Sizes" above); 0: host_memory_limit(), or when that is 0 the memory
+  // available now (MemAvailable, or less under a cgroup limit); SIZE_MAX: no
+  // check.
   std::size_t memory_limit = 0;
 };
 
@@ -119,6 +125,13 @@ template <class T>
 void write_matrix_market(const std::filesystem::path& file, const Csr<T>& A, const MtxWriteOptions& options = {});
 template <class T>
 void write_matrix_market(std::ostream& out, const Csr<T>& A, const MtxWriteOptions& options = {});
+// Coordinate format from triplets (duplicates summed, entries written sorted
+// by row and column): O(nnz log nnz) time and nothing sized by the declared
+// rows or columns, so a 1-entry matrix of any declared size writes at once.
+template <class T>
+void write_matrix_market(const std::filesystem::path& file, const Coo<T>& A, const MtxWriteOptions& options = {});
+template <class T>
+void write_matrix_market(std::ostream& out, const Coo<T>& A, const MtxWriteOptions& options = {});
 // Array format (column-major, as the format prescribes).
 template <class T>
 void write_matrix_market(const std::filesystem::path& file, const DenseMatrix<T>& A,

@@ -130,6 +130,30 @@ template <class T> void validate(const Csc<T>& A, bool require_sorted = false);
 template <class T> void validate(const Coo<T>& A);
 template <class T> bool is_canonical(const Csr<T>& A);  // sorted, no duplicates
 
+// ---- entry census (sparse/census.cpp) ---------------------------------------
+// What a Coo's triplets occupy, found from the triplets alone in O(nnz log
+// nnz) time and O(nnz) memory, whatever the declared rows and columns: the
+// cheap structural facts to check before any work sized by them. Positions
+// count structurally (a stored zero occupies its position; duplicates count
+// once). Indices are 0-based, as everywhere in the library; -1: none. A
+// message to a user reading the file adds 1 (Matrix Market counts from 1).
+struct EntryCensus {
+  index_t rows = 0, cols = 0;
+  std::int64_t entries = 0;    // triplets, duplicates included
+  std::int64_t positions = 0;  // distinct (row, column) positions
+  index_t occupied_rows = 0, occupied_cols = 0;
+  index_t diagonal = 0;        // distinct (i, i) positions, i < min(rows, cols)
+  index_t first_empty_row = -1, first_empty_col = -1;
+  index_t first_missing_diagonal = -1;  // smallest i < min(rows, cols) with no (i, i)
+  std::int64_t below = 0, on = 0, above = 0;    // distinct positions by side of the diagonal
+  index_t lower_bandwidth = 0, upper_bandwidth = 0;  // max i - j, max j - i over the positions
+  index_t empty_rows() const { return rows - occupied_rows; }
+  index_t empty_cols() const { return cols - occupied_cols; }
+  index_t missing_diagonal() const { return (rows < cols ? rows : cols) - diagonal; }
+};
+// Throws MatrixError (validate) when an index is out of range.
+template <class T> EntryCensus entry_census(const Coo<T>& A);
+
 // ---- conversions (sparse/convert.cpp) ---------------------------------------
 // COO -> CSR sums duplicate entries (the Matrix Market convention).
 template <class T> Csr<T> to_csr(const Coo<T>& A);
@@ -137,6 +161,9 @@ template <class T> Csr<T> to_csr(const Csc<T>& A);
 template <class T> Csr<T> to_csr(const DenseMatrix<T>& A);  // drops exact zeros
 template <class T> Csc<T> to_csc(const Csr<T>& A);
 template <class T> Coo<T> to_coo(const Csr<T>& A);
+// COO -> COO sorted by (row, column), duplicates summed: O(nnz log nnz) time,
+// nothing sized by the rows or columns (a 1-entry matrix of any declared size).
+template <class T> Coo<T> sorted_coo(const Coo<T>& A);
 template <class T> DenseMatrix<T> to_dense(const Csr<T>& A);
 template <class T> Csr<T> transpose(const Csr<T>& A);
 // Same pattern, values converted to another precision.

@@ -61,8 +61,7 @@ enum class Result { Triplets, Csr, Dense };
 
 // Before the entries are read: the memory the read will take that grows
 // with the declared rows and columns (not with the file's bytes), against
-// options.memory_limit (0: what is available now). Small needs skip the
-// look at /proc: every machine has that much.
+// options.memory_limit (0: host_memory_limit(), else what is available now).
 template <class T>
 void check_memory(const Reading& r, Result result, const MtxReadOptions& options) {
   const MtxHeader& h = r.h;
@@ -76,21 +75,24 @@ void check_memory(const Reading& r, Result result, const MtxReadOptions& options
       bytes += std::size_t(h.stored_entries) * sizeof(T);  // the stored triangle, then the matrix
     purpose = "its dense values";
   } else {
-    // Triplets are read into a Coo that the caller (or read_matrix_market_csr)
-    // converts with to_csr: its counting sort holds two arrays of rows + 1
-    // row pointers at a time.
-    bytes = 2 * (rows + 1) * ix;
-    purpose = "its row pointers (2 arrays of " + str(int64_t(rows) + 1) + " indices when converted to CSR)";
+    // Triplets take what the file holds; read_matrix_market_csr then converts
+    // them with to_csr, whose counting sort holds two arrays of rows + 1 row
+    // pointers at a time. A Coo result leaves that step to its caller (to_csr
+    // checks it), so that a Coo of any declared size can be read and looked
+    // at (entry_census) first.
+    if (result == Result::Csr) {
+      bytes = 2 * (rows + 1) * ix;
+      purpose = "its row pointers (2 arrays of " + str(int64_t(rows) + 1) + " indices when converted to CSR)";
+    }
     if (h.format == MtxFormat::Array) {  // an entry per position, whatever the file's bytes
       const bool mirror = h.symmetry != MtxSymmetry::General && options.expand_symmetry;
       const std::size_t n = mirror ? rows * cols : std::size_t(h.stored_entries);
       bytes += n * (2 * ix + sizeof(T)) * (result == Result::Csr ? 2 : 1);
-      purpose = "its " + str(int64_t(n)) + " values as triplets" + (result == Result::Csr ? " and as CSR" : "") +
-                " and its row pointers";
+      purpose = "its " + str(int64_t(n)) + " values as triplets" +
+                (result == Result::Csr ? " and as CSR and its row pointers" : "");
     }
   }
-  constexpr std::size_t kCheckFrom = std::size_t(64) << 20;
-  if (options.memory_limit == 0 && bytes < kCheckFrom) return;
+  if (bytes == 0) return;  // (require_host_memory skips small needs without a limit)
   require_host_memory(bytes,
                       r.name + ":" + str(h.header_lines) + ": a " + str(h.rows) + " x " + str(h.cols) + " matrix",
                       options.memory_limit, purpose);

@@ -12,6 +12,9 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "balsa/matrix_market.hpp"
 #include "core/instantiate.hpp"
@@ -144,53 +147,140 @@ void check_mirror(const Csr<T>& A, const MtxWriteOptions& o) {
   }
 }
 
+// check_mirror of triplets sorted by (row, column) without duplicates: each
+// off-diagonal entry's mirror found by binary search; the failure reported
+// is the one check_mirror reports (the same message for the same matrix).
+template <class T>
+void check_mirror_coo(const Coo<T>& A, const MtxWriteOptions& o) {
+  const bool skew = o.symmetry == MtxSymmetry::SkewSymmetric;
+  const bool pattern = o.field == MtxField::Pattern;
+  const auto at = [&A](index_t i, index_t j) -> std::ptrdiff_t {  // the entry (i, j), or -1
+    std::size_t lo = 0, hi = A.values.size();
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (std::pair(A.row_idx[mid], A.col_idx[mid]) < std::pair(i, j))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo < A.values.size() && A.row_idx[lo] == i && A.col_idx[lo] == j ? std::ptrdiff_t(lo) : -1;
+  };
+  // The first failure in check_mirror's order: by row i, a nonzero skew
+  // diagonal (kind 0) before a mirror mismatch at (i, j), j < i (kind 1).
+  std::tuple<index_t, int, index_t> first{-1, 0, 0};
+  const auto fail = [&first](index_t i, int kind, index_t j) {
+    if (std::get<0>(first) < 0 || std::tuple(i, kind, j) < first) first = {i, kind, j};
+  };
+  for (std::size_t k = 0; k < A.values.size(); ++k) {
+    const index_t i = A.row_idx[k], j = A.col_idx[k];
+    if (i == j) {
+      if (skew && A.values[k] != T(0)) fail(i, 0, i);
+      continue;
+    }
+    const std::ptrdiff_t m = at(j, i);
+    const T mirror = m >= 0 ? A.values[std::size_t(m)] : T(0);
+    if (!(pattern ? m >= 0 : same(A.values[k], skew ? T(-mirror) : mirror))) fail(std::max(i, j), 1, std::min(i, j));
+  }
+  const auto [i, kind, j] = first;
+  if (i < 0) return;
+  const std::ptrdiff_t a = at(i, j), b = at(j, i);
+  if (kind == 0)
+    throw MatrixError("a skew-symmetric matrix needs a zero diagonal, but A(" + str(i) + ", " + str(i) + ") = " +
+                      value_str(A.values[std::size_t(a)]) + kZeroBased);
+  auto describe = [&](std::ptrdiff_t e, index_t r, index_t c) {
+    const std::string pos = "A(" + str(r) + ", " + str(c) + ")";
+    if (e < 0) return pos + " is not stored";
+    return pattern ? pos + " is stored" : pos + " = " + value_str(A.values[std::size_t(e)]);
+  };
+  throw MatrixError(std::string("the matrix is not ") + to_string(o.symmetry) + ": " + describe(a, i, j) +
+                    " but its mirror " + describe(b, j, i) + kZeroBased);
+}
+
+// Calls f(i, j, value) for each stored entry, row by row.
+template <class T, class F>
+void for_each_entry(const Csr<T>& A, F&& f) {
+  for (index_t i = 0; i < A.rows; ++i)
+    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) f(i, A.col_idx[k], A.values[k]);
+}
+template <class T, class F>
+void for_each_entry(const Coo<T>& A, F&& f) {
+  for (std::size_t k = 0; k < A.values.size(); ++k) f(A.row_idx[k], A.col_idx[k], A.values[k]);
+}
+
+// The square shape symmetric storage needs.
+void check_square(index_t rows, index_t cols, const MtxWriteOptions& o) {
+  if (o.symmetry != MtxSymmetry::General && rows != cols)
+    throw MatrixError(std::string("a ") + to_string(o.symmetry) + " Matrix Market file needs a square matrix, got " +
+                      str(rows) + " x " + str(cols));
+}
+
+// Checks the entries written (integral values) and returns their count.
+template <class M>
+int64_t count_written(const M& A, const MtxWriteOptions& o) {
+  const bool lower_only = o.symmetry != MtxSymmetry::General;
+  const bool skew = o.symmetry == MtxSymmetry::SkewSymmetric;
+  int64_t count = 0;
+  for_each_entry(A, [&](index_t i, index_t j, auto v) {
+    if (lower_only && (j > i || (skew && j == i))) return;
+    if (o.field == MtxField::Integer) check_integral(v, i, j);
+    ++count;
+  });
+  return count;
+}
+
 // Checks everything and returns the number of entry lines.
 template <class T>
 int64_t check_csr(const Csr<T>& A, const MtxWriteOptions& o) {
   check_options(o, MtxFormat::Coordinate);
   validate(A);
-  const bool lower_only = o.symmetry != MtxSymmetry::General;
-  const bool skew = o.symmetry == MtxSymmetry::SkewSymmetric;
-  if (lower_only) {
-    if (A.rows != A.cols)
-      throw MatrixError(std::string("a ") + to_string(o.symmetry) + " Matrix Market file needs a square matrix, got " +
-                        str(A.rows) + " x " + str(A.cols));
-    check_mirror(A, o);
-  }
-  int64_t count = 0;
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-      const index_t j = A.col_idx[k];
-      if (lower_only && (j > i || (skew && j == i))) continue;
-      if (o.field == MtxField::Integer) check_integral(A.values[k], i, j);
-      ++count;
-    }
-  return count;
+  check_square(A.rows, A.cols, o);
+  if (o.symmetry != MtxSymmetry::General) check_mirror(A, o);
+  return count_written(A, o);
 }
 
+// The same for triplets sorted by (row, column) without duplicates
+// (sorted_coo): the mirror check goes through the CSR of the entries'
+// occupied rows only, so nothing is sized by the declared rows.
 template <class T>
-void emit_csr(ByteSink& sink, const Csr<T>& A, const MtxWriteOptions& o, int64_t count) {
+int64_t check_sorted_coo(const Coo<T>& A, const MtxWriteOptions& o) {
+  check_options(o, MtxFormat::Coordinate);
+  check_square(A.rows, A.cols, o);
+  if (o.symmetry != MtxSymmetry::General) check_mirror_coo(A, o);
+  return count_written(A, o);
+}
+
+// Writes the header and the entry lines of A (Csr, or sorted Coo).
+template <class M>
+void emit_entries(ByteSink& sink, const M& A, const MtxWriteOptions& o, int64_t count) {
   const MtxField field = o.field;
   const bool lower_only = o.symmetry != MtxSymmetry::General;
   const bool skew = o.symmetry == MtxSymmetry::SkewSymmetric;
   OutBuffer out(sink);
   header(out, MtxFormat::Coordinate, o, A.rows, A.cols, count);
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-      const index_t j = A.col_idx[k];
-      if (lower_only && (j > i || (skew && j == i))) continue;
-      char* p = out.room();
-      p = put_index(p, int64_t(i) + 1);
+  for_each_entry(A, [&](index_t i, index_t j, auto v) {
+    if (lower_only && (j > i || (skew && j == i))) return;
+    char* p = out.room();
+    p = put_index(p, int64_t(i) + 1);
+    *p++ = ' ';
+    p = put_index(p, int64_t(j) + 1);
+    if (field != MtxField::Pattern) {
       *p++ = ' ';
-      p = put_index(p, int64_t(j) + 1);
-      if (field != MtxField::Pattern) {
-        *p++ = ' ';
-        p = put_value(p, A.values[k], field);
-      }
-      *p++ = '\n';
-      out.commit(p);
+      p = put_value(p, v, field);
     }
+    *p++ = '\n';
+    out.commit(p);
+  });
   out.finish();
+}
+
+// Triplets sorted, checked, then written to the sink `open` makes (a file
+// is created only after the checks).
+template <class T, class Open>
+void write_coo(const Coo<T>& A, const MtxWriteOptions& o, Open&& open) {
+  const Coo<T> C = sorted_coo(A);
+  const int64_t count = check_sorted_coo(C, o);
+  auto sink = open();
+  emit_entries(sink, C, o, count);
 }
 
 // ---- array ----------------------------------------------------------------
@@ -252,7 +342,7 @@ template <class T>
 void write_matrix_market(const std::filesystem::path& file, const Csr<T>& A, const MtxWriteOptions& options) try {
   const int64_t count = check_csr(A, options);  // before the file is created
   FileSink sink(file);
-  emit_csr(sink, A, options, count);
+  emit_entries(sink, A, options, count);
 } catch (...) {
   rethrow_as_balsa_error("write_matrix_market");
 }
@@ -261,7 +351,21 @@ template <class T>
 void write_matrix_market(std::ostream& out, const Csr<T>& A, const MtxWriteOptions& options) try {
   const int64_t count = check_csr(A, options);
   StreamSink sink(out);
-  emit_csr(sink, A, options, count);
+  emit_entries(sink, A, options, count);
+} catch (...) {
+  rethrow_as_balsa_error("write_matrix_market");
+}
+
+template <class T>
+void write_matrix_market(const std::filesystem::path& file, const Coo<T>& A, const MtxWriteOptions& options) try {
+  write_coo(A, options, [&file] { return FileSink(file); });
+} catch (...) {
+  rethrow_as_balsa_error("write_matrix_market");
+}
+
+template <class T>
+void write_matrix_market(std::ostream& out, const Coo<T>& A, const MtxWriteOptions& options) try {
+  write_coo(A, options, [&out] { return StreamSink(out); });
 } catch (...) {
   rethrow_as_balsa_error("write_matrix_market");
 }
@@ -287,6 +391,8 @@ void write_matrix_market(std::ostream& out, const DenseMatrix<T>& A, const MtxWr
 #define BALSA_INSTANTIATE_MTX_WRITE(T)                                                                          \
   template void write_matrix_market<T>(const std::filesystem::path&, const Csr<T>&, const MtxWriteOptions&);    \
   template void write_matrix_market<T>(std::ostream&, const Csr<T>&, const MtxWriteOptions&);                   \
+  template void write_matrix_market<T>(const std::filesystem::path&, const Coo<T>&, const MtxWriteOptions&);    \
+  template void write_matrix_market<T>(std::ostream&, const Coo<T>&, const MtxWriteOptions&);                   \
   template void write_matrix_market<T>(const std::filesystem::path&, const DenseMatrix<T>&,                     \
                                        const MtxWriteOptions&);                                                 \
   template void write_matrix_market<T>(std::ostream&, const DenseMatrix<T>&, const MtxWriteOptions&);

@@ -118,7 +118,7 @@ balsa_cli_test(solve_auto_json_direct ARGS solve ${DATA}/west0479.mtx --method u
                PASS "\"backward_error\".*\"method\": \"umfpack\".*\"outcome\": \"direct\"")
 file(WRITE ${OUT}/struct_singular.mtx "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n2 1 2\n3 3 3\n1 3 4\n")
 balsa_cli_test(solve_structurally_singular ARGS solve ${OUT}/struct_singular.mtx --device cpu
-               ERROR "structurally singular: structural rank 2")
+               ERROR "structurally singular, structural rank at most 2 .*column 2 \\(1-based, as in the file\\) holds none")
 file(WRITE ${OUT}/num_singular.mtx "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1\n1 2 2\n2 1 1\n2 2 2\n3 3 3\n")
 file(WRITE ${OUT}/num_singular_b.mtx "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n")
 balsa_cli_test(solve_numerically_singular ARGS solve ${OUT}/num_singular.mtx --rhs ${OUT}/num_singular_b.mtx --device cpu
@@ -173,7 +173,7 @@ balsa_cli_test(trsv_explain_upper_float ARGS trsv ${DATA}/bcsstk13.mtx --triangl
 balsa_cli_test(trsv_missing_file ARGS trsv ${OUT}/no-such-file.mtx --explain ERROR "balsa: error: cannot open .*no-such-file.mtx")
 balsa_cli_test(trsv_not_square ARGS trsv ${DATA}/lp_e226.mtx --explain ERROR "balsa: error: .*223 x 472, not square")
 balsa_cli_test(trsv_not_triangular ARGS trsv ${DATA}/west0479.mtx --device cpu
-               ERROR "balsa: error: matrix is not lower triangular: entry at \\(row 0, column [0-9]+\\).*count from 0; a Matrix Market file counts from 1")
+               ERROR "balsa: error: matrix is not lower triangular: entry at \\(row 1, column [0-9]+\\).*count from 1, as in the input file")
 
 # ---- issue 22: inputs and messages found by outside testing ------------------------------
 # Files made here: sizes a file declares but cannot hold, NaN values, values
@@ -282,3 +282,35 @@ balsa_cli_test(bench_lp BENCH ARGS lp --dir ${DATA}/lp --only afiro,itest2 --no-
 add_test(NAME cli.atomic_output COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/atomic_output_test.sh $<TARGET_FILE:balsa_cli>
          ${OUT}/atomic-output)
 set_tests_properties(cli.atomic_output PROPERTIES LABELS "cpu;cli" TIMEOUT 120 PASS_REGULAR_EXPRESSION "all passed")
+# ---- issue 39 item 2: no misleading success; one set of conventions in every command's messages ----
+set(BAD ${DATA}/bad)
+# The self-check uses the solve's operator: the unit diagonal (lap20's stored diagonal is 4) and the transpose.
+balsa_cli_test(trsv_unit_selfcheck ARGS trsv ${OUT}/lap20_lower.mtx --unit-diagonal --device cpu
+               PASS "unit diagonal.*residual \\|\\|b - L x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e[-+][0-9]+, error [0-9.]+e-(0[6-9]|1[0-9])"
+               NOT "error [0-9.]+e(\\+|-0[0-5])" NEEDS lap20_lower)
+balsa_cli_test(trsv_unit_transpose_selfcheck ARGS trsv ${OUT}/lap20_lower.mtx --unit-diagonal --transpose --device cpu
+               PASS "residual \\|\\|b - L\\^T x\\|\\| / \\|\\|b\\|\\| = [0-9.]+e[-+][0-9]+, error [0-9.]+e-(0[6-9]|1[0-9])"
+               NOT "error [0-9.]+e(\\+|-0[0-5])" NEEDS lap20_lower)
+# b = 0 gives x = 0, said as such, with no error line of 1.
+balsa_cli_test(solve_zero_b ARGS solve ${BAD}/unit-lower.mtx --rhs ${BAD}/zero-b.mtx --device cpu PASS "b = 0: x = 0"
+               NOT "error 1\\.0|[^a-z]nan|inf s")
+balsa_cli_test(solve_zero_b_sap ARGS solve ${BAD}/unit-lower.mtx --rhs ${BAD}/zero-b.mtx --method sap-d --device cpu
+               PASS "converged after 0 iterations.*b = 0: x = 0" NOT "error 1\\.0|[^a-z]nan|inf s")
+# No NaN in a report line: the QR of an all-zero A (0 flops over 0 bytes).
+balsa_cli_test(lsq_zero_no_nan ARGS lsq ${BAD}/all-zero.mtx --device cpu PASS "intensity 0;" NOT "[^a-z]nan|NaN")
+balsa_cli_test(qr_zero_json_no_null ARGS qr ${BAD}/all-zero.mtx --device cpu --json PASS "\"intensity\": 0" NOT "null")
+# --device cuda is named as the option in every command (on a GPU host the command runs instead).
+balsa_cli_test(lp_device_cuda_named ARGS lp ${BAD}/lp-infeasible.mps --device cuda -q
+               PASS "--device cuda: (no CUDA GPU found|balsa was built without CUDA)|^$" NOT "Device::")
+balsa_cli_test(lsq_device_cuda_named ARGS lsq ${BAD}/unit-lower.mtx --device cuda
+               PASS "--device cuda: (no CUDA GPU found|balsa was built without CUDA)|x\\|\\| =" NOT "Device::")
+balsa_cli_test(qr_device_cuda_named ARGS qr ${BAD}/unit-lower.mtx --device cuda
+               PASS "--device cuda: (no CUDA GPU found|balsa was built without CUDA)|balsa qr:" NOT "Device::")
+# The chain's reasons count rows from 1 in the report too.
+balsa_cli_test(solve_chain_reason_from_1 ARGS solve ${BAD}/zero-diagonal.mtx --device cpu
+               ERROR "zero pivot at row 1 of A\\).*count from 1" EXIT 3 NOT "row 0")
+# A singular (or ill-conditioned) A is said to be so when x fits b far from x_true; not for a well-solved one.
+balsa_cli_test(solve_no_false_note ARGS solve ${DATA}/west0479.mtx --device cpu PASS "solved it" NOT "note:")
+# lp -o -: the solution on standard output (the report on standard error), not a file named "-".
+balsa_cli_test(lp_solution_stdout ARGS lp ${DATA}/lp/afiro.mps.gz -o - PASS "# balsa lp: AFIRO status optimal objective -464.7531428571")
+balsa_cli_test(lp_solution_stdout_json ARGS lp ${DATA}/lp/afiro.mps.gz -o - --json ERROR "--json and -o - would both write to standard output" EXIT 2)

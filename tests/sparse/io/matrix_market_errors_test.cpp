@@ -287,10 +287,10 @@ TEST(MatrixMarket, HugeDeclaredRowsNeedMemory) {
                            ":2: a 2147483647 x 2147483647 matrix needs 17.2 GB for its row pointers (2 arrays of "
                            "2147483648 indices when converted to CSR); the memory limit is 1.0 GB";
   EXPECT_THROW_MSG(read_matrix_market_csr<double>(p, o), HostOutOfMemory, want);
-  EXPECT_THROW_MSG(read_matrix_market<double>(p, o), HostOutOfMemory, want);
+  // triplets: only what the file holds (to_csr checks the conversion itself)
+  EXPECT_EQ(read_matrix_market<double>(p, o).nnz(), 1);
   std::istringstream in(text);
-  EXPECT_THROW_MSG(read_matrix_market<float>(in, "s.mtx", o), HostOutOfMemory,
-                   "s.mtx:2: a 2147483647 x 2147483647 matrix needs 17.2 GB");
+  EXPECT_EQ(read_matrix_market<float>(in, "s.mtx", o).rows, 2147483647);
   const fs::path gz = temp_dir() / "huge.mtx.gz";
   gzip_file(p, gz);
   EXPECT_THROW_MSG(read_matrix_market_csr<double>(gz, o), HostOutOfMemory,
