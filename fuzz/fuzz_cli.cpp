@@ -87,6 +87,7 @@ const std::filesystem::path& start_folder() {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   (void)start_folder();
   (void)balsa::fuzz::scratch_folder();
+  balsa::fuzz::limit_memory();
   return 0;
 }
 

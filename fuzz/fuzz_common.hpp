@@ -11,6 +11,7 @@
 #include <string>
 
 #include "balsa/error.hpp"
+#include "balsa/memory.hpp"
 
 namespace balsa::fuzz {
 
@@ -18,6 +19,11 @@ namespace balsa::fuzz {
 // columns): well under the run's -rss_limit_mb, so a large declared size is
 // refused by the reader's check, not by the fuzzer's RSS limit.
 inline constexpr std::size_t kMemoryLimit = std::size_t{64} << 20;
+
+// Every harness's LLVMFuzzerInitialize: the process's host memory limit
+// (balsa::set_host_memory_limit) at kMemoryLimit, so that the steps after a
+// read (to_csr, a dense matrix) refuse a large declared size too.
+inline void limit_memory() { balsa::set_host_memory_limit(kMemoryLimit); }
 
 // A folder of this process under the system's temporary folder, made on
 // the first call (mkdtemp), removed when the process exits normally.

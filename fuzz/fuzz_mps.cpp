@@ -6,6 +6,11 @@
 #include "balsa/lp.hpp"
 #include "fuzz_common.hpp"
 
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  balsa::fuzz::limit_memory();
+  return 0;
+}
+
 // One input: MPS text; the LP read, when it is read, is validated.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -47,6 +47,11 @@ void read_with(const std::filesystem::path& path, std::uint8_t mode, const balsa
 
 }  // namespace
 
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  balsa::fuzz::limit_memory();
+  return 0;
+}
+
 // One input: a mode byte, then the file's bytes.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

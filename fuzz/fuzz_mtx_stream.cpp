@@ -23,6 +23,11 @@ void read_as(const std::string& text, const balsa::MtxReadOptions& options) {
 
 }  // namespace
 
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  balsa::fuzz::limit_memory();
+  return 0;
+}
+
 // One input: an options byte, then Matrix Market text.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
