@@ -454,9 +454,7 @@ void use_passive_wait_policy(char** argv) {
 
 }  // namespace
 
-int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&)) {
-  use_passive_wait_policy(argv);
-  const std::string program = app.get_name();
+void configure_app(CLI::App& app, void (*add_commands)(CLI::App&)) {
   use_plain_help(app);
   app.set_version_flag("--version", BALSA_VERSION);
   app.require_subcommand(1);
@@ -464,6 +462,12 @@ int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&
   add_threads_option(app);
   add_memory_limit_option(app);
   add_setup_trace_option(app);
+}
+
+int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&)) {
+  use_passive_wait_policy(argv);
+  const std::string program = app.get_name();
+  configure_app(app, add_commands);
   // CLI11 answers an unknown first word with "a subcommand is required";
   // name the word instead.
   if (argc > 1 && argv[1][0] != '-') {

@@ -205,6 +205,13 @@ void require_finite_result(std::span<const float> x, double true_residual, const
 // word, or a usage error, is exit code 2 (kExitUsage), NotConverged 3, any
 // other error 1, each message on standard error as "<program>: error: ...".
 int run_app(CLI::App& app, int argc, char** argv, void (*add_commands)(CLI::App&));
+// What run_app does to `app` before parsing: plain help, --version, one
+// subcommand required, the subcommands `add_commands` registers, then
+// --threads, --memory-limit and --setup-trace on each (fuzz/fuzz_cli.cpp
+// builds its App with this too, so that it parses what balsa parses).
+void configure_app(CLI::App& app, void (*add_commands)(CLI::App&));
+// The balsa command's subcommands (apps/commands.cpp).
+void add_balsa_commands(CLI::App& app);
 
 // Registration of each subcommand.
 void add_info_command(CLI::App& app);

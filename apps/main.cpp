@@ -16,15 +16,5 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   CLI::App app{"balsa " BALSA_VERSION ": balanced sparse algorithms on NVIDIA GPUs (CPU path for everything)", "balsa"};
-  return run_app(app, argc, argv, [](CLI::App& a) {
-    add_run_command(a);
-    add_info_command(a);
-    add_gen_command(a);
-    add_convert_command(a);
-    add_trsv_command(a);
-    add_solve_command(a);
-    add_qr_commands(a);
-    add_reorder_command(a);
-    add_lp_command(a);
-  });
+  return run_app(app, argc, argv, add_balsa_commands);
 }

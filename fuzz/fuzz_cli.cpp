@@ -1,6 +1,7 @@
 // libFuzzer harness: the balsa command's option parsing (apps/). The CLI::App
-// is built as apps/main.cpp builds it (every subcommand, --threads,
-// --setup-trace, plain help, --version); the input is the argument list after
+// is set up by the program's own configure_app (apps/common.hpp: every
+// subcommand, --threads, --memory-limit, --setup-trace, plain help,
+// --version), less run_app's OpenMP re-execution; the input is the argument list after
 // "balsa", its words split at NUL or newline. Options, their validators and
 // option functions run; no command does: the main App's pre_callback, which
 // CLI11 calls after the whole parse (option functions and requirements
@@ -47,26 +48,6 @@ class FuzzApp : public CLI::App {
   void pre_callback() override { throw ParseDone{}; }
 };
 
-// The balsa command's App, as run_app sets it up (apps/common.cpp), less the
-// OpenMP wait policy's re-execution.
-void build(CLI::App& app) {
-  using namespace balsa::app;
-  use_plain_help(app);
-  app.set_version_flag("--version", BALSA_VERSION);
-  app.require_subcommand(1);
-  add_run_command(app);
-  add_info_command(app);
-  add_gen_command(app);
-  add_convert_command(app);
-  add_trsv_command(app);
-  add_solve_command(app);
-  add_qr_commands(app);
-  add_reorder_command(app);
-  add_lp_command(app);
-  add_threads_option(app);
-  add_setup_trace_option(app);
-}
-
 // Ends what an input's option functions started: the set-up trace's file
 // closed, the scratch folder emptied.
 void clean_up() {
@@ -99,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::string& w : words) argv.push_back(w.data());
   std::filesystem::current_path(balsa::fuzz::scratch_folder());
   FuzzApp app{"balsa (fuzz)", "balsa"};
-  build(app);
+  balsa::app::configure_app(app, balsa::app::add_balsa_commands);  // as run_app does
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const ParseDone&) {
