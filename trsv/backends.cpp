@@ -9,7 +9,7 @@
 #include "core/clock.hpp"
 #include "core/instantiate.hpp"
 #include "core/exceptions.hpp"
-#include "cuda/device.hpp"
+#include "balsa/cuda.hpp"  // cuda::available (no CUDA header: this file builds without CUDA)
 #include "trsv/gpu_algorithm.hpp"
 #include "trsv/level_set/level_set_cpu.hpp"
 #include "trsv/spike/spike_cpu.hpp"
