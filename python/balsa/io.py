@@ -24,7 +24,9 @@ def read_matrix(path, dtype=np.float64):
 
 def write_matrix(path, A):
     """A sparse matrix to a Matrix Market file (coordinate, general); NaN
-    and Inf values are written as they are."""
+    and Inf values are written as they are. The file is written whole or not
+    at all: a temporary file in the same folder, renamed over `path` on
+    success; on an error `path` keeps what it held."""
     m = arr.csr_arrays(A, "balsa.write_matrix", square=False, finite=False)
     fn = core.write_matrix_f64 if m.dtype == arr.FLOATS[1] else core.write_matrix_f32
     fn(os.fspath(path), m.shape[0], m.shape[1], m.indptr, m.indices, m.data)
