@@ -1,6 +1,7 @@
-// The entry census of a Coo (include/balsa/sparse.hpp): distinct occupied
-// rows, columns and diagonal positions from sorted copies of the indices,
-// never an array sized by the declared rows or columns.
+// The entry census of a Coo (include/balsa/sparse.hpp): the distinct
+// positions sorted once (row, then column) give the occupied rows, the
+// diagonal and the sides in one pass; the columns take a sorted copy of their
+// own. Never an array sized by the declared rows or columns.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -36,12 +37,16 @@ std::vector<std::uint64_t> position_keys(const Coo<T>& A) {
   return keys;
 }
 
-// The positions' sides of the diagonal and bandwidths.
-void count_sides(const std::vector<std::uint64_t>& keys, EntryCensus& c) {
+// One pass over the sorted distinct positions: the occupied rows (in
+// order: the keys sort by row first), the diagonal's rows, the positions'
+// sides of the diagonal and the bandwidths.
+void scan_positions(const std::vector<std::uint64_t>& keys, EntryCensus& c, std::vector<index_t>& rows,
+                    std::vector<index_t>& diag) {
   for (const std::uint64_t key : keys) {
     const index_t i = index_t(key >> 32), j = index_t(key & 0xffffffffu);
+    if (rows.empty() || rows.back() != i) rows.push_back(i);
     if (i > j) ++c.below, c.lower_bandwidth = std::max(c.lower_bandwidth, index_t(i - j));
-    if (i == j) ++c.on;
+    if (i == j) ++c.on, diag.push_back(i);
     if (i < j) ++c.above, c.upper_bandwidth = std::max(c.upper_bandwidth, index_t(j - i));
   }
 }
@@ -55,21 +60,17 @@ EntryCensus entry_census(const Coo<T>& A) try {
   c.rows = A.rows;
   c.cols = A.cols;
   c.entries = A.nnz();
-  std::vector<index_t> rows = A.row_idx, cols = A.col_idx, diag;
-  sort_unique(rows);
+  const std::vector<std::uint64_t> keys = position_keys(A);
+  c.positions = std::int64_t(keys.size());
+  std::vector<index_t> rows, diag, cols = A.col_idx;
+  scan_positions(keys, c, rows, diag);
   sort_unique(cols);
   c.occupied_rows = index_t(rows.size());
   c.occupied_cols = index_t(cols.size());
   c.first_empty_row = first_gap(rows, A.rows);
   c.first_empty_col = first_gap(cols, A.cols);
-  for (std::size_t k = 0; k < A.row_idx.size(); ++k)
-    if (A.row_idx[k] == A.col_idx[k]) diag.push_back(A.row_idx[k]);
-  sort_unique(diag);
   c.diagonal = index_t(diag.size());
   c.first_missing_diagonal = first_gap(diag, std::min(A.rows, A.cols));
-  const std::vector<std::uint64_t> keys = position_keys(A);
-  c.positions = std::int64_t(keys.size());
-  count_sides(keys, c);
   return c;
 } catch (...) {
   rethrow_as_balsa_error("entry_census");
