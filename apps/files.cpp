@@ -84,26 +84,26 @@ DenseMatrix<double> load_columns(const std::string& path, index_t rows, const ch
   return to_dense(to_loaded_matrix(path, std::move(t), dense).A);
 }
 
+namespace {
+// `M` (Csr, Coo or DenseMatrix) to standard output ("-") or to a file.
+template <class M>
+void write_to(const std::string& path, const M& A, const MtxWriteOptions& options) {
+  if (path == "-")
+    write_matrix_market(std::cout, A, options);
+  else
+    write_matrix_market(std::filesystem::path(path), A, options);
+}
+}  // namespace
+
 template <class T>
 void save_matrix(const std::string& path, const Csr<T>& A, const MtxWriteOptions& options) {
-  if (path == "-")
-    write_matrix_market(std::cout, A, options);
-  else
-    write_matrix_market(std::filesystem::path(path), A, options);
+  write_to(path, A, options);
 }
-
 void save_matrix(const std::string& path, const Coo<double>& A, const MtxWriteOptions& options) {
-  if (path == "-")
-    write_matrix_market(std::cout, A, options);
-  else
-    write_matrix_market(std::filesystem::path(path), A, options);
+  write_to(path, A, options);
 }
-
 void save_matrix(const std::string& path, const DenseMatrix<double>& X, const MtxWriteOptions& options) {
-  if (path == "-")
-    write_matrix_market(std::cout, X, options);
-  else
-    write_matrix_market(std::filesystem::path(path), X, options);
+  write_to(path, X, options);
 }
 
 void print_json(nlohmann::json j, const std::string& path) {
