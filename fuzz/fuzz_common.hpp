@@ -11,6 +11,7 @@
 #include <string>
 
 #include "balsa/error.hpp"
+#include "balsa/matrix_market.hpp"
 #include "balsa/memory.hpp"
 
 namespace balsa::fuzz {
@@ -24,6 +25,16 @@ inline constexpr std::size_t kMemoryLimit = std::size_t{64} << 20;
 // (balsa::set_host_memory_limit) at kMemoryLimit, so that the steps after a
 // read (to_csr, a dense matrix) refuse a large declared size too.
 inline void limit_memory() { balsa::set_host_memory_limit(kMemoryLimit); }
+
+// The Matrix Market readers' options an input's bits choose, with the
+// readers' memory limit at kMemoryLimit.
+inline MtxReadOptions read_options(bool expand_symmetry, bool allow_non_finite) {
+  MtxReadOptions options;
+  options.expand_symmetry = expand_symmetry;
+  options.allow_non_finite = allow_non_finite;
+  options.memory_limit = kMemoryLimit;
+  return options;
+}
 
 // A folder of this process under the system's temporary folder, made on
 // the first call (mkdtemp), removed when the process exits normally.

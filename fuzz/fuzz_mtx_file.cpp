@@ -62,10 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     write_gzip(path, data + 1, size - 1, file == 2);
   else
     balsa::fuzz::write_bytes(path, data + 1, size - 1);
-  balsa::MtxReadOptions options;
-  options.expand_symmetry = (mode & 16) != 0;
-  options.allow_non_finite = (mode & 32) != 0;
-  options.memory_limit = balsa::fuzz::kMemoryLimit;
+  const balsa::MtxReadOptions options = balsa::fuzz::read_options((mode & 16) != 0, (mode & 32) != 0);
   balsa::fuzz::expect_balsa_errors_only([&] { read_with(path, mode, options); });
   return 0;
 }

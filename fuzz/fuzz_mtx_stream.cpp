@@ -31,10 +31,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 // One input: an options byte, then Matrix Market text.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  balsa::MtxReadOptions options;
-  options.expand_symmetry = (data[0] & 2) != 0;
-  options.allow_non_finite = (data[0] & 4) != 0;
-  options.memory_limit = balsa::fuzz::kMemoryLimit;
+  const balsa::MtxReadOptions options = balsa::fuzz::read_options((data[0] & 2) != 0, (data[0] & 4) != 0);
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   balsa::fuzz::expect_balsa_errors_only([&] {
     if (data[0] & 1)
