@@ -239,8 +239,8 @@ int64_t check_csr(const Csr<T>& A, const MtxWriteOptions& o) {
 }
 
 // The same for triplets sorted by (row, column) without duplicates
-// (sorted_coo): the mirror check goes through the CSR of the entries'
-// occupied rows only, so nothing is sized by the declared rows.
+// (sorted_coo): the mirror check searches the triplets themselves
+// (check_mirror_coo), so nothing is sized by the declared rows.
 template <class T>
 int64_t check_sorted_coo(const Coo<T>& A, const MtxWriteOptions& o) {
   check_options(o, MtxFormat::Coordinate);
