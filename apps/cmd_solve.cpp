@@ -184,10 +184,6 @@ System load_system(const SolveCliOptions& o) {
   return s;
 }
 
-bool is_zero(std::span<const double> b) {
-  return std::all_of(b.begin(), b.end(), [](double v) { return v == 0; });
-}
-
 // What ran: one of the three paths' solver or report, X and every column's result.
 struct SolveRun {
   Path path = Path::Chain;
@@ -346,7 +342,7 @@ void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys,
     } else {
       fmt::print(report, "  {}{} after {} iterations: residual {:.3e} ({}-norm, recursive), true residual {:.3e}{}{}\n",
                  which, r.outcome, r.iterations, r.residual, norm_name, r.true_residual, err,
-                 is_zero(sys.B.column(c)) ? "; b = 0: x = 0" : "");
+                 all_zero(sys.B.column(c)) ? "; b = 0: x = 0" : "");
     }
   }
   if (with_error && far_from_x_true(o, run.columns.front(), error))
@@ -373,7 +369,7 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
 // The default b = A x_true is zero only when A is singular (x_true has no
 // zero entry): an Error, not "x = 0" with an error of 1.
 void require_nonzero_default_b(const SolveCliOptions& o, const System& sys) {
-  if (sys.x_true.empty() || !is_zero(sys.B.column(0))) return;
+  if (sys.x_true.empty() || !all_zero(sys.B.column(0))) return;
   throw Error(
       fmt::format("{}: A is singular{}: the default b = A x_true is zero for a nonzero x_true; give a b "
                   "with --rhs to find an x, if one exists",

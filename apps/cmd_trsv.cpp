@@ -327,7 +327,7 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
       fmt::print(report, "  {}residual ||b - {}x|| / ||b|| = {:.3e}{}{}\n",
                  X.cols > 1 ? fmt::format("column {}: ", c + 1) : "", operator_name(tri, o.transpose),
                  residuals[std::size_t(c)], x_true.empty() ? "" : fmt::format(", error {:.3e}", error),
-                 std::ranges::all_of(B.column(c), [](T v) { return v == T(0); }) ? "; b = 0: x = 0" : "");
+                 all_zero(std::span<const T>(B.column(c))) ? "; b = 0: x = 0" : "");
   }
   for (index_t c = 0; c < X.cols; ++c)
     require_finite_result(X.column(c), residuals[std::size_t(c)],

@@ -3,9 +3,11 @@
 // client of the public API only (include/balsa/*.hpp).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,11 @@ class Stopwatch {
 };
 
 double median(std::vector<double> v);
+// Every value of v is zero (a zero right-hand side: x = 0, said as such).
+template <class T>
+bool all_zero(std::span<const T> v) {
+  return std::all_of(v.begin(), v.end(), [](T x) { return x == T(0); });
+}
 
 // ---- files ---------------------------------------------------------------------
 // Every input path may be "-" (standard input) or gzip-compressed; every
