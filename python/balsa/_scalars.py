@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-INT32_MAX = int(np.iinfo(np.int32).max)  # the C++ options' int fields
+from ._validate import INT32_MAX  # also the C++ options' int fields
 
 
 def _plain(value):
