@@ -16,14 +16,21 @@
 
 namespace balsa::krylov {
 
-ChebyshevSteps chebyshev_steps(const ChebyshevOptions& o) {
+void check_chebyshev_options(const ChebyshevOptions& o) {
   if (o.degree < 0 || o.degree > 64)
     throw Error("Chebyshev preconditioner: degree must be 0..64, got " + std::to_string(o.degree));
   if (!std::isfinite(o.ratio) || !(o.ratio > 1.0))
     throw Error("Chebyshev preconditioner: ratio must be a finite number above 1, got " + std::to_string(o.ratio));
-  // Alg. 12.1 for [a, b] = [1 / ratio, 1]: theta = (b + a) / 2, delta = (b - a) / 2, sigma = theta / delta.
-  const double theta = (1.0 + 1.0 / o.ratio) / 2, delta = (1.0 - 1.0 / o.ratio) / 2, sigma = theta / delta;
+}
+
+ChebyshevSteps chebyshev_steps(const ChebyshevOptions& o, const device::Spectrum& spectrum) {
+  check_chebyshev_options(o);
   ChebyshevSteps s;
+  s.b = spectrum.upper;
+  s.a = std::min(s.b, std::max(s.b / o.ratio, spectrum.lower));
+  // Alg. 12.1: theta = (b + a) / 2, delta = (b - a) / 2 (kept off 0 for a
+  // one-point interval, D^{-1} A = I), sigma = theta / delta.
+  const double theta = (s.b + s.a) / 2, delta = std::max((s.b - s.a) / 2, 1e-8 * s.b), sigma = theta / delta;
   s.first = 1.0 / theta;
   double rho = 1.0 / sigma;
   for (int k = 1; k <= o.degree; ++k) {
@@ -36,12 +43,11 @@ ChebyshevSteps chebyshev_steps(const ChebyshevOptions& o) {
 }
 
 template <class T, class P>
-double chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P> dinv,
-                         device::DiagonalProblem& problem) {
+device::Scaling chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P> dinv) {
   const index_t n = A.rows;
-  std::int64_t first_key = std::int64_t(n) * 4;
-  double bound = 0;  // first_key: row * 4 + fault of the first bad row, as the kernel orders them
-#pragma omp parallel for reduction(max : bound) reduction(min : first_key) schedule(static) \
+  std::int64_t first_key = std::int64_t(n) * 4;  // row * 4 + fault of the first bad row, as the kernel orders them
+  double upper = 0, lower = n ? INFINITY : 0.0;
+#pragma omp parallel for reduction(max : upper) reduction(min : lower, first_key) schedule(static) \
     if (n > parallel::kParallelMin)
   for (index_t i = 0; i < n; ++i) {
     double sum = 0, diagonal = 0;
@@ -67,12 +73,13 @@ double chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P
       continue;
     }
     dinv[std::size_t(i)] = P(1.0 / diagonal);
-    bound = std::max(bound, sum / diagonal);
+    const double ratio = sum / diagonal;
+    upper = std::max(upper, ratio);
+    lower = std::min(lower, std::max(0.0, 2.0 - ratio));
   }
-  problem = first_key < std::int64_t(n) * 4
-                ? device::DiagonalProblem{index_t(first_key / 4), device::DiagonalFault(int(first_key % 4))}
-                : device::DiagonalProblem{};
-  return bound;
+  if (first_key < std::int64_t(n) * 4)
+    return {{index_t(first_key / 4), device::DiagonalFault(int(first_key % 4))}, {}};
+  return {{}, {lower, upper}};
 }
 
 void throw_diagonal_problem(const device::DiagonalProblem& p) {
@@ -90,13 +97,11 @@ void throw_diagonal_problem(const device::DiagonalProblem& p) {
 
 namespace {
 
-// Lanes per row of the fused step: the power of two at most A's mean row
-// length, 1..32 (a group no wider than a typical row).
+// Lanes per row of the fused step, from A's mean row length as balsa's own
+// SpMV chooses them (cuda/kernels.cu).
 int lanes_for_rows(index_t rows, std::int64_t nnz) {
   const double mean = rows ? double(nnz) / double(rows) : 1.0;
-  int lanes = 1;
-  while (lanes < 32 && 2 * lanes <= mean) lanes *= 2;
-  return lanes;
+  return mean <= 2 ? 1 : mean <= 6 ? 4 : mean <= 12 ? 8 : mean <= 24 ? 16 : 32;
 }
 
 // z = M^{-1} r with the recurrence in precision P (T, or float inside a
@@ -105,8 +110,8 @@ template <class T, class P>
 class Chebyshev final : public Preconditioner<T> {
  public:
   Chebyshev(const Csr<T>& A, const KrylovOptions& o)
-      : device_(o.device), degree_(o.chebyshev.degree), steps_(chebyshev_steps(o.chebyshev)),
-        lanes_(lanes_for_rows(A.rows, A.nnz())) {
+      : device_(o.device), options_(o.chebyshev), lanes_(lanes_for_rows(A.rows, A.nnz())) {
+    check_chebyshev_options(options_);
     if (device_ == Device::Cuda) {
       awaits_ = true;  // A's device copy comes through use_device_matrix
       return;
@@ -120,19 +125,18 @@ class Chebyshev final : public Preconditioner<T> {
     const std::int64_t n = std::int64_t(r.size());
     for (std::vector<P>* v : {&r_host_, &w0_host_, &w1_host_, &z_host_}) v->resize(r.size());
     std::copy(r.begin(), r.end(), r_host_.begin());
-    const P s = P(steps_.first / bound_);
-    P* first = degree_ ? w0_host_.data() : z_host_.data();
+    const P s = P(steps_.first);
+    P* first = degree() ? w0_host_.data() : z_host_.data();
 #pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
     for (std::int64_t i = 0; i < n; ++i) first[i] = s * dinv_host_[std::size_t(i)] * r_host_[std::size_t(i)];
     P *cur = first, *prev = nullptr;
-    for (int k = 1; k <= degree_; ++k) {  // the device path's buffer rotation
-      P* dst = k == degree_ ? z_host_.data() : (prev ? prev : w1_host_.data());
+    for (int k = 1; k <= degree(); ++k) {  // the device path's buffer rotation
+      P* dst = k == degree() ? z_host_.data() : (prev ? prev : w1_host_.data());
       host_step(k, r_host_.data(), cur, prev, dst);
       prev = cur;
       cur = dst;
     }
     std::copy(z_host_.begin(), z_host_.end(), z.begin());
-    ++applications_;
   }
 
   void apply_device(const T* r, T* z) override { apply_device_unless(r, z, nullptr); }
@@ -149,47 +153,44 @@ class Chebyshev final : public Preconditioner<T> {
       rp = r_.data();
       zp = z_.data();
     }
-    P* first = degree_ ? w0_.data() : zp;
-    device::chebyshev_first(n, dinv_.data(), bound_d_.data(), steps_.first, rp, first, stopped);
+    P* first = degree() ? w0_.data() : zp;
+    device::chebyshev_first(n, dinv_.data(), steps_.first, rp, first, stopped);
     const P *cur = first, *prev = nullptr;
-    for (int k = 1; k <= degree_; ++k) {
-      P* dst = k == degree_ ? zp : (prev ? const_cast<P*>(prev) : w1_.data());
-      device::chebyshev_step(view_, lanes_, dinv_.data(), bound_d_.data(), steps_.alpha[std::size_t(k - 1)],
+    for (int k = 1; k <= degree(); ++k) {
+      P* dst = k == degree() ? zp : (prev ? const_cast<P*>(prev) : w1_.data());
+      device::chebyshev_step(view_, lanes_, dinv_.data(), steps_.alpha[std::size_t(k - 1)],
                              steps_.gamma[std::size_t(k - 1)], rp, cur, prev, dst, stopped);
       prev = cur;
       cur = dst;
     }
     if constexpr (!std::is_same_v<T, P>) device::convert(static_cast<const P*>(zp), z, std::size_t(n));
-    ++applications_;
   }
 
   // New values of A (A's CSR order, checked finite). CPU: the scaling and
-  // the bound on the host; GPU: uploaded once and taken as device values.
+  // the interval on the host; GPU: uploaded once and taken as device values.
   void update_values(std::span<const T> values) override {
     if (device_ != Device::Cuda) return set_host(values);
     update_values_device(cuda::DeviceBuffer<T>(values));
   }
-  // From A's device values: scaling and bound by the kernel, nothing to the
-  // host. Into fresh buffers, swapped in on success: an error keeps the old
-  // scaling (and, in mixed precision, the old float values).
+  // From A's device values: the scaling by the kernel, only the interval
+  // (two numbers) to the host. Into fresh buffers, swapped in on success: an
+  // error keeps the old scaling (and, in mixed precision, the old float values).
   void update_values_device(const cuda::DeviceBuffer<T>& values) override {
     if (device_ != Device::Cuda) return Preconditioner<T>::update_values_device(values);
     cuda::DeviceBuffer<P> dinv(std::size_t(view_.n)), values_p;
-    cuda::DeviceBuffer<double> bound(1);
     if constexpr (!std::is_same_v<T, P>) {
       values_p = cuda::DeviceBuffer<P>(values.size());
       device::convert(values.data(), values_p.data(), values.size());
     }
-    const device::DiagonalProblem problem = device::chebyshev_scaling<T, P>(
-        view_.n, view_.row_ptr, view_.col_idx, values.data(), dinv.data(), bound.data());
-    if (problem.row >= 0) throw_diagonal_problem(problem);
+    const device::Scaling got =
+        device::chebyshev_scaling<T, P>(view_.n, view_.row_ptr, view_.col_idx, values.data(), dinv.data());
+    if (got.problem.row >= 0) throw_diagonal_problem(got.problem);
+    steps_ = chebyshev_steps(options_, got.spectrum);
     dinv_ = std::move(dinv);
-    bound_d_ = std::move(bound);
     if constexpr (!std::is_same_v<T, P>) {
       values_p_ = std::move(values_p);
       view_.values = values_p_.data();
     }
-    bound_ = -1;  // on the device; describe reads it
     awaits_ = false;
   }
   bool awaits_values() const override { return awaits_; }
@@ -209,28 +210,28 @@ class Chebyshev final : public Preconditioner<T> {
 
   void describe(KrylovStats& st) const override {
     require_values();
-    if (bound_ < 0) bound_d_.download(std::span<double>(&bound_, 1));
-    st.chebyshev_degree = degree_;
-    st.spectrum_bound = bound_;
+    st.chebyshev_degree = degree();
+    st.spectrum_lower = steps_.a;
+    st.spectrum_bound = steps_.b;
   }
 
  private:
+  int degree() const { return options_.degree; }
   void require_values() const {
     if (awaits_) throw Error("internal: the Chebyshev preconditioner has no values yet (update_values_device first)");
   }
   void set_host(std::span<const T> values) {
     std::vector<P> dinv(std::size_t(A_.rows));
-    device::DiagonalProblem problem;
-    const double b = chebyshev_scaling<T, P>(Csr<T>{A_.rows, A_.cols, A_.row_ptr, A_.col_idx, {}}, values,
-                                             std::span<P>(dinv), problem);
-    if (problem.row >= 0) throw_diagonal_problem(problem);
+    const device::Scaling got =
+        chebyshev_scaling<T, P>(Csr<T>{A_.rows, A_.cols, A_.row_ptr, A_.col_idx, {}}, values, std::span<P>(dinv));
+    if (got.problem.row >= 0) throw_diagonal_problem(got.problem);
+    steps_ = chebyshev_steps(options_, got.spectrum);
     A_.values.assign(values.begin(), values.end());
     dinv_host_ = std::move(dinv);
-    bound_ = b;
   }
-  // dst = cur + alpha (cur - prev) + (gamma / b) D^{-1} (r - A cur) on the host.
+  // dst = cur + alpha (cur - prev) + gamma D^{-1} (r - A cur) on the host.
   void host_step(int k, const P* r, const P* cur, const P* prev, P* dst) const {
-    const P alpha = P(steps_.alpha[std::size_t(k - 1)]), g = P(steps_.gamma[std::size_t(k - 1)] / bound_);
+    const P alpha = P(steps_.alpha[std::size_t(k - 1)]), g = P(steps_.gamma[std::size_t(k - 1)]);
     const index_t n = A_.rows;
 #pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
     for (index_t i = 0; i < n; ++i) {
@@ -243,18 +244,15 @@ class Chebyshev final : public Preconditioner<T> {
   }
 
   Device device_;
-  int degree_;
-  ChebyshevSteps steps_;
+  ChebyshevOptions options_;
   int lanes_;
   bool awaits_ = false;
-  mutable double bound_ = 0;
-  std::int64_t applications_ = 0;
-  Csr<P> A_;                      // CPU path: A in P
-  std::vector<P> dinv_host_;      // CPU path
+  ChebyshevSteps steps_;
+  Csr<P> A_;                                             // CPU path: A in P
+  std::vector<P> dinv_host_;                             // CPU path
   std::vector<P> r_host_, w0_host_, w1_host_, z_host_;  // CPU path: work vectors
-  device::CsrView<P> view_;
+  device::CsrView<P> view_;                              // GPU path: A's device copy (values in P)
   cuda::DeviceBuffer<P> values_p_, dinv_, w0_, w1_, r_, z_;
-  cuda::DeviceBuffer<double> bound_d_;
 };
 
 }  // namespace
@@ -267,12 +265,11 @@ std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>& A, const KrylovO
   return std::make_unique<Chebyshev<T, T>>(A, o);
 }
 
-#define BALSA_INSTANTIATE(T)                                                                            \
-  template double chebyshev_scaling<T, T>(const Csr<T>&, std::span<const T>, std::span<T>,            \
-                                          device::DiagonalProblem&);                                   \
+#define BALSA_INSTANTIATE(T)                                                                          \
+  template device::Scaling chebyshev_scaling<T, T>(const Csr<T>&, std::span<const T>, std::span<T>); \
   template std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>&, const KrylovOptions&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
-template double chebyshev_scaling<double, float>(const Csr<double>&, std::span<const double>, std::span<float>,
-                                                 device::DiagonalProblem&);
+template device::Scaling chebyshev_scaling<double, float>(const Csr<double>&, std::span<const double>,
+                                                          std::span<float>);
 
 }  // namespace balsa::krylov

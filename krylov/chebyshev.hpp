@@ -6,10 +6,11 @@
 //   recurrence
 //     z_1     = (first / b) D^{-1} r
 //     z_{k+1} = z_k + alpha_k (z_k - z_{k-1}) + (gamma_k / b) D^{-1} (r - A z_k)
-//   for the interval [b / ratio, b] of D^{-1} A's spectrum, b Gershgorin's
-//   bound max_i sum_j |a_ij| / a_ii. The coefficients depend only on the
-//   ratio and k; b scales them, so the GPU path reads b from device memory
-//   and never waits for it.
+//   for the interval [a, b] of D^{-1} A's spectrum: b Gershgorin's upper
+//   bound max_i sum_j |a_ij| / a_ii, a the larger of b / ratio and
+//   Gershgorin's lower bound (positive when every row is strictly
+//   diagonally dominant: then the interval holds the whole spectrum and a
+//   well-conditioned A needs one or two iterations).
 #pragma once
 
 #include <memory>
@@ -22,20 +23,22 @@
 
 namespace balsa::krylov {
 
-// The recurrence's coefficients for b = 1 (alpha[k - 1], gamma[k - 1]: step k).
+// Throws balsa::Error for a degree outside 0..64 or a ratio not above 1 (or not finite).
+void check_chebyshev_options(const ChebyshevOptions& options);
+
+// The recurrence's coefficients for D^{-1} A's Gershgorin interval
+// (alpha[k - 1], gamma[k - 1]: step k), and the interval [a, b] they target.
 struct ChebyshevSteps {
+  double a = 0.0, b = 0.0;
   double first = 0.0;
   std::vector<double> alpha, gamma;
 };
-// Throws balsa::Error for a degree outside 0..64 or a ratio not above 1 (or not finite).
-ChebyshevSteps chebyshev_steps(const ChebyshevOptions& options);
+ChebyshevSteps chebyshev_steps(const ChebyshevOptions& options, const device::Spectrum& spectrum);
 
-// The host reference of device::chebyshev_scaling: dinv[i] = P(1 / a_ii) and
-// returns b (the bound) with the first bad row in `problem` (then dinv and b
-// are not usable).
+// The host reference of device::chebyshev_scaling: dinv[i] = P(1 / a_ii),
+// the interval and the first bad row (then dinv and the interval are not usable).
 template <class T, class P>
-double chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P> dinv,
-                         device::DiagonalProblem& problem);
+device::Scaling chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P> dinv);
 
 // A MatrixError naming the row and the fault (row in the solver's numbering).
 [[noreturn]] void throw_diagonal_problem(const device::DiagonalProblem& p);

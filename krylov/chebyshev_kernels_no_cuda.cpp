@@ -11,16 +11,15 @@ namespace {
 }  // namespace
 
 template <class T, class P>
-DiagonalProblem chebyshev_scaling(index_t, const index_t*, const index_t*, const T*, P*, double*) {
+Scaling chebyshev_scaling(index_t, const index_t*, const index_t*, const T*, P*) {
   no_cuda();
 }
 template <class P>
-void chebyshev_first(index_t, const P*, const double*, double, const P*, P*, const int*) {
+void chebyshev_first(index_t, const P*, double, const P*, P*, const int*) {
   no_cuda();
 }
 template <class P>
-void chebyshev_step(const CsrView<P>&, int, const P*, const double*, double, double, const P*, const P*, const P*, P*,
-                    const int*) {
+void chebyshev_step(const CsrView<P>&, int, const P*, double, double, const P*, const P*, const P*, P*, const int*) {
   no_cuda();
 }
 

@@ -195,6 +195,7 @@ void visit_fields(const KrylovStats& s, V&& v) {
   v("phase_samples", s.phase_samples);
   v("factor", s.factor);
   v("chebyshev_degree", s.chebyshev_degree);
+  v("spectrum_lower", s.spectrum_lower);
   v("spectrum_bound", s.spectrum_bound);
   v("preconditioner_matvecs", s.preconditioner_matvecs);
   v("lower", s.lower);

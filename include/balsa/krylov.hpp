@@ -66,8 +66,9 @@ struct EnumNames<KrylovMethod> {
 // Chebyshev: a polynomial preconditioner, M^{-1} = p(D^{-1} A) D^{-1} with
 // D = diag(A): `degree` steps of the Chebyshev iteration (Saad, "Iterative
 // Methods for Sparse Linear Systems", 2nd ed., sec. 12.3.3, Alg. 12.1) on
-// A z = r from z = 0 for the interval [b / ratio, b], b Gershgorin's bound on
-// the eigenvalues of D^{-1} A (ChebyshevOptions). Its set-up is one pass over
+// A z = r from z = 0 for the interval [a, b], b Gershgorin's bound on the
+// eigenvalues of D^{-1} A, a the larger of b / ratio and Gershgorin's lower
+// bound (ChebyshevOptions). Its set-up is one pass over
 // A's values (on the device on the GPU path: nothing is analysed and nothing
 // travels to the host); each application is `degree` products with A, no
 // inner product, so on the GPU it trades CG's reductions and launches for
@@ -244,11 +245,13 @@ struct KrylovStats {
   double vector_seconds = 0.0;          // dots, axpys, norms, convergence checks
   int phase_samples = 0;                // CPU: every iteration (when phase_timing)
   IncompleteStats factor;               // ILU(0)/IC(0)
-  // Chebyshev: its degree, Gershgorin's bound b on the eigenvalues of
-  // D^{-1} A, and the products with A made inside the preconditioner by the
+  // Chebyshev: its degree, the interval [a, b] of D^{-1} A's eigenvalues it
+  // targets (b Gershgorin's bound, a the larger of b / ratio and Gershgorin's
+  // lower bound), and the products with A made inside the preconditioner by the
   // last solve (not in matvecs: degree per application, one application per
   // product in matvecs).
   int chebyshev_degree = 0;
+  double spectrum_lower = 0.0;
   double spectrum_bound = 0.0;
   std::int64_t preconditioner_matvecs = 0;
   TrsvStats lower, upper;               // the preconditioner's two triangular solvers

@@ -29,7 +29,7 @@ template <class T>
 std::vector<double> saad_chebyshev(const Csr<T>& A, const std::vector<double>& r, int degree, double ratio) {
   const std::size_t n = r.size();
   std::vector<double> dinv(n), sums(n);
-  double b = 0;
+  double b = 0, lower = INFINITY;
   for (index_t i = 0; i < A.rows; ++i) {
     double diagonal = 0, sum = 0;
     for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
@@ -38,8 +38,9 @@ std::vector<double> saad_chebyshev(const Csr<T>& A, const std::vector<double>& r
     }
     dinv[std::size_t(i)] = 1 / diagonal;
     b = std::max(b, sum / diagonal);
+    lower = std::min(lower, 2 - sum / diagonal);  // Gershgorin's lower end
   }
-  const double a = b / ratio, theta = (b + a) / 2, delta = (b - a) / 2, sigma = theta / delta;
+  const double a = std::max(b / ratio, lower), theta = (b + a) / 2, delta = (b - a) / 2, sigma = theta / delta;
   double rho = 1 / sigma;
   std::vector<double> d(n), x(n, 0.0), res(n);
   for (std::size_t i = 0; i < n; ++i) d[i] = dinv[i] * r[i] / theta;
@@ -111,10 +112,10 @@ TYPED_TEST(KrylovCpu, ChebyshevIsSymmetricPositiveDefinite) {
 TEST(KrylovChebyshev, BoundIsGershgorinsAndHolds) {
   const Csr<double> A = random_spd<double>(2000, 7, 9);
   std::vector<double> dinv(std::size_t(A.rows));
-  krylov::device::DiagonalProblem problem;
-  const double b = krylov::chebyshev_scaling<double, double>(A, std::span<const double>(A.values),
-                                                             std::span<double>(dinv), problem);
-  EXPECT_EQ(problem.row, -1);
+  const krylov::device::Scaling got =
+      krylov::chebyshev_scaling<double, double>(A, std::span<const double>(A.values), std::span<double>(dinv));
+  EXPECT_EQ(got.problem.row, -1);
+  const double b = got.spectrum.upper;
   // The largest eigenvalue of D^{-1} A by power iteration stays below b.
   std::vector<double> x = random_vector<double>(A.rows, 2), y(x.size());
   double lambda = 0;
@@ -127,11 +128,28 @@ TEST(KrylovChebyshev, BoundIsGershgorinsAndHolds) {
   }
   EXPECT_LE(lambda, b * (1 + 1e-12));
   EXPECT_GT(lambda, b / 4);  // a bound, but not a loose one here
+  EXPECT_GE(got.spectrum.lower, 0.0);
+  EXPECT_LT(got.spectrum.lower, 1.0);
   const Csr<double> L = laplacian_3d<double>(8, 8, 8);  // interior rows: 6 + 6 off-diagonal ones over 6
   std::vector<double> dl(std::size_t(L.rows));
-  const double bl = krylov::chebyshev_scaling<double, double>(L, std::span<const double>(L.values),
-                                                              std::span<double>(dl), problem);
-  EXPECT_EQ(bl, 2.0);
+  const krylov::device::Spectrum sl =
+      krylov::chebyshev_scaling<double, double>(L, std::span<const double>(L.values), std::span<double>(dl)).spectrum;
+  EXPECT_EQ(sl.upper, 2.0);
+  EXPECT_EQ(sl.lower, 0.0);  // interior rows are only weakly dominant
+  // Strictly dominant rows: a positive lower end, and PCG-Chebyshev needs one or two iterations.
+  Csr<double> D = laplacian_3d<double>(8, 8, 8);
+  for (index_t i = 0; i < D.rows; ++i)
+    for (index_t k = D.row_ptr[i]; k < D.row_ptr[i + 1]; ++k)
+      if (D.col_idx[k] == i) D.values[std::size_t(k)] = 24;
+  const krylov::device::Spectrum sd =
+      krylov::chebyshev_scaling<double, double>(D, std::span<const double>(D.values), std::span<double>(dl)).spectrum;
+  EXPECT_DOUBLE_EQ(sd.lower, 0.75);
+  EXPECT_DOUBLE_EQ(sd.upper, 1.25);
+  KrylovOptions o = chebyshev_options(7);
+  o.stopping = {.tolerance = 1e-10, .norm = StoppingNorm::Two};
+  const KrylovStats st = expect_solves<double>(D, o, 1e-7);
+  EXPECT_LE(st.iterations, 2);
+  EXPECT_DOUBLE_EQ(st.spectrum_lower, 0.75);
 }
 
 TYPED_TEST(KrylovCpu, PcgChebyshevBeatsCgInIterations) {
