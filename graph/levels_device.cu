@@ -3,16 +3,17 @@
 // pointers, all on the current stream.
 //
 // The sweep is a synchronization-free max-plus pass in the style of Liu et
-// al. (2016): level[i] = max(level[j] + 1) over i's dependencies j, each
-// row waiting on its dependencies' published levels (the level itself is the
-// flag: -1 until written). Changed from the warp-per-row original: a warp
-// takes 32 consecutive positions in dependency order, by a ticket (so every
-// row waited on belongs to a warp that is already running: no deadlock
-// whatever the residency). Each lane waits only on rows of earlier warps; the
-// dependencies inside the warp (a 32-bit mask per lane) are resolved after,
-// in 32 shuffles, so no lane ever spins on a sibling and the warp publishes
-// its 32 levels together. The wait carries a time cap (the sweep gives up,
-// and the host runs).
+// al. (2016, Sect. 3): level[i] = max(level[j] + 1) over i's dependencies
+// j, each row waiting on its dependencies' published levels (the level
+// itself is the flag: -1 until written), as the CSR solve of
+// trsv/sync_free/sync_free_csr.cu waits on x. A thread per row (the factor
+// patterns it serves have short rows), rows taken by warp tickets in
+// dependency order (so every row waited on is already running: no deadlock
+// whatever the residency). Each row publishes alone: a warp that published
+// its 32 levels together would chain every warp to the one before it through
+// the i - 1 entries of a grid line (about n/32 hops in a row on a
+// 3D Laplacian, against its depth of ~3 n^(1/3) here). The wait carries a
+// time cap (the sweep gives up, and the host runs).
 //
 // The sort is CUB's radix sort of (level, row) pairs: a least-significant-
 // digit sort is stable, so rows stay in increasing order within a level, as
@@ -82,49 +83,52 @@ __global__ void chain_length_kernel(index_t n, index_t* last_restart) {
 
 __global__ void stamp_kernel(std::uint64_t* t0) { *t0 = global_ns(); }
 
-// The level sweep (see the top of this file). give_up: set by the lane that
-// exceeds cap_ns since *t0; every waiting lane then stops.
+// Waits for the level of row j (-1 until published): relaxed polls, a
+// __nanosleep back-off after a few (it also lets a diverged producing lane
+// of the same warp run), the stop word and the time cap every 64 polls.
+// Returns the level, or -1 when the sweep stops.
+__device__ index_t wait_level(const index_t* level, index_t j, const int* give_up, const std::uint64_t* t0,
+                              std::uint64_t cap_ns) {
+  volatile const index_t* published = level;
+  volatile const int* stop = give_up;
+  for (unsigned polls = 0;; ++polls) {
+    const index_t lj = published[j];
+    if (lj >= 0) return lj;
+    if (polls % 64 == 63 && (*stop || global_ns() - *t0 > cap_ns)) return -1;
+    if (polls >= 16) __nanosleep(64);
+  }
+}
+
+// The level sweep (see the top of this file): a thread per row, 32
+// consecutive positions of the dependency order per warp ticket. A row
+// waits only on lower positions: rows of warps with earlier tickets (already
+// running) or earlier lanes of its own warp (independent thread scheduling,
+// sm_70+, is starvation-free; no warp-wide operation follows the ticket's
+// broadcast), so by induction every wait ends. Each row publishes its level
+// as soon as it is known (the level is its own flag). give_up: set by the
+// first lane past the cap; the others then stop, and the levels are void.
 __global__ void __launch_bounds__(kThreads)
     sweep_kernel(index_t n, const index_t* row_ptr, const index_t* col_idx, bool lower, index_t* level,
                  unsigned* ticket, int* give_up, const std::uint64_t* t0, std::uint64_t cap_ns) {
   const unsigned lane = threadIdx.x % 32;
   index_t base = 0;
   if (lane == 0) base = index_t(atomicAdd(ticket, 32u));
-  base = __shfl_sync(kFull, base, 0);
+  base = __shfl_sync(kFull, base, 0);  // the warp's only full-warp operation
   const index_t p = base + index_t(lane);
+  if (p >= n) return;
+  const index_t i = at(p, n, lower);
   index_t lev = 0;
-  unsigned inside = 0;  // bit q: depends on the row at position base + q
-  bool stopped = false;
-  if (p < n) {
-    const index_t i = at(p, n, lower);
-    volatile const index_t* published = level;
-    volatile const int* stop = give_up;
-    for (index_t k = row_ptr[i]; k < row_ptr[i + 1] && !stopped; ++k) {
-      const index_t j = col_idx[k];
-      if (!depends(i, j, n, lower)) continue;
-      const index_t pj = lower ? j : n - 1 - j;
-      if (pj >= base) {
-        inside |= 1u << unsigned(pj - base);
-        continue;
-      }
-      index_t lj = published[j];
-      while (lj < 0) {
-        if (*stop || global_ns() - *t0 > cap_ns) {
-          stopped = true;
-          break;
-        }
-        lj = published[j];
-      }
-      lev = max(lev, lj + 1);
+  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+    const index_t j = col_idx[k];
+    if (!depends(i, j, n, lower)) continue;
+    const index_t lj = wait_level(level, j, give_up, t0, cap_ns);
+    if (lj < 0) {
+      atomicExch(give_up, 1);
+      return;
     }
+    lev = max(lev, lj + 1);
   }
-  if (stopped) atomicExch(give_up, 1);
-  // Dependencies inside the warp: lane q's level is final once lanes < q are folded in.
-  for (unsigned q = 0; q < 32; ++q) {
-    const index_t lq = __shfl_sync(kFull, lev, int(q));
-    if (inside >> q & 1u) lev = max(lev, lq + 1);
-  }
-  if (p < n && !__any_sync(kFull, stopped)) static_cast<volatile index_t*>(level)[at(p, n, lower)] = lev;
+  static_cast<volatile index_t*>(level)[i] = lev;
 }
 
 __global__ void iota_kernel(index_t n, index_t* out) {
@@ -277,6 +281,7 @@ void device_level_sets(index_t n, const index_t* row_ptr, const index_t* col_idx
     out.seconds = seconds_since(t0);
   };
   if (n == 0) return fall_back("no rows");
+  if (rule.force_host) return fall_back("the host asked for (DeviceLevelsRule::force_host)");
   const std::size_t need = device_level_sets_bytes(n);
   const std::size_t budget = rule.memory_budget > 0 ? rule.memory_budget : cuda::memory_info().first;
   if (need > budget)

@@ -38,8 +38,10 @@ struct DeviceLevelsRule {
   double time_cap_ms = 0.0;
   // Device bytes the analysis may take (0: the free device memory).
   std::size_t memory_budget = 0;
-  // Skip the chain rule (tests: the sweep on a chain).
+  // Skip the chain rule (tests: the sweep on a chain), or the device (the
+  // host's analysis, for comparisons).
   bool force_device = false;
+  bool force_host = false;
 };
 
 // Rows below this many go to the host without asking the device (launch

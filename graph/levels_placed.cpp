@@ -40,6 +40,7 @@ PlacedLevels device_or_host_level_sets(index_t n, std::span<const index_t> row_p
   if (n < kDeviceLevelsMinRows)
     return on_host(std::to_string(n) + " rows (the device from " + std::to_string(kDeviceLevelsMinRows) + ")");
   DeviceLevelsRule rule = current_rule();
+  if (rule.force_host) return on_host("the host asked for (DeviceLevelsRule::force_host)");
   const std::size_t pattern_bytes = (row_ptr.size() + col_idx.size()) * sizeof(index_t);
   const std::size_t budget = rule.memory_budget > 0 ? rule.memory_budget : cuda::memory_info().first;
   if (pattern_bytes + device_level_sets_bytes(n) > budget)
