@@ -1,4 +1,5 @@
-// Dependency levels on the GPU (graph/levels_device.hpp): the chain bound,
+// Dependency levels on the GPU (graph/levels_device.hpp): the chain bound
+// (pointer jumping over each row's nearest dependency),
 // the level sweep, the stable sort of the rows by level and the level
 // pointers, all on the current stream.
 //
@@ -22,7 +23,6 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <bit>
@@ -63,22 +63,34 @@ __device__ __forceinline__ bool depends(index_t i, index_t j, index_t n, bool lo
   return lower ? (j < i && j >= 0) : (j > i && j < n);
 }
 
-// Chain bound, step 1: restart[p] = p where the row at p does not depend on
-// the row at p - 1 (a chain can start there), else -1.
-__global__ void chain_restart_kernel(index_t n, const index_t* row_ptr, const index_t* col_idx, bool lower,
-                                     index_t* restart) {
+// Chain bound (the rule's quick bound), step 1: each position's nearest
+// dependency (the highest position it depends on), -1 for none, and its
+// depth so far (1 with a dependency, else 0). The nearest dependencies form
+// a forest whose depths are lower bounds on the levels.
+__global__ void nearest_kernel(index_t n, const index_t* row_ptr, const index_t* col_idx, bool lower, index_t* up,
+                               index_t* depth) {
   const index_t p = index_t(blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x);
   if (p >= n) return;
-  const index_t i = at(p, n, lower), prev = lower ? i - 1 : i + 1;
-  bool linked = false;
-  for (index_t k = row_ptr[i]; k < row_ptr[i + 1] && !linked; ++k) linked = p > 0 && col_idx[k] == prev;
-  restart[p] = linked ? -1 : p;
+  const index_t i = at(p, n, lower);
+  index_t nearest = -1;
+  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+    const index_t j = col_idx[k];
+    if (depends(i, j, n, lower)) nearest = max(nearest, lower ? j : n - 1 - j);
+  }
+  up[p] = nearest;
+  depth[p] = nearest >= 0 ? 1 : 0;
 }
 
-// Step 3: the run ending at p: p - (the last restart at or before p) + 1.
-__global__ void chain_length_kernel(index_t n, index_t* last_restart) {
+// Step 2, one round of pointer jumping (Wyllie's list ranking): every
+// position adds its ancestor's depth and jumps to that ancestor's ancestor;
+// after ceil(log2 n) rounds each depth is the position's depth in the forest.
+__global__ void jump_kernel(index_t n, const index_t* up, const index_t* depth, index_t* up_next,
+                            index_t* depth_next) {
   const index_t p = index_t(blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x);
-  if (p < n) last_restart[p] = p - last_restart[p] + 1;
+  if (p >= n) return;
+  const index_t a = up[p];
+  up_next[p] = a >= 0 ? up[a] : -1;
+  depth_next[p] = depth[p] + (a >= 0 ? depth[a] : 0);
 }
 
 __global__ void stamp_kernel(std::uint64_t* t0) { *t0 = global_ns(); }
@@ -145,19 +157,18 @@ __global__ void level_ptr_kernel(index_t n, const unsigned* sorted, index_t* lev
   if (p == n - 1) level_ptr[key + 1] = n;
 }
 
-// CUB's scratch for n items: the largest of the scan, the reductions and the sort.
+// CUB's scratch for n items: the larger of the reductions' and the sort's.
 std::size_t scratch_bytes(index_t n) {
-  std::size_t scan = 0, reduce = 0, sort = 0;
+  std::size_t reduce = 0, sort = 0;
   const index_t* in = nullptr;
   index_t* out = nullptr;
   const int items = int(std::max<index_t>(n, 1));
-  BALSA_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, scan, in, out, MaxOp{}, items, cuda::stream()));
   BALSA_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, reduce, in, out, items, MaxOp{}, index_t(0), cuda::stream()));
   const unsigned* keys = nullptr;
   unsigned* keys_out = nullptr;
   BALSA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys, keys_out, in, out, items, 0, 32,
                                                    cuda::stream()));
-  return std::max({scan, reduce, sort, std::size_t(1)});
+  return std::max({reduce, sort, std::size_t(1)});
 }
 
 // Max of in[0, n) into *out (device), on the stream.
@@ -178,18 +189,22 @@ index_t download_one(const index_t* p) {
   return v;
 }
 
-// The rule's bound: the longest run of consecutive positions each depending
-// on the one before (work: `a` and `b`, n each).
-index_t chain_bound(index_t n, const index_t* row_ptr, const index_t* col_idx, bool lower, index_t* a, index_t* b,
+// The rule's bound: 1 + the deepest position of the nearest-dependency
+// forest, a lower bound on the levels (every forest edge is a dependency).
+// Work: four arrays of n.
+index_t chain_bound(index_t n, const index_t* row_ptr, const index_t* col_idx, bool lower, index_t* work[4],
                     index_t* one, cuda::DeviceBuffer<unsigned char>& scratch) {
-  chain_restart_kernel<<<blocks_for(n), kThreads, 0, cuda::stream()>>>(n, row_ptr, col_idx, lower, a);
+  index_t *up = work[0], *depth = work[1], *up_next = work[2], *depth_next = work[3];
+  nearest_kernel<<<blocks_for(n), kThreads, 0, cuda::stream()>>>(n, row_ptr, col_idx, lower, up, depth);
   BALSA_CHECK_LAUNCH();
-  std::size_t bytes = scratch.size();
-  BALSA_CUDA_CHECK(cub::DeviceScan::InclusiveScan(scratch.data(), bytes, a, b, MaxOp{}, int(n), cuda::stream()));
-  chain_length_kernel<<<blocks_for(n), kThreads, 0, cuda::stream()>>>(n, b);
-  BALSA_CHECK_LAUNCH();
-  device_max(b, n, one, scratch);
-  return download_one(one);
+  for (int round = 0; round < int(std::bit_width(unsigned(n))); ++round) {
+    jump_kernel<<<blocks_for(n), kThreads, 0, cuda::stream()>>>(n, up, depth, up_next, depth_next);
+    BALSA_CHECK_LAUNCH();
+    std::swap(up, up_next);
+    std::swap(depth, depth_next);
+  }
+  device_max(depth, n, one, scratch);
+  return download_one(one) + 1;
 }
 
 double cap_ms(const DeviceLevelsRule& rule, index_t n) {
@@ -260,7 +275,8 @@ void on_host(index_t n, const index_t* row_ptr, const index_t* col_idx, Triangle
 }  // namespace
 
 std::size_t device_level_sets_bytes(index_t n) {
-  // level, 2n of work (iota and sorted keys; the chain bound's two arrays), rows, level_ptr, small, scratch
+  // level, 2n of work (iota and sorted keys; with level and rows, the chain bound's four arrays), rows, level_ptr,
+  // small, scratch
   return (5 * std::size_t(n) + 16) * sizeof(index_t) + scratch_bytes(n);
 }
 
@@ -291,10 +307,11 @@ void device_level_sets(index_t n, const index_t* row_ptr, const index_t* col_idx
     cuda::DeviceBuffer<index_t> level{std::size_t(n)}, work{2 * std::size_t(n)}, small{std::size_t(8)};
     cuda::DeviceBuffer<unsigned char> scratch{scratch_bytes(n)};
     sized(out.rows, std::size_t(n));
-    out.chain_bound = chain_bound(n, row_ptr, col_idx, lower, work.data(), work.data() + n, small.data() + 4, scratch);
+    index_t* arrays[4] = {work.data(), work.data() + n, level.data(), out.rows.data()};
+    out.chain_bound = chain_bound(n, row_ptr, col_idx, lower, arrays, small.data() + 4, scratch);
     const index_t limit = std::max(rule.min_chain, index_t(double(n) / std::max(rule.rows_per_hop, 1.0)));
     if (!rule.force_device && out.chain_bound > limit)
-      return fall_back("a dependency chain of at least " + std::to_string(out.chain_bound) + " rows (the rule's limit " +
+      return fall_back("a dependency chain of at least " + std::to_string(out.chain_bound) + " levels (the rule's limit " +
                        std::to_string(limit) + ")");
     const double cap = cap_ms(rule, n);
     if (!sweep(n, row_ptr, col_idx, lower, level.data(), cap, small))

@@ -7,12 +7,14 @@
 //
 // Where it runs (DeviceLevelsRule): the device sweep waits along dependency
 // chains, one hop at a time, so a deep chain makes it slower than the host's
-// single pass. Before any sweep a cheap bound is taken on the device: the
-// longest run of consecutive rows each depending on its neighbour (i on i-1
-// for Lower, on i+1 for Upper), a lower bound on the depth that banded and
-// chain-like factors reach. Past the rule's limit the host runs. A chain the
-// bound misses (a permuted one) is caught by the sweep's time cap: the sweep
-// gives up, and the host runs. Too little device memory (the rule's budget,
+// single pass. Before any sweep a cheap bound is taken on the device: each
+// row's nearest dependency (i's highest j < i for Lower) makes a forest,
+// whose depths (pointer jumping, log2 n passes) bound the levels from below;
+// it is exact on a chain and near the levels of a 3D Laplacian's
+// factor, and it sees the depth of banded factors. Past the rule's limit the
+// host runs. A depth the bound misses (a long path through dependencies that
+// are never the nearest) is caught by the sweep's time cap: the sweep gives
+// up, and the host runs. Too little device memory (the rule's budget,
 // else the free memory) also sends the work to the host. The result says
 // which ran and why.
 #pragma once
@@ -30,10 +32,11 @@ namespace balsa::levels_gpu {
 
 struct DeviceLevelsRule {
   // The host runs when the chain bound exceeds max(min_chain, n / rows_per_hop):
-  // one hop of the sweep costs about what the host's pass spends on
-  // rows_per_hop rows (H200: ~1 us against ~50 ns a row).
+  // one level of the sweep costs about what the host's pass spends on
+  // rows_per_hop rows (H200 host of 16 cores, bench/results/2026-11-29-setup-device-levels-h200.md:
+  // ~2 us a level on deep banded factors against ~10 ns a row).
   index_t min_chain = 1000;
-  double rows_per_hop = 20.0;
+  double rows_per_hop = 200.0;
   // The sweep gives up after this many milliseconds (<= 0: 20 ms plus 50 ns a row).
   double time_cap_ms = 0.0;
   // Device bytes the analysis may take (0: the free device memory).
@@ -51,7 +54,7 @@ inline constexpr index_t kDeviceLevelsMinRows = 20000;
 // The levels on the device: `rows` (n, level order) and `level_ptr` (levels + 1)
 // are device arrays; `host_level_ptr` its host copy (the only array that
 // comes back, besides one count). on_device: the sweep ran (else the host did,
-// for `reason`). chain_bound: the rule's bound (-1: not taken).
+// for `reason`). chain_bound: the rule's bound, a lower bound on the levels (-1: not taken).
 struct DeviceLevels {
   index_t n = 0;
   cuda::DeviceBuffer<index_t> rows, level_ptr;

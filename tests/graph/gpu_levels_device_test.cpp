@@ -99,40 +99,57 @@ TEST(GpuLevelsDevice, RealMatrices) {
   EXPECT_GT(count, 5);
 }
 
+// A 20000-row pattern from its rows, each depending on the rows deps(i) gives.
+template <class Deps>
+void pattern_of(index_t n, Deps deps, std::vector<index_t>& row_ptr, std::vector<index_t>& col_idx) {
+  row_ptr = {0};
+  col_idx.clear();
+  for (index_t i = 0; i < n; ++i) {
+    for (const index_t j : deps(i)) col_idx.push_back(j);
+    col_idx.push_back(i);
+    row_ptr.push_back(index_t(col_idx.size()));
+  }
+}
+
 // A 20000-row chain: the rule sends it to the host (its bound is the whole
-// chain); forced, the sweep walks it; with a tiny time cap the sweep gives
-// up and the host answers. A chain of stride 2 escapes the bound (no row
-// depends on its neighbour): the cap catches it. Every answer is the host's.
+// chain); forced, the sweep walks it. A chain of stride 2 (two chains of
+// 10000): the bound sees it too. A chain hidden from the bound (row 2k
+// depends on 2k - 2 and on the independent row 2k - 1, its nearest): the
+// time cap catches it, and the host answers. Every answer is the host's.
 TEST(GpuLevelsDevice, DeepChainsGoToTheHostOrHitTheCap) {
   BALSA_REQUIRE_GPU();
   const Csr<double> chain = chain_lower<double>(20000);
   EXPECT_FALSE(expect_device_matches(chain, Triangle::Lower, {}));
   EXPECT_TRUE(expect_device_matches(chain, Triangle::Lower, {.time_cap_ms = 60000, .force_device = true}));
   EXPECT_TRUE(expect_device_matches(transpose(chain), Triangle::Upper, {.time_cap_ms = 60000, .force_device = true}));
-  {
-    const cuda::DeviceBuffer<index_t> rp{std::span<const index_t>(chain.row_ptr)},
-        ci{std::span<const index_t>(chain.col_idx)};
-    DeviceLevels d;
-    levels_gpu::device_level_sets(chain.rows, rp.data(), ci.data(), Triangle::Lower, d);
-    EXPECT_FALSE(d.on_device);
-    EXPECT_EQ(d.chain_bound, 20000);
-    EXPECT_NE(d.reason.find("dependency chain"), std::string::npos) << d.reason;
-  }
-  // Stride 2: row i depends on i - 2 (two chains of 10000).
   const index_t n = 20000;
-  std::vector<index_t> row_ptr{0}, col_idx;
-  for (index_t i = 0; i < n; ++i) {
-    if (i >= 2) col_idx.push_back(i - 2);
-    col_idx.push_back(i);
-    row_ptr.push_back(index_t(col_idx.size()));
-  }
-  EXPECT_FALSE(expect_device_matches(n, row_ptr, col_idx, Triangle::Lower, {.time_cap_ms = 1e-3}));
-  const cuda::DeviceBuffer<index_t> rp{std::span<const index_t>(row_ptr)}, ci{std::span<const index_t>(col_idx)};
-  DeviceLevels d;
-  levels_gpu::device_level_sets(n, rp.data(), ci.data(), Triangle::Lower, d, {.time_cap_ms = 1e-3});
-  EXPECT_LT(d.chain_bound, 3);
+  std::vector<index_t> row_ptr, col_idx;
+  auto placed = [&](Triangle tri, const DeviceLevelsRule& rule) {
+    const cuda::DeviceBuffer<index_t> rp{std::span<const index_t>(row_ptr)}, ci{std::span<const index_t>(col_idx)};
+    DeviceLevels d;
+    levels_gpu::device_level_sets(n, rp.data(), ci.data(), tri, d, rule);
+    return d;
+  };
+  pattern_of(n, [](index_t i) { return i > 0 ? std::vector<index_t>{i - 1} : std::vector<index_t>{}; }, row_ptr, col_idx);
+  DeviceLevels d = placed(Triangle::Lower, {});
+  EXPECT_FALSE(d.on_device);
+  EXPECT_EQ(d.chain_bound, 20000);
+  EXPECT_NE(d.reason.find("dependency chain"), std::string::npos) << d.reason;
+  pattern_of(n, [](index_t i) { return i > 1 ? std::vector<index_t>{i - 2} : std::vector<index_t>{}; }, row_ptr, col_idx);
+  d = placed(Triangle::Lower, {});
+  EXPECT_FALSE(d.on_device);
+  EXPECT_EQ(d.chain_bound, 10000);
+  EXPECT_FALSE(expect_device_matches(n, row_ptr, col_idx, Triangle::Lower, {}));
+  // Hidden: the even rows chain through i - 2, each with an independent odd row as its nearest dependency.
+  pattern_of(n, [](index_t i) {
+    return i % 2 == 0 && i > 0 ? std::vector<index_t>{i - 2 >= 0 ? i - 2 : 0, i - 1} : std::vector<index_t>{};
+  }, row_ptr, col_idx);
+  d = placed(Triangle::Lower, {.time_cap_ms = 1e-3});
+  EXPECT_FALSE(d.on_device);
+  EXPECT_EQ(d.chain_bound, 2);
   EXPECT_NE(d.reason.find("time cap"), std::string::npos) << d.reason;
-  // With a cap that allows its 10000 hops the sweep finishes it.
+  EXPECT_FALSE(expect_device_matches(n, row_ptr, col_idx, Triangle::Lower, {.time_cap_ms = 1e-3}));
+  // With a cap that allows its 10000 levels the sweep finishes it.
   EXPECT_TRUE(expect_device_matches(n, row_ptr, col_idx, Triangle::Lower, {.time_cap_ms = 60000}));
 }
 
