@@ -86,7 +86,8 @@ std::vector<BenchCase> cases_of(const SetupBenchOptions& o, std::vector<std::str
   if (o.only.empty()) return out;
   std::vector<BenchCase> kept;
   for (BenchCase& c : out)
-    if (std::any_of(o.only.begin(), o.only.end(), [&](const std::string& s) { return c.name.find(s) != std::string::npos; }))
+    if (std::any_of(o.only.begin(), o.only.end(),
+                    [&](const std::string& s) { return c.name.find(s) != std::string::npos; }))
       kept.push_back(std::move(c));
   return kept;
 }
@@ -96,14 +97,14 @@ void time_level_sets(const SetupBenchOptions& o, const Csr<double>& L, nlohmann:
   row["host_levels"] = ms(timed(o, [&] { (void)level_sets(L, Triangle::Lower); }));
   const cuda::DeviceBuffer<index_t> rp{std::span<const index_t>(L.row_ptr)}, ci{std::span<const index_t>(L.col_idx)};
   levels_gpu::DeviceLevels d;
-  row["device_levels"] = ms(timed(o, [&] { levels_gpu::device_level_sets(L.rows, rp.data(), ci.data(), Triangle::Lower, d); }));
+  row["device_levels"] =
+      ms(timed(o, [&] { levels_gpu::device_level_sets(L.rows, rp.data(), ci.data(), Triangle::Lower, d); }));
   row["device_levels_ran_on_device"] = d.on_device;
   row["device_levels_reason"] = d.reason;
   row["chain_bound"] = d.chain_bound;
   levels_gpu::PlacedLevels p;
-  row["placed_levels"] = ms(timed(o, [&] {
-    p = levels_gpu::device_or_host_level_sets(L.rows, L.row_ptr, L.col_idx, Triangle::Lower, true);
-  }));
+  row["placed_levels"] = ms(timed(
+      o, [&] { p = levels_gpu::device_or_host_level_sets(L.rows, L.row_ptr, L.col_idx, Triangle::Lower, true); }));
   row["placed_levels_where"] = to_string(p.where);
   row["levels"] = p.sets.count();
 }
@@ -131,15 +132,17 @@ void time_set_ups(const SetupBenchOptions& o, const Csr<double>& L, nlohmann::js
 std::string cell(const nlohmann::json& t) { return t.is_object() ? fmt::format("{:.2f}", t["ms"].get<double>()) : "-"; }
 
 std::string markdown_of(const SetupBenchOptions& o, const nlohmann::json& rows) {
-  std::string md = "| case | rows | nnz | levels | host levels ms | device levels ms | where (chain bound) | "
-                   "device from host pattern ms |";
+  std::string md =
+      "| case | rows | nnz | levels | host levels ms | device levels ms | where (chain bound) | "
+      "device from host pattern ms |";
   for (const std::string& a : o.algorithms) md += fmt::format(" {} set-up ms, host / rule levels |", a);
   md += " cuSPARSE analysis ms |\n|---|---|---|---|---|---|---|---|";
   for (std::size_t k = 0; k <= o.algorithms.size(); ++k) md += "---|";
   md += "\n";
   for (const nlohmann::json& r : rows) {
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} ({}) | {} |", r["case"].get<std::string>(), r["rows"].get<index_t>(),
-                      r["nnz"].get<index_t>(), r["levels"].get<index_t>(), cell(r["host_levels"]), cell(r["device_levels"]),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} ({}) | {} |", r["case"].get<std::string>(),
+                      r["rows"].get<index_t>(), r["nnz"].get<index_t>(), r["levels"].get<index_t>(),
+                      cell(r["host_levels"]), cell(r["device_levels"]),
                       r["device_levels_ran_on_device"].get<bool>() ? "device" : "host", r["chain_bound"].get<index_t>(),
                       cell(r["placed_levels"]));
     for (const std::string& a : o.algorithms)
@@ -151,8 +154,11 @@ std::string markdown_of(const SetupBenchOptions& o, const nlohmann::json& rows) 
 
 void run_setup_bench(const SetupBenchOptions& o, const std::string& command_line) {
   if (!cuda::available()) throw CudaError("balsa-bench setup: no CUDA GPU (the device analysis is what it measures)");
-  nlohmann::json meta = {{"date", utc_now_iso()}, {"balsa_version", BALSA_VERSION}, {"command_line", command_line},
-                         {"repeat", o.repeat}, {"max_seconds", o.max_seconds}};
+  nlohmann::json meta = {{"date", utc_now_iso()},
+                         {"balsa_version", BALSA_VERSION},
+                         {"command_line", command_line},
+                         {"repeat", o.repeat},
+                         {"max_seconds", o.max_seconds}};
   add_cuda_device(meta);
   std::vector<std::string> warnings;
   nlohmann::json rows = nlohmann::json::array();
@@ -173,7 +179,8 @@ void run_setup_bench(const SetupBenchOptions& o, const std::string& command_line
   meta["warnings"] = warnings;
   const std::string md = markdown_of(o, rows);
   write_results(o.json_path, {{"meta", meta}, {"rows", rows}}, o.markdown_path,
-                "# balsa-bench setup\n\n" + fmt::format("{}, {}\n\n", meta.value("gpu", "GPU"), meta["date"].get<std::string>()) + md,
+                "# balsa-bench setup\n\n" +
+                    fmt::format("{}, {}\n\n", meta.value("gpu", "GPU"), meta["date"].get<std::string>()) + md,
                 md);
 }
 

@@ -84,8 +84,7 @@ __global__ void nearest_kernel(index_t n, const index_t* row_ptr, const index_t*
 // Step 2, one round of pointer jumping (Wyllie's list ranking): every
 // position adds its ancestor's depth and jumps to that ancestor's ancestor;
 // after ceil(log2 n) rounds each depth is the position's depth in the forest.
-__global__ void jump_kernel(index_t n, const index_t* up, const index_t* depth, index_t* up_next,
-                            index_t* depth_next) {
+__global__ void jump_kernel(index_t n, const index_t* up, const index_t* depth, index_t* up_next, index_t* depth_next) {
   const index_t p = index_t(blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x);
   if (p >= n) return;
   const index_t a = up[p];
@@ -166,16 +165,16 @@ std::size_t scratch_bytes(index_t n) {
   BALSA_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, reduce, in, out, items, MaxOp{}, index_t(0), cuda::stream()));
   const unsigned* keys = nullptr;
   unsigned* keys_out = nullptr;
-  BALSA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys, keys_out, in, out, items, 0, 32,
-                                                   cuda::stream()));
+  BALSA_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(nullptr, sort, keys, keys_out, in, out, items, 0, 32, cuda::stream()));
   return std::max({reduce, sort, std::size_t(1)});
 }
 
 // Max of in[0, n) into *out (device), on the stream.
 void device_max(const index_t* in, index_t n, index_t* out, cuda::DeviceBuffer<unsigned char>& scratch) {
   std::size_t bytes = scratch.size();
-  BALSA_CUDA_CHECK(cub::DeviceReduce::Reduce(scratch.data(), bytes, in, out, int(n), MaxOp{}, index_t(0),
-                                             cuda::stream()));
+  BALSA_CUDA_CHECK(
+      cub::DeviceReduce::Reduce(scratch.data(), bytes, in, out, int(n), MaxOp{}, index_t(0), cuda::stream()));
 }
 
 // `buffer` holding n entries: kept when it already does (a caller's, poisoned by tests), else new.
@@ -240,8 +239,7 @@ void group_by_level(index_t n, index_t* level, cuda::DeviceBuffer<index_t>& work
   const int end_bit = std::max(1, int(std::bit_width(unsigned(levels - 1))));
   std::size_t bytes = scratch.size();
   BALSA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, reinterpret_cast<const unsigned*>(level),
-                                                   sorted, iota, out.rows.data(), int(n), 0, end_bit,
-                                                   cuda::stream()));
+                                                   sorted, iota, out.rows.data(), int(n), 0, end_bit, cuda::stream()));
   sized(out.level_ptr, std::size_t(levels) + 1);
   level_ptr_kernel<<<blocks_for(n), kThreads, 0, cuda::stream()>>>(n, sorted, out.level_ptr.data());
   BALSA_CHECK_LAUNCH();
@@ -301,8 +299,8 @@ void device_level_sets(index_t n, const index_t* row_ptr, const index_t* col_idx
   const std::size_t need = device_level_sets_bytes(n);
   const std::size_t budget = rule.memory_budget > 0 ? rule.memory_budget : cuda::memory_info().first;
   if (need > budget)
-    return fall_back("device memory: the analysis needs " + std::to_string(need) + " bytes, " +
-                     std::to_string(budget) + " available");
+    return fall_back("device memory: the analysis needs " + std::to_string(need) + " bytes, " + std::to_string(budget) +
+                     " available");
   try {
     cuda::DeviceBuffer<index_t> level{std::size_t(n)}, work{2 * std::size_t(n)}, small{std::size_t(8)};
     cuda::DeviceBuffer<unsigned char> scratch{scratch_bytes(n)};
@@ -311,8 +309,8 @@ void device_level_sets(index_t n, const index_t* row_ptr, const index_t* col_idx
     out.chain_bound = chain_bound(n, row_ptr, col_idx, lower, arrays, small.data() + 4, scratch);
     const index_t limit = std::max(rule.min_chain, index_t(double(n) / std::max(rule.rows_per_hop, 1.0)));
     if (!rule.force_device && out.chain_bound > limit)
-      return fall_back("a dependency chain of at least " + std::to_string(out.chain_bound) + " levels (the rule's limit " +
-                       std::to_string(limit) + ")");
+      return fall_back("a dependency chain of at least " + std::to_string(out.chain_bound) +
+                       " levels (the rule's limit " + std::to_string(limit) + ")");
     const double cap = cap_ms(rule, n);
     if (!sweep(n, row_ptr, col_idx, lower, level.data(), cap, small))
       return fall_back("the device sweep passed its time cap of " + std::to_string(cap) +

@@ -130,20 +130,25 @@ TEST(GpuLevelsDevice, DeepChainsGoToTheHostOrHitTheCap) {
     levels_gpu::device_level_sets(n, rp.data(), ci.data(), tri, d, rule);
     return d;
   };
-  pattern_of(n, [](index_t i) { return i > 0 ? std::vector<index_t>{i - 1} : std::vector<index_t>{}; }, row_ptr, col_idx);
+  pattern_of(
+      n, [](index_t i) { return i > 0 ? std::vector<index_t>{i - 1} : std::vector<index_t>{}; }, row_ptr, col_idx);
   DeviceLevels d = placed(Triangle::Lower, {});
   EXPECT_FALSE(d.on_device);
   EXPECT_EQ(d.chain_bound, 20000);
   EXPECT_NE(d.reason.find("dependency chain"), std::string::npos) << d.reason;
-  pattern_of(n, [](index_t i) { return i > 1 ? std::vector<index_t>{i - 2} : std::vector<index_t>{}; }, row_ptr, col_idx);
+  pattern_of(
+      n, [](index_t i) { return i > 1 ? std::vector<index_t>{i - 2} : std::vector<index_t>{}; }, row_ptr, col_idx);
   d = placed(Triangle::Lower, {});
   EXPECT_FALSE(d.on_device);
   EXPECT_EQ(d.chain_bound, 10000);
   EXPECT_FALSE(expect_device_matches(n, row_ptr, col_idx, Triangle::Lower, {}));
   // Hidden: the even rows chain through i - 2, each with an independent odd row as its nearest dependency.
-  pattern_of(n, [](index_t i) {
-    return i % 2 == 0 && i > 0 ? std::vector<index_t>{i - 2 >= 0 ? i - 2 : 0, i - 1} : std::vector<index_t>{};
-  }, row_ptr, col_idx);
+  pattern_of(
+      n,
+      [](index_t i) {
+        return i % 2 == 0 && i > 0 ? std::vector<index_t>{i - 2 >= 0 ? i - 2 : 0, i - 1} : std::vector<index_t>{};
+      },
+      row_ptr, col_idx);
   d = placed(Triangle::Lower, {.time_cap_ms = 1e-3});
   EXPECT_FALSE(d.on_device);
   EXPECT_EQ(d.chain_bound, 2);
@@ -168,7 +173,8 @@ TEST(GpuLevelsDevice, EmptyRowsAndTinyPatterns) {
     }
     row_ptr.push_back(index_t(col_idx.size()));
   }
-  for (const Triangle tri : {Triangle::Lower, Triangle::Upper}) EXPECT_TRUE(expect_device_matches(n, row_ptr, col_idx, tri));
+  for (const Triangle tri : {Triangle::Lower, Triangle::Upper})
+    EXPECT_TRUE(expect_device_matches(n, row_ptr, col_idx, tri));
   EXPECT_FALSE(expect_device_matches(0, {0}, {}, Triangle::Lower));
   EXPECT_TRUE(expect_device_matches(1, {0, 1}, {0}, Triangle::Lower));
   EXPECT_TRUE(expect_device_matches(1, {0, 0}, {}, Triangle::Upper));
@@ -181,7 +187,9 @@ TEST(GpuLevelsDevice, MemoryBudgetSendsTheWorkToTheHost) {
   const Csr<double> L = extract_triangle(laplacian_3d<double>(30, 30, 30), Triangle::Lower);
   EXPECT_FALSE(expect_device_matches(L, Triangle::Lower, {.memory_budget = 4096}));
   const LevelSets want = level_sets(L, Triangle::Lower);
-  const auto placed = [&] { return levels_gpu::device_or_host_level_sets(L.rows, L.row_ptr, L.col_idx, Triangle::Lower, true); };
+  const auto placed = [&] {
+    return levels_gpu::device_or_host_level_sets(L.rows, L.row_ptr, L.col_idx, Triangle::Lower, true);
+  };
   levels_gpu::PlacedLevels d = placed();
   EXPECT_EQ(d.where, Device::Cuda) << d.reason;
   EXPECT_EQ(d.sets.rows, want.rows);
@@ -198,8 +206,9 @@ TEST(GpuLevelsDevice, MemoryBudgetSendsTheWorkToTheHost) {
   EXPECT_EQ(levels_gpu::device_or_host_level_sets(L.rows, L.row_ptr, L.col_idx, Triangle::Lower, false).where,
             Device::Cpu);
   const Csr<double> small = extract_triangle(laplacian_3d<double>(10, 10, 10), Triangle::Lower);
-  EXPECT_EQ(levels_gpu::device_or_host_level_sets(small.rows, small.row_ptr, small.col_idx, Triangle::Lower, true).where,
-            Device::Cpu);
+  EXPECT_EQ(
+      levels_gpu::device_or_host_level_sets(small.rows, small.row_ptr, small.col_idx, Triangle::Lower, true).where,
+      Device::Cpu);
 }
 
 TEST(GpuLevelsDevice, BadArguments) {

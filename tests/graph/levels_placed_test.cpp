@@ -22,7 +22,8 @@ TEST(LevelsPlaced, WithoutAGpuTheHostAnswers) {
   EXPECT_EQ(p.sets.rows, want.rows);
   EXPECT_EQ(p.sets.level_ptr, want.level_ptr);
   const Csr<double> U = transpose(L);
-  const levels_gpu::PlacedLevels q = levels_gpu::device_or_host_level_sets(U.rows, U.row_ptr, U.col_idx, Triangle::Upper, false);
+  const levels_gpu::PlacedLevels q =
+      levels_gpu::device_or_host_level_sets(U.rows, U.row_ptr, U.col_idx, Triangle::Upper, false);
   EXPECT_EQ(q.sets.level_ptr, level_sets(U, Triangle::Upper).level_ptr);
 }
 

@@ -65,15 +65,16 @@ TEST(GpuTrsvDeviceAnalysis, IcFactorsOfA3dLaplacianSolveToTheSameBits) {
 
 TEST(GpuTrsvDeviceAnalysis, RandomLowerTriangle) {
   BALSA_REQUIRE_GPU();
-  const Csr<double> L = test::with_dominant_diagonal(extract_triangle(test::random_sparse<double>(30000, 30000, 2e-4, 5),
-                                                                      Triangle::Lower));
+  const Csr<double> L = test::with_dominant_diagonal(
+      extract_triangle(test::random_sparse<double>(30000, 30000, 2e-4, 5), Triangle::Lower));
   expect_same_solves(L, Triangle::Lower, TrsvAlgorithm::LevelSet);
 }
 
 // A chain past the rule's bound: the host runs the level sets, and says why.
 TEST(GpuTrsvDeviceAnalysis, ChainsStayOnTheHost) {
   BALSA_REQUIRE_GPU();
-  TriangularSolver<double> s(chain_lower<double>(30000), {.algorithm = TrsvAlgorithm::LevelSet, .device = Device::Cuda});
+  TriangularSolver<double> s(chain_lower<double>(30000),
+                             {.algorithm = TrsvAlgorithm::LevelSet, .device = Device::Cuda});
   EXPECT_EQ(s.stats().level_sets_device, Device::Cpu);
   EXPECT_NE(s.stats().level_sets_reason.find("dependency chain"), std::string::npos) << s.stats().level_sets_reason;
   EXPECT_EQ(s.stats().levels, 30000);
