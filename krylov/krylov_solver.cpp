@@ -158,6 +158,7 @@ struct KrylovSolver<T>::Impl {
     else
       solve_ordered_on_device(b, x, st);
     st.solve_seconds = seconds_since(t0);
+    st.preconditioner_matvecs = std::int64_t(st.chebyshev_degree) * st.matvecs;
     stats = st;
     return st;
   }
@@ -261,7 +262,8 @@ void KrylovSolver<T>::Impl::set_up(const Csr<T>& in, const KrylovOptions& opt,
   // Without a triangular preconditioner to set up (none, Jacobi) the calling
   // thread mostly waits: the task below and the upload take half the cores each.
   const bool light = !given && (opt.preconditioner == PreconditionerKind::None ||
-                                opt.preconditioner == PreconditionerKind::Jacobi);
+                                opt.preconditioner == PreconditionerKind::Jacobi ||
+                                opt.preconditioner == PreconditionerKind::Chebyshev);
   const int half = std::max(1, omp_get_max_threads() / 2);
   std::future<void> own = start_own_checks(in, reorder, light ? std::max(2, half) : 2);
   KrylovStats& st = setup = labelled_stats(opt);
@@ -342,6 +344,7 @@ void KrylovSolver<T>::Impl::set_up_preconditioner(const Csr<T>& system,
   // is factored from the copy of A just uploaded.
   if (M && M->awaits_values()) {
     if (!dA) throw Error("internal: the preconditioner awaits A's device values, but A was not uploaded");
+    M->use_device_matrix(*dA);  // the buffers keep their addresses when make_solver takes them
     M->update_values_device(dA->values);
   }
   if (M) M->describe(setup);
@@ -399,6 +402,7 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
     s.solve_host(b, x, st);
   }
   st.solve_seconds = seconds_since(t0);
+  st.preconditioner_matvecs = std::int64_t(st.chebyshev_degree) * st.matvecs;
   s.stats = st;
   return st;
 } catch (...) {

@@ -42,6 +42,7 @@
 #include <type_traits>
 
 #include "cuda/caller_context.hpp"
+#include "krylov/chebyshev.hpp"
 #include "krylov/preconditioner.hpp"
 #include "krylov/preconditioner_kernels.hpp"
 #include "core/instantiate.hpp"
@@ -380,6 +381,7 @@ std::unique_ptr<Preconditioner<T>> make_preconditioner(const Csr<T>& A, const Kr
   switch (o.preconditioner) {
     case PreconditionerKind::None: return nullptr;
     case PreconditionerKind::Jacobi: return std::make_unique<Jacobi<T>>(A, o.device);
+    case PreconditionerKind::Chebyshev: return make_chebyshev(A, o);
     case PreconditionerKind::SapD:
     case PreconditionerKind::SapC:
       throw Error(std::string("Krylov solver: the ") + to_string(o.preconditioner) +

@@ -41,6 +41,10 @@ class Preconditioner {
   // caller then owes it one update_values_device before any apply or
   // describe.
   virtual bool awaits_values() const { return false; }
+  // GPU path: A's device copy (the Krylov solver's, which outlives the
+  // preconditioner's applications), given before update_values_device to a
+  // preconditioner that multiplies by A itself (Chebyshev); others ignore it.
+  virtual void use_device_matrix(const cuda::DeviceCsr<T>& /*A*/) {}
   // Setup stats (factorisation, triangular solvers, times) into `stats`.
   virtual void describe(KrylovStats& stats) const = 0;
 };

@@ -25,6 +25,7 @@ KrylovOptions krylov_options(KrylovPreset preset) try {
       {KrylovPreset::PcgIc0Mc, KrylovMethod::Cg, PreconditionerKind::Ic0, KrylovOrdering::Multicolour},
       {KrylovPreset::BiCgStabIlu0Mc, KrylovMethod::BiCgStab, PreconditionerKind::Ilu0, KrylovOrdering::Multicolour},
       {KrylovPreset::BiCgStab2Ilu0Mc, KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0, KrylovOrdering::Multicolour},
+      {KrylovPreset::PcgChebyshev, KrylovMethod::Cg, PreconditionerKind::Chebyshev},
   };
   for (const Row& r : rows)
     if (r.preset == preset) {

@@ -74,12 +74,14 @@ double speedup(const Machine& m, double units) {
 struct Shape {
   int spmv, vectors, trsv;  // per iteration: products with A, vector operations, triangular solves
   bool factor, db;          // set-up: an incomplete factorisation, DB
+  int poly = 0;             // per iteration: Chebyshev steps (one product fused with its update)
 };
 
 Shape shape_of(SolveMethod m) {
   switch (m) {
     case SolveMethod::Cg: return {1, 5, 0, false, false};
     case SolveMethod::PcgJacobi: return {1, 6, 0, false, false};
+    case SolveMethod::PcgChebyshev: return {1, 6, 0, false, false, ChebyshevOptions{}.degree};
     case SolveMethod::PcgIc0: return {1, 5, 2, true, false};
     case SolveMethod::DbBiCgStab2Ilu0: return {4, 24, 8, true, true};
     default: return {0, 0, 0, false, false};
@@ -95,6 +97,10 @@ double prior_iterations(SolveMethod m, const SolveFeatures& f) {
     case SolveMethod::Cg: return 3 * ic0;
     // Jacobi is CG again on a constant diagonal; it helps a varying one.
     case SolveMethod::PcgJacobi: return f.diagonal_spread <= 1.0001 ? 3 * ic0 : 2 * ic0;
+    // Degree 7: about CG's count over 6 (SciPy prototype on the 3D Laplacian
+    // 40^3 and the shared SPD matrices: 131 -> 21, bcsstk16 275 -> 33, nos5
+    // 429 -> 47; bench/results/2026-11-29-setup-chebyshev-fit.txt).
+    case SolveMethod::PcgChebyshev: return 0.5 * ic0;
     case SolveMethod::DbBiCgStab2Ilu0: return 0.217 * root * std::exp(2.33 * weak);
     default: return INFINITY;
   }
@@ -105,6 +111,7 @@ bool applies(SolveMethod m, const SolveFeatures& f) {
   switch (m) {
     case SolveMethod::Cg:
     case SolveMethod::PcgJacobi:
+    case SolveMethod::PcgChebyshev:
     case SolveMethod::PcgIc0: return spd_like;
     case SolveMethod::DbBiCgStab2Ilu0: return true;
     default: return false;
@@ -134,7 +141,8 @@ double iterative_seconds(SolveMethod m, Device device, const SolveFeatures& f, c
   // above (trsv/auto_choice.cpp), which gains about 2.8x on 16 threads (the
   // 100^3 Laplacian's IC(0) factors on the H200 host: 3.5 ms a solve).
   const double s_trsv = gpu ? 1.0 : machine.threads >= 3 && f.n > 16384 ? 2.8 : 1.0;
-  const double per_iteration = (k.spmv * (c.step + nnz * c.entry) + k.vectors * (c.step + n * c.row)) / s +
+  const double per_iteration = (k.spmv * (c.step + nnz * c.entry) + k.vectors * (c.step + n * c.row) +
+                                k.poly * (c.step + nnz * c.entry + 2 * n * c.row)) / s +
                                k.trsv * (c.trsv_step + 0.5 * (nnz + n) * c.trsv_entry) / s_trsv;
   double setup = c.start + (nnz * 12 + n * 40) * c.upload;
   if (k.factor) setup += nnz * c.factor_entry / s;

@@ -201,6 +201,8 @@ std::unique_ptr<Link<T>> make_link(SolveMethod m, Device device, Shared<T>& s,
   switch (m) {
     case SolveMethod::Cg: return std::make_unique<KrylovLink<T>>(s.A, krylov(KrylovPreset::Cg));
     case SolveMethod::PcgJacobi: return std::make_unique<KrylovLink<T>>(s.A, krylov(KrylovPreset::PcgJacobi));
+    case SolveMethod::PcgChebyshev:
+      return std::make_unique<KrylovLink<T>>(s.A, krylov(KrylovPreset::PcgChebyshev));
     case SolveMethod::PcgIc0: return std::make_unique<KrylovLink<T>>(s.A, krylov(KrylovPreset::PcgIc0));
     case SolveMethod::DbBiCgStab2Ilu0: {
       KrylovOptions k = krylov(KrylovPreset::BiCgStab2Ilu0);

@@ -104,7 +104,8 @@ Plan auto_plan(Shared<T>& s, const Machine& machine, int columns) {
   const SolveOptions& o = s.options;
   Plan plan;
   std::vector<Step> iterative;
-  for (const SolveMethod m : {SolveMethod::Cg, SolveMethod::PcgJacobi, SolveMethod::PcgIc0, SolveMethod::DbBiCgStab2Ilu0}) {
+  for (const SolveMethod m : {SolveMethod::Cg, SolveMethod::PcgJacobi, SolveMethod::PcgChebyshev, SolveMethod::PcgIc0,
+                              SolveMethod::DbBiCgStab2Ilu0}) {
     const Step st = best_step(m, s.features, o, machine);
     if (std::isfinite(st.predicted)) iterative.push_back(st);
   }

@@ -200,6 +200,9 @@ void visit_fields(const KrylovStats& s, V&& v) {
   v("vector_seconds", s.vector_seconds);
   v("phase_samples", s.phase_samples);
   v("factor", s.factor);
+  v("chebyshev_degree", s.chebyshev_degree);
+  v("spectrum_bound", s.spectrum_bound);
+  v("preconditioner_matvecs", s.preconditioner_matvecs);
   v("lower", s.lower);
   v("upper", s.upper);
   v("spmv", s.spmv);

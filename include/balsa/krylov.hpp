@@ -63,13 +63,24 @@ struct EnumNames<KrylovMethod> {
 };
 // SapD / SapC: the SaP banded preconditioners (include/balsa/sap.hpp); they
 // need band storage and come only through balsa::BandedSolver.
-enum class PreconditionerKind { None, Jacobi, Ilu0, Ic0, SapD, SapC };
+// Chebyshev: a polynomial preconditioner, M^{-1} = p(D^{-1} A) D^{-1} with
+// D = diag(A): `degree` steps of the Chebyshev iteration (Saad, "Iterative
+// Methods for Sparse Linear Systems", 2nd ed., sec. 12.3.3, Alg. 12.1) on
+// A z = r from z = 0 for the interval [b / ratio, b], b Gershgorin's bound on
+// the eigenvalues of D^{-1} A (ChebyshevOptions). Its set-up is one pass over
+// A's values (on the device on the GPU path: nothing is analysed and nothing
+// travels to the host); each application is `degree` products with A, no
+// inner product, so on the GPU it trades CG's reductions and launches for
+// bandwidth-bound products. Needs a positive diagonal; symmetric for a
+// symmetric A, positive definite for an SPD one.
+enum class PreconditionerKind { None, Jacobi, Ilu0, Ic0, SapD, SapC, Chebyshev };
 template <>
 struct EnumNames<PreconditionerKind> {
   static constexpr const char* what = "preconditioner";
   static constexpr EnumName<PreconditionerKind> names[] = {
       {PreconditionerKind::None, "none"}, {PreconditionerKind::Jacobi, "jacobi"}, {PreconditionerKind::Ilu0, "ilu0"},
-      {PreconditionerKind::Ic0, "ic0"},   {PreconditionerKind::SapD, "sap-d"},    {PreconditionerKind::SapC, "sap-c"}};
+      {PreconditionerKind::Ic0, "ic0"},   {PreconditionerKind::SapD, "sap-d"},    {PreconditionerKind::SapC, "sap-c"},
+      {PreconditionerKind::Chebyshev, "chebyshev"}};
 };
 // The order of the unknowns the solver works in (the caller always sees A's
 // own): Natural, A's; Multicolour, the rows of A sorted by the colours of a
@@ -117,6 +128,17 @@ struct EnumNames<KrylovOutcome> {
                                                       {KrylovOutcome::Diverged, "diverged"}};
 };
 
+// PreconditionerKind::Chebyshev: products with A per application (0: the
+// Jacobi scaling D^{-1} r / theta) and the ratio b / a of the interval it
+// targets. Eigenvalues of D^{-1} A below a are still damped (the residual
+// polynomial stays in (0, 1) there), so a need not be a bound: the defaults
+// are fitted on the 3D Laplacians and half of the SPD matrices of the
+// shared suite (bench/results/2026-11-29-setup-chebyshev-fit.txt).
+struct ChebyshevOptions {
+  int degree = 7;
+  double ratio = 30.0;
+};
+
 struct KrylovOptions {
   KrylovMethod method = KrylovMethod::Cg;
   PreconditionerKind preconditioner = PreconditionerKind::Ic0;
@@ -134,6 +156,7 @@ struct KrylovOptions {
   bool float_preconditioner = false;
   // ILU(0)/IC(0) breakdown policy (kind and device are set from above).
   IncompleteOptions factor = {};
+  ChebyshevOptions chebyshev = {};  // PreconditionerKind::Chebyshev
   // Multicolour: set-up colours A and permutes it (ordering_seconds, colours
   // in the stats); every solve takes b and x0 through P and x back, on the
   // device for the GPU path. Errors about A's entries name them in A's
@@ -168,7 +191,7 @@ struct KrylovOptions {
 // multicolour ordering, KrylovOrdering::Multicolour).
 enum class KrylovPreset {
   PcgIc0, PcgIlu0, PcgJacobi, Cg, BiCgStabIlu0, BiCgStab2Ilu0, BiCgStabJacobi, BiCgStab2Jacobi, BiCgStab, BiCgStab2,
-  PcgIc0Mc, BiCgStabIlu0Mc, BiCgStab2Ilu0Mc
+  PcgIc0Mc, BiCgStabIlu0Mc, BiCgStab2Ilu0Mc, PcgChebyshev
 };
 template <>
 struct EnumNames<KrylovPreset> {
@@ -180,7 +203,7 @@ struct EnumNames<KrylovPreset> {
       {KrylovPreset::BiCgStabJacobi, "bicgstab-jacobi"}, {KrylovPreset::BiCgStab2Jacobi, "bicgstab2-jacobi"},
       {KrylovPreset::BiCgStab, "bicgstab"},        {KrylovPreset::BiCgStab2, "bicgstab2"},
       {KrylovPreset::PcgIc0Mc, "pcg-ic0-mc"},     {KrylovPreset::BiCgStabIlu0Mc, "bicgstab-ilu0-mc"},
-      {KrylovPreset::BiCgStab2Ilu0Mc, "bicgstab2-ilu0-mc"}};
+      {KrylovPreset::BiCgStab2Ilu0Mc, "bicgstab2-ilu0-mc"}, {KrylovPreset::PcgChebyshev, "pcg-chebyshev"}};
 };
 // The options of a preset: its method, preconditioner and ordering, l = 2,
 // the rest as KrylovOptions{}.
@@ -221,6 +244,13 @@ struct KrylovStats {
   double vector_seconds = 0.0;          // dots, axpys, norms, convergence checks
   int phase_samples = 0;                // CPU: every iteration (when phase_timing)
   IncompleteStats factor;               // ILU(0)/IC(0)
+  // Chebyshev: its degree, Gershgorin's bound b on the eigenvalues of
+  // D^{-1} A, and the products with A made inside the preconditioner by the
+  // last solve (not in matvecs: degree per application, one application per
+  // product in matvecs).
+  int chebyshev_degree = 0;
+  double spectrum_bound = 0.0;
+  std::int64_t preconditioner_matvecs = 0;
   TrsvStats lower, upper;               // the preconditioner's two triangular solvers
   std::string spmv;                     // GPU: the SpMV chosen at setup ("cusparse" or "balsa"); CPU: ""
 };

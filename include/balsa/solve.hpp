@@ -49,7 +49,7 @@
 namespace balsa {
 
 enum class SolveMethod {
-  Auto, PcgIc0, DbBiCgStab2Ilu0, SapD, SapC, SapLu, Umfpack, DirectQr, Cholmod, Klu, Cg, PcgJacobi
+  Auto, PcgIc0, DbBiCgStab2Ilu0, SapD, SapC, SapLu, Umfpack, DirectQr, Cholmod, Klu, Cg, PcgJacobi, PcgChebyshev
 };
 template <>
 struct EnumNames<SolveMethod> {
@@ -65,7 +65,8 @@ struct EnumNames<SolveMethod> {
                                                     {SolveMethod::Cholmod, "cholmod"},
                                                     {SolveMethod::Klu, "klu"},
                                                     {SolveMethod::Cg, "cg"},
-                                                    {SolveMethod::PcgJacobi, "pcg-jacobi"}};
+                                                    {SolveMethod::PcgJacobi, "pcg-jacobi"},
+                                                    {SolveMethod::PcgChebyshev, "pcg-chebyshev"}};
 };
 // True for the direct methods (umfpack, cholmod, klu, direct-qr).
 bool is_direct(SolveMethod m) noexcept;

@@ -11,6 +11,8 @@
 #include "balsa/krylov.hpp"
 #include "support/krylov_cases.hpp"
 #include "support/test_support.hpp"
+#include "krylov/chebyshev.hpp"
+#include "support/poison.hpp"
 
 namespace balsa {
 namespace {
@@ -98,7 +100,8 @@ TYPED_TEST(KrylovGpu, CgAgreesWithCpu) {
   BALSA_REQUIRE_GPU();
   const double tol = tol_for<T>();
   for (const auto& [name, A] : spd_cases<T>())
-    for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi, PreconditionerKind::Ic0})
+    for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi, PreconditionerKind::Ic0,
+                           PreconditionerKind::Chebyshev})
       for (const auto norm : {StoppingNorm::Infinity, StoppingNorm::Two})
         for (const bool random_x0 : {false, true})
           expect_agree<T>(
@@ -404,11 +407,130 @@ TEST(KrylovGpuMixed, FloatPreconditionerInADoubleIteration) {
   BALSA_REQUIRE_GPU();
   const Csr<double> A = laplacian_2d<double>(60, 60);
   for (const auto& [method, pre] : {std::pair{KrylovMethod::Cg, PreconditionerKind::Ic0},
-                                    std::pair{KrylovMethod::BiCgStab, PreconditionerKind::Ilu0}})
+                                    std::pair{KrylovMethod::BiCgStab, PreconditionerKind::Ilu0},
+                                    std::pair{KrylovMethod::Cg, PreconditionerKind::Chebyshev}})
     expect_agree<double>(
         std::string("mixed ") + to_string(method), A,
         {.method = method, .preconditioner = pre, .stopping = {.tolerance = 1e-10}, .float_preconditioner = true},
         false);
+}
+
+// ---- the Chebyshev preconditioner's kernels against its host path (krylov/chebyshev.cpp) ----
+
+// The symmetric matrices with a positive diagonal: the SPD cases and the
+// real matrices of tests/data whose scaling the host accepts.
+template <class T>
+std::vector<std::pair<std::string, Csr<T>>> chebyshev_cases() {
+  std::vector<std::pair<std::string, Csr<T>>> cases = spd_cases<T>();
+  cases.emplace_back("laplace3d 40", laplacian_3d<T>(40, 40, 40));
+  for (const auto& file : test::real_matrices()) {
+    const std::optional<Csr<T>> A = test::real_matrix_as<T>(file);
+    if (!A || A->rows != A->cols) continue;
+    std::vector<T> dinv(std::size_t(A->rows));
+    krylov::device::DiagonalProblem problem;
+    (void)krylov::chebyshev_scaling<T, T>(*A, std::span<const T>(A->values), std::span<T>(dinv), problem);
+    if (problem.row < 0) cases.emplace_back(file.filename().string(), *A);
+  }
+  return cases;
+}
+
+// The GPU preconditioner as KrylovSolver sets it up: A's device copy, then its values.
+template <class T>
+std::unique_ptr<krylov::Preconditioner<T>> device_chebyshev(const cuda::DeviceCsr<T>& dA, const Csr<T>& A,
+                                                            KrylovOptions o) {
+  o.device = Device::Cuda;
+  auto M = krylov::make_chebyshev(A, o);
+  EXPECT_TRUE(M->awaits_values());
+  M->use_device_matrix(dA);
+  M->update_values_device(dA.values);
+  return M;
+}
+
+TYPED_TEST(KrylovGpu, ChebyshevScalingAndApplicationMatchTheHost) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  int real = 0;
+  for (const auto& [name, A] : chebyshev_cases<T>()) {
+    SCOPED_TRACE(name);
+    real += name.find(".mtx") != std::string::npos;
+    const cuda::DeviceCsr<T> dA = cuda::to_device(A);
+    // The scaling: the same bits.
+    std::vector<T> dinv(std::size_t(A.rows));
+    krylov::device::DiagonalProblem hp, dp;
+    const double hb = krylov::chebyshev_scaling<T, T>(A, std::span<const T>(A.values), std::span<T>(dinv), hp);
+    cuda::DeviceBuffer<T> ddinv(std::size_t(A.rows));
+    cuda::DeviceBuffer<double> dbound(1);
+    test::poison(ddinv);
+    dp = krylov::device::chebyshev_scaling<T, T>(A.rows, dA.row_ptr.data(), dA.col_idx.data(), dA.values.data(),
+                                                 ddinv.data(), dbound.data());
+    ASSERT_EQ(dp.row, -1);
+    EXPECT_EQ(dbound.to_host()[0], hb);
+    EXPECT_EQ(ddinv.to_host(), dinv);
+    // The application, every degree's buffer rotation.
+    for (const int degree : {0, 1, 2, 7, 12}) {
+      SCOPED_TRACE("degree " + std::to_string(degree));
+      KrylovOptions o{.preconditioner = PreconditionerKind::Chebyshev, .device = Device::Cpu};
+      o.chebyshev.degree = degree;
+      auto host = krylov::make_chebyshev(A, o);
+      auto gpu = device_chebyshev(dA, A, o);
+      const std::vector<T> r = random_vector<T>(A.rows, 11);
+      std::vector<T> z(r.size());
+      host->apply(std::span<const T>(r), std::span<T>(z));
+      const cuda::DeviceBuffer<T> dr{std::span<const T>(r)};
+      cuda::DeviceBuffer<T> dz(r.size());
+      test::poison(dz);
+      gpu->apply_device(dr.data(), dz.data());
+      const std::vector<T> got = dz.to_host();
+      EXPECT_EQ(test::count_poisoned<T>(std::span<const T>(got)), 0u);
+      EXPECT_LE(test::relative_error<T>(got, z), test::tolerance<T>(100 + 20 * degree));
+      KrylovStats st;
+      gpu->describe(st);
+      EXPECT_EQ(st.spectrum_bound, hb);
+      EXPECT_EQ(st.chebyshev_degree, degree);
+    }
+  }
+  EXPECT_GE(real, 2);
+}
+
+TEST(KrylovGpuChebyshev, BadDiagonalsAndNaNAreNamed) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = laplacian_2d<double>(30, 30);
+  KrylovOptions o{.preconditioner = PreconditionerKind::Chebyshev, .device = Device::Cuda};
+  for (const auto& [value, words] : {std::pair{-4.0, std::string("row 17 is not positive")},
+                                     std::pair{0.0, std::string("row 17 is not positive")}}) {
+    Csr<double> B = A;
+    for (index_t k = B.row_ptr[17]; k < B.row_ptr[18]; ++k)
+      if (B.col_idx[k] == 17) B.values[std::size_t(k)] = value;
+    try {
+      KrylovSolver<double> s(B, o);
+      ADD_FAILURE() << "no error";
+    } catch (const MatrixError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  }
+  // NaN in device values handed to the set-up: named by its row.
+  const cuda::DeviceCsr<double> dA = cuda::to_device(A);
+  auto M = krylov::make_chebyshev(A, o);
+  M->use_device_matrix(dA);
+  std::vector<double> v = A.values;
+  v[std::size_t(A.row_ptr[123] + 1)] = std::numeric_limits<double>::quiet_NaN();
+  const cuda::DeviceBuffer<double> bad{std::span<const double>(v)};
+  try {
+    M->update_values_device(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const MatrixError& e) {
+    EXPECT_NE(std::string(e.what()).find("NaN or Inf among the values of row 123"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(M->awaits_values());
+  // New values through the solver: the old scaling kept after an error, the new one used after a good update.
+  KrylovSolver<double> s(A, o);
+  const double b0 = s.stats().spectrum_bound;
+  EXPECT_DOUBLE_EQ(b0, 2.0);
+  std::vector<double> w = A.values;
+  for (index_t k = A.row_ptr[5]; k < A.row_ptr[6]; ++k)
+    if (A.col_idx[k] == 5) w[std::size_t(k)] = -1;
+  EXPECT_THROW(s.update_values(std::span<const double>(w)), MatrixError);
+  EXPECT_EQ(s.stats().spectrum_bound, b0);
 }
 
 }  // namespace

@@ -1,0 +1,278 @@
+// The Chebyshev polynomial preconditioner (krylov/chebyshev.hpp): the host
+// reference (apply) and the GPU path (apply_device, krylov/chebyshev_kernels.cu).
+#include "krylov/chebyshev.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "core/exceptions.hpp"
+#include "core/instantiate.hpp"
+#include "core/parallel.hpp"
+#include "krylov/preconditioner_kernels.hpp"
+
+namespace balsa::krylov {
+
+ChebyshevSteps chebyshev_steps(const ChebyshevOptions& o) {
+  if (o.degree < 0 || o.degree > 64)
+    throw Error("Chebyshev preconditioner: degree must be 0..64, got " + std::to_string(o.degree));
+  if (!std::isfinite(o.ratio) || !(o.ratio > 1.0))
+    throw Error("Chebyshev preconditioner: ratio must be a finite number above 1, got " + std::to_string(o.ratio));
+  // Alg. 12.1 for [a, b] = [1 / ratio, 1]: theta = (b + a) / 2, delta = (b - a) / 2, sigma = theta / delta.
+  const double theta = (1.0 + 1.0 / o.ratio) / 2, delta = (1.0 - 1.0 / o.ratio) / 2, sigma = theta / delta;
+  ChebyshevSteps s;
+  s.first = 1.0 / theta;
+  double rho = 1.0 / sigma;
+  for (int k = 1; k <= o.degree; ++k) {
+    const double next = 1.0 / (2 * sigma - rho);
+    s.alpha.push_back(next * rho);
+    s.gamma.push_back(2 * next / delta);
+    rho = next;
+  }
+  return s;
+}
+
+template <class T, class P>
+double chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P> dinv,
+                         device::DiagonalProblem& problem) {
+  const index_t n = A.rows;
+  std::int64_t first_key = std::int64_t(n) * 4;
+  double bound = 0;  // first_key: row * 4 + fault of the first bad row, as the kernel orders them
+#pragma omp parallel for reduction(max : bound) reduction(min : first_key) schedule(static) \
+    if (n > parallel::kParallelMin)
+  for (index_t i = 0; i < n; ++i) {
+    double sum = 0, diagonal = 0;
+    bool has_diagonal = false, finite = true;
+    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      const double v = double(values[std::size_t(k)]);
+      finite = finite && std::isfinite(v);
+      sum += std::fabs(v);
+      if (A.col_idx[std::size_t(k)] == i) {
+        diagonal = v;
+        has_diagonal = true;
+      }
+    }
+    auto fault = device::DiagonalFault::None;
+    if (!finite)
+      fault = device::DiagonalFault::NotFinite;
+    else if (!has_diagonal)
+      fault = device::DiagonalFault::Missing;
+    else if (!(diagonal > 0))
+      fault = device::DiagonalFault::NotPositive;
+    if (fault != device::DiagonalFault::None) {
+      first_key = std::min(first_key, std::int64_t(i) * 4 + int(fault));
+      continue;
+    }
+    dinv[std::size_t(i)] = P(1.0 / diagonal);
+    bound = std::max(bound, sum / diagonal);
+  }
+  problem = first_key < std::int64_t(n) * 4
+                ? device::DiagonalProblem{index_t(first_key / 4), device::DiagonalFault(int(first_key % 4))}
+                : device::DiagonalProblem{};
+  return bound;
+}
+
+void throw_diagonal_problem(const device::DiagonalProblem& p) {
+  const std::string row = "row " + std::to_string(p.row);
+  switch (p.fault) {
+    case device::DiagonalFault::NotFinite:
+      throw MatrixError("Chebyshev preconditioner: NaN or Inf among the values of " + row);
+    case device::DiagonalFault::Missing:
+      throw MatrixError("Chebyshev preconditioner: " + row + " has no diagonal entry (it scales by D^{-1})");
+    default:
+      throw MatrixError("Chebyshev preconditioner: the diagonal entry of " + row +
+                        " is not positive (it needs D^{-1} A's eigenvalues positive: is A SPD? Use ilu0 or jacobi)");
+  }
+}
+
+namespace {
+
+// Lanes per row of the fused step: the power of two at most A's mean row
+// length, 1..32 (a group no wider than a typical row).
+int lanes_for_rows(index_t rows, std::int64_t nnz) {
+  const double mean = rows ? double(nnz) / double(rows) : 1.0;
+  int lanes = 1;
+  while (lanes < 32 && 2 * lanes <= mean) lanes *= 2;
+  return lanes;
+}
+
+// z = M^{-1} r with the recurrence in precision P (T, or float inside a
+// double iteration).
+template <class T, class P>
+class Chebyshev final : public Preconditioner<T> {
+ public:
+  Chebyshev(const Csr<T>& A, const KrylovOptions& o)
+      : device_(o.device), degree_(o.chebyshev.degree), steps_(chebyshev_steps(o.chebyshev)),
+        lanes_(lanes_for_rows(A.rows, A.nnz())) {
+    if (device_ == Device::Cuda) {
+      awaits_ = true;  // A's device copy comes through use_device_matrix
+      return;
+    }
+    A_ = Csr<P>{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
+    set_host(std::span<const T>(A.values));
+  }
+
+  void apply(std::span<const T> r, std::span<T> z) override {
+    if (device_ == Device::Cuda) throw Error("internal: host apply of a GPU Chebyshev preconditioner");
+    const std::int64_t n = std::int64_t(r.size());
+    for (std::vector<P>* v : {&r_host_, &w0_host_, &w1_host_, &z_host_}) v->resize(r.size());
+    std::copy(r.begin(), r.end(), r_host_.begin());
+    const P s = P(steps_.first / bound_);
+    P* first = degree_ ? w0_host_.data() : z_host_.data();
+#pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) first[i] = s * dinv_host_[std::size_t(i)] * r_host_[std::size_t(i)];
+    P *cur = first, *prev = nullptr;
+    for (int k = 1; k <= degree_; ++k) {  // the device path's buffer rotation
+      P* dst = k == degree_ ? z_host_.data() : (prev ? prev : w1_host_.data());
+      host_step(k, r_host_.data(), cur, prev, dst);
+      prev = cur;
+      cur = dst;
+    }
+    std::copy(z_host_.begin(), z_host_.end(), z.begin());
+    ++applications_;
+  }
+
+  void apply_device(const T* r, T* z) override { apply_device_unless(r, z, nullptr); }
+  void apply_device_unless(const T* r, T* z, const int* stopped) override {
+    require_values();
+    const index_t n = view_.n;
+    const P* rp;
+    P* zp;
+    if constexpr (std::is_same_v<T, P>) {
+      rp = r;
+      zp = z;
+    } else {
+      device::convert(r, r_.data(), std::size_t(n));
+      rp = r_.data();
+      zp = z_.data();
+    }
+    P* first = degree_ ? w0_.data() : zp;
+    device::chebyshev_first(n, dinv_.data(), bound_d_.data(), steps_.first, rp, first, stopped);
+    const P *cur = first, *prev = nullptr;
+    for (int k = 1; k <= degree_; ++k) {
+      P* dst = k == degree_ ? zp : (prev ? const_cast<P*>(prev) : w1_.data());
+      device::chebyshev_step(view_, lanes_, dinv_.data(), bound_d_.data(), steps_.alpha[std::size_t(k - 1)],
+                             steps_.gamma[std::size_t(k - 1)], rp, cur, prev, dst, stopped);
+      prev = cur;
+      cur = dst;
+    }
+    if constexpr (!std::is_same_v<T, P>) device::convert(static_cast<const P*>(zp), z, std::size_t(n));
+    ++applications_;
+  }
+
+  // New values of A (A's CSR order, checked finite). CPU: the scaling and
+  // the bound on the host; GPU: uploaded once and taken as device values.
+  void update_values(std::span<const T> values) override {
+    if (device_ != Device::Cuda) return set_host(values);
+    update_values_device(cuda::DeviceBuffer<T>(values));
+  }
+  // From A's device values: scaling and bound by the kernel, nothing to the
+  // host. Into fresh buffers, swapped in on success: an error keeps the old
+  // scaling (and, in mixed precision, the old float values).
+  void update_values_device(const cuda::DeviceBuffer<T>& values) override {
+    if (device_ != Device::Cuda) return Preconditioner<T>::update_values_device(values);
+    cuda::DeviceBuffer<P> dinv(std::size_t(view_.n)), values_p;
+    cuda::DeviceBuffer<double> bound(1);
+    if constexpr (!std::is_same_v<T, P>) {
+      values_p = cuda::DeviceBuffer<P>(values.size());
+      device::convert(values.data(), values_p.data(), values.size());
+    }
+    const device::DiagonalProblem problem = device::chebyshev_scaling<T, P>(
+        view_.n, view_.row_ptr, view_.col_idx, values.data(), dinv.data(), bound.data());
+    if (problem.row >= 0) throw_diagonal_problem(problem);
+    dinv_ = std::move(dinv);
+    bound_d_ = std::move(bound);
+    if constexpr (!std::is_same_v<T, P>) {
+      values_p_ = std::move(values_p);
+      view_.values = values_p_.data();
+    }
+    bound_ = -1;  // on the device; describe reads it
+    awaits_ = false;
+  }
+  bool awaits_values() const override { return awaits_; }
+
+  void use_device_matrix(const cuda::DeviceCsr<T>& A) override {
+    const std::size_t n = std::size_t(A.rows);
+    view_ = {A.rows, A.row_ptr.data(), A.col_idx.data(), nullptr};  // mixed: the float copy's, once made
+    if constexpr (std::is_same_v<T, P>) {
+      view_.values = A.values.data();
+    } else {
+      r_ = cuda::DeviceBuffer<P>(n);
+      z_ = cuda::DeviceBuffer<P>(n);
+    }
+    w0_ = cuda::DeviceBuffer<P>(n);
+    w1_ = cuda::DeviceBuffer<P>(n);
+  }
+
+  void describe(KrylovStats& st) const override {
+    require_values();
+    if (bound_ < 0) bound_d_.download(std::span<double>(&bound_, 1));
+    st.chebyshev_degree = degree_;
+    st.spectrum_bound = bound_;
+  }
+
+ private:
+  void require_values() const {
+    if (awaits_) throw Error("internal: the Chebyshev preconditioner has no values yet (update_values_device first)");
+  }
+  void set_host(std::span<const T> values) {
+    std::vector<P> dinv(std::size_t(A_.rows));
+    device::DiagonalProblem problem;
+    const double b = chebyshev_scaling<T, P>(Csr<T>{A_.rows, A_.cols, A_.row_ptr, A_.col_idx, {}}, values,
+                                             std::span<P>(dinv), problem);
+    if (problem.row >= 0) throw_diagonal_problem(problem);
+    A_.values.assign(values.begin(), values.end());
+    dinv_host_ = std::move(dinv);
+    bound_ = b;
+  }
+  // dst = cur + alpha (cur - prev) + (gamma / b) D^{-1} (r - A cur) on the host.
+  void host_step(int k, const P* r, const P* cur, const P* prev, P* dst) const {
+    const P alpha = P(steps_.alpha[std::size_t(k - 1)]), g = P(steps_.gamma[std::size_t(k - 1)] / bound_);
+    const index_t n = A_.rows;
+#pragma omp parallel for schedule(static) if (n > parallel::kParallelMin)
+    for (index_t i = 0; i < n; ++i) {
+      P sum = 0;
+      for (index_t q = A_.row_ptr[i]; q < A_.row_ptr[i + 1]; ++q)
+        sum += A_.values[std::size_t(q)] * cur[A_.col_idx[std::size_t(q)]];
+      const P p = prev ? prev[i] : P(0);
+      dst[i] = cur[i] + alpha * (cur[i] - p) + g * dinv_host_[std::size_t(i)] * (r[i] - sum);
+    }
+  }
+
+  Device device_;
+  int degree_;
+  ChebyshevSteps steps_;
+  int lanes_;
+  bool awaits_ = false;
+  mutable double bound_ = 0;
+  std::int64_t applications_ = 0;
+  Csr<P> A_;                      // CPU path: A in P
+  std::vector<P> dinv_host_;      // CPU path
+  std::vector<P> r_host_, w0_host_, w1_host_, z_host_;  // CPU path: work vectors
+  device::CsrView<P> view_;
+  cuda::DeviceBuffer<P> values_p_, dinv_, w0_, w1_, r_, z_;
+  cuda::DeviceBuffer<double> bound_d_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>& A, const KrylovOptions& o) {
+  if constexpr (std::is_same_v<T, double>)
+    if (o.float_preconditioner) return std::make_unique<Chebyshev<double, float>>(A, o);
+  if (o.float_preconditioner) throw Error("Krylov solver: float_preconditioner needs a double iteration (T = double)");
+  return std::make_unique<Chebyshev<T, T>>(A, o);
+}
+
+#define BALSA_INSTANTIATE(T)                                                                            \
+  template double chebyshev_scaling<T, T>(const Csr<T>&, std::span<const T>, std::span<T>,            \
+                                          device::DiagonalProblem&);                                   \
+  template std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>&, const KrylovOptions&);
+BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
+template double chebyshev_scaling<double, float>(const Csr<double>&, std::span<const double>, std::span<float>,
+                                                 device::DiagonalProblem&);
+
+}  // namespace balsa::krylov
