@@ -12,6 +12,8 @@
 
 namespace balsa::app {
 
+void add_setup_bench(CLI::App& app);  // bench/setup_bench.cpp
+
 namespace {
 void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown) {
   CLI::Option* j = cmd->add_option("--json", json, "Write the results as JSON here ('-': standard output)");
@@ -333,5 +335,6 @@ int main(int argc, char** argv) {
     add_lp_bench(a);
     add_sparse_bench(a);
     add_direct_bench(a);
+    add_setup_bench(a);
   });
 }

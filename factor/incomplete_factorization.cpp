@@ -21,6 +21,7 @@
 #include "balsa/factor.hpp"
 #include "balsa/graph.hpp"
 #include "factor/incomplete_gpu.hpp"
+#include "graph/levels_device.hpp"
 #include "core/call_scope.hpp"
 #include "core/instantiate.hpp"
 #include "core/pimpl.hpp"
@@ -301,9 +302,14 @@ IncompleteFactorization<T>::IncompleteFactorization(const Csr<T>& A, const Incom
     // level scheduling applied to the factorisation).
     pattern.end();
     trace::Span level_span("factor: level sets");
-    const LevelSets levels = level_sets(s.pattern, Triangle::Lower);
+    levels_gpu::PlacedLevels placed = levels_gpu::device_or_host_level_sets(
+        s.pattern.rows, s.pattern.row_ptr, s.pattern.col_idx, Triangle::Lower, s.options.device == Device::Cuda);
+    const LevelSets levels = std::move(placed.sets);
     level_span.end();
     IncompleteStats& st = s.stats;
+    st.level_sets_device = placed.where;
+    st.level_sets_seconds = placed.seconds;
+    st.level_sets_reason = std::move(placed.reason);
     st.kind = kind;
     st.device = s.options.device;
     st.rows = A.rows;

@@ -27,7 +27,7 @@ void TriangularSolver<T>::Impl::analyse(const Csr<T>& A, const TrsvOptions& give
   check_options(A, checked);
   trace::Span level_span("trsv: matrix, level sets");
   take_matrix(A, owned);
-  const LevelSets levels = level_sets(M, tri);
+  const LevelSets levels = placed_level_sets();
   level_span.end();
   describe_front_end(levels, t0);
   trace::Span choice_span("trsv: algorithm choice");

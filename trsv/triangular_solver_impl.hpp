@@ -16,6 +16,7 @@
 #include "core/exceptions.hpp"
 #include "core/parallel.hpp"
 #include "core/setup_trace.hpp"
+#include "graph/levels_device.hpp"
 #include "sparse/transpose.hpp"
 #include "trsv/auto_choice.hpp"
 #include "trsv/backends.hpp"
@@ -92,6 +93,15 @@ struct TriangularSolver<T>::Impl {
   }
 
   void analyse(const Csr<T>& A, const TrsvOptions& o, Csr<T>* owned, bool checked = false);
+  // M's level sets, on the device where the rule says so (a GPU solver; graph/levels_device.hpp), into the stats.
+  LevelSets placed_level_sets() {
+    levels_gpu::PlacedLevels p =
+        levels_gpu::device_or_host_level_sets(M.rows, M.row_ptr, M.col_idx, tri, options.device == Device::Cuda);
+    stats.level_sets_device = p.where;
+    stats.level_sets_seconds = p.seconds;
+    stats.level_sets_reason = std::move(p.reason);
+    return std::move(p.sets);
+  }
   void check_options(const Csr<T>& A, bool checked);
   void describe_front_end(const LevelSets& levels, Clock::time_point t0);
   void set_up(const LevelSets& levels, const trsv_auto::Choice& choice);

@@ -87,6 +87,12 @@ struct IncompleteStats {
   // the device after), because its dependency levels are too many for the
   // GPU's level schedule to win (deep chains: banded matrices).
   bool host_numeric = false;
+  // Where the dependency levels of the analysis ran (Device::Cuda: the
+  // device sweep, on a GPU factorisation when the rule allows it), their
+  // time, and why the host ran them (empty when the device did).
+  Device level_sets_device = Device::Cpu;
+  double level_sets_seconds = 0.0;
+  std::string level_sets_reason;
 };
 
 template <class T>

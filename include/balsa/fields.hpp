@@ -142,6 +142,9 @@ void visit_fields(const TrsvStats& s, V&& v) {
   v("last_solve_seconds", s.last_solve_seconds);
   v("solves", s.solves);
   v("host_solves_on_cpu", s.host_solves_on_cpu);
+  v("level_sets_device", s.level_sets_device);
+  v("level_sets_seconds", s.level_sets_seconds);
+  v("level_sets_reason", s.level_sets_reason);
   v("trial_pick_seconds", s.trial_pick_seconds);
   v("trial_cusparse_seconds", s.trial_cusparse_seconds);
   v("trial", s.trial);
@@ -167,6 +170,9 @@ void visit_fields(const IncompleteStats& s, V&& v) {
   v("factor_seconds", s.factor_seconds);
   v("factorizations", s.factorizations);
   v("host_numeric", s.host_numeric);
+  v("level_sets_device", s.level_sets_device);
+  v("level_sets_seconds", s.level_sets_seconds);
+  v("level_sets_reason", s.level_sets_reason);
 }
 
 // ---- balsa/krylov.hpp: KrylovSolver ----------------------------------------------------------

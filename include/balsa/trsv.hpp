@@ -169,6 +169,12 @@ struct TrsvStats {
   // Device::Auto on a triangle too small for the GPU: host-vector solves
   // run by substitution on the host (device vectors still on the GPU).
   bool host_solves_on_cpu = false;
+  // Where the level sets of the analysis ran (Device::Cuda: the device
+  // sweep, on a GPU solver when the rule allows it), their time (part of
+  // front_end_seconds), and why the host ran them (empty when the device did).
+  Device level_sets_device = Device::Cpu;
+  double level_sets_seconds = 0.0;
+  std::string level_sets_reason;
   // Auto on the GPU for small triangles (trsv/auto_choice.hpp): the models'
   // pick and cuSPARSE timed at set-up (seconds a solve; 0: no trial).
   double trial_pick_seconds = 0.0, trial_cusparse_seconds = 0.0;
