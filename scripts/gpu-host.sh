@@ -37,12 +37,11 @@
 #   scripts/gpu-host.sh chains [bench args]  build, the triangular-solve tests (CPU
 #                               and GPU), memcheck and racecheck of
 #                               gpu_trsv_spike_test, balsa-bench trsv [args]
-#   scripts/gpu-host.sh krylov [FILES...]  build, the Krylov tests (CPU and GPU),
-#                               the four sanitizers on the Chebyshev and SaP
-#                               correction kernels, then balsa-bench solve on the
-#                               3D Laplacians (double and float preconditioners)
-#                               and on tests/data plus FILES (symmetric: pcg-ic0,
-#                               pcg-chebyshev, cg)
+#   scripts/gpu-host.sh krylov [FILES...]  build, ctest -L gpu, balsa-bench solve
+#                               on the 3D Laplacians and on FILES (symmetric:
+#                               pcg-ic0, pcg-chebyshev, cg), balsa-bench setup,
+#                               then the four sanitizers on the Chebyshev and
+#                               device level-set kernels
 #   scripts/gpu-host.sh kernel NAMES [bench args]
 #                               build, ctest -L gpu, memcheck and racecheck of
 #                               gpu_trsv_algorithms_test restricted to the
@@ -343,25 +342,23 @@ run_answer() {
 
 # The Krylov stage (see the top).
 run_krylov() {
-  step "Krylov tests"; ctest --test-dir $build -R "Krylov|krylov|Chebyshev|Solve" --output-on-failure -j 8 --timeout 300 \
-    >"$outdir/ctest-krylov.log" 2>&1
-  echo "exit $?"; grep -E "tests passed|Failed|Not Run|Timeout" "$outdir/ctest-krylov.log" | head -30
-  for variant in double float; do
-    extra=(); [ $variant = float ] && extra=(--float-preconditioner)
-    step "balsa-bench solve --only lap3d ($variant preconditioners)"
-    $build/balsa-bench solve --only lap3d "${extra[@]}" --json "$outdir/solve-lap3d-$variant.json" \
-      --markdown "$outdir/solve-lap3d-$variant.md" >"$outdir/solve-lap3d-$variant.log" 2>&1
-    echo "exit $?"; grep -E "^\| lap3d" "$outdir/solve-lap3d-$variant.md" | cut -d'|' -f2,5-10
-  done
+  run_gpu_tests
+  step "balsa-bench solve --only lap3d"
+  $build/balsa-bench solve --only lap3d --json "$outdir/solve-lap3d.json" --markdown "$outdir/solve-lap3d.md" \
+    >"$outdir/solve-lap3d.log" 2>&1
+  echo "exit $?"; grep -E "^\| lap3d" "$outdir/solve-lap3d.md" | cut -d'|' -f2,5-10
   step "balsa-bench solve (real matrices)"
   $build/balsa-bench solve --suite none "$@" --json "$outdir/solve-real.json" \
     --markdown "$outdir/solve-real.md" >"$outdir/solve-real.log" 2>&1
   echo "exit $?"; grep -E "pcg-chebyshev|\| cg \|" "$outdir/solve-real.md" | cut -d'|' -f2,5-10
+  step "balsa-bench setup --suite none"
+  $build/balsa-bench setup --suite none --json "$outdir/setup.json" --markdown "$outdir/setup.md" >"$outdir/setup.log" 2>&1
+  echo "exit $?"; grep -E "^\|" "$outdir/setup.md" | head -30
   for tool in memcheck racecheck synccheck initcheck; do
-    for spec in "gpu_krylov_test:*Chebyshev*" "gpu_sap_test:SapGpu.StoppedKernelsDoNothing"; do
+    for spec in "gpu_krylov_test:*Chebyshev*" "gpu_levels_device_test:GpuLevelsDevice.EmptyRowsAndTinyPatterns"; do
       t="${spec%%:*}"; filter="${spec#*:}"
       step "compute-sanitizer --tool $tool $t --gtest_filter=$filter"
-      timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 --kernel-name-exclude kns=cusparse \
+      timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 --kernel-name-exclude kns=cusparse \
         "$build/tests/$t" --gtest_brief=1 --gtest_filter="$filter" >"$outdir/san.tmp" 2>&1
       echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/san.tmp" | sort | uniq -c | head -5
       { echo "### $tool $t $filter"; cat "$outdir/san.tmp"; } >>"$outdir/sanitizer-krylov.log"
