@@ -97,11 +97,16 @@ void throw_diagonal_problem(const device::DiagonalProblem& p) {
 
 namespace {
 
-// Lanes per row of the fused step, from A's mean row length as balsa's own
-// SpMV chooses them (cuda/kernels.cu).
+// Lanes per row of the fused step: the power of two at most A's mean row
+// length, 1..32. On the H200 (3D Laplacian 100^3, 6.94 entries a row) this
+// (4 lanes, plain loads) took 50 us a step, against 77 us with 8 lanes and
+// __ldg loads (bench/results/2026-11-29-setup-chebyshev-h200-run1-solve-lap3d-double.md
+// and ...-run2-solve-lap3d.md: the preconditioner's time per iteration over 7).
 int lanes_for_rows(index_t rows, std::int64_t nnz) {
   const double mean = rows ? double(nnz) / double(rows) : 1.0;
-  return mean <= 2 ? 1 : mean <= 6 ? 4 : mean <= 12 ? 8 : mean <= 24 ? 16 : 32;
+  int lanes = 1;
+  while (lanes < 32 && 2 * lanes <= mean) lanes *= 2;
+  return lanes;
 }
 
 // z = M^{-1} r with the recurrence in precision P (T, or float inside a

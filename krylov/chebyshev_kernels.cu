@@ -72,8 +72,8 @@ __global__ void first_kernel(index_t n, const P* __restrict__ dinv, P c, const P
 }
 
 template <class P, int LANES>
-__global__ void step_kernel(CsrView<P> A, const P* __restrict__ dinv, P alpha, P gamma, const P* __restrict__ r,
-                            const P* __restrict__ cur, const P* prev, P* out, const int* stopped) {
+__global__ void step_kernel(CsrView<P> A, const P* dinv, P alpha, P gamma, const P* r, const P* cur, const P* prev,
+                            P* out, const int* stopped) {
   if (stopped && *stopped) return;
   const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const index_t i = index_t(t / LANES);
@@ -81,8 +81,7 @@ __global__ void step_kernel(CsrView<P> A, const P* __restrict__ dinv, P alpha, P
   const bool active = i < A.n;  // inactive lanes still join the shuffles
   P sum = 0;
   if (active)
-    for (std::int64_t k = A.row_ptr[i] + lane; k < A.row_ptr[i + 1]; k += LANES)
-      sum += __ldg(&A.values[k]) * __ldg(&cur[__ldg(&A.col_idx[k])]);
+    for (std::int64_t k = A.row_ptr[i] + lane; k < A.row_ptr[i + 1]; k += LANES) sum += A.values[k] * cur[A.col_idx[k]];
   for (int off = LANES / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, LANES);
   if (!active || lane != 0) return;
   const P c = cur[i];

@@ -62,13 +62,14 @@ def _warn_unless_converged(info, who):
 class KrylovSolver:
     """A preconditioned Krylov solver for one sparse matrix, set up once.
 
-    method : a preset ("pcg-ic0", "pcg-ilu0", "pcg-jacobi", "cg",
-        "bicgstab-ilu0", "bicgstab2-ilu0", "bicgstab-jacobi", "bicgstab2-jacobi",
-        "bicgstab", "bicgstab2"; in the multicolour ordering: "pcg-ic0-mc",
-        "bicgstab-ilu0-mc", "bicgstab2-ilu0-mc") or a method ("cg", "bicgstab",
-        "bicgstab(l)") with `preconditioner`.
+    method : a preset ("pcg-ic0", "pcg-ilu0", "pcg-jacobi", "pcg-chebyshev",
+        "cg", "bicgstab-ilu0", "bicgstab2-ilu0", "bicgstab-jacobi",
+        "bicgstab2-jacobi", "bicgstab", "bicgstab2"; in the multicolour
+        ordering: "pcg-ic0-mc", "bicgstab-ilu0-mc", "bicgstab2-ilu0-mc") or a
+        method ("cg", "bicgstab", "bicgstab(l)") with `preconditioner`.
     preconditioner : None (the preset's), "none", "jacobi", "ilu0", "ic0",
-        "sap-d", "sap-c".
+        "chebyshev" (a polynomial of degree 7 in D^-1 A: set up on the device
+        without any host analysis), "sap-d", "sap-c".
     tol : relative residual asked (in `norm`, "inf" or "2"), positive and finite.
     maxiter : a positive integer, or None for the default (10000).
     trsv : the preconditioner's triangular-solve algorithm.
@@ -132,8 +133,8 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
     """x = A \\ b for a square sparse A, as fast to the answer as balsa can
     (include/balsa/solve.hpp). method="auto" predicts each method's time to
     the answer (the direct solvers' own analysis: "cholmod", "umfpack",
-    "klu"; the iterative ones' cost model: "cg", "pcg-jacobi", "pcg-ic0",
-    "db-bicgstab2-ilu0"; SaP's "sap-d", "sap-c", "sap-lu") and the device
+    "klu"; the iterative ones' cost model: "cg", "pcg-jacobi", "pcg-chebyshev",
+    "pcg-ic0", "db-bicgstab2-ilu0"; SaP's "sap-d", "sap-c", "sap-lu") and the device
     (small systems stay on the CPU), and attempts them fastest first within
     a time budget; another name runs that method, then a direct fallback
     unless direct_fallback is False. An answer is accepted when its backward

@@ -67,7 +67,7 @@ def test_trsv_device_bad_input():
         s.solve(cupy.ones(100), out=np.empty(100))
 
 
-@pytest.mark.parametrize("method", ["pcg-ic0", "cg", "pcg-jacobi"])
+@pytest.mark.parametrize("method", ["pcg-ic0", "cg", "pcg-jacobi", "pcg-chebyshev"])
 def test_krylov_device_arrays(method):
     A = laplacian_3d(16)
     b = rng.random(A.shape[0])

@@ -24,7 +24,7 @@ def convection_diffusion(n, c=0.3):
     return sp.csr_array(sp.kron(one, eye) + sp.kron(eye, one))
 
 
-@pytest.mark.parametrize("method", ["pcg-ic0", "cg", "pcg-jacobi", "pcg-ilu0"])
+@pytest.mark.parametrize("method", ["pcg-ic0", "cg", "pcg-jacobi", "pcg-ilu0", "pcg-chebyshev"])
 def test_krylov_spd(method):
     A = laplacian_3d(12)
     b = rng.random(A.shape[0])
