@@ -82,16 +82,16 @@ device::Scaling chebyshev_scaling(const Csr<T>& A, std::span<const T> values, st
   return {{}, {lower, upper}};
 }
 
-void throw_diagonal_problem(const device::DiagonalProblem& p) {
-  const std::string row = "row " + std::to_string(p.row);
+void throw_diagonal_problem(const device::DiagonalProblem& p, const char* who) {
+  const std::string row = "row " + std::to_string(p.row), w = std::string(who) + " preconditioner: ";
   switch (p.fault) {
     case device::DiagonalFault::NotFinite:
-      throw MatrixError("Chebyshev preconditioner: NaN or Inf among the values of " + row);
+      throw MatrixError(w + "NaN or Inf among the values of " + row);
     case device::DiagonalFault::Missing:
-      throw MatrixError("Chebyshev preconditioner: " + row + " has no diagonal entry (it scales by D^{-1})");
+      throw MatrixError(w + row + " has no diagonal entry (it scales by D^{-1})");
     default:
-      throw MatrixError("Chebyshev preconditioner: the diagonal entry of " + row +
-                        " is not positive (it needs D^{-1} A's eigenvalues positive: is A SPD? Use ilu0 or jacobi)");
+      throw MatrixError(w + "the diagonal entry of " + row +
+                        " is not positive (it needs D^{-1} A's eigenvalues positive: is A SPD? Use ilu0)");
   }
 }
 
@@ -114,15 +114,16 @@ int lanes_for_rows(index_t rows, std::int64_t nnz) {
 template <class T, class P>
 class Chebyshev final : public Preconditioner<T> {
  public:
-  Chebyshev(const Csr<T>& A, const KrylovOptions& o)
-      : device_(o.device), options_(o.chebyshev), lanes_(lanes_for_rows(A.rows, A.nnz())) {
-    check_chebyshev_options(options_);
-    if (device_ == Device::Cuda) {
-      awaits_ = true;  // A's device copy comes through use_device_matrix
-      return;
-    }
+  Chebyshev(const Csr<T>& A, const KrylovOptions& o) : Chebyshev(A.rows, A.nnz(), o) {
+    if (device_ == Device::Cuda) return;  // A's device copy comes through use_device_matrix
     A_ = Csr<P>{A.rows, A.cols, A.row_ptr, A.col_idx, {}};
     set_host(std::span<const T>(A.values));
+  }
+  // The GPU path from A's sizes alone (awaits use_device_matrix and update_values_device).
+  Chebyshev(index_t rows, std::int64_t nnz, const KrylovOptions& o)
+      : device_(o.device), options_(o.chebyshev), lanes_(lanes_for_rows(rows, nnz)) {
+    check_chebyshev_options(options_);
+    awaits_ = device_ == Device::Cuda;
   }
 
   void apply(std::span<const T> r, std::span<T> z) override {
@@ -260,7 +261,52 @@ class Chebyshev final : public Preconditioner<T> {
   cuda::DeviceBuffer<P> values_p_, dinv_, w0_, w1_, r_, z_;
 };
 
+// z = D^{-1} r for a matrix only on the device: the scaling (and its
+// checks: a positive diagonal, finite values) by chebyshev_scaling's kernel.
+template <class T>
+class DeviceJacobi final : public Preconditioner<T> {
+ public:
+  explicit DeviceJacobi(const cuda::DeviceCsr<T>& A) : A_{A.rows, A.row_ptr.data(), A.col_idx.data(), nullptr} {
+    update_values_device(A.values);
+  }
+  void apply(std::span<const T>, std::span<T>) override {
+    throw Error("internal: host apply of a device-only Jacobi preconditioner");
+  }
+  void apply_device(const T* r, T* z) override { device::scale(r, dinv_.data(), z, dinv_.size()); }
+  void update_values(std::span<const T> values) override { update_values_device(cuda::DeviceBuffer<T>(values)); }
+  void update_values_device(const cuda::DeviceBuffer<T>& values) override {
+    cuda::DeviceBuffer<T> dinv(std::size_t(A_.n));
+    const device::Scaling got =
+        device::chebyshev_scaling<T, T>(A_.n, A_.row_ptr, A_.col_idx, values.data(), dinv.data());
+    if (got.problem.row >= 0) throw_diagonal_problem(got.problem, "Jacobi");
+    dinv_ = std::move(dinv);
+  }
+  void describe(KrylovStats&) const override {}
+
+ private:
+  device::CsrView<T> A_;  // A's pattern on the device (the buffers keep their addresses when moved)
+  cuda::DeviceBuffer<T> dinv_;
+};
+
 }  // namespace
+
+template <class T>
+std::unique_ptr<Preconditioner<T>> make_device_preconditioner(const cuda::DeviceCsr<T>& A, const KrylovOptions& o) {
+  switch (o.preconditioner) {
+    case PreconditionerKind::None: return nullptr;
+    case PreconditionerKind::Jacobi: return std::make_unique<DeviceJacobi<T>>(A);
+    case PreconditionerKind::Chebyshev: {
+      if (o.float_preconditioner) throw Error("Krylov solver on a device matrix: float_preconditioner is not offered");
+      auto M = std::make_unique<Chebyshev<T, T>>(A.rows, std::int64_t(A.nnz), o);
+      M->use_device_matrix(A);
+      M->update_values_device(A.values);
+      return M;
+    }
+    default:
+      throw Error(std::string("Krylov solver on a device matrix: the ") + to_string(o.preconditioner) +
+                  " preconditioner needs a host analysis (use none, jacobi or chebyshev, or pass A as a host CSR)");
+  }
+}
 
 template <class T>
 std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>& A, const KrylovOptions& o) {
@@ -272,7 +318,9 @@ std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>& A, const KrylovO
 
 #define BALSA_INSTANTIATE(T)                                                                          \
   template device::Scaling chebyshev_scaling<T, T>(const Csr<T>&, std::span<const T>, std::span<T>); \
-  template std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>&, const KrylovOptions&);
+  template std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>&, const KrylovOptions&);    \
+  template std::unique_ptr<Preconditioner<T>> make_device_preconditioner(const cuda::DeviceCsr<T>&,  \
+                                                                         const KrylovOptions&);
 BALSA_FOR_EACH_VALUE_TYPE(BALSA_INSTANTIATE)
 template device::Scaling chebyshev_scaling<double, float>(const Csr<double>&, std::span<const double>,
                                                           std::span<float>);

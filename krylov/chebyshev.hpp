@@ -40,8 +40,9 @@ ChebyshevSteps chebyshev_steps(const ChebyshevOptions& options, const device::Sp
 template <class T, class P>
 device::Scaling chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P> dinv);
 
-// A MatrixError naming the row and the fault (row in the solver's numbering).
-[[noreturn]] void throw_diagonal_problem(const device::DiagonalProblem& p);
+// A MatrixError naming the row and the fault (row in the solver's numbering)
+// for the preconditioner `who` ("Chebyshev", "Jacobi").
+[[noreturn]] void throw_diagonal_problem(const device::DiagonalProblem& p, const char* who = "Chebyshev");
 
 // The preconditioner for A (checked by the caller) on options.device, in
 // options.float_preconditioner's precision. On Device::Cuda it comes back
@@ -49,5 +50,12 @@ device::Scaling chebyshev_scaling(const Csr<T>& A, std::span<const T> values, st
 // update_values_device) and reads nothing of A's values on the host.
 template <class T>
 std::unique_ptr<Preconditioner<T>> make_chebyshev(const Csr<T>& A, const KrylovOptions& options);
+
+// The preconditioners a matrix that is only on the device can have
+// (KrylovSolver's device constructor): Chebyshev and Jacobi, set up from A's
+// device arrays (which must outlive it), scaling and checks by kernels;
+// nullptr for None. The others need a host analysis: an Error saying so.
+template <class T>
+std::unique_ptr<Preconditioner<T>> make_device_preconditioner(const cuda::DeviceCsr<T>& A, const KrylovOptions& options);
 
 }  // namespace balsa::krylov

@@ -19,6 +19,8 @@
 
 #include "balsa/krylov.hpp"
 #include "cuda/caller_context.hpp"
+#include "krylov/chebyshev.hpp"
+#include "krylov/device_checks.hpp"
 #include "krylov/gpu.hpp"
 #include "krylov/methods_cpu.hpp"
 #include "krylov/operator.hpp"
@@ -134,6 +136,15 @@ struct KrylovSolver<T>::Impl {
   cuda::DeviceBuffer<T> ordered_b, ordered_x;
   KrylovStats setup;  // the setup fields every solve's stats start from
   KrylovStats stats;
+  // The device constructor's A (A above holds its sizes only): its entries
+  // and pattern on the device (the GPU iteration's copy), for update_values' checks.
+  bool device_only = false;
+  std::int64_t device_nnz = 0;
+  const index_t *device_row_ptr = nullptr, *device_col_idx = nullptr;
+
+  void set_up_device(const cuda::DeviceCsr<T>& A, const KrylovOptions& options);
+  void check_device_values(const T* values) const;
+  void update_device_only(std::span<const T> values);
 
   void set_up(const Csr<T>& A, const KrylovOptions& options, std::unique_ptr<krylov::Preconditioner<T>> given);
   // set_up's steps.
@@ -355,6 +366,93 @@ void KrylovSolver<T>::Impl::set_up_preconditioner(const Csr<T>& system,
 }
 
 template <class T>
+KrylovSolver<T>::KrylovSolver(const cuda::DeviceCsr<T>& A, const KrylovOptions& given) try
+    : impl_(std::make_unique<Impl>()) {
+  const KrylovOptions options = with_device_resolved(given);
+  const CallScope on(options, "KrylovOptions");
+  impl_->set_up_device(A, options);
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
+}
+
+// The device constructor's set-up: sizes, the kernels' checks, A's device
+// copy, the preconditioner from it, the GPU iteration.
+template <class T>
+void KrylovSolver<T>::Impl::set_up_device(const cuda::DeviceCsr<T>& in, const KrylovOptions& opt) {
+  const auto t0 = Clock::now();
+  const std::string w = "Krylov solver on a device matrix: ";
+  if (opt.device != Device::Cuda) throw Error(w + "it needs the GPU (device auto or cuda)");
+  if (opt.ordering != KrylovOrdering::Natural) throw Error(w + "only the natural ordering is offered");
+  check_options<T>(opt, /*csr=*/true);
+  if (in.rows != in.cols)
+    throw DimensionError(w + "A is " + std::to_string(in.rows) + " x " + std::to_string(in.cols) + ", not square");
+  if (in.rows < 0 || in.nnz < 0 || in.row_ptr.size() != std::size_t(in.rows) + 1 ||
+      in.col_idx.size() < std::size_t(in.nnz) || in.values.size() < std::size_t(in.nnz))
+    throw DimensionError(w + "its arrays do not hold " + std::to_string(in.rows) + " rows and " +
+                         std::to_string(in.nnz) + " entries");
+  options = opt;
+  device_only = true;
+  device_nnz = in.nnz;
+  A.rows = A.cols = in.rows;
+  cuda::DeviceCsr<T> own{in.rows, in.cols, in.nnz, cuda::DeviceBuffer<index_t>(in.row_ptr.size()),
+                         cuda::DeviceBuffer<index_t>(std::size_t(in.nnz)), cuda::DeviceBuffer<T>(std::size_t(in.nnz))};
+  cuda::detail::copy_on_device(own.row_ptr.data(), in.row_ptr.data(), in.row_ptr.bytes());
+  cuda::detail::copy_on_device(own.col_idx.data(), in.col_idx.data(), std::size_t(in.nnz) * sizeof(index_t));
+  cuda::detail::copy_on_device(own.values.data(), in.values.data(), std::size_t(in.nnz) * sizeof(T));
+  device_row_ptr = own.row_ptr.data();
+  device_col_idx = own.col_idx.data();
+  KrylovStats& st = setup = labelled_stats(opt);
+  if (in.rows > 0) {
+    check_device_values(own.values.data());
+    M = krylov::make_device_preconditioner(own, opt);
+    if (M) M->describe(st);
+    gpu = krylov::gpu::make_solver(std::move(own), M.get(), options, st);
+  }
+  st.setup_seconds = seconds_since(t0);
+  stats = st;
+}
+
+// The kernels' checks of the device pattern with these device values:
+// canonical, finite, and symmetric for CG with check_symmetry.
+template <class T>
+void KrylovSolver<T>::Impl::check_device_values(const T* values) const {
+  const krylov::device::CsrProblem p =
+      krylov::device::check_csr(A.rows, A.cols, device_nnz, device_row_ptr, device_col_idx, values);
+  if (p.row >= 0) {
+    static constexpr const char* what[] = {"", "its row pointers are not increasing from 0 to the entries' count",
+                                           "a column index is out of range",
+                                           "its columns are not strictly increasing (unsorted or duplicate)",
+                                           "a value is NaN or Inf"};
+    throw MatrixError("Krylov solver on a device matrix: row " + std::to_string(p.row) + ": " + what[int(p.fault)]);
+  }
+  if (options.method != KrylovMethod::Cg || !options.check_symmetry) return;
+  const krylov::device::AsymmetricEntry e =
+      krylov::device::first_asymmetry(A.rows, device_row_ptr, device_col_idx, values, 1e-12);
+  if (e.row >= 0)
+    throw MatrixError("CG needs a symmetric matrix: A(" + std::to_string(e.row) + ", " + std::to_string(e.col) +
+                      ") differs from A(" + std::to_string(e.col) + ", " + std::to_string(e.row) +
+                      ") (relative tolerance 1e-12; use a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
+}
+
+// update_values of a device-constructed solver: the new values up once,
+// checked there, then the preconditioner and the iteration's copy.
+template <class T>
+void KrylovSolver<T>::Impl::update_device_only(std::span<const T> values) {
+  if (values.size() != std::size_t(device_nnz))
+    throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +
+                         std::to_string(device_nnz) + " entries");
+  if (A.rows == 0) return;
+  const cuda::DeviceBuffer<T> v(values);
+  check_device_values(v.data());
+  if (M) {
+    M->update_values_device(v);
+    M->describe(setup);
+  }
+  gpu->update_values(values);
+  stats = setup;
+}
+
+template <class T>
 KrylovSolver<T>::KrylovSolver(std::unique_ptr<krylov::Operator<T>> A, std::unique_ptr<krylov::Preconditioner<T>> M,
                               const KrylovOptions& given) try
     : impl_(std::make_unique<Impl>()) {
@@ -438,6 +536,7 @@ void KrylovSolver<T>::update_values(std::span<const T> values) try {
   Impl& s = live_impl(impl_);
   const CallScope on(s.options, "KrylovOptions");
   if (s.op) throw Error("Krylov solver update_values: this solver's A is an operator (update its owner instead)");
+  if (s.device_only) return s.update_device_only(values);
   if (values.size() != std::size_t(s.A.nnz()))
     throw DimensionError("Krylov solver update_values: " + std::to_string(values.size()) + " values for a matrix of " +
                          std::to_string(s.A.nnz()) + " entries");

@@ -278,6 +278,14 @@ class KrylovSolver {
   // already set up for it (for options.device; options.preconditioner is
   // then only a label).
   KrylovSolver(const Csr<T>& A, std::unique_ptr<krylov::Preconditioner<T>> M, const KrylovOptions& options);
+  // A already on the device (copied there, device to device; nothing of it
+  // travels to the host): the GPU path only (Device::Auto or Cuda), the
+  // natural ordering, and the preconditioners whose set-up needs no host
+  // analysis: none, Jacobi (a positive diagonal) and Chebyshev. Kernels check
+  // A (canonical: row pointers, columns in range and increasing in each row;
+  // finite values; for CG with check_symmetry, symmetric) and name the first
+  // bad row. update_values takes host values as for the host constructor.
+  KrylovSolver(const cuda::DeviceCsr<T>& A, const KrylovOptions& options = {});
   ~KrylovSolver();
   KrylovSolver(KrylovSolver&&) noexcept;
   KrylovSolver& operator=(KrylovSolver&&) noexcept;

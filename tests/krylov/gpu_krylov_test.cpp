@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <numbers>
+#include <optional>
+#include <limits>
 
 #include "balsa/generators.hpp"
 #include "balsa/graph.hpp"
@@ -531,6 +533,102 @@ TEST(KrylovGpuChebyshev, BadDiagonalsAndNaNAreNamed) {
     if (A.col_idx[k] == 5) w[std::size_t(k)] = -1;
   EXPECT_THROW(s.update_values(std::span<const double>(w)), MatrixError);
   EXPECT_EQ(s.stats().spectrum_bound, b0);
+}
+
+// ---- KrylovSolver from a matrix already on the device (no host set-up) ----
+
+// A's arrays uploaded as they are (cuda::to_device would validate them first).
+template <class T>
+cuda::DeviceCsr<T> raw_device(const Csr<T>& A) {
+  return {A.rows, A.cols, A.nnz(), cuda::DeviceBuffer<index_t>(std::span<const index_t>(A.row_ptr)),
+          cuda::DeviceBuffer<index_t>(std::span<const index_t>(A.col_idx)),
+          cuda::DeviceBuffer<T>(std::span<const T>(A.values))};
+}
+
+TYPED_TEST(KrylovGpu, DeviceMatrixSolvesAsTheHostMatrixDoes) {
+  using T = TypeParam;
+  BALSA_REQUIRE_GPU();
+  const double tol = tol_for<T>();
+  for (const auto& [name, A] : spd_cases<T>())
+    for (const auto pre : {PreconditionerKind::None, PreconditionerKind::Jacobi, PreconditionerKind::Chebyshev}) {
+      SCOPED_TRACE(name + " " + to_string(pre));
+      const KrylovOptions o{.method = KrylovMethod::Cg, .preconditioner = pre, .device = Device::Cuda,
+                            .stopping = {.tolerance = tol, .norm = StoppingNorm::Two}};
+      const std::vector<T> x_true = random_vector<T>(A.rows, 3);
+      const std::vector<T> b = multiply(A, std::span<const T>(x_true));
+      KrylovSolver<T> host(A, o);
+      std::optional<KrylovSolver<T>> dev;
+      {
+        const cuda::DeviceCsr<T> dA = cuda::to_device(A);
+        dev.emplace(dA, o);
+      }  // the solver keeps its own copy
+      std::vector<T> xh(b.size(), T(0)), xd = test::poisoned<T>(b.size());
+      std::fill(xd.begin(), xd.end(), T(0));
+      const KrylovStats sh = host.solve(std::span<const T>(b), std::span<T>(xh));
+      const KrylovStats sd = dev->solve(std::span<const T>(b), std::span<T>(xd));
+      EXPECT_EQ(sd.outcome, KrylovOutcome::Converged) << sd.message;
+      EXPECT_NEAR(sd.iterations, sh.iterations, std::max(2, sh.iterations / 50));
+      EXPECT_LE(test::relative_error<T>(xd, xh), 5000 * tol);
+      EXPECT_EQ(sd.spectrum_bound, sh.spectrum_bound);
+      EXPECT_EQ(sd.preconditioner, pre);
+      // New values (A scaled by 2): the solution halves.
+      std::vector<T> twice = A.values;
+      for (T& v : twice) v *= T(2);
+      dev->update_values(std::span<const T>(twice));
+      std::fill(xd.begin(), xd.end(), T(0));
+      EXPECT_EQ(dev->solve(std::span<const T>(b), std::span<T>(xd)).outcome, KrylovOutcome::Converged);
+      for (T& v : xd) v *= T(2);
+      EXPECT_LE(test::relative_error<T>(xd, xh), 5000 * tol);
+    }
+}
+
+TEST(KrylovGpuDeviceMatrix, BadInputIsNamed) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = laplacian_2d<double>(12, 12);
+  const KrylovOptions cheb{.preconditioner = PreconditionerKind::Chebyshev, .device = Device::Cuda};
+  const auto expect_error = [&](const Csr<double>& B, const KrylovOptions& o, const std::string& words) {
+    SCOPED_TRACE(words);
+    try {
+      const cuda::DeviceCsr<double> dB = raw_device(B);
+      KrylovSolver<double> s(dB, o);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  Csr<double> unsorted = A;
+  std::swap(unsorted.col_idx[std::size_t(unsorted.row_ptr[20])], unsorted.col_idx[std::size_t(unsorted.row_ptr[20]) + 1]);
+  expect_error(unsorted, cheb, "row 20: its columns are not strictly increasing");
+  Csr<double> range = A;
+  range.col_idx[std::size_t(range.row_ptr[31] + 1)] = 500;
+  expect_error(range, cheb, "row 31: a column index is out of range");
+  Csr<double> nan = A;
+  nan.values[std::size_t(nan.row_ptr[40])] = std::numeric_limits<double>::quiet_NaN();
+  expect_error(nan, cheb, "row 40: a value is NaN or Inf");
+  Csr<double> asym = A;
+  asym.values[std::size_t(asym.row_ptr[50])] *= 2;  // (50, 38): its mirror (38, 50) keeps -1
+  expect_error(asym, cheb, "CG needs a symmetric matrix: A(38, 50)");
+  Csr<double> negative = A;
+  for (index_t k = negative.row_ptr[7]; k < negative.row_ptr[8]; ++k)
+    if (negative.col_idx[k] == 7) negative.values[std::size_t(k)] = -4;
+  expect_error(negative, cheb, "row 7 is not positive");
+  expect_error(negative, {.preconditioner = PreconditionerKind::Jacobi, .device = Device::Cuda},
+               "Jacobi preconditioner: the diagonal entry of row 7");
+  expect_error(A, {.preconditioner = PreconditionerKind::Ic0, .device = Device::Cuda}, "needs a host analysis");
+  expect_error(A, {.preconditioner = PreconditionerKind::Chebyshev, .device = Device::Cpu}, "needs the GPU");
+  KrylovOptions mc = cheb;
+  mc.ordering = KrylovOrdering::Multicolour;
+  expect_error(A, mc, "only the natural ordering");
+  const Csr<double> rect = test::random_sparse<double>(10, 12, 0.3, 1);
+  expect_error(rect, cheb, "not square");
+  // A bad update keeps the solver usable.
+  const cuda::DeviceCsr<double> dA = cuda::to_device(A);
+  KrylovSolver<double> s(dA, cheb);
+  EXPECT_THROW(s.update_values(std::span<const double>(nan.values)), MatrixError);
+  EXPECT_THROW(s.update_values(std::span<const double>(A.values.data(), 5)), DimensionError);
+  const std::vector<double> b(std::size_t(A.rows), 1.0);
+  std::vector<double> x(b.size(), 0.0);
+  EXPECT_EQ(s.solve(std::span<const double>(b), std::span<double>(x)).outcome, KrylovOutcome::Converged);
 }
 
 }  // namespace
