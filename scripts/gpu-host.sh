@@ -42,6 +42,11 @@
 #                               pcg-ic0, pcg-chebyshev, cg), balsa-bench setup,
 #                               then the four sanitizers on the Chebyshev and
 #                               device level-set kernels
+#   scripts/gpu-host.sh krylov-final [FILES...]  build, ctest -L gpu, the streams
+#                               test twice alone, balsa-bench solve (GPU only) on
+#                               the 3D Laplacians and FILES, balsa run (auto),
+#                               memcheck and racecheck of the Chebyshev and
+#                               device-matrix tests
 #   scripts/gpu-host.sh kernel NAMES [bench args]
 #                               build, ctest -L gpu, memcheck and racecheck of
 #                               gpu_trsv_algorithms_test restricted to the
@@ -367,7 +372,33 @@ run_krylov() {
   rm -f "$outdir/san.tmp"
 }
 
+# The last Krylov check (see the top).
+run_krylov_final() {
+  run_gpu_tests
+  for i in 1 2; do
+    step "gpu_streams_test alone ($i)"; $build/tests/gpu_streams_test --gtest_brief=1 2>&1 | tail -3
+  done
+  step "balsa-bench solve --only lap3d --no-cpu"
+  $build/balsa-bench solve --only lap3d --no-cpu --json "$outdir/solve-lap3d.json" --markdown "$outdir/solve-lap3d.md" \
+    >"$outdir/solve-lap3d.log" 2>&1
+  echo "exit $?"; grep -E "^\| lap3d" "$outdir/solve-lap3d.md" | cut -d'|' -f2,5-10
+  step "balsa-bench solve --no-cpu (real matrices)"
+  $build/balsa-bench solve --suite none --no-cpu "$@" --json "$outdir/solve-real.json" \
+    --markdown "$outdir/solve-real.md" >"$outdir/solve-real.log" 2>&1
+  echo "exit $?"; grep -E "pcg-chebyshev|\| cg \|" "$outdir/solve-real.md" | cut -d'|' -f2,5-10
+  step "balsa run (auto)"; $build/balsa run 2>&1 | tail -14
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer --tool $tool gpu_krylov_test (Chebyshev, device matrix)"
+    timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 --kernel-name-exclude kns=cusparse \
+      "$build/tests/gpu_krylov_test" --gtest_brief=1 --gtest_filter='*Chebyshev*:*DeviceMatrix*' >"$outdir/san.tmp" 2>&1
+    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED" "$outdir/san.tmp" | sort | uniq -c | head -5
+    { echo "### $tool"; cat "$outdir/san.tmp"; } >>"$outdir/sanitizer-krylov.log"
+  done
+  rm -f "$outdir/san.tmp"
+}
+
 case "$stage" in
+  krylov-final) run_krylov_final "$@" ;;
   krylov) run_krylov "$@" ;;
   answer) run_answer "$@" ;;
   python) run_python "$@" ;;
