@@ -33,12 +33,21 @@ struct ChebyshevSteps {
   double first = 0.0;
   std::vector<double> alpha, gamma;
 };
+// options as check_chebyshev_options accepts them (the preconditioner checks them once, when built).
 ChebyshevSteps chebyshev_steps(const ChebyshevOptions& options, const device::Spectrum& spectrum);
 
 // The host reference of device::chebyshev_scaling: dinv[i] = P(1 / a_ii),
-// the interval and the first bad row (then dinv and the interval are not usable).
+// the interval and the first bad row (then dinv and the interval are not
+// usable), for the pattern (row_ptr, col_idx) with these values.
 template <class T, class P>
-device::Scaling chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P> dinv);
+device::Scaling chebyshev_scaling(std::span<const index_t> row_ptr, std::span<const index_t> col_idx,
+                                  std::span<const T> values, std::span<P> dinv);
+// The same for A's pattern.
+template <class T, class P>
+device::Scaling chebyshev_scaling(const Csr<T>& A, std::span<const T> values, std::span<P> dinv) {
+  return chebyshev_scaling<T, P>(std::span<const index_t>(A.row_ptr), std::span<const index_t>(A.col_idx), values,
+                                 dinv);
+}
 
 // A MatrixError naming the row and the fault (row in the solver's numbering)
 // for the preconditioner `who` ("Chebyshev", "Jacobi").

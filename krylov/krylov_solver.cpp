@@ -58,18 +58,24 @@ void check_options(const KrylovOptions& o, bool csr) {
                                             : w + "Device::Cuda: balsa was built without CUDA");
 }
 
+// CG's symmetry check's tolerance, and its MatrixError for the entries `what` names.
+constexpr double kSymmetryTolerance = 1e-12;
+[[noreturn]] void throw_asymmetric(const std::string& what) {
+  throw MatrixError("CG needs a symmetric matrix: " + what +
+                    " (relative tolerance 1e-12; use a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
+}
+
 // MatrixError naming the first (row-major) entry (i, j) with a_ij != a_ji;
 // with `order`, A is P B P^T and the entry is named in B's numbering.
 template <class T>
 void require_symmetric(const Csr<T>& A, const krylov::Reordering* order = nullptr) {
-  const Asymmetry a = first_asymmetry(A, 1e-12);
+  const Asymmetry a = first_asymmetry(A, kSymmetryTolerance);
   if (a.symmetric()) return;
   const index_t i = order ? order->original(a.row) : a.row, j = order ? order->original(a.col) : a.col;
   const std::string at = "A(" + std::to_string(i) + ", " + std::to_string(j) + ")";
   const std::string mirror = "A(" + std::to_string(j) + ", " + std::to_string(i) + ")";
   const std::string other = a.mirror_stored ? mirror + " = " + std::to_string(a.mirror) : mirror + " is not stored";
-  throw MatrixError("CG needs a symmetric matrix: " + at + " = " + std::to_string(a.value) + " but " + other +
-                    " (relative tolerance 1e-12; use a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
+  throw_asymmetric(at + " = " + std::to_string(a.value) + " but " + other);
 }
 
 // require_finite(A) for an A just validated: the values scanned in
@@ -137,10 +143,11 @@ struct KrylovSolver<T>::Impl {
   KrylovStats setup;  // the setup fields every solve's stats start from
   KrylovStats stats;
   // The device constructor's A (A above holds its sizes only): its entries
-  // and pattern on the device (the GPU iteration's copy), for update_values' checks.
+  // and arrays on the device (the GPU iteration's copy), for update_values.
   bool device_only = false;
   std::int64_t device_nnz = 0;
   const index_t *device_row_ptr = nullptr, *device_col_idx = nullptr;
+  T* device_values = nullptr;
 
   void set_up_device(const cuda::DeviceCsr<T>& A, const KrylovOptions& options);
   void check_device_values(const T* values) const;
@@ -401,6 +408,7 @@ void KrylovSolver<T>::Impl::set_up_device(const cuda::DeviceCsr<T>& in, const Kr
   cuda::detail::copy_on_device(own.values.data(), in.values.data(), std::size_t(in.nnz) * sizeof(T));
   device_row_ptr = own.row_ptr.data();
   device_col_idx = own.col_idx.data();
+  device_values = own.values.data();
   KrylovStats& st = setup = labelled_stats(opt);
   if (in.rows > 0) {
     check_device_values(own.values.data());
@@ -427,15 +435,15 @@ void KrylovSolver<T>::Impl::check_device_values(const T* values) const {
   }
   if (options.method != KrylovMethod::Cg || !options.check_symmetry) return;
   const krylov::device::AsymmetricEntry e =
-      krylov::device::first_asymmetry(A.rows, device_row_ptr, device_col_idx, values, 1e-12);
+      krylov::device::first_asymmetry(A.rows, device_row_ptr, device_col_idx, values, kSymmetryTolerance);
   if (e.row >= 0)
-    throw MatrixError("CG needs a symmetric matrix: A(" + std::to_string(e.row) + ", " + std::to_string(e.col) +
-                      ") differs from A(" + std::to_string(e.col) + ", " + std::to_string(e.row) +
-                      ") (relative tolerance 1e-12; use a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
+    throw_asymmetric("A(" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") differs from A(" +
+                     std::to_string(e.col) + ", " + std::to_string(e.row) + ")");
 }
 
 // update_values of a device-constructed solver: the new values up once,
-// checked there, then the preconditioner and the iteration's copy.
+// checked there, then the preconditioner and the iteration's copy (device
+// to device: the values cross the bus once).
 template <class T>
 void KrylovSolver<T>::Impl::update_device_only(std::span<const T> values) {
   if (values.size() != std::size_t(device_nnz))
@@ -448,7 +456,7 @@ void KrylovSolver<T>::Impl::update_device_only(std::span<const T> values) {
     M->update_values_device(v);
     M->describe(setup);
   }
-  gpu->update_values(values);
+  cuda::detail::copy_on_device(device_values, v.data(), v.bytes());
   stats = setup;
 }
 
