@@ -345,25 +345,30 @@ run_answer() {
   echo "exit $?"
 }
 
-# The Krylov stage (see the top).
-run_krylov() {
-  run_gpu_tests
-  step "balsa-bench solve --only lap3d"
-  $build/balsa-bench solve --only lap3d --json "$outdir/solve-lap3d.json" --markdown "$outdir/solve-lap3d.md" \
-    >"$outdir/solve-lap3d.log" 2>&1
+# balsa-bench solve on the 3D Laplacians and on the files "$@" (after any
+# leading options, e.g. --no-cpu, which both runs take).
+krylov_solve_benches() {
+  local opts=()
+  while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do opts+=("$1"); shift; done
+  step "balsa-bench solve --only lap3d ${opts[*]}"
+  $build/balsa-bench solve --only lap3d "${opts[@]}" --json "$outdir/solve-lap3d.json" \
+    --markdown "$outdir/solve-lap3d.md" >"$outdir/solve-lap3d.log" 2>&1
   echo "exit $?"; grep -E "^\| lap3d" "$outdir/solve-lap3d.md" | cut -d'|' -f2,5-10
-  step "balsa-bench solve (real matrices)"
-  $build/balsa-bench solve --suite none "$@" --json "$outdir/solve-real.json" \
+  step "balsa-bench solve ${opts[*]} (real matrices)"
+  $build/balsa-bench solve --suite none "${opts[@]}" "$@" --json "$outdir/solve-real.json" \
     --markdown "$outdir/solve-real.md" >"$outdir/solve-real.log" 2>&1
   echo "exit $?"; grep -E "pcg-chebyshev|\| cg \|" "$outdir/solve-real.md" | cut -d'|' -f2,5-10
-  step "balsa-bench setup --suite none"
-  $build/balsa-bench setup --suite none --json "$outdir/setup.json" --markdown "$outdir/setup.md" >"$outdir/setup.log" 2>&1
-  echo "exit $?"; grep -E "^\|" "$outdir/setup.md" | head -30
-  for tool in memcheck racecheck synccheck initcheck; do
-    for spec in "gpu_krylov_test:*Chebyshev*" "gpu_levels_device_test:GpuLevelsDevice.EmptyRowsAndTinyPatterns"; do
-      t="${spec%%:*}"; filter="${spec#*:}"
+}
+
+# compute-sanitizer's TOOLS (a space-separated list) on each TEST:FILTER
+# spec, SECONDS at most a run; logs appended to sanitizer-krylov.log.
+krylov_sanitizers() {
+  local tools="$1" seconds="$2"; shift 2
+  for tool in $tools; do
+    for spec in "$@"; do
+      local t="${spec%%:*}" filter="${spec#*:}"
       step "compute-sanitizer --tool $tool $t --gtest_filter=$filter"
-      timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 --kernel-name-exclude kns=cusparse \
+      timeout "$seconds" compute-sanitizer --tool "$tool" --error-exitcode 9 --kernel-name-exclude kns=cusparse \
         "$build/tests/$t" --gtest_brief=1 --gtest_filter="$filter" >"$outdir/san.tmp" 2>&1
       echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED|Race reported" "$outdir/san.tmp" | sort | uniq -c | head -5
       { echo "### $tool $t $filter"; cat "$outdir/san.tmp"; } >>"$outdir/sanitizer-krylov.log"
@@ -372,29 +377,26 @@ run_krylov() {
   rm -f "$outdir/san.tmp"
 }
 
+# The Krylov stage (see the top).
+run_krylov() {
+  run_gpu_tests
+  krylov_solve_benches "$@"
+  step "balsa-bench setup --suite none"
+  $build/balsa-bench setup --suite none --json "$outdir/setup.json" --markdown "$outdir/setup.md" >"$outdir/setup.log" 2>&1
+  echo "exit $?"; grep -E "^\|" "$outdir/setup.md" | head -30
+  krylov_sanitizers "memcheck racecheck synccheck initcheck" 60 "gpu_krylov_test:*Chebyshev*" \
+    "gpu_levels_device_test:GpuLevelsDevice.EmptyRowsAndTinyPatterns"
+}
+
 # The last Krylov check (see the top).
 run_krylov_final() {
   run_gpu_tests
   for i in 1 2; do
     step "gpu_streams_test alone ($i)"; $build/tests/gpu_streams_test --gtest_brief=1 2>&1 | tail -3
   done
-  step "balsa-bench solve --only lap3d --no-cpu"
-  $build/balsa-bench solve --only lap3d --no-cpu --json "$outdir/solve-lap3d.json" --markdown "$outdir/solve-lap3d.md" \
-    >"$outdir/solve-lap3d.log" 2>&1
-  echo "exit $?"; grep -E "^\| lap3d" "$outdir/solve-lap3d.md" | cut -d'|' -f2,5-10
-  step "balsa-bench solve --no-cpu (real matrices)"
-  $build/balsa-bench solve --suite none --no-cpu "$@" --json "$outdir/solve-real.json" \
-    --markdown "$outdir/solve-real.md" >"$outdir/solve-real.log" 2>&1
-  echo "exit $?"; grep -E "pcg-chebyshev|\| cg \|" "$outdir/solve-real.md" | cut -d'|' -f2,5-10
+  krylov_solve_benches --no-cpu "$@"
   step "balsa run (auto)"; $build/balsa run 2>&1 | tail -14
-  for tool in memcheck racecheck; do
-    step "compute-sanitizer --tool $tool gpu_krylov_test (Chebyshev, device matrix)"
-    timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 --kernel-name-exclude kns=cusparse \
-      "$build/tests/gpu_krylov_test" --gtest_brief=1 --gtest_filter='*Chebyshev*:*DeviceMatrix*' >"$outdir/san.tmp" 2>&1
-    echo "exit $?"; grep -E "SUMMARY|PASSED|FAILED" "$outdir/san.tmp" | sort | uniq -c | head -5
-    { echo "### $tool"; cat "$outdir/san.tmp"; } >>"$outdir/sanitizer-krylov.log"
-  done
-  rm -f "$outdir/san.tmp"
+  krylov_sanitizers "memcheck racecheck" 90 "gpu_krylov_test:*Chebyshev*:*DeviceMatrix*"
 }
 
 case "$stage" in
