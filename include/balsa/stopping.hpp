@@ -32,6 +32,9 @@ struct EnumNames<StoppingNorm> {
 
 struct StoppingOptions {
   double tolerance = 1e-8;                     // relative residual (> 0, finite)
+  // SciPy's atol: the test above becomes ||r|| <= max(tolerance * ||b||,
+  // absolute_tolerance) (>= 0, finite; 0: the relative test alone).
+  double absolute_tolerance = 0.0;
   StoppingNorm norm = StoppingNorm::Infinity;  // of r and b in the test above
   int max_iterations = 10000;                  // >= 0
   double divergence = 1e10;                    // 0 (off) or a finite factor > 1
