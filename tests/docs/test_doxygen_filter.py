@@ -1,0 +1,130 @@
+"""The API reference's helpers (docs/api/): the Doxygen filter that reads the
+headers' `//` comments as documentation, and the sorting of Doxygen's and
+Sphinx's warnings (which ones fail scripts/docs.sh)."""
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+API = Path(__file__).resolve().parents[2] / "docs" / "api"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, API / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+doxygen_filter = load("doxygen_filter")
+doxygen_warnings = load("doxygen_warnings")
+sphinx_warnings = load("sphinx_warnings")
+
+HEADER = """// balsa: a header's description.
+//
+//   balsa::Thing t(A);   // an example <T>
+#pragma once
+
+namespace balsa {
+
+// Thing's description, with a <tag>, a \\ backslash and `code <x>`.
+// Its second line.
+struct Thing {
+  int a = 0;  // what a is
+              // and more about a
+  // what b is
+  int b = 1;
+
+  int f() {
+    // inside a body: not documentation
+    return a;  // nor this
+  }
+};
+
+// a section comment, then a blank line
+
+enum class Kind {
+  One,  // the first
+  Two   // the last
+};
+
+}  // namespace balsa
+"""
+
+
+def filtered():
+    return doxygen_filter.filter_lines(HEADER.split("\n"))
+
+
+def test_the_filter_keeps_every_line_where_it_was():
+    out = filtered()
+    assert len(out) == len(HEADER.split("\n"))
+    for line_in, line_out in zip(HEADER.split("\n"), out):
+        code_in = doxygen_filter.split_comment(line_in)[0].strip()
+        if code_in:
+            assert line_out.startswith(doxygen_filter.split_comment(line_in)[0].rstrip())
+
+
+def test_the_file_top_comment_is_the_file_description():
+    out = filtered()
+    assert out[0].startswith("/** balsa: a header's description.")
+    assert out[1].strip() == "\\verbatim"  # an indented example, kept as it stands
+    assert "<T>" in out[2] and out[2].endswith("\\endverbatim \\file */")
+
+
+def test_a_block_above_a_declaration_is_its_documentation():
+    out = filtered()
+    line = HEADER.split("\n").index("struct Thing {")
+    assert out[line - 2].startswith("/** Thing's description, with a \\<tag\\>, a \\\\ backslash and `code <x>`.")
+    assert out[line - 1].endswith("Its second line. */")
+
+
+def test_trailing_comments_document_members_and_enumerators():
+    out = filtered()
+    assert "  int a = 0;  ///< what a is" in out
+    assert "              ///< and more about a" in out
+    assert "  /** what b is */" in out
+    assert "  One,  ///< the first" in out
+    assert "  Two   ///< the last" in out
+
+
+def test_comments_in_bodies_and_before_blank_lines_stay_comments():
+    out = filtered()
+    assert "    // inside a body: not documentation" in out
+    assert "    return a;  // nor this" in out
+    assert "// a section comment, then a blank line" in out
+    assert "}  // namespace balsa" in out
+
+
+def test_doxygen_warnings_count_all_but_undocumented_names(tmp_path, capsys):
+    reference = tmp_path / "reference.log"
+    undocumented = tmp_path / "undocumented.log"
+    reference.write_text("")
+    undocumented.write_text("/x/include/balsa/a.hpp:3: warning: Member f() (function) of namespace balsa is "
+                            "not documented.\n/x/include/balsa/a.hpp:9: warning: Compound balsa::S is not "
+                            "documented.\n")
+    assert doxygen_warnings.main(str(reference), str(undocumented)) == 0
+    assert "2 public name(s) without a comment" in capsys.readouterr().out
+    reference.write_text("/x/include/balsa/a.hpp:5: warning: unexpected command endverbatim\n"
+                         "  (a continuation line)\n")
+    assert doxygen_warnings.main(str(reference), str(undocumented)) == 1
+    assert "unexpected command endverbatim (a continuation line)" in capsys.readouterr().err
+
+
+def test_sphinx_warnings_fail_but_the_known_ones(tmp_path):
+    log = tmp_path / "warnings.log"
+    known = tmp_path / "known.txt"
+    known.write_text("# a comment\ndocstring of balsa\\.old\\.Thing:\n")
+    log.write_text("/x/old.py:docstring of balsa.old.Thing:3: ERROR: Unexpected indentation. [docutils]\n")
+    assert sphinx_warnings.main(str(log), str(known)) == 0
+    log.write_text(log.read_text() + "/x/index.rst:4: WARNING: py:obj reference target not found: balsa.x\n")
+    assert sphinx_warnings.main(str(log), str(known)) == 1
+
+
+def test_the_filter_runs_as_doxygen_runs_it(tmp_path):
+    header = tmp_path / "h.hpp"
+    header.write_text(HEADER)
+    out = subprocess.run([sys.executable, str(API / "doxygen_filter.py"), str(header)], check=True,
+                         capture_output=True, text=True).stdout
+    assert out.split("\n") == filtered()
