@@ -29,6 +29,9 @@ import sys
 SCOPE_KEYWORD = re.compile(r'\b(namespace|struct|class|union|enum)\b[^=()]*$|\bextern\s+"C"\s*$')
 SECTION_RULE = re.compile(r"^\s*//\s*-{3,}")
 ESCAPED = re.compile(r"([\\@<>&#%$])")
+# An abbreviation's dot is not the end of the brief description (Doxygen's
+# JAVADOC_AUTOBRIEF ends it at the first ". "): "Alg.\ 5.1".
+ABBREVIATION = re.compile(r"\b(Alg|Algs|sec|Sec|Sect|ch|Ch|ed|eq|Eq|Fig|Ref|Thm|vs|cf|e\.g|i\.e|et al)\.(?: |$)")
 
 
 def split_comment(line):
@@ -52,14 +55,18 @@ def split_comment(line):
 
 
 def escape_prose(text):
-    """Escapes Doxygen's command and HTML characters outside backtick spans."""
+    """Escapes Doxygen's command and HTML characters outside backtick spans,
+    and the dots of abbreviations."""
     parts = text.split("`")
-    for i in range(0, len(parts), 2 if len(parts) % 2 else 1):
-        if len(parts) % 2 == 0 and i == len(parts) - 1:
-            parts[i] = ESCAPED.sub(r"\\\1", parts[i])  # an unpaired backtick: plain text
-        elif i % 2 == 0:
-            parts[i] = ESCAPED.sub(r"\\\1", parts[i])
+    paired = len(parts) % 2 == 1  # else the last part follows a lone backtick: plain text
+    for i, part in enumerate(parts):
+        if i % 2 == 0 or (not paired and i == len(parts) - 1):
+            parts[i] = escape_plain(part)
     return "`".join(parts)
+
+
+def escape_plain(text):
+    return ABBREVIATION.sub(r"\1.\\ ", ESCAPED.sub(r"\\\1", text))
 
 
 class Scopes:

@@ -31,7 +31,8 @@ HEADER = """// balsa: a header's description.
 namespace balsa {
 
 // Thing's description, with a <tag>, a \\ backslash and `code <x>`.
-// Its second line.
+// Its second line (Saad, Alg. 9.1, and sec.
+// 9.3).
 struct Thing {
   int a = 0;  // what a is
               // and more about a
@@ -78,8 +79,10 @@ def test_the_file_top_comment_is_the_file_description():
 def test_a_block_above_a_declaration_is_its_documentation():
     out = filtered()
     line = HEADER.split("\n").index("struct Thing {")
-    assert out[line - 2].startswith("/** Thing's description, with a \\<tag\\>, a \\\\ backslash and `code <x>`.")
-    assert out[line - 1].endswith("Its second line. */")
+    assert out[line - 3].startswith("/** Thing's description, with a \\<tag\\>, a \\\\ backslash and `code <x>`.")
+    # an abbreviation's dot does not end the brief description
+    assert out[line - 2] == "   Its second line (Saad, Alg.\\ 9.1, and sec.\\ "
+    assert out[line - 1].endswith("9.3). */")
 
 
 # Lines the filter gives as they are expected: trailing comments documenting
