@@ -3,6 +3,8 @@ headers' `//` comments as documentation, and the sorting of Doxygen's and
 Sphinx's warnings (which ones fail scripts/docs.sh)."""
 
 import importlib.util
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -136,3 +138,33 @@ def test_the_filter_runs_as_doxygen_runs_it(tmp_path):
     out = subprocess.run([sys.executable, str(API / "doxygen_filter.py"), str(header)], check=True,
                          capture_output=True, text=True).stdout
     assert out.split("\n") == filtered()
+
+
+def run_doxygen(tmp_path, mainpage):
+    """Doxygen with docs/api/Doxyfile over a tree holding HEADER and the given
+    main page; the sorter's status and the header's HTML page."""
+    (tmp_path / "include" / "balsa").mkdir(parents=True)
+    (tmp_path / "include" / "balsa" / "thing.hpp").write_text(HEADER)
+    (tmp_path / "docs" / "api").mkdir(parents=True)
+    for name in ("Doxyfile", "doxygen_filter.py"):
+        shutil.copy(API / name, tmp_path / "docs" / "api" / name)
+    (tmp_path / "docs" / "api" / "mainpage.md").write_text(mainpage)
+    out = tmp_path / "out"
+    out.mkdir()
+    env = dict(os.environ, BALSA_SOURCE_DIR=str(tmp_path), BALSA_CPP_DOCS=str(out), BALSA_EXTRACT_ALL="YES",
+               BALSA_DOCS_HTML="YES")
+    subprocess.run(["doxygen", str(tmp_path / "docs" / "api" / "Doxyfile")], check=True, env=env,
+                   capture_output=True)
+    status = doxygen_warnings.main(str(out / "warnings.log"), os.devnull)
+    return status, (out / "html" / "structbalsa_1_1Thing.html").read_text()
+
+
+@pytest.mark.skipif(shutil.which("doxygen") is None, reason="doxygen is not installed (scripts/install-deps.sh)")
+def test_doxygen_reads_the_comments_and_a_markup_error_fails(tmp_path):
+    status, page = run_doxygen(tmp_path / "good", "# Front page {#mainpage}\n\nText.\n")
+    assert status == 0
+    assert "what a is" in page and "and more about a" in page and "what b is" in page
+    assert "with a &lt;tag&gt;, a \\ backslash" in page  # the prose as written
+    assert "not documentation" not in page
+    status, _ = run_doxygen(tmp_path / "bad", "# Front page {#mainpage}\n\nA \\nosuchcommand here.\n")
+    assert status == 1
