@@ -30,8 +30,8 @@ SCOPE_KEYWORD = re.compile(r'\b(namespace|struct|class|union|enum)\b[^=()]*$|\be
 SECTION_RULE = re.compile(r"^\s*//\s*-{3,}")
 ESCAPED = re.compile(r"([\\@<>&#%$])")
 # An abbreviation's dot is not the end of the brief description (Doxygen's
-# JAVADOC_AUTOBRIEF ends it at the first ". "): "Alg.\ 5.1".
-ABBREVIATION = re.compile(r"\b(Alg|Algs|sec|Sec|Sect|ch|Ch|ed|eq|Eq|Fig|Ref|Thm|vs|cf|e\.g|i\.e|et al)\.(?: |$)")
+# JAVADOC_AUTOBRIEF ends it at the first ". "): "Alg.\ 5.1", "1 ..\ n".
+ABBREVIATION = re.compile(r"(\b(?:Alg|Algs|sec|Sec|Sect|ch|Ch|ed|eq|Eq|Fig|Ref|Thm|vs|cf|e\.g|i\.e|et al)\.|\.{2,})(?: |$)")
 
 
 def split_comment(line):
@@ -66,7 +66,7 @@ def escape_prose(text):
 
 
 def escape_plain(text):
-    return ABBREVIATION.sub(r"\1.\\ ", ESCAPED.sub(r"\\\1", text))
+    return ABBREVIATION.sub(r"\1\\ ", ESCAPED.sub(r"\\\1", text))
 
 
 class Scopes:

@@ -34,7 +34,7 @@ namespace balsa {
 
 // Thing's description, with a <tag>, a \\ backslash and `code <x>`.
 // Its second line (Saad, Alg. 9.1, and sec.
-// 9.3).
+// 9.3; rows 1 .. n).
 struct Thing {
   int a = 0;  // what a is
               // and more about a
@@ -84,7 +84,7 @@ def test_a_block_above_a_declaration_is_its_documentation():
     assert out[line - 3].startswith("/** Thing's description, with a \\<tag\\>, a \\\\ backslash and `code <x>`.")
     # an abbreviation's dot does not end the brief description
     assert out[line - 2] == "   Its second line (Saad, Alg.\\ 9.1, and sec.\\ "
-    assert out[line - 1].endswith("9.3). */")
+    assert out[line - 1].endswith("9.3; rows 1 ..\\ n). */")
 
 
 # Lines the filter gives as they are expected: trailing comments documenting
