@@ -88,6 +88,8 @@ def public_methods(cls):
     for name, member in vars(cls).items():
         if name.startswith("_"):
             continue
+        if isinstance(member, (staticmethod, classmethod)):
+            member = member.__func__
         if isinstance(member, property) or inspect.isfunction(member):
             yield name, member
 
