@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <future>
 #include <memory>
 #include <optional>
@@ -106,6 +107,51 @@ void check_length(std::size_t got, index_t rows, const char* what) {
                          " entries, the matrix " + std::to_string(rows) + " rows");
 }
 
+// A user's LinearOperator `name` (A or M): square, with a product.
+template <class T>
+void check_user_operator(const LinearOperator<T>& L, const char* name, const std::string& w) {
+  if (L.rows < 0 || L.rows != L.cols)
+    throw DimensionError(w + name + " is " + std::to_string(L.rows) + " x " + std::to_string(L.cols) + ", not square");
+  if (!L.apply && !L.apply_device) throw Error(w + name + " has neither apply nor apply_device");
+}
+
+// The options of a solver with a user's operator A and/or preconditioner M
+// (n: A's rows), checked against them; Device::Auto resolved: the GPU only
+// when every one of them has apply_device.
+template <class T>
+KrylovOptions user_options(const LinearOperator<T>* A, index_t n, const LinearOperator<T>* M, const KrylovOptions& given) {
+  const std::string w = A ? "Krylov solver on an operator A: " : "Krylov solver with a user preconditioner M: ";
+  if (A) check_user_operator(*A, "A", w);
+  if (M) check_user_operator(*M, "M", w);
+  if (M && M->rows != n)
+    throw DimensionError(w + "M is " + std::to_string(M->rows) + " x " + std::to_string(M->cols) + ", A has " +
+                         std::to_string(n) + " rows");
+  if (given.preconditioner != PreconditionerKind::None)
+    throw Error(w + "options.preconditioner must be none " +
+                (M ? "with a user M" : "(the built-in preconditioners need A's entries; give M instead)") + ", not " +
+                to_string(given.preconditioner));
+  const bool on_device = (!A || A->apply_device) && (!M || M->apply_device);
+  KrylovOptions o = given;
+  if (o.device == Device::Auto && !on_device) o.device = Device::Cpu;
+  if (o.device == Device::Cuda && !on_device) throw Error(w + "Device::Cuda needs apply_device on A and M");
+  o = with_device_resolved(o);
+  if (o.device == Device::Cpu && ((A && !A->apply) || (M && !M->apply)))
+    throw Error(w + "the CPU path needs apply (the host product) on A and M");
+  return o;
+}
+
+// The handler of KrylovSolver's solves: a user's callback's exception
+// leaves as it was thrown, the rest as rethrow_as_balsa_error makes it.
+[[noreturn]] void rethrow_user_or_balsa_error(const char* where) {
+  try {
+    throw;
+  } catch (const krylov::UserCallbackError& e) {
+    std::rethrow_exception(e.cause);
+  } catch (...) {
+    rethrow_as_balsa_error(where);
+  }
+}
+
 // Stats naming the method, preconditioner and device (the setup fields
 // every solve's stats start from).
 KrylovStats labelled_stats(const KrylovOptions& o) {
@@ -141,6 +187,7 @@ struct KrylovSolver<T>::Impl {
   std::optional<krylov::Reordering> order;
   cuda::DeviceBuffer<T> ordered_b, ordered_x;
   KrylovStats setup;  // the setup fields every solve's stats start from
+  IterateCallback<T> on_iterate;  // set_iterate_callback's (empty: none)
   KrylovStats stats;
   // The device constructor's A (A above holds its sizes only): its entries
   // and arrays on the device (the GPU iteration's copy), for update_values.
@@ -227,6 +274,7 @@ struct KrylovSolver<T>::Impl {
 
   void solve_cpu(std::span<const T> b, std::span<T> x, KrylovStats& st) {
     krylov::cpu::Run<T> run(A, M.get(), options, st, op.get());
+    run.set_iterate_callback(&on_iterate);
     switch (options.method) {
       case KrylovMethod::Cg: krylov::cpu::cg(run, b, x); break;
       case KrylovMethod::BiCgStab: krylov::cpu::bicgstab(run, b, x); break;
@@ -247,6 +295,22 @@ template <class T>
 KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given) try : impl_(std::make_unique<Impl>()) {
   const CallScope on(given, "KrylovOptions");
   impl_->set_up(A, with_device_resolved(given), nullptr);
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
+}
+
+template <class T>
+KrylovSolver<T>::KrylovSolver(const LinearOperator<T>& A, const KrylovOptions& given, const LinearOperator<T>* M) try
+    : KrylovSolver(std::make_unique<krylov::UserOperator<T>>(A),
+                   M ? std::make_unique<krylov::UserPreconditioner<T>>(*M) : nullptr,
+                   user_options(&A, A.rows, M, given)) {
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
+}
+
+template <class T>
+KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given, const LinearOperator<T>& M) try
+    : KrylovSolver(A, std::make_unique<krylov::UserPreconditioner<T>>(M), user_options<T>(nullptr, A.rows, &M, given)) {
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
 }
@@ -512,7 +576,7 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   s.stats = st;
   return st;
 } catch (...) {
-  rethrow_as_balsa_error("KrylovSolver::solve");
+  rethrow_user_or_balsa_error("KrylovSolver::solve");
 }
 
 template <class T>
@@ -524,7 +588,7 @@ KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceB
   check_length(x.size(), s.A.rows, "x");
   return s.solve_on_device(b.data(), x.data());
 } catch (...) {
-  rethrow_as_balsa_error("KrylovSolver::solve");
+  rethrow_user_or_balsa_error("KrylovSolver::solve");
 }
 
 template <class T>
@@ -536,7 +600,7 @@ KrylovStats KrylovSolver<T>::solve_device(const T* b, T* x) try {
   if (s.A.rows > 0 && b == x) throw Error("Krylov solve: b and x must be different device arrays");
   return s.solve_on_device(b, x);
 } catch (...) {
-  rethrow_as_balsa_error("KrylovSolver::solve_device");
+  rethrow_user_or_balsa_error("KrylovSolver::solve_device");
 }
 
 template <class T>
@@ -580,6 +644,15 @@ void KrylovSolver<T>::update_values(std::span<const T> values) try {
   s.stats = s.setup;
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::update_values");
+}
+
+template <class T>
+void KrylovSolver<T>::set_iterate_callback(IterateCallback<T> f) try {
+  Impl& s = live_impl(impl_);
+  s.on_iterate = std::move(f);
+  if (s.gpu) s.gpu->set_iterate_callback(s.on_iterate ? &s.on_iterate : nullptr);
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::set_iterate_callback");
 }
 
 template <class T>

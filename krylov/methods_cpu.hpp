@@ -125,7 +125,7 @@ class Run {
     st_.history.push_back(res);
     st_.iterations = iteration;
     st_.residual = res;
-    if (o_.progress) o_.progress(iteration, res);
+    if (o_.progress) call_user(o_.progress, iteration, res);
     if (!std::isfinite(res)) return stop(kNonFinite, kResidual, res, iteration);
     if (res <= o_.stopping.tolerance) return stop(kConverged, kNoQuantity, 0.0, iteration);
     const StoppingOptions& so = o_.stopping;
@@ -145,6 +145,18 @@ class Run {
     return code;
   }
   int max_iterations_reached() { return stop(kMaxIterationsStop, kNoQuantity, 0.0, st_.iterations); }
+
+  // The user's per-iterate callback (KrylovSolver::set_iterate_callback;
+  // null: none), called by iterate.
+  void set_iterate_callback(const IterateCallback<T>* f) { on_iterate_ = f && *f ? f : nullptr; }
+  bool wants_iterates() const { return on_iterate_ != nullptr; }
+  // x (n values) is the iterate of the iteration last recorded: the callback
+  // sees it, once per iteration (a second call for the same one is skipped).
+  void iterate(std::span<const T> x) {
+    if (!on_iterate_ || st_.iterations <= iterated_) return;
+    iterated_ = st_.iterations;
+    call_user(*on_iterate_, st_.iterations, x);
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -166,6 +178,8 @@ class Run {
   bool infinity_;
   double normb_ = 1.0;
   Progress progress_;
+  const IterateCallback<T>* on_iterate_ = nullptr;
+  int iterated_ = 0;  // the last iteration the iterate callback saw
   double* phase_ = nullptr;
   Clock::time_point since_{};
 };

@@ -173,7 +173,8 @@ struct KrylovOptions {
   bool phase_timing = true;
   // Called on the host with (iteration, relative residual) as the host
   // learns them (CPU: every iteration; GPU: at its status checks, every
-  // few iterations, and once at the end).
+  // few iterations, and once at the end). An exception from it stops the
+  // solve and leaves solve() unchanged.
   std::function<void(int, double)> progress = nullptr;
   // The CUDA stream of all the solver's GPU work, its preconditioner's and
   // triangular solvers' included (include/balsa/core.hpp; nullptr: the
@@ -263,10 +264,43 @@ template <class T> class Operator;        // krylov/operator.hpp (internal)
 template <class T> class Preconditioner;  // krylov/preconditioner.hpp (internal)
 }  // namespace krylov
 
+// A matrix-free square operator y = A x, given by its products (SciPy's
+// LinearOperator). `apply` runs on the host (x and y: rows values each, not
+// aliased); `apply_device`, optional, on device arrays of rows values,
+// enqueued on `stream` (the solver's: options.stream, or the per-thread
+// default stream cudaStreamPerThread when that is nullptr) without waiting
+// for it. As a preconditioner M it is applied as z = M r, M approximating
+// A^{-1} (SciPy's convention). A callback may throw: the solve stops and the
+// exception leaves solve() unchanged.
+template <class T>
+struct LinearOperator {
+  index_t rows = 0, cols = 0;
+  std::function<void(std::span<const T> x, std::span<T> y)> apply;
+  std::function<void(const T* x, T* y, StreamHandle stream)> apply_device = nullptr;
+};
+
+// Called after every iteration with its number (1, 2, ...) and the iterate
+// x_k (SciPy's callback(xk)); x_k is valid during the call only.
+template <class T>
+using IterateCallback = std::function<void(int iteration, std::span<const T> x)>;
+
 template <class T>
 class KrylovSolver {
  public:
   KrylovSolver(const Csr<T>& A, const KrylovOptions& options = {});
+  // A matrix-free A (LinearOperator above; square, apply set) and, when M
+  // is given, a preconditioner applied as z = M r (options.preconditioner
+  // must then be None; M's shape A's). The solver keeps copies of both (of
+  // their std::function objects). A's products go through
+  // apply on the CPU and apply_device on the GPU: Device::Auto picks the GPU
+  // only when A (and M, if given) have apply_device and a GPU is present;
+  // Device::Cuda without them is an error. Without M, options.preconditioner
+  // must be None (the built-in ones need A's entries). Not offered with an
+  // operator A: the multicolour ordering, CG's symmetry check (skipped:
+  // check_symmetry is not read) and update_values.
+  KrylovSolver(const LinearOperator<T>& A, const KrylovOptions& options = {}, const LinearOperator<T>* M = nullptr);
+  // A as CSR with a user preconditioner M (as above; the natural ordering).
+  KrylovSolver(const Csr<T>& A, const KrylovOptions& options, const LinearOperator<T>& M);
   // Internal, for balsa's composite solvers (BandedSolver): A as an operator
   // and a preconditioner already set up for it (null: none;
   // options.preconditioner is then only a label). update_values is not
@@ -305,6 +339,14 @@ class KrylovSolver {
   KrylovStats solve_device(const T* b, T* x);
   // New values, same pattern (A's CSR order): the preconditioner is refactored.
   void update_values(std::span<const T> values);
+
+  // f (null: none) is called after every iteration of the later solves
+  // with the iterate (CPU: in place; GPU: the status is read every
+  // iteration and x copied to a host buffer for the call, so set it only
+  // when needed). BiCGStab(l) forms x_k = x0 + M^{-1} y for the call (one
+  // more preconditioner application). An exception from f stops the solve and
+  // leaves solve() unchanged; the solver stays usable.
+  void set_iterate_callback(IterateCallback<T> f);
 
   const KrylovStats& stats() const;  // the last solve's (setup fields from the constructor)
   index_t rows() const;
