@@ -95,9 +95,10 @@ class DeviceSolver final : public Solver<T> {
     Context<T>& c = c_;
     c.n = n;
     c.op = op;
-    c.stopping = {o.stopping.tolerance, o.stopping.norm == StoppingNorm::Infinity, o.stopping.divergence,
+    c.stopping = {o.stopping.tolerance, o.stopping.absolute_tolerance, o.stopping.norm == StoppingNorm::Infinity, o.stopping.divergence,
                   o.stopping.stagnation_window};
     c.l = o.l;
+    c.restart = o.restart;
     c.M = M;
     c.A = std::move(A);
     c.state = cuda::DeviceBuffer<State>(1);
@@ -113,6 +114,8 @@ class DeviceSolver final : public Solver<T> {
       case KrylovMethod::Cg: method_ = make_cg(c); break;
       case KrylovMethod::BiCgStab: method_ = make_bicgstab(c); break;
       case KrylovMethod::BiCgStabL: method_ = make_bicgstab_l(c); break;
+      case KrylovMethod::Gmres: method_ = make_gmres(c); break;
+      case KrylovMethod::Minres: method_ = make_minres(c); break;
     }
     q_ = cuda::DeviceBuffer<T>(std::size_t(c.n));
     cuda::detail::synchronize();
@@ -180,7 +183,7 @@ class DeviceSolver final : public Solver<T> {
       record_early_stop(st, fin.stop, fin.progress, fin.at, options_.stopping);
     else
       record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
-                  options_.stopping.tolerance);
+                  fin.tolerance);
     check_attainable_accuracy(st, options_.stopping, c_.n);
     timer_.retire(fin.iterations);
     timer_.drop();
@@ -243,7 +246,9 @@ class DeviceSolver final : public Solver<T> {
       for (int j = known + 1; j <= upto; ++j) st.history.push_back(s.history[j % kRing]);
       if (options_.progress && upto > known) call_user(options_.progress, upto, s.residual);
       known = std::max(known, upto);
-      if (on_iterate_ && !stopped) report_iterate(k, x, true);
+      // GMRES forms x only at its restarts (its finish writes the solve's x),
+      // so its callback sees the final x only.
+      if (on_iterate_ && !stopped && options_.method != KrylovMethod::Gmres) report_iterate(k, x, true);
       if (!stopped) timer_.retire(k);  // iterations < k ran in full
       return true;
     };

@@ -41,6 +41,29 @@ namespace balsa {
 
 namespace {
 
+// The largest GMRES(m) basis (KrylovOptions::restart).
+constexpr int kMaxRestart = 1000;
+
+// GMRES's and MINRES's options: the restart length, the 2-norm (their
+// recurrences give ||r||_2), MINRES's symmetric positive definite preconditioner.
+void check_method_options(const KrylovOptions& o, const std::string& w) {
+  const bool gmres = o.method == KrylovMethod::Gmres, minres = o.method == KrylovMethod::Minres;
+  if (gmres && (o.restart < 1 || o.restart > kMaxRestart))
+    throw Error(w + "GMRES(m) needs restart (m) in 1.." + std::to_string(kMaxRestart) + ", got " +
+                std::to_string(o.restart));
+  if ((gmres || minres) && o.stopping.norm != StoppingNorm::Two)
+    throw Error(w + to_string(o.method) + " tests the residual's 2-norm (its recurrence gives that one): set " +
+                "stopping.norm to the 2-norm (\"2\"), not \"" + to_string(o.stopping.norm) + "\"");
+  if (minres && o.preconditioner == PreconditionerKind::Ilu0)
+    throw Error(w + "MINRES needs a symmetric positive definite preconditioner (none, jacobi, ic0 or chebyshev); "
+                    "ILU(0) is not symmetric (use GMRES or BiCGStab with ILU(0))");
+}
+
+// The methods that need a symmetric A (checked when KrylovOptions::check_symmetry).
+bool needs_symmetry(const KrylovOptions& o) {
+  return o.check_symmetry && (o.method == KrylovMethod::Cg || o.method == KrylovMethod::Minres);
+}
+
 // csr: A comes as CSR and the solver sets up its own preconditioner (the
 // multicolour ordering needs both).
 template <class T>
@@ -52,6 +75,7 @@ void check_options(const KrylovOptions& o, bool csr) {
   krylov::check_stopping(o.stopping, w);
   if (o.method == KrylovMethod::BiCgStabL && (o.l < 1 || o.l > krylov::kMaxL))
     throw Error(w + "BiCGStab(l) needs l in 1.." + std::to_string(krylov::kMaxL) + ", got " + std::to_string(o.l));
+  check_method_options(o, w);
   if (o.float_preconditioner && !std::is_same_v<T, double>)
     throw Error(w + "float_preconditioner needs a double solver (this one is already float)");
   if (o.device == Device::Cuda && !cuda::available())
@@ -59,24 +83,26 @@ void check_options(const KrylovOptions& o, bool csr) {
                                             : w + "Device::Cuda: balsa was built without CUDA");
 }
 
-// CG's symmetry check's tolerance, and its MatrixError for the entries `what` names.
+// CG's and MINRES's symmetry check's tolerance, and its MatrixError for the entries `what` names.
 constexpr double kSymmetryTolerance = 1e-12;
-[[noreturn]] void throw_asymmetric(const std::string& what) {
-  throw MatrixError("CG needs a symmetric matrix: " + what +
-                    " (relative tolerance 1e-12; use a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
+[[noreturn]] void throw_asymmetric(KrylovMethod method, const std::string& what) {
+  const std::string name = method == KrylovMethod::Minres ? "MINRES" : "CG";
+  throw MatrixError(name + " needs a symmetric matrix: " + what +
+                    " (relative tolerance 1e-12; use GMRES or a BiCGStab method, or set "
+                    "KrylovOptions::check_symmetry = false)");
 }
 
 // MatrixError naming the first (row-major) entry (i, j) with a_ij != a_ji;
 // with `order`, A is P B P^T and the entry is named in B's numbering.
 template <class T>
-void require_symmetric(const Csr<T>& A, const krylov::Reordering* order = nullptr) {
+void require_symmetric(KrylovMethod method, const Csr<T>& A, const krylov::Reordering* order = nullptr) {
   const Asymmetry a = first_asymmetry(A, kSymmetryTolerance);
   if (a.symmetric()) return;
   const index_t i = order ? order->original(a.row) : a.row, j = order ? order->original(a.col) : a.col;
   const std::string at = "A(" + std::to_string(i) + ", " + std::to_string(j) + ")";
   const std::string mirror = "A(" + std::to_string(j) + ", " + std::to_string(i) + ")";
   const std::string other = a.mirror_stored ? mirror + " = " + std::to_string(a.mirror) : mirror + " is not stored";
-  throw_asymmetric(at + " = " + std::to_string(a.value) + " but " + other);
+  throw_asymmetric(method, at + " = " + std::to_string(a.value) + " but " + other);
 }
 
 // require_finite(A) for an A just validated: the values scanned in
@@ -279,6 +305,8 @@ struct KrylovSolver<T>::Impl {
       case KrylovMethod::Cg: krylov::cpu::cg(run, b, x); break;
       case KrylovMethod::BiCgStab: krylov::cpu::bicgstab(run, b, x); break;
       case KrylovMethod::BiCgStabL: krylov::cpu::bicgstab_l(run, options.l, b, x); break;
+      case KrylovMethod::Gmres: krylov::cpu::gmres(run, options.restart, b, x); break;
+      case KrylovMethod::Minres: krylov::cpu::minres(run, b, x); break;
     }
     if (op) {
       std::vector<T> ax(x.size());
@@ -383,7 +411,7 @@ template <class T>
 std::future<void> KrylovSolver<T>::Impl::start_own_checks(const Csr<T>& in, bool reorder, int threads) {
   return parallel::async_with_threads(threads, [&in, this, reorder] {
     const trace::Span span("krylov: symmetry check, copy of A's pattern");
-    if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(in);
+    if (needs_symmetry(options)) require_symmetric(options.method, in);
     if (reorder) return;
     A = Csr<T>{in.rows, in.cols, parallel::fresh_copy(in.row_ptr), parallel::fresh_copy(in.col_idx), {}};
     if (options.device == Device::Cpu) A.values = parallel::fresh_copy(in.values);
@@ -497,11 +525,11 @@ void KrylovSolver<T>::Impl::check_device_values(const T* values) const {
                                            "a value is NaN or Inf"};
     throw MatrixError("Krylov solver on a device matrix: row " + std::to_string(p.row) + ": " + what[int(p.fault)]);
   }
-  if (options.method != KrylovMethod::Cg || !options.check_symmetry) return;
+  if (!needs_symmetry(options)) return;
   const krylov::device::AsymmetricEntry e =
       krylov::device::first_asymmetry(A.rows, device_row_ptr, device_col_idx, values, kSymmetryTolerance);
   if (e.row >= 0)
-    throw_asymmetric("A(" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") differs from A(" +
+    throw_asymmetric(options.method, "A(" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") differs from A(" +
                      std::to_string(e.col) + ", " + std::to_string(e.row) + ")");
 }
 
@@ -630,8 +658,7 @@ void KrylovSolver<T>::update_values(std::span<const T> values) try {
     std::copy(values.begin(), values.end(), B.values.begin());
     require_finite_values(B);
   }
-  if (s.options.method == KrylovMethod::Cg && s.options.check_symmetry)
-    require_symmetric(B, s.order ? &*s.order : nullptr);
+  if (needs_symmetry(s.options)) require_symmetric(s.options.method, B, s.order ? &*s.order : nullptr);
   const std::span<const T> ordered(B.values);
   if (s.M) {  // refactors (the preconditioner keeps its old factors if it throws)
     s.M->update_values(ordered);
