@@ -438,8 +438,11 @@ def gmres(A, b, x0=None, *, rtol: float = 1e-5, atol: float = 0.0, restart: int 
     inner = cycles if callback_type == "legacy" and maxiter is not None else cycles * restart
     iterate = callback if callback_type == "x" else None
     progress = callback if callback_type != "x" else None
-    return _scipy_solve("gmres", A, b, x0, rtol, atol, min(max(inner, 1), num.INT32_MAX), M, iterate, device,
-                        stream, threads, who, restart=restart, _progress=progress)
+    x, info = _scipy_solve("gmres", A, b, x0, rtol, atol, min(max(inner, 1), num.INT32_MAX), M, iterate, device,
+                           stream, threads, who, restart=restart, _progress=progress)
+    if info > 0 and callback_type != "legacy":  # SciPy counts restart cycles
+        info = -(-info // restart)
+    return x, info
 
 
 @keywords

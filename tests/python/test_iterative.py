@@ -355,7 +355,7 @@ def test_tol_is_a_deprecated_alias_and_solve_takes_rtol():
 
 @needs_kmethods
 def test_gmres_and_minres_match_scipy():
-    B = convection_diffusion(15)
+    B = sp.csr_array(convection_diffusion(15) + 2.0 * sp.eye_array(225))
     b = rng.random(B.shape[0])
     x, info = balsa.gmres(B, b, rtol=1e-8, restart=30, device="cpu")
     y, _ = spla.gmres(B, b, rtol=1e-8, restart=30)
@@ -367,6 +367,9 @@ def test_gmres_and_minres_match_scipy():
     norms = []
     balsa.gmres(B, b, rtol=1e-8, callback=norms.append, callback_type="pr_norm", device="cpu")
     assert norms and all(isinstance(v, float) for v in norms)
+    # Not converged: info counts restart cycles, as SciPy's.
+    x, info = balsa.gmres(convection_diffusion(15), b, rtol=1e-12, restart=5, maxiter=7, device="cpu")
+    assert info == spla.gmres(convection_diffusion(15), b, rtol=1e-12, restart=5, maxiter=7)[1] == 7
     A = sp.csr_array(sp.diags_array([np.ones(99), np.linspace(-2, 3, 100), np.ones(99)], offsets=[-1, 0, 1]))
     x, info = balsa.minres(A, b[:100], rtol=1e-10, device="cpu")
     y, _ = spla.minres(A, b[:100], rtol=1e-10)
