@@ -170,9 +170,10 @@ class KrylovSolver:
     """
 
     @keywords
-    def __init__(self, A, method=None, preconditioner=None, rtol=1e-5, atol=0.0, maxiter=None, M=None,
-                 callback=None, norm="2", trsv="auto", check_symmetry=True, device="auto", stream=None, threads=0,
-                 restart=None, tol=None, _progress=None):
+    def __init__(self, A, method: str | None = None, preconditioner: str | None = None, rtol: float = 1e-5,
+                 atol: float = 0.0, maxiter: int | None = None, M=None, callback=None, norm: str = "2",
+                 trsv: str = "auto", check_symmetry: bool = True, device: str = "auto", stream=None, threads: int = 0,
+                 restart: int | None = None, tol: float | None = None, _progress=None):
         who = "balsa.KrylovSolver"
         arr.check_device(device, who)
         rtol, atol = _tolerances(rtol, atol, tol, who)
