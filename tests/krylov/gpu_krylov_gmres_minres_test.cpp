@@ -65,7 +65,14 @@ Runs expect_agree(const Csr<T>& A, KrylovOptions o, const std::vector<T>& b, con
   o.device = Device::Cuda;
   const KrylovStats g = KrylovSolver<T>(A, o).solve(std::span<const T>(b), std::span<T>(xg));
   EXPECT_EQ(g.outcome, c.outcome) << "cpu: " << c.message << "\ngpu: " << g.message;
-  const int margin = std::max(2, c.iterations / 10);
+  // The test's relative tolerance with SciPy's atol.
+  double bb = 0;
+  for (const T v : b) bb += double(v) * double(v);
+  const double tol = std::max(o.stopping.tolerance, o.stopping.absolute_tolerance / std::sqrt(bb));
+  // Long Lanczos runs on ill-conditioned matrices and BiCGStab stopped early
+  // by atol are the most sensitive to rounding: a wider margin there.
+  const bool sensitive = !x_true || o.stopping.absolute_tolerance > 0;
+  const int margin = std::max(2, c.iterations / (sensitive ? 5 : 10));
   EXPECT_NEAR(g.iterations, c.iterations, margin) << "cpu " << c.iterations << ", gpu " << g.iterations;
   EXPECT_EQ(g.history.size(), std::size_t(g.iterations) + 1);
   EXPECT_EQ(g.history.back(), g.residual);
@@ -75,14 +82,15 @@ Runs expect_agree(const Csr<T>& A, KrylovOptions o, const std::vector<T>& b, con
     EXPECT_EQ(g.matvecs, expected_matvecs(o, g.iterations));
   }
   if (c.outcome != KrylovOutcome::Converged) return {c, g};
-  const double tol = o.stopping.tolerance;
   EXPECT_LE(g.residual, tol);
   EXPECT_LT(g.true_residual, 100 * tol + test::tolerance<T>(1000));
   EXPECT_NEAR(g.true_residual, c.true_residual, 10 * tol + test::tolerance<T>(1000));
   if (x_true) {
     EXPECT_LE(test::relative_error<T>(xg, *x_true), 5000 * tol) << g.message;
   }
-  EXPECT_LE(test::relative_error<T>(xg, xc), 5000 * tol);
+  if (o.stopping.absolute_tolerance == 0) {  // (stopped at 1e-4, the iterates differ more)
+    EXPECT_LE(test::relative_error<T>(xg, xc), 5000 * tol);
+  }
   EXPECT_EQ(g.device, Device::Cuda);
   return {c, g};
 }
