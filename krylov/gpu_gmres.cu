@@ -3,10 +3,12 @@
 // Systems", 2nd ed., Alg. 6.9 and 9.5; CGS2 orthogonalisation).
 //
 // Kernels of Arnoldi step j (iteration k; each a no-op once the solve has stopped):
-//   [M^{-1}]      z = M^{-1} v_j;   SpMV w = A z, written into v_{j+1}
+//   [M^{-1}]      z = M^{-1} v_j;   SpMV w = A z, into q (the SpMV is not
+//                 masked: the iterations enqueued after a stop must not write
+//                 the basis that finish() forms x from)
 //   multi-dot     per (block of rows, basis vector l <= j): partial sums of v_l^T w
 //   sum partials  one block per l: coef_l = v_l^T w in block order; column h = coef
-//   Subtract      w -= V coef (the first Gram-Schmidt pass)
+//   Subtract      v_{j+1} = w - V coef (the first Gram-Schmidt pass)
 //   multi-dot, sum partials: the second pass' coef; h += coef
 //   SubtractGivens  w -= V coef and ||w||^2; finish: h_{j+1,j} = ||w||, the
 //                 rotations (gmres_rotate), history, stopping test
@@ -74,16 +76,16 @@ __device__ inline double combination(const double* c, const T* V, std::int64_t n
   return s;
 }
 
-// w -= V coef (count vectors).
+// w = q - V coef (count vectors).
 template <class T>
 struct Subtract {
   T* w;
-  const T* V;
+  const T *q, *V;
   const double* coef;
   std::int64_t n;
   int count;
   __device__ void begin(const State&) {}
-  __device__ void element(std::int64_t i) const { w[i] = T(double(w[i]) - combination(coef, V, n, count, i)); }
+  __device__ void element(std::int64_t i) const { w[i] = T(double(q[i]) - combination(coef, V, n, count, i)); }
 };
 
 // The second pass' w -= V coef with ||w||^2; finish: column j of the
@@ -259,9 +261,9 @@ class Gmres final : public Method<T> {
       p = z_.data();
     }
     T* w = v(j + 1);
-    c_.spmv(p, w);
-    dots(j + 1, w, false);
-    c_.launch.map(Subtract<T>{w, V_.data(), p_.coef, c_.n, j + 1});
+    c_.spmv(p, q_.data());
+    dots(j + 1, q_.data(), false);
+    c_.launch.map(Subtract<T>{w, q_.data(), V_.data(), p_.coef, c_.n, j + 1});
     dots(j + 1, w, true);
     c_.launch.reduce(SubtractGivens<T>{w, V_.data(), p_, c_.n, j, k1, c_.stopping});
     c_.launch.map(Normalise<T>{w, false, 0.0});

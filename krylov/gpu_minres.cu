@@ -135,11 +135,12 @@ struct Update {
   }
 };
 
+// a = b = c = 0 (device memory starts undefined, and 0 times NaN is NaN).
 template <class T>
 struct Zero {
-  T *a, *b;
+  T *a, *b, *c;
   __device__ void begin(const State&) {}
-  __device__ void element(std::int64_t i) const { a[i] = b[i] = T(0); }
+  __device__ void element(std::int64_t i) const { a[i] = b[i] = c[i] = T(0); }
 };
 
 template <class T>
@@ -158,9 +159,10 @@ class Minres final : public Method<T> {
     x_ = x;
     r1_ = 0, r2_ = 1, y_ = 2, w0_ = 0;
     c_.spmv(x, q_.data());
-    // r = b - A x, r2 = r; the older directions w and A w start at 0.
+    // r = b - A x, r2 = r; r1 (read times 0 in the first iteration) and the
+    // older directions w and A w start at 0, as on the CPU.
     c_.launch.reduce(InitialResidual<T>{b, x, q_.data(), r_.data(), r2(), nullptr, w(1), w(2), c_.stopping});
-    c_.launch.map(Zero<T>{aw(1), aw(2)});
+    c_.launch.map(Zero<T>{aw(1), aw(2), r1()});
     if (c_.M) c_.precondition(r2(), z_.data());
     c_.launch.reduce(LanczosBeta<T>{r2(), nullptr, c_.M ? z_.data() : nullptr, 0, 0.0});
   }

@@ -83,7 +83,11 @@ void record_early_stop(KrylovStats& st, int stop, const Progress& p, int iterati
 }
 
 void check_attainable_accuracy(KrylovStats& st, const StoppingOptions& o, index_t n) {
-  if (st.outcome != KrylovOutcome::Breakdown && st.outcome != KrylovOutcome::MaxIterations) return;
+  // A 2-norm whose squares underflowed (r ~ 1e-160) reads 0 <= any tolerance:
+  // not convergence when the true residual misses the (relative) tolerance.
+  const bool underflow = st.outcome == KrylovOutcome::Converged && st.residual == 0 && o.absolute_tolerance == 0 &&
+                         st.true_residual > o.tolerance;
+  if (st.outcome != KrylovOutcome::Breakdown && st.outcome != KrylovOutcome::MaxIterations && !underflow) return;
   const double norms = o.norm == StoppingNorm::Infinity ? std::sqrt(double(std::max<index_t>(n, 1))) : 1.0;
   if (!(st.residual * norms < kDetached * st.true_residual)) return;  // NaN: not this case
   st.message = "the recursive residual fell to " + number(st.residual) + ", far below the true residual " +

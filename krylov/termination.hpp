@@ -75,7 +75,9 @@ void record_early_stop(KrylovStats& stats, int stop, const Progress& p, int iter
 
 // After the true residual is known: a solve that broke down or ran out of
 // iterations while its recursive residual had fallen far below the true
-// one (kDetached times) lost attainable accuracy; the tolerance asks for
+// one (kDetached times), or that "converged" on a recursive residual of 0
+// (its 2-norm's squares underflowed) with a true residual above the
+// tolerance, lost attainable accuracy; the tolerance asks for
 // more than the arithmetic gives. Its outcome becomes Stagnation and the
 // message says so (a quantity that underflowed to 0 is not a breakdown of
 // the method or a sign of an indefinite matrix). Both paths call it.
