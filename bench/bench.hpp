@@ -58,7 +58,7 @@ struct SolveBenchOptions {
   std::vector<std::string> only;   // cases whose name contains one of these
   double tolerance = 1e-8;
   int max_iterations = 20000;
-  StoppingNorm norm = StoppingNorm::Infinity;
+  StoppingNorm norm = StoppingNorm::Two;  // SciPy's and every solver's default; the thesis' test: Infinity
   Device device = Device::Auto;
   bool cpu = true;                 // also run balsa's CPU path
   bool baseline = true;            // also run the cuSPARSE + cuBLAS baseline (PCG cases)

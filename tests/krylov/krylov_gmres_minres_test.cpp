@@ -81,6 +81,27 @@ TYPED_TEST(KrylovCpu, GmresFullTerminatesInNSteps) {
   EXPECT_EQ(xs[0], xs[1]);
 }
 
+// A lucky breakdown: b = e_0 + e_1 on a diagonal A spans an invariant
+// subspace of dimension 2, so h_{3,2} = 0 and GMRES has x at step 2: converged.
+TYPED_TEST(KrylovCpu, GmresLuckyBreakdownConverges) {
+  using T = TypeParam;
+  Csr<T> D;
+  D.rows = D.cols = 5;
+  D.row_ptr = {0, 1, 2, 3, 4, 5};
+  D.col_idx = {0, 1, 2, 3, 4};
+  D.values = {T(1), T(3), T(4), T(5), T(6)};
+  const std::vector<T> b = {T(1), T(1), T(0), T(0), T(0)};
+  for (const auto method : {KrylovMethod::Gmres, KrylovMethod::Minres}) {
+    std::vector<T> x(5, T(0));
+    const KrylovStats st = run(D, {.method = method, .preconditioner = PreconditionerKind::None,
+                                   .device = Device::Cpu, .stopping = {.tolerance = tol_for<T>()}},
+                               std::span<const T>(b), x);
+    EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
+    EXPECT_EQ(st.iterations, 2) << to_string(method);
+    EXPECT_NEAR(double(x[1]), 1.0 / 3.0, 1e-6);
+  }
+}
+
 TYPED_TEST(KrylovCpu, GmresSolvesNonsymmetricSystemsPreconditioned) {
   using T = TypeParam;
   const double tol = tol_for<T>();

@@ -108,6 +108,42 @@ TEST(KrylovCpuAccuracy, ToleranceBelowAttainableAccuracyIsStagnation) {
   EXPECT_EQ(cg.solve(std::span<const double>(ones), std::span<double>(x)).outcome, KrylovOutcome::Breakdown);
 }
 
+// SciPy's atol reaches the Krylov test inside the composite solvers: SaP's
+// restarts and balsa::solve's acceptance take ||b - A x||_2 <= atol as met.
+TEST(StoppingOptions, AbsoluteToleranceInCompositeSolvers) {
+  const Csr<double> A = laplacian_2d<double>(30, 30);
+  const std::vector<double> b = random_vector<double>(A.rows, 7);
+  double bb = 0;
+  for (const double v : b) bb += v * v;
+  const double atol = 1e-3 * std::sqrt(bb);
+  int without = 0;
+  for (const double a : {0.0, atol}) {
+    BandedOptions o;
+    o.stopping.absolute_tolerance = a;
+    std::vector<double> x(b.size(), 0.0);
+    BandedSolver<double> sap(A, o);
+    const KrylovStats st = sap.solve(std::span<const double>(b), std::span<double>(x));
+    EXPECT_EQ(st.outcome, KrylovOutcome::Converged) << st.message;
+    if (a == 0) {
+      without = st.iterations;
+      continue;
+    }
+    EXPECT_LE(st.true_residual * std::sqrt(bb), 10 * atol);
+    EXPECT_EQ(sap.stats().restarts, 0);  // met: no restart for the relative 1e-10
+    EXPECT_LT(st.iterations, without);
+  }
+  SolveOptions so;
+  so.method = SolveMethod::PcgJacobi;
+  so.direct_fallback = false;
+  so.stopping.tolerance = 1e-14;  // beyond the backward error double gives this x: atol decides
+  so.stopping.absolute_tolerance = atol;
+  std::vector<double> x(b.size(), 0.0);
+  const SolveReport r = solve(A, std::span<const double>(b), std::span<double>(x), so);
+  EXPECT_TRUE(r.solved) << r.message;
+  EXPECT_LE(r.true_residual * std::sqrt(bb), atol * (1 + 1e-9));
+  EXPECT_GT(r.true_residual, 1e-10);  // it stopped at atol, not at the relative tolerance
+}
+
 // StoppingOptions' defaults in each solver's options (include/balsa/
 // stopping.hpp and the headers that nest it).
 TEST(StoppingOptions, EachSolversDefaults) {
