@@ -59,7 +59,7 @@ struct CliTerm {
 };
 constexpr CliTerm kCliTerms[] = {
     {"Device::Cuda", "--device cuda"},
-    {"iterations (max_iterations)", "iterations (--maxit)"},
+    {"iterations (max_iterations)", "iterations (--max-iterations)"},
     {"iterations (stagnation_window)", "iterations (the stagnation window)"},
     {"use a BiCGStab method, or set KrylovOptions::check_symmetry = false",
      "use --method bicgstab-ilu0 (or another BiCGStab method) or --method auto"},

@@ -19,7 +19,8 @@ namespace {
 
 struct ReorderOptions {
   std::string matrix;
-  bool db = false, cm = false, rcm = false, json = false;
+  bool db = false, cm = false, rcm = false;
+  JsonOutput json;
   int max_starts = CuthillMcKeeOptions{}.max_starts;
   std::string output;
 };
@@ -50,7 +51,7 @@ void report_reorder(const ReorderOptions& o, std::FILE* report, index_t n, std::
                  {"components", cm->components},
                  {"max_starts", o.max_starts},
                  {"ordering_seconds", cm->seconds}};
-    print_json(j);
+    print_json(j, o.json.path);
     return;
   }
   fmt::print(report, "balsa reorder: {} ({} x {}, {} entries)\n", o.matrix, n, n, nnz);
@@ -167,7 +168,7 @@ void add_reorder_command(CLI::App& app) {
   cmd->add_option("--max-starts", o->max_starts, "Start nodes tried per component, at most")
       ->check(at_least(1))
       ->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print JSON instead of text");
+  add_json_option(cmd, o->json, "Print JSON instead of text");
   cmd->add_option("-o,--output", o->output, "Write the reordered matrix here ('-' for standard output)");
   cmd->callback([o] { run_reorder(*o); });
 }

@@ -150,7 +150,7 @@ void run_lp_bench(const LpBenchOptions& options, const std::string& command_line
 // systems (randomly permuted and row-scaled).
 struct SparseBenchOptions {
   std::string suite = "all";                       // real | generated | all | quick
-  std::string data_dir = "../shared/data/matrices";  // *.mtx and *.mtx.gz, manifest-suite.csv when there
+  std::string data_dir = "tests/data";  // *.mtx and *.mtx.gz, manifest-suite.csv when there (missing: an Error)
   std::vector<std::string> only;                   // systems whose name contains one of these
   index_t max_n = 0;                               // skip systems with more rows (0: none skipped)
   double tolerance = 1e-8;                         // balsa::solve's residual tolerance

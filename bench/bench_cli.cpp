@@ -16,9 +16,11 @@ void add_setup_bench(CLI::App& app);  // bench/setup_bench.cpp
 
 namespace {
 void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown) {
-  CLI::Option* j = cmd->add_option("--json", json, "Write the results as JSON here ('-': standard output)");
+  CLI::Option* j = cmd->add_option("--json", json, "Write the results as JSON (to FILE; no FILE or '-': standard output)")
+                       ->expected(0, 1)
+                       ->default_str("-");
   CLI::Option* m = cmd->add_option("--markdown", markdown, "Write the Markdown tables here ('-': standard output)");
-  j->option_text(" FILE");
+  j->option_text(" [FILE]");
   m->option_text(" FILE");
   // Both on standard output would interleave: a usage error (checked as the second one is parsed).
   auto one_on_stdout = [&json, &markdown](const std::string& text) {
@@ -128,8 +130,12 @@ void add_solve_bench(CLI::App& app) {
       ->check(CLI::IsMember({"default", "quick", "none"}))
       ->capture_default_str();
   solve->add_option("--only", so->only, "Run only the cases whose name contains one of these")->delimiter(',');
-  solve->add_option("--tol", so->tolerance, "Relative tolerance")->check(positive())->capture_default_str();
-  solve->add_option("--maxit", so->max_iterations, "Most iterations")->check(between(0, 1e8))->capture_default_str();
+  solve->add_option("--rtol", so->tolerance, "Relative residual tolerance")->check(positive())->capture_default_str();
+  solve->add_option("--max-iterations", so->max_iterations, "Most iterations")
+      ->check(between(0, 1e8))
+      ->capture_default_str();
+  add_renamed_option(solve, "--tol", "--rtol");
+  add_renamed_option(solve, "--maxit", "--max-iterations");
   add_enum_option(solve, "--norm", so->norm, "Stopping norm: inf (the thesis') or 2");
   add_device_option(solve, so->device);
   solve->add_flag("!--no-cpu", so->cpu, "Skip balsa's CPU path");
@@ -158,7 +164,10 @@ void add_banded_bench(CLI::App& app) {
       ->delimiter(',')
       ->check(at_least(0));
   banded->add_option("--partitions", bo->partitions, "P (0: automatic)")->check(at_least(0))->capture_default_str();
-  banded->add_option("--tol", bo->tolerance, "Krylov tolerance")->check(positive())->capture_default_str();
+  banded->add_option("--rtol", bo->tolerance, "Relative residual tolerance of the Krylov iteration")
+      ->check(positive())
+      ->capture_default_str();
+  add_renamed_option(banded, "--tol", "--rtol");
   banded->add_option("--repeat", bo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
   banded->add_option("--budget", bo->budget_seconds, "Seconds after which a measurement stops repeating")
       ->check(at_least(0))
@@ -265,10 +274,12 @@ void add_sparse_bench(CLI::App& app) {
   sparse->add_option("--max-n", spo->max_n, "Skip the systems with more rows (0: no limit)")
       ->check(at_least(0))
       ->capture_default_str();
-  sparse->add_option("--tol", spo->tolerance, "balsa::solve's relative residual tolerance")
+  sparse->add_option("--rtol", spo->tolerance, "balsa::solve's relative residual tolerance")
       ->check(positive())
       ->capture_default_str();
-  sparse->add_option("--maxit", spo->max_iterations, "Most iterations of each of balsa's iterative methods")
+  add_renamed_option(sparse, "--tol", "--rtol");
+  add_renamed_option(sparse, "--maxit", "--max-iterations");
+  sparse->add_option("--max-iterations", spo->max_iterations, "Most iterations of each of balsa's iterative methods")
       ->check(between(1, 1e8))
       ->capture_default_str();
   sparse->add_option("--success", spo->success, "A solve succeeds when ||x - x*||_2 / ||x*||_2 is at most this")

@@ -209,7 +209,10 @@ void add_setup_bench(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--data-dir", o->data_dir, "Folder of the real matrices (skipped if missing)")->capture_default_str();
-  cmd->add_option("--json", o->json_path, "Write the results as JSON here ('-': standard output)");
+  cmd->add_option("--json", o->json_path, "Write the results as JSON (to FILE; no FILE or '-': standard output)")
+      ->expected(0, 1)
+      ->default_str("-")
+      ->option_text(" [FILE]");
   cmd->add_option("--markdown", o->markdown_path, "Write the Markdown table here ('-': standard output)");
   cmd->callback([o] { bench::run_setup_bench(*o, bench::process_command_line()); });
 }
