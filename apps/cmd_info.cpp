@@ -19,6 +19,7 @@ namespace {
 struct InfoOptions {
   std::string file;
   JsonOutput json;
+  bool progress = false;
   bool full = false;  // the analyses sized by the declared rows and columns, whatever they hold
 };
 
@@ -163,10 +164,16 @@ void plan_analyses(const EntryCensus& c, MemoryPlan& plan) {
 
 void run_info(const InfoOptions& o) {
   if (is_mps(o.file)) return run_info_mps(o);
+  ProgressLine progress(o.progress, o.json.to_stdout());
+  progress.phase("reading");
   LoadedTriplets<double> t = load_triplets<double>(o.file);
+  progress.stop();
   if (const std::string why = why_skipped(o, t.census); !why.empty()) return run_info_census(o, t, why);
+  ProgressLine analysing(o.progress, o.json.to_stdout());
+  analysing.phase("analysing the structure");
   const LoadedMatrix<double> m = to_loaded_matrix(o.file, std::move(t), plan_analyses);
   const StructureStats s = structure_stats(m.A);
+  analysing.stop();
   const double mb = double(m.bytes) / 1e6;
   if (o.json) {
     nlohmann::json j = {
@@ -218,6 +225,7 @@ void add_info_command(CLI::App& app) {
   cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input), or MPS file (*.mps, *.mps.gz)")
       ->required();
   add_json_option(cmd, o->json, "Print JSON instead of text");
+  add_progress_option(cmd, o->progress);
   cmd->add_flag("--full", o->full,
                 "Run the analyses sized by the declared rows and columns even when most of them are empty");
   cmd->callback([o] { run_info(*o); });

@@ -169,7 +169,8 @@ void add_reorder_command(CLI::App& app) {
       ->check(at_least(1))
       ->capture_default_str();
   add_json_option(cmd, o->json, "Print JSON instead of text");
-  cmd->add_option("-o,--output", o->output, "Write the reordered matrix here ('-' for standard output)");
+  cmd->add_option("-o,--output", o->output, "Write the reordered matrix here ('-' for standard output)")
+      ->option_text(" FILE");
   cmd->callback([o] { run_reorder(*o); });
 }
 

@@ -132,7 +132,7 @@ DenseMatrix<double> load_columns(const std::string& path, index_t rows, const ch
 // [-1, 1) from --seed; a singular A then has no x, and the solve says so),
 // ones, or ax (b = A x_true for a random x_true: the error of x is reported,
 // but a singular A then has solutions, so this b hides it). A file named
-// like one of these is spelled "./random".
+// like one of these is given with its folder (a path with a slash).
 CLI::Option* add_rhs_option(CLI::App* cmd, std::string& rhs, const std::string& shape);
 // Whether `rhs` names a generated right-hand side (random, ones, ax), not a file.
 bool generated_rhs(const std::string& rhs);

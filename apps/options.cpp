@@ -111,7 +111,7 @@ std::string number(double v) { return fmt::format("{:g}", v); }
 
 void use_plain_help(CLI::App& app) {
   app.formatter(std::make_shared<PlainFormatter>());
-  app.get_formatter()->column_width(28);
+  app.get_formatter()->column_width(30);
 }
 
 CLI::Option* add_device_option(CLI::App* cmd, Device& device) {

@@ -10,7 +10,8 @@ balsa-bench, parses the option tables and fails when
   - two names of one idea appear (SYNONYMS: --maxit beside --max-iterations,
     --tol beside --rtol, ...), in any commands;
   - one name has two shapes: a flag in one command and takes a value in
-    another, or two metavariables (--json FILE here, --json there);
+    another, or two metavariables (--json FILE here, --json there; a list,
+    "N,...", counts as its single value "N");
   - a help line shows a raw CLI11 default ("--no-cpu{false}").
 
 Usage: cli_checks.py --balsa EXE --bench EXE --data DIR --out DIR --check NAME
@@ -34,7 +35,7 @@ SYNONYMS = [
     {"--abs-tol", "--atol"},
     {"--rank-tolerance", "--rank-tol"},
     {"--json", "--json-out", "--json-file"},
-    {"-q", "--quiet", "--silent"},
+    {"--quiet", "--silent"},
     {"--output", "--out"},
     {"--upper", "--triangle"},
     {"--progress", "--verbose-progress"},
@@ -82,7 +83,7 @@ def options_of(text):
 
 def check_help(a):
     problems = []
-    seen = {}  # name -> {metavariable: [commands]}
+    seen = {}  # an option's long name -> {metavariable: [commands]}
     for exe, program in ((a.balsa, "balsa"), (a.bench, "balsa-bench")):
         for path, text in help_tree(exe).items():
             command = " ".join((program,) + path)
@@ -90,10 +91,12 @@ def check_help(a):
                 if re.search(r"^  -\S*\{[^}]*\}", line):
                     problems.append(f"{command}: a raw CLI11 default in '{line.strip()}'")
             for names, meta in options_of(text):
-                for name in names:
-                    if name in ("-h", "--help", "--version"):
-                        continue
-                    seen.setdefault(name, {}).setdefault(meta, []).append(command)
+                name = max(names, key=len)  # -q,--quiet: one option, named by --quiet
+                if name in ("--help", "--version"):
+                    continue
+                # A list ("N,...") takes one value as well: the same shape as "N".
+                shape = re.sub(r"(,| )\.\.\.$", "", meta)
+                seen.setdefault(name, {}).setdefault(shape, []).append(command)
     for name, shapes in sorted(seen.items()):
         if len(shapes) > 1:
             where = "; ".join(f"'{name}{(' ' + m) if m else ''}' in {', '.join(c[:3])}" for m, c in shapes.items())
@@ -226,7 +229,7 @@ def check_progress_terminal(a):
     start = time.monotonic()
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(a.balsa, [a.balsa, "run", "--grid", "40", "--device", "cpu", "--method", "cg", "--rtol", "1e-12"])
+        os.execv(a.balsa, [a.balsa, "run", "--grid", "64", "--device", "cpu", "--method", "cg", "--rtol", "1e-10"])
     data = b""
     while True:
         try:
