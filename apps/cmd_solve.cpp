@@ -33,8 +33,9 @@ struct SolveCliOptions {
   std::string matrix;
   std::string rhs = "random";
   std::string method = "auto";
-  double tolerance = 1e-8;
+  double tolerance = 0;  // 0: 1e-8 in double, 1e-5 in float
   double absolute_tolerance = 0.0;
+  std::string precision = "double";
   std::optional<int> max_iterations;  // default: 10000 (presets, SaP), SolveOptions' (the chain)
   StoppingNorm norm = StoppingNorm::Two;
   Device device = Device::Auto;
@@ -184,10 +185,11 @@ void print_chain(std::FILE* report, const std::vector<SolveAttempt>& chain) {
 }
 
 // The system: A, the right-hand sides, and x_true when b = A x_true.
+template <class T>
 struct System {
-  Csr<double> A;
-  DenseMatrix<double> B;
-  std::vector<double> x_true;  // empty with --rhs
+  Csr<T> A;
+  DenseMatrix<T> B;
+  std::vector<T> x_true;  // with --rhs ax only
 };
 
 // Before A's CSR is built: a square A, with an entry in every row and column
@@ -196,46 +198,59 @@ struct System {
 // and the memory of the vectors of n (x_true, b, x) and of the solver's
 // work (at least a copy of A and a few vectors of n: every method's lower
 // bound).
+template <class T>
 void check_census(const SolveCliOptions& o, const EntryCensus& c, MemoryPlan& plan) {
   if (c.rows != c.cols)
     throw DimensionError(fmt::format("{}: the matrix is {} x {}, a solve needs a square one", o.matrix, c.rows, c.cols));
   require_no_empty_lines(o.matrix, c, "a solve");
-  plan.add("x, b and x_true", vectors_bytes(3, c.rows, sizeof(double)));
+  plan.add("x, b and x_true", vectors_bytes(3, c.rows, sizeof(T)));
   plan.add("the solver's work (at least a copy of A and 4 vectors of n)",
-           csr_bytes(c.rows, c.positions, sizeof(double)) + vectors_bytes(4, c.rows, sizeof(double)));
+           csr_bytes(c.rows, c.positions, sizeof(T)) + vectors_bytes(4, c.rows, sizeof(T)));
 }
 
-System load_system(const SolveCliOptions& o) {
-  System s{load_matrix<double>(o.matrix, {}, [&o](const EntryCensus& c, MemoryPlan& p) { check_census(o, c, p); }).A,
-           {}, {}};
-  const Csr<double>& A = s.A;
+// b in the precision of the solve (read and generated in double).
+template <class T>
+DenseMatrix<T> in_precision(const DenseMatrix<double>& B) {
+  DenseMatrix<T> out(B.rows, B.cols);
+  std::transform(B.values.begin(), B.values.end(), out.values.begin(), [](double v) { return T(v); });
+  return out;
+}
+
+template <class T>
+System<T> load_system(const SolveCliOptions& o) {
+  System<T> s{load_matrix<T>(o.matrix, {}, [&o](const EntryCensus& c, MemoryPlan& p) { check_census<T>(o, c, p); }).A,
+              {}, {}};
+  const Csr<T>& A = s.A;
   if (!generated_rhs(o.rhs)) {
-    s.B = load_columns(o.rhs, A.rows);
+    s.B = in_precision<T>(load_columns(o.rhs, A.rows));
   } else if (o.rhs == "ax") {
-    s.x_true = random_vector<double>(A.rows, o.seed);
-    s.B = DenseMatrix<double>(A.rows, 1);
-    s.B.values = multiply(A, std::span<const double>(s.x_true));
+    s.x_true = random_vector<T>(A.rows, o.seed);
+    s.B = DenseMatrix<T>(A.rows, 1);
+    s.B.values = multiply(A, std::span<const T>(s.x_true));
   } else {
-    s.B = DenseMatrix<double>(A.rows, 1);
-    s.B.values = generated_b(o.rhs, A.rows, o.seed);
+    DenseMatrix<double> b(A.rows, 1);
+    b.values = generated_b(o.rhs, A.rows, o.seed);
+    s.B = in_precision<T>(b);
   }
   return s;
 }
 
 // What ran: one of the three paths' solver or report, X and every column's result.
+template <class T>
 struct SolveRun {
   Path path = Path::Chain;
   Device device = Device::Cpu;  // usable_device(--device)
   ProgressLine* progress = nullptr;
-  std::optional<SparseSapSolver<double>> sap;
-  std::optional<KrylovSolver<double>> krylov;
+  std::optional<SparseSapSolver<T>> sap;
+  std::optional<KrylovSolver<T>> krylov;
   std::optional<SolveReport> chain;
-  DenseMatrix<double> X;
+  DenseMatrix<T> X;
   std::vector<Column> columns;
 };
 
 // The chain: one balsa::solve call for every column.
-void run_chain(const SolveCliOptions& o, const System& sys, SolveRun& run) {
+template <class T>
+void run_chain(const SolveCliOptions& o, const System<T>& sys, SolveRun<T>& run) {
   SolveOptions so;
   so.method = from_string<SolveMethod>(o.method);
   so.device = o.device;  // Auto stays Auto: the plan weighs each device
@@ -254,13 +269,14 @@ void run_chain(const SolveCliOptions& o, const System& sys, SolveRun& run) {
 }
 
 // SaP or a Krylov preset: set up once, then solve the columns one by one.
-void run_solver(const SolveCliOptions& o, const System& sys, SolveRun& run) {
+template <class T>
+void run_solver(const SolveCliOptions& o, const System<T>& sys, SolveRun<T>& run) {
   const std::function<void(int, double)> progress =
       run.progress->live() ? std::function<void(int, double)>([&run](int it, double res) {
         run.progress->detail(fmt::format("iteration {}, residual {:.3e}", it, res));
       })
                            : nullptr;
-  std::function<Column(std::span<const double>, std::span<double>)> solve_one;
+  std::function<Column(std::span<const T>, std::span<T>)> solve_one;
   if (run.path == Path::Sap) {
     SparseSapOptions so;
     so.variant = from_string<SapVariant>(o.method);
@@ -276,9 +292,9 @@ void run_solver(const SolveCliOptions& o, const System& sys, SolveRun& run) {
     run.sap.emplace(sys.A, so);
     // SaP's Krylov residuals are those of the permuted, scaled system: the
     // true residual reported is A's own, measured here.
-    solve_one = [&](std::span<const double> b, std::span<double> x) {
+    solve_one = [&](std::span<const T> b, std::span<T> x) {
       Column c = from_krylov(run.sap->solve(b, x), o.method);
-      c.true_residual = relative_residual(sys.A, std::span<const double>(x), b);
+      c.true_residual = relative_residual(sys.A, std::span<const T>(x), b);
       return c;
     };
   } else {
@@ -293,7 +309,7 @@ void run_solver(const SolveCliOptions& o, const System& sys, SolveRun& run) {
     if (o.no_shift) ko.factor.on_breakdown = PivotBreakdown::Fail;
     ko.progress = progress;
     run.krylov.emplace(sys.A, ko);
-    solve_one = [&](std::span<const double> b, std::span<double> x) {
+    solve_one = [&](std::span<const T> b, std::span<T> x) {
       return from_krylov(run.krylov->solve(b, x), o.method);
     };
   }
@@ -305,11 +321,12 @@ void run_solver(const SolveCliOptions& o, const System& sys, SolveRun& run) {
 
 // The JSON: the command's summary, each column's result, and the solver's
 // stats (include/balsa/fields.hpp).
-nlohmann::json solve_json(const SolveCliOptions& o, const System& sys, const SolveRun& run, double error) {
+template <class T>
+nlohmann::json solve_json(const SolveCliOptions& o, const System<T>& sys, const SolveRun<T>& run, double error) {
   const Column& first = run.columns.front();
   nlohmann::json j = {{"matrix", o.matrix}, {"n", sys.A.rows}, {"nnz", sys.A.nnz()}, {"method", first.method},
                       {"requested_method", o.method}, {"device", to_string(run.device)}, {"columns", sys.B.cols},
-                      {"rhs", o.rhs}, {"rtol", o.tolerance}, {"atol", o.absolute_tolerance},
+                      {"rhs", o.rhs}, {"rtol", o.tolerance}, {"atol", o.absolute_tolerance}, {"precision", o.precision},
                       {"norm", run.path == Path::Preset ? to_string(o.norm) : "2"}};
   if (run.krylov) {
     j["stats"] = fields_json(run.krylov->stats());
@@ -333,7 +350,8 @@ nlohmann::json solve_json(const SolveCliOptions& o, const System& sys, const Sol
 }
 
 // The set-up and solve times, as text.
-void print_solve_times(std::FILE* report, const SolveRun& run) {
+template <class T>
+void print_solve_times(std::FILE* report, const SolveRun<T>& run) {
   const Column& first = run.columns.front();
   const double per_iteration = first.iterations > 0 ? first.seconds * 1e3 / first.iterations : 0.0;
   if (run.krylov) {
@@ -364,7 +382,9 @@ bool far_from_x_true(const SolveCliOptions& o, const Column& first, double error
 }
 
 // The text report: each column's result, then the times.
-void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys, const SolveRun& run, double error) {
+template <class T>
+void print_solve(std::FILE* report, const SolveCliOptions& o, const System<T>& sys, const SolveRun<T>& run,
+                 double error) {
   const bool with_error = !sys.x_true.empty();
   const index_t cols = index_t(run.columns.size());
   const char* norm_name = run.path == Path::Preset ? to_string(o.norm) : "2";
@@ -395,7 +415,8 @@ void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys,
 }
 
 // Every column solved, its x finite: else NotConverged (exit 3) or an Error.
-void require_solved(const SolveCliOptions& o, const SolveRun& run) {
+template <class T>
+void require_solved(const SolveCliOptions& o, const SolveRun<T>& run) {
   const std::size_t cols = run.columns.size();
   for (std::size_t c = 0; c < cols; ++c) {
     const Column& r = run.columns[c];
@@ -410,7 +431,8 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
 
 // b = A x_true (--rhs ax) is zero only when A is singular (x_true has no
 // zero entry): an Error, not "x = 0" with an error of 1.
-void require_nonzero_default_b(const SolveCliOptions& o, const System& sys) {
+template <class T>
+void require_nonzero_default_b(const SolveCliOptions& o, const System<T>& sys) {
   if (sys.x_true.empty() || !all_zero(sys.B.column(0))) return;
   throw Error(
       fmt::format("{}: A is singular{}: b = A x_true (--rhs ax) is zero for a nonzero x_true; give another b "
@@ -426,22 +448,31 @@ std::string rhs_text(const SolveCliOptions& o, index_t columns) {
   return fmt::format("b from {}{}", o.rhs, columns > 1 ? fmt::format(" ({} right-hand sides)", columns) : "");
 }
 
+// X in double, as the output file holds it.
+template <class T>
+DenseMatrix<double> in_double(const DenseMatrix<T>& X) {
+  DenseMatrix<double> out(X.rows, X.cols);
+  std::transform(X.values.begin(), X.values.end(), out.values.begin(), [](T v) { return double(v); });
+  return out;
+}
+
+template <class T>
 void run_solve(const CLI::App& cmd, const SolveCliOptions& o) {
   refuse_overwriting({o.matrix, generated_rhs(o.rhs) ? std::string() : o.rhs}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
-  SolveRun run;
+  SolveRun<T> run;
   run.path = path_of(o.method);
   warn_ignored(cmd, o, run.path);
   ProgressLine progress(o.progress, o.json.to_stdout());
   run.progress = &progress;
   progress.phase("reading");
-  const System sys = load_system(o);
+  const System<T> sys = load_system<T>(o);
   require_nonzero_default_b(o, sys);
   run.device = usable_device(o.device);
-  run.X = DenseMatrix<double>(sys.A.rows, sys.B.cols);
+  run.X = DenseMatrix<T>(sys.A.rows, sys.B.cols);
   if (!o.json)
-    fmt::print(report, "balsa solve: {} ({} x {}, {} entries), {} on {}, {}\n", o.matrix, sys.A.rows, sys.A.cols,
-               sys.A.nnz(), o.method,
+    fmt::print(report, "balsa solve: {} ({} x {}, {} entries), {} in {} on {}, {}\n", o.matrix, sys.A.rows,
+               sys.A.cols, sys.A.nnz(), o.method, o.precision,
                run.path == Path::Chain && o.device == Device::Auto ? "the device Auto predicts faster"
                                                                     : to_string(run.device),
                rhs_text(o, sys.B.cols));
@@ -451,8 +482,8 @@ void run_solve(const CLI::App& cmd, const SolveCliOptions& o) {
   else
     run_solver(o, sys, run);
   progress.stop();
-  const double error = sys.x_true.empty() ? -1.0 : relative_error<double>(run.X.column(0), sys.x_true);
-  if (!o.output.empty()) save_matrix(o.output, run.X);
+  const double error = sys.x_true.empty() ? -1.0 : relative_error<T>(run.X.column(0), sys.x_true);
+  if (!o.output.empty()) save_matrix(o.output, in_double(run.X));
   if (o.json)
     print_json(solve_json(o, sys, run, error), o.json.path);
   else
@@ -476,9 +507,10 @@ void add_solve_command(CLI::App& app) {
       ->check(one_of(methods))
       ->option_text(" NAME")
       ->capture_default_str();
-  cmd->add_option("--rtol", o->tolerance, "Relative residual tolerance: stop when ||b - A x|| <= max(rtol ||b||, atol)")
-      ->check(positive())
-      ->capture_default_str();
+  cmd->add_option("--rtol", o->tolerance,
+                  "Relative residual tolerance: stop when ||b - A x|| <= max(rtol ||b||, atol) (default: 1e-8 double, "
+                  "1e-5 float)")
+      ->check(positive());
   cmd->add_option("--atol", o->absolute_tolerance, "Absolute residual tolerance (0: the relative test alone)")
       ->check(at_least(0))
       ->capture_default_str();
@@ -514,7 +546,14 @@ void add_solve_command(CLI::App& app) {
   add_json_option(cmd, o->json, "Print the result as JSON");
   add_progress_option(cmd, o->progress);
   cmd->add_option("--seed", o->seed, "Seed of --rhs random and ax")->check(at_least(0))->capture_default_str();
-  cmd->callback([o, cmd] { run_solve(*cmd, *o); });
+  cmd->add_option("--precision", o->precision, "double or float (A, b and x; the output file is written in double)")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  cmd->callback([o, cmd] {
+    SolveCliOptions e = *o;
+    if (e.tolerance == 0) e.tolerance = e.precision == "float" ? 1e-5 : 1e-8;
+    e.precision == "float" ? run_solve<float>(*cmd, e) : run_solve<double>(*cmd, e);
+  });
 }
 
 }  // namespace balsa::app
