@@ -208,11 +208,12 @@ void check_census(const SolveCliOptions& o, const EntryCensus& c, MemoryPlan& pl
            csr_bytes(c.rows, c.positions, sizeof(T)) + vectors_bytes(4, c.rows, sizeof(T)));
 }
 
-// b in the precision of the solve (read and generated in double).
-template <class T>
-DenseMatrix<T> in_precision(const DenseMatrix<double>& B) {
-  DenseMatrix<T> out(B.rows, B.cols);
-  std::transform(B.values.begin(), B.values.end(), out.values.begin(), [](double v) { return T(v); });
+// B's values in another precision: b read and generated in double into the
+// solve's, x back to double for the output file.
+template <class To, class From>
+DenseMatrix<To> in_precision(const DenseMatrix<From>& B) {
+  DenseMatrix<To> out(B.rows, B.cols);
+  std::transform(B.values.begin(), B.values.end(), out.values.begin(), [](From v) { return To(v); });
   return out;
 }
 
@@ -448,14 +449,6 @@ std::string rhs_text(const SolveCliOptions& o, index_t columns) {
   return fmt::format("b from {}{}", o.rhs, columns > 1 ? fmt::format(" ({} right-hand sides)", columns) : "");
 }
 
-// X in double, as the output file holds it.
-template <class T>
-DenseMatrix<double> in_double(const DenseMatrix<T>& X) {
-  DenseMatrix<double> out(X.rows, X.cols);
-  std::transform(X.values.begin(), X.values.end(), out.values.begin(), [](T v) { return double(v); });
-  return out;
-}
-
 template <class T>
 void run_solve(const CLI::App& cmd, const SolveCliOptions& o) {
   refuse_overwriting({o.matrix, generated_rhs(o.rhs) ? std::string() : o.rhs}, {o.output});
@@ -483,7 +476,7 @@ void run_solve(const CLI::App& cmd, const SolveCliOptions& o) {
     run_solver(o, sys, run);
   progress.stop();
   const double error = sys.x_true.empty() ? -1.0 : relative_error<T>(run.X.column(0), sys.x_true);
-  if (!o.output.empty()) save_matrix(o.output, in_double(run.X));
+  if (!o.output.empty()) save_matrix(o.output, in_precision<double>(run.X));
   if (o.json)
     print_json(solve_json(o, sys, run, error), o.json.path);
   else
