@@ -23,6 +23,8 @@ struct ReorderOptions {
   JsonOutput json;
   int max_starts = CuthillMcKeeOptions{}.max_starts;
   std::string output;
+  bool progress = false;
+  ProgressLine* line = nullptr;  // the run's progress line, stopped before the report
 };
 
 nlohmann::json db_json(const DiagonalBoosting& db) {
@@ -37,6 +39,7 @@ nlohmann::json db_json(const DiagonalBoosting& db) {
 void report_reorder(const ReorderOptions& o, std::FILE* report, index_t n, std::int64_t nnz, index_t k_input,
                     const std::optional<DiagonalBoosting>& db, const Csr<double>* B, const std::optional<Ordering>& cm,
                     index_t occupied) {
+  if (o.line) o.line->stop();
   const index_t k_final = cm ? cm->bandwidth_after : B ? half_bandwidth(*B) : k_input;
   if (o.json) {
     nlohmann::json j = {{"matrix", o.matrix}, {"n", n}, {"nnz", nnz},
@@ -171,7 +174,13 @@ void add_reorder_command(CLI::App& app) {
   add_json_option(cmd, o->json, "Print JSON instead of text");
   cmd->add_option("-o,--output", o->output, "Write the reordered matrix here ('-' for standard output)")
       ->option_text(" FILE");
-  cmd->callback([o] { run_reorder(*o); });
+  add_progress_option(cmd, o->progress);
+  cmd->callback([o] {
+    ProgressLine progress(o->progress, o->json.to_stdout() || o->output == "-");
+    progress.phase("reading and reordering");
+    o->line = &progress;
+    run_reorder(*o);
+  });
 }
 
 }  // namespace balsa::app
