@@ -168,7 +168,7 @@ void add_lp_command(CLI::App& app) {
                   "phases' last lines)")
       ->check(at_least(0))
       ->capture_default_str();
-  add_json_option(cmd, o->json, "Print the result as JSON (progress lines go to standard error)");
+  add_json_option(cmd, o->json, "Print the result as JSON, the progress lines on standard error");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress lines nor details: the one status line");
   add_progress_option(cmd, o->progress);
   cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file ('-': standard output)")

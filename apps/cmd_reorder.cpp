@@ -180,6 +180,7 @@ void add_reorder_command(CLI::App& app) {
     progress.phase("reading and reordering");
     o->line = &progress;
     run_reorder(*o);
+    o->line = nullptr;
   });
 }
 
