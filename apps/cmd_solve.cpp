@@ -85,7 +85,7 @@ bool preset_or_sap(Path p, const std::string&) { return p != Path::Chain; }
 bool chain(Path p, const std::string&) { return p == Path::Chain; }
 bool chain_alone(Path p, const std::string& m) { return p == Path::Chain && m != "auto"; }
 constexpr OptionReaders kOptionReaders[] = {
-    {"--norm", "the Krylov methods named alone (cg, pcg-*, bicgstab*)", preset},
+    {"--norm", "the Krylov methods named alone (cg, pcg-*, bicgstab*, gmres*, minres*)", preset},
     {"--trsv", "the Krylov methods named alone with IC(0)/ILU(0)", preset},
     {"--float-preconditioner", "the Krylov methods named alone and sap-d, sap-c", preset_or_sap},
     {"--no-shift", "the Krylov methods named alone and sap-d, sap-c", preset_or_sap},

@@ -40,7 +40,7 @@ m = args.grid
 K, I = tridiag(m, -1.0, 2.0, -1.0), sp.eye(m, format="csr")
 A = (sp.kron(sp.kron(K, I), I) + sp.kron(sp.kron(I, K), I) + sp.kron(sp.kron(I, I), K)).tocsr()
 t = time.perf_counter()
-pcg = balsa.KrylovSolver(A, method="pcg-ic0", tol=1e-10, device=device)
+pcg = balsa.KrylovSolver(A, method="pcg-ic0", rtol=1e-10, device=device)
 setup = time.perf_counter() - t
 print(f"3-D Laplacian {m}^3: n = {A.shape[0]}, nnz = {A.nnz}; PCG-IC(0) set up in {setup:.3f} s "
       f"on {pcg.device}")
@@ -64,7 +64,7 @@ print(f"convection-diffusion {m2}^2: n = {B.shape[0]}, nnz = {B.nnz}, "
       f"|B - B^T| = {abs(B - B.T).max():.2f} (nonsymmetric)")
 b = rng.standard_normal(B.shape[0])
 t = time.perf_counter()
-bicg = balsa.KrylovSolver(B, method="bicgstab2-ilu0", tol=1e-10, device=device)
+bicg = balsa.KrylovSolver(B, method="bicgstab2-ilu0", rtol=1e-10, device=device)
 x = to_host(bicg.solve(xp.asarray(b)))
 info, r = bicg.info, true_residual(B, x, b)
 print(f"  BiCGStab(2)-ILU(0): {info['outcome']} in {info['iterations']} iterations, "

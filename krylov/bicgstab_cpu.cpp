@@ -62,7 +62,7 @@ void bicgstab(Run<T>& run, std::span<const T> b, std::span<T> xs) {
     })[0];
     const double sres = run.relative(norm_from(ns, inf));
     if (!std::isfinite(sres)) return (void)run.stop(kNonFinite, kResidual, sres, k + 1);
-    if (sres <= run.tolerance()) return (void)run.record(k + 1, norm_from(ns, inf));
+    if (sres <= run.tolerance()) return run.record(k + 1, norm_from(ns, inf)), run.iterate(xs);
     // t = A M^{-1} s; omega = t^T s / t^T t.
     if (run.preconditioned()) run.precondition(r.data(), sh);
     run.spmv(sh, t.data());
@@ -83,7 +83,9 @@ void bicgstab(Run<T>& run, std::span<const T> b, std::span<T> xs) {
       acc[0] = combine(acc[0], norm_term(double(r[i]), inf), inf);
       acc[1] += double(r0[i]) * double(r[i]);
     });
-    if (run.record(k + 1, norm_from(upd[0], inf)) != kRunning) return;
+    const int state = run.record(k + 1, norm_from(upd[0], inf));
+    run.iterate(xs);
+    if (state != kRunning) return;
     const double rho_new = upd[1];
     if (!std::isfinite(rho_new)) return (void)run.stop(kNonFinite, kRho, rho_new, k + 1);
     if (rho_new == 0) return (void)run.stop(kBreakdown, kRho, rho_new, k + 1);

@@ -69,14 +69,29 @@ class BiCgStabL {
     mr_solve(l_, tau_, gp_, gamma_, gpp_);
     omega_ = gamma_[l_];
     if (run_.record(k + 1, norm_from(mr_update(), inf_)) != kRunning) return false;
+    report_iterate();
     if (omega_ == 0) return run_.stop(kBreakdown, kOmega, omega_, k + 1), false;
     return true;
   }
 
   void finish() {  // x = x0 + M^{-1} y
+    add_correction(x_);
+    run_.iterate(std::span<const T>(x_, std::size_t(n_)));
+  }
+
+  // The iterate x0 + M^{-1} y of a running solve, formed apart for the
+  // user's iterate callback (w_ is free between iterations).
+  void report_iterate() {
+    if (!run_.wants_iterates()) return;
+    xk_.assign(x_, x_ + n_);
+    add_correction(xk_.data());
+    run_.iterate(std::span<const T>(xk_));
+  }
+
+  // x += M^{-1} y.
+  void add_correction(T* x) {
     const T* dy = y_.data();
     if (run_.preconditioned()) run_.precondition(y_.data(), w_.data()), dy = w_.data();
-    T* x = x_;
     map(n_, [&](std::int64_t i) { x[i] = x[i] + dy[i]; });
   }
 
@@ -184,7 +199,7 @@ class BiCgStabL {
   const unsigned mask_;
   T* x_;
   std::vector<std::vector<T>> Rv_, Uv_;
-  std::vector<T> r0_, y_, w_;
+  std::vector<T> r0_, y_, w_, xk_;
   T* R_[kMaxL + 1] = {};
   T* U_[kMaxL + 1] = {};
   double rho0_ = 1, alpha_ = 0, omega_ = 1;

@@ -68,7 +68,9 @@ void cg(Run<T>& run, std::span<const T> b, std::span<T> xs) {
       acc[0] = combine(acc[0], norm_term(double(r[i]), inf), inf);
       acc[1] += double(r[i]) * double(r[i]);
     });
-    if (run.record(k + 1, norm_from(upd[0], inf)) != kRunning) return;
+    const int state = run.record(k + 1, norm_from(upd[0], inf));
+    run.iterate(xs);
+    if (state != kRunning) return;
     // z = M^{-1} r; beta = r^T z / rho; p = z + beta p.
     double rho_new = upd[1];
     if (run.preconditioned()) {

@@ -1,7 +1,8 @@
 // Internal: arithmetic that the CPU solvers and the GPU kernels share, written
 // once (host and device) so both paths compute the same numbers: the terms
-// of the stopping norms, a max that keeps NaN, and BiCGStab(l)'s small
-// minimal-residual solve.
+// of the stopping norms, a max that keeps NaN, BiCGStab(l)'s small
+// minimal-residual solve, GMRES's Givens rotations and triangular solve, and
+// MINRES's rotation.
 //
 // Precision (both paths): vectors are stored and updated in T, with the
 // scalar cast to T first (x[i] = x[i] + T(alpha) * p[i]); every reduction
@@ -58,6 +59,86 @@ BALSA_KRYLOV_HD inline void mr_solve(int l, const Tau& tau, const double* gp, do
     for (int i = j + 1; i <= l - 1; ++i) s += tau[j][i] * gamma[i + 1];
     gpp[j] = s;
   }
+}
+
+// GMRES (Saad, "Iterative Methods for Sparse Linear Systems", 2nd ed., Alg.
+// 6.9, and sec. 6.5.3 for the rotations): column j of the Hessenberg matrix,
+// h[0..j+1], gets the j rotations of the earlier columns, then the one that
+// zeroes h[j+1] (cs[j], sn[j]), which also turns g = (g_0, .., g_j, 0): |g[j+1]|
+// is then the residual norm of the least-squares solution over j + 1 columns.
+// Returns the new diagonal entry sqrt(h_j^2 + h_{j+1}^2) (0: the projected
+// matrix is singular; NaN: a NaN appeared), leaving cs, sn and g alone when
+// it is not positive and finite.
+BALSA_KRYLOV_HD inline double gmres_rotate(int j, double* h, double* cs, double* sn, double* g) {
+  for (int i = 0; i < j; ++i) {
+    const double t = cs[i] * h[i] + sn[i] * h[i + 1];
+    h[i + 1] = -sn[i] * h[i] + cs[i] * h[i + 1];
+    h[i] = t;
+  }
+  const double d = ::hypot(h[j], h[j + 1]);
+  if (!(d > 0) || d - d != 0) return d;  // 0, NaN or Inf
+  cs[j] = h[j] / d;
+  sn[j] = h[j + 1] / d;
+  h[j] = d;
+  h[j + 1] = 0.0;
+  g[j + 1] = -sn[j] * g[j];
+  g[j] = cs[j] * g[j];
+  return d;
+}
+
+// GMRES: y = R^{-1} g for the upper triangular R of `steps` columns (column j
+// at R + j * ld), by back substitution: the least-squares solution of the cycle.
+BALSA_KRYLOV_HD inline void gmres_solve(int steps, const double* R, int ld, const double* g, double* y) {
+  for (int i = steps - 1; i >= 0; --i) {
+    double s = g[i];
+    for (int l = i + 1; l < steps; ++l) s -= R[l * ld + i] * y[l];
+    y[i] = s / R[i * ld + i];
+  }
+}
+
+// MINRES (Paige & Saunders, "Solution of sparse indefinite systems of linear
+// equations", SIAM J. Numer. Anal. 12 (1975); the preconditioned Lanczos
+// form): the scalars of the QR factorisation of the Lanczos tridiagonal
+// matrix by rotations, carried from one iteration to the next.
+struct MinresScalars {
+  double beta, oldb;      // the last two Lanczos beta (beta_{k+1}, beta_k)
+  double alfa;            // the last Lanczos alpha
+  double dbar, epsln;     // the rotated entries carried to the next column
+  double oldeps, delta;   // the current column's entries above the diagonal
+  double gamma;           // its diagonal entry after the rotation
+  double cs, sn;          // the last rotation
+  double phi, phibar;     // the step along w and the residual's (M^{-1}-) norm
+};
+
+// The state before the first iteration, beta1 = sqrt(r0^T M^{-1} r0).
+BALSA_KRYLOV_HD inline void minres_begin(MinresScalars& s, double beta1) {
+  s = MinresScalars{};
+  s.beta = beta1;
+  s.phibar = beta1;
+  s.cs = -1.0;
+}
+
+// Lanczos step k gave alpha_k = alfa and beta_{k+1} = beta_new: the new
+// column of the tridiagonal matrix gets the last rotation, then the one that
+// annihilates beta_new. Returns false (nothing useful computed) when the new
+// diagonal entry is 0: T_k is singular.
+BALSA_KRYLOV_HD inline bool minres_rotate(MinresScalars& s, double alfa, double beta_new) {
+  s.alfa = alfa;
+  s.oldeps = s.epsln;
+  s.delta = s.cs * s.dbar + s.sn * alfa;
+  const double gbar = s.sn * s.dbar - s.cs * alfa;
+  s.epsln = s.sn * beta_new;
+  s.dbar = -s.cs * beta_new;
+  s.oldb = s.beta;
+  s.beta = beta_new;
+  const double gamma = ::hypot(gbar, beta_new);
+  if (!(gamma > 0)) return false;
+  s.gamma = gamma;
+  s.cs = gbar / gamma;
+  s.sn = beta_new / gamma;
+  s.phi = s.cs * s.phibar;
+  s.phibar = s.sn * s.phibar;
+  return true;
 }
 
 }  // namespace balsa::krylov

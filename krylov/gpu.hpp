@@ -31,6 +31,10 @@ class Solver {
   virtual void solve(const T* b, T* x, KrylovStats& stats) = 0;
   // New values of A (A's CSR order, already checked): uploaded in place.
   virtual void update_values(std::span<const T> values) = 0;
+  // The user's per-iterate callback (null: none; it must outlive the
+  // solves): with one, the solve reads the status every iteration and
+  // copies x_k to the host for the call (KrylovSolver::set_iterate_callback).
+  virtual void set_iterate_callback(const IterateCallback<T>* /*f*/) {}
 };
 
 // Takes A's device copy (uploaded by the caller, beside the preconditioner's

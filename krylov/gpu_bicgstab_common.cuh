@@ -49,7 +49,7 @@ struct AlphaUpdate {
     const double norm = norm_from(t[0], c.infinity);
     const double res = norm / st.status.normb;
     if (!isfinite(res)) return stop(st, kNonFinite, kResidual, res, k1);
-    if (res <= c.tolerance) record(st, k1, norm, c);
+    if (res <= st.status.tolerance) record(st, k1, norm, c);
   }
 };
 

@@ -47,6 +47,7 @@ struct Status {
   double value;     // the offending quantity
   double residual;  // last relative residual
   double normb;     // ||b|| in the stopping norm
+  double tolerance;  // the relative tolerance applied (effective_tolerance, from normb)
   double true_residual;
   Progress progress;  // the early stops' state (StoppingOptions::divergence, stagnation_window)
   double history[kRing];
@@ -56,6 +57,9 @@ struct Scalars {
   double rho, alpha, beta, omega;
   double tau[kMaxL + 1][kMaxL + 1];  // BiCGStab(l): Gram-Schmidt coefficients
   double gp[kMaxL + 1], gamma[kMaxL + 1], gpp[kMaxL + 1];
+  MinresScalars minres;  // MINRES (krylov/common.hpp)
+  int steps;             // GMRES: the current cycle's accepted columns
+  double hnext;          // GMRES: h_{j+1,j}, the norm v_{j+1} is divided by
 };
 
 struct State {
@@ -68,6 +72,7 @@ struct State {
 // include/balsa/stopping.hpp, in device memory).
 struct Stopping {
   double tolerance;
+  double absolute_tolerance;  // SciPy's atol (status.tolerance combines the two)
   bool infinity;
   double divergence;  // StoppingOptions::divergence (0: off)
   int window;         // StoppingOptions::stagnation_window (0: off)
@@ -93,7 +98,7 @@ __device__ inline void record(State& st, int k1, double norm, const Stopping& c)
   st.status.iterations = k1;
   if (!isfinite(res))
     stop(st, kNonFinite, kResidual, res, k1);
-  else if (res <= c.tolerance)
+  else if (res <= st.status.tolerance)
     stop(st, kConverged, kNoQuantity, 0.0, k1);
   else if (const int early = progress_stop(st.status.progress, k1, res, c.divergence, c.window))
     stop(st, early, kNoQuantity, res, k1);
@@ -239,6 +244,7 @@ struct InitialResidual {
     s.bad_b = int(t[3] > 0);
     s.bad_x = int(t[4] > 0);
     s.normb = norm_from(t[2], c.infinity);
+    s.tolerance = effective_tolerance(c.tolerance, c.absolute_tolerance, s.normb);
     s.matvecs = 1;
     if (s.bad_b || s.bad_x) return stop(st, kNonFinite, kInput, 0.0, 0);
     if (s.normb == 0) {  // x = 0 is the solution (the host zeroes x)

@@ -33,6 +33,7 @@ struct Context {
   index_t n = 0;
   Stopping stopping{};
   int l = 2;                        // BiCGStab(l)
+  int restart = 30;                 // GMRES(m): m
   Preconditioner<T>* M = nullptr;   // null: none (z = r)
   cuda::DeviceCsr<T> A;             // A, unless op is set
   Operator<T>* op = nullptr;        // A as an operator (krylov/operator.hpp)
@@ -89,5 +90,7 @@ class Method {
 template <class T> std::unique_ptr<Method<T>> make_cg(Context<T>& c);          // gpu_cg.cu
 template <class T> std::unique_ptr<Method<T>> make_bicgstab(Context<T>& c);    // gpu_bicgstab.cu
 template <class T> std::unique_ptr<Method<T>> make_bicgstab_l(Context<T>& c);  // gpu_bicgstab_l.cu
+template <class T> std::unique_ptr<Method<T>> make_gmres(Context<T>& c);       // gpu_gmres.cu
+template <class T> std::unique_ptr<Method<T>> make_minres(Context<T>& c);      // gpu_minres.cu
 
 }  // namespace balsa::krylov::gpu

@@ -95,9 +95,10 @@ class DeviceSolver final : public Solver<T> {
     Context<T>& c = c_;
     c.n = n;
     c.op = op;
-    c.stopping = {o.stopping.tolerance, o.stopping.norm == StoppingNorm::Infinity, o.stopping.divergence,
+    c.stopping = {o.stopping.tolerance, o.stopping.absolute_tolerance, o.stopping.norm == StoppingNorm::Infinity, o.stopping.divergence,
                   o.stopping.stagnation_window};
     c.l = o.l;
+    c.restart = o.restart;
     c.M = M;
     c.A = std::move(A);
     c.state = cuda::DeviceBuffer<State>(1);
@@ -113,6 +114,8 @@ class DeviceSolver final : public Solver<T> {
       case KrylovMethod::Cg: method_ = make_cg(c); break;
       case KrylovMethod::BiCgStab: method_ = make_bicgstab(c); break;
       case KrylovMethod::BiCgStabL: method_ = make_bicgstab_l(c); break;
+      case KrylovMethod::Gmres: method_ = make_gmres(c); break;
+      case KrylovMethod::Minres: method_ = make_minres(c); break;
     }
     q_ = cuda::DeviceBuffer<T>(std::size_t(c.n));
     cuda::detail::synchronize();
@@ -123,8 +126,24 @@ class DeviceSolver final : public Solver<T> {
     c_.A.values.upload(values);
   }
 
+  void set_iterate_callback(const IterateCallback<T>* f) override { on_iterate_ = f; }
+
+  // A solve left by an exception (a user's callback, a CUDA check) first
+  // waits for the work it enqueued: nothing runs on after it on buffers the
+  // caller may free.
   void solve(const T* b, T* x, KrylovStats& st) override {
+    try {
+      run_solve(b, x, st);
+    } catch (...) {
+      (void)cudaStreamSynchronize(cuda::stream());
+      throw;
+    }
+  }
+
+ private:
+  void run_solve(const T* b, T* x, KrylovStats& st) {
     timer_.reset();
+    iterated_ = 0;
     State init{};
     method_->initial_scalars(init.s);
     cuda::detail::copy_to_device(c_.state.data(), &init, sizeof(State));
@@ -137,7 +156,7 @@ class DeviceSolver final : public Solver<T> {
       throw Error("Krylov solve: NaN or Inf in b or x");
     }
     st.history.assign(1, s0.history[0]);
-    if (options_.progress && s0.normb != 0) options_.progress(0, s0.history[0]);
+    if (options_.progress && s0.normb != 0) call_user(options_.progress, 0, s0.history[0]);
     if (s0.normb == 0) {  // b == 0: x = 0
       cuda::detail::fill_bytes(x, 0, std::size_t(c_.n) * sizeof(T));
       st.iterations = st.matvecs = 0;
@@ -146,7 +165,7 @@ class DeviceSolver final : public Solver<T> {
       return cuda::detail::synchronize();
     }
     int known = 0;  // history[0..known] collected
-    if (s0.stop == kRunning) known = run_iterations(st);
+    if (s0.stop == kRunning) known = run_iterations(st, x);
     // x's last touches and the true residual, then the final status.
     if (s0.stop == kRunning) method_->finish(x);
     c_.spmv(x, q_.data());
@@ -154,7 +173,8 @@ class DeviceSolver final : public Solver<T> {
     Status fin{};
     cuda::detail::copy_to_host(&fin, c_.state.data(), sizeof(Status));
     for (int k = known + 1; k <= fin.iterations; ++k) st.history.push_back(fin.history[k % kRing]);
-    if (options_.progress && fin.iterations > known) options_.progress(fin.iterations, fin.residual);
+    if (options_.progress && fin.iterations > known) call_user(options_.progress, fin.iterations, fin.residual);
+    if (on_iterate_ && fin.iterations > iterated_) report_iterate(fin.iterations, x, false);
     st.iterations = fin.iterations;
     st.matvecs = fin.matvecs;
     st.residual = fin.residual;
@@ -163,7 +183,7 @@ class DeviceSolver final : public Solver<T> {
       record_early_stop(st, fin.stop, fin.progress, fin.at, options_.stopping);
     else
       record_stop(st, fin.stop == kRunning ? kMaxIterationsStop : fin.stop, fin.quantity, fin.value, fin.at,
-                  options_.stopping.tolerance);
+                  fin.tolerance);
     check_attainable_accuracy(st, options_.stopping, c_.n);
     timer_.retire(fin.iterations);
     timer_.drop();
@@ -173,7 +193,24 @@ class DeviceSolver final : public Solver<T> {
     st.vector_seconds = timer_.seconds(Phase::Vector, fin.iterations);
   }
 
- private:
+  // The user's iterate callback on x_k (iteration k): x's copy on the host,
+  // formed first (`form`: the method's finish on a copy, BiCGStab(l)'s x0 +
+  // M^{-1} y) while the solve runs.
+  void report_iterate(int k, const T* x, bool form) {
+    const std::size_t n = std::size_t(c_.n);
+    const T* from = x;
+    if (form) {
+      if (xk_.size() != n) xk_ = cuda::DeviceBuffer<T>(n);
+      cuda::detail::copy_on_device(xk_.data(), x, n * sizeof(T));
+      method_->finish(xk_.data());
+      from = xk_.data();
+    }
+    xk_host_.resize(n);
+    cuda::detail::copy_to_host(xk_host_.data(), from, n * sizeof(T));
+    iterated_ = k;
+    call_user(*on_iterate_, k, std::span<const T>(xk_host_));
+  }
+
   // A device vector of n values on the host (error messages).
   std::vector<T> host_copy(const T* v) const {
     std::vector<T> h(std::size_t(c_.n));
@@ -185,7 +222,10 @@ class DeviceSolver final : public Solver<T> {
   // history entries it collected. The status copies it has not read yet
   // need no care: their slots are only reused by the next solve, which
   // starts with synchronous copies.
-  int run_iterations(KrylovStats& st) {
+  // With an iterate callback the status is read after every iteration,
+  // nothing enqueued ahead, and the callback called on each running one.
+  int run_iterations(KrylovStats& st, T* x) {
+    const int every = on_iterate_ ? 1 : kCheckEvery, ahead = on_iterate_ ? 0 : kLookahead;
     std::deque<std::pair<int, int>> pending;  // (slot, iteration) of the status copies in flight
     int next_slot = 0, known = 0;
     bool stopped = false;
@@ -204,8 +244,11 @@ class DeviceSolver final : public Solver<T> {
       stopped = s.stop != kRunning;
       const int upto = stopped ? s.iterations : k;
       for (int j = known + 1; j <= upto; ++j) st.history.push_back(s.history[j % kRing]);
-      if (options_.progress && upto > known) options_.progress(upto, s.residual);
+      if (options_.progress && upto > known) call_user(options_.progress, upto, s.residual);
       known = std::max(known, upto);
+      // GMRES forms x only at its restarts (its finish writes the solve's x),
+      // so its callback sees the final x only.
+      if (on_iterate_ && !stopped && options_.method != KrylovMethod::Gmres) report_iterate(k, x, true);
       if (!stopped) timer_.retire(k);  // iterations < k ran in full
       return true;
     };
@@ -216,12 +259,12 @@ class DeviceSolver final : public Solver<T> {
       ~Unmask() { c.stopped = nullptr; }
     } unmask{c_};
     for (int k = 0; k < options_.stopping.max_iterations && !stopped; ++k) {
-      while (!stopped && !pending.empty() && k + 1 - known > kLookahead) read_oldest(true);
+      while (!stopped && !pending.empty() && k + 1 - known > ahead) read_oldest(true);
       if (stopped) break;
       timer_.begin_iteration(k);
       method_->iterate(k);
       timer_.end_iteration();
-      if ((k + 1) % kCheckEvery == 0 && k + 1 < options_.stopping.max_iterations) {
+      if ((k + 1) % every == 0 && k + 1 < options_.stopping.max_iterations) {
         const int slot = next_slot;
         next_slot = (next_slot + 1) % kSlots;
         BALSA_CUDA_CHECK(cudaMemcpyAsync(&slots_[slot], c_.state.data(), sizeof(Status), cudaMemcpyDeviceToHost,
@@ -266,6 +309,10 @@ class DeviceSolver final : public Solver<T> {
   std::unique_ptr<Method<T>> method_;
   StatusSlots slots_;
   cuda::DeviceBuffer<T> q_;
+  const IterateCallback<T>* on_iterate_ = nullptr;
+  int iterated_ = 0;              // the last iteration the iterate callback saw
+  cuda::DeviceBuffer<T> xk_;      // x_k formed for it
+  std::vector<T> xk_host_;
 };
 
 }  // namespace

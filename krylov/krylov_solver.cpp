@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <future>
 #include <memory>
 #include <optional>
@@ -40,6 +41,29 @@ namespace balsa {
 
 namespace {
 
+// The largest GMRES(m) basis (KrylovOptions::restart).
+constexpr int kMaxRestart = 1000;
+
+// GMRES's and MINRES's options: the restart length, the 2-norm (their
+// recurrences give ||r||_2), MINRES's symmetric positive definite preconditioner.
+void check_method_options(const KrylovOptions& o, const std::string& w) {
+  const bool gmres = o.method == KrylovMethod::Gmres, minres = o.method == KrylovMethod::Minres;
+  if (gmres && (o.restart < 1 || o.restart > kMaxRestart))
+    throw Error(w + "GMRES(m) needs restart (m) in 1.." + std::to_string(kMaxRestart) + ", got " +
+                std::to_string(o.restart));
+  if ((gmres || minres) && o.stopping.norm != StoppingNorm::Two)
+    throw Error(w + to_string(o.method) + " tests the residual's 2-norm (its recurrence gives that one): set " +
+                "stopping.norm to the 2-norm (\"2\"), not \"" + to_string(o.stopping.norm) + "\"");
+  if (minres && o.preconditioner == PreconditionerKind::Ilu0)
+    throw Error(w + "MINRES needs a symmetric positive definite preconditioner (none, jacobi, ic0 or chebyshev); "
+                    "ILU(0) is not symmetric (use GMRES or BiCGStab with ILU(0))");
+}
+
+// The methods that need a symmetric A (checked when KrylovOptions::check_symmetry).
+bool needs_symmetry(const KrylovOptions& o) {
+  return o.check_symmetry && (o.method == KrylovMethod::Cg || o.method == KrylovMethod::Minres);
+}
+
 // csr: A comes as CSR and the solver sets up its own preconditioner (the
 // multicolour ordering needs both).
 template <class T>
@@ -51,6 +75,7 @@ void check_options(const KrylovOptions& o, bool csr) {
   krylov::check_stopping(o.stopping, w);
   if (o.method == KrylovMethod::BiCgStabL && (o.l < 1 || o.l > krylov::kMaxL))
     throw Error(w + "BiCGStab(l) needs l in 1.." + std::to_string(krylov::kMaxL) + ", got " + std::to_string(o.l));
+  check_method_options(o, w);
   if (o.float_preconditioner && !std::is_same_v<T, double>)
     throw Error(w + "float_preconditioner needs a double solver (this one is already float)");
   if (o.device == Device::Cuda && !cuda::available())
@@ -58,24 +83,26 @@ void check_options(const KrylovOptions& o, bool csr) {
                                             : w + "Device::Cuda: balsa was built without CUDA");
 }
 
-// CG's symmetry check's tolerance, and its MatrixError for the entries `what` names.
+// CG's and MINRES's symmetry check's tolerance, and its MatrixError for the entries `what` names.
 constexpr double kSymmetryTolerance = 1e-12;
-[[noreturn]] void throw_asymmetric(const std::string& what) {
-  throw MatrixError("CG needs a symmetric matrix: " + what +
-                    " (relative tolerance 1e-12; use a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
+[[noreturn]] void throw_asymmetric(KrylovMethod method, const std::string& what) {
+  const std::string name = method == KrylovMethod::Minres ? "MINRES" : "CG";
+  throw MatrixError(name + " needs a symmetric matrix: " + what +
+                    " (relative tolerance 1e-12; use GMRES or a BiCGStab method, or set "
+                    "KrylovOptions::check_symmetry = false)");
 }
 
 // MatrixError naming the first (row-major) entry (i, j) with a_ij != a_ji;
 // with `order`, A is P B P^T and the entry is named in B's numbering.
 template <class T>
-void require_symmetric(const Csr<T>& A, const krylov::Reordering* order = nullptr) {
+void require_symmetric(KrylovMethod method, const Csr<T>& A, const krylov::Reordering* order = nullptr) {
   const Asymmetry a = first_asymmetry(A, kSymmetryTolerance);
   if (a.symmetric()) return;
   const index_t i = order ? order->original(a.row) : a.row, j = order ? order->original(a.col) : a.col;
   const std::string at = "A(" + std::to_string(i) + ", " + std::to_string(j) + ")";
   const std::string mirror = "A(" + std::to_string(j) + ", " + std::to_string(i) + ")";
   const std::string other = a.mirror_stored ? mirror + " = " + std::to_string(a.mirror) : mirror + " is not stored";
-  throw_asymmetric(at + " = " + std::to_string(a.value) + " but " + other);
+  throw_asymmetric(method, at + " = " + std::to_string(a.value) + " but " + other);
 }
 
 // require_finite(A) for an A just validated: the values scanned in
@@ -104,6 +131,51 @@ void check_length(std::size_t got, index_t rows, const char* what) {
   if (got != std::size_t(rows))
     throw DimensionError(std::string("Krylov solve: ") + what + " has " + std::to_string(got) +
                          " entries, the matrix " + std::to_string(rows) + " rows");
+}
+
+// A user's LinearOperator `name` (A or M): square, with a product.
+template <class T>
+void check_user_operator(const LinearOperator<T>& L, const char* name, const std::string& w) {
+  if (L.rows < 0 || L.rows != L.cols)
+    throw DimensionError(w + name + " is " + std::to_string(L.rows) + " x " + std::to_string(L.cols) + ", not square");
+  if (!L.apply && !L.apply_device) throw Error(w + name + " has neither apply nor apply_device");
+}
+
+// The options of a solver with a user's operator A and/or preconditioner M
+// (n: A's rows), checked against them; Device::Auto resolved: the GPU only
+// when every one of them has apply_device.
+template <class T>
+KrylovOptions user_options(const LinearOperator<T>* A, index_t n, const LinearOperator<T>* M, const KrylovOptions& given) {
+  const std::string w = A ? "Krylov solver on an operator A: " : "Krylov solver with a user preconditioner M: ";
+  if (A) check_user_operator(*A, "A", w);
+  if (M) check_user_operator(*M, "M", w);
+  if (M && M->rows != n)
+    throw DimensionError(w + "M is " + std::to_string(M->rows) + " x " + std::to_string(M->cols) + ", A has " +
+                         std::to_string(n) + " rows");
+  if (given.preconditioner != PreconditionerKind::None)
+    throw Error(w + "options.preconditioner must be none " +
+                (M ? "with a user M" : "(the built-in preconditioners need A's entries; give M instead)") + ", not " +
+                to_string(given.preconditioner));
+  const bool on_device = (!A || A->apply_device) && (!M || M->apply_device);
+  KrylovOptions o = given;
+  if (o.device == Device::Auto && !on_device) o.device = Device::Cpu;
+  if (o.device == Device::Cuda && !on_device) throw Error(w + "Device::Cuda needs apply_device on A and M");
+  o = with_device_resolved(o);
+  if (o.device == Device::Cpu && ((A && !A->apply) || (M && !M->apply)))
+    throw Error(w + "the CPU path needs apply (the host product) on A and M");
+  return o;
+}
+
+// The handler of KrylovSolver's solves: a user's callback's exception
+// leaves as it was thrown, the rest as rethrow_as_balsa_error makes it.
+[[noreturn]] void rethrow_user_or_balsa_error(const char* where) {
+  try {
+    throw;
+  } catch (const krylov::UserCallbackError& e) {
+    std::rethrow_exception(e.cause);
+  } catch (...) {
+    rethrow_as_balsa_error(where);
+  }
 }
 
 // Stats naming the method, preconditioner and device (the setup fields
@@ -141,6 +213,7 @@ struct KrylovSolver<T>::Impl {
   std::optional<krylov::Reordering> order;
   cuda::DeviceBuffer<T> ordered_b, ordered_x;
   KrylovStats setup;  // the setup fields every solve's stats start from
+  IterateCallback<T> on_iterate;  // set_iterate_callback's (empty: none)
   KrylovStats stats;
   // The device constructor's A (A above holds its sizes only): its entries
   // and arrays on the device (the GPU iteration's copy), for update_values.
@@ -227,10 +300,13 @@ struct KrylovSolver<T>::Impl {
 
   void solve_cpu(std::span<const T> b, std::span<T> x, KrylovStats& st) {
     krylov::cpu::Run<T> run(A, M.get(), options, st, op.get());
+    run.set_iterate_callback(&on_iterate);
     switch (options.method) {
       case KrylovMethod::Cg: krylov::cpu::cg(run, b, x); break;
       case KrylovMethod::BiCgStab: krylov::cpu::bicgstab(run, b, x); break;
       case KrylovMethod::BiCgStabL: krylov::cpu::bicgstab_l(run, options.l, b, x); break;
+      case KrylovMethod::Gmres: krylov::cpu::gmres(run, options.restart, b, x); break;
+      case KrylovMethod::Minres: krylov::cpu::minres(run, b, x); break;
     }
     if (op) {
       std::vector<T> ax(x.size());
@@ -247,6 +323,22 @@ template <class T>
 KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given) try : impl_(std::make_unique<Impl>()) {
   const CallScope on(given, "KrylovOptions");
   impl_->set_up(A, with_device_resolved(given), nullptr);
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
+}
+
+template <class T>
+KrylovSolver<T>::KrylovSolver(const LinearOperator<T>& A, const KrylovOptions& given, const LinearOperator<T>* M) try
+    : KrylovSolver(std::make_unique<krylov::UserOperator<T>>(A),
+                   M ? std::make_unique<krylov::UserPreconditioner<T>>(*M) : nullptr,
+                   user_options(&A, A.rows, M, given)) {
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
+}
+
+template <class T>
+KrylovSolver<T>::KrylovSolver(const Csr<T>& A, const KrylovOptions& given, const LinearOperator<T>& M) try
+    : KrylovSolver(A, std::make_unique<krylov::UserPreconditioner<T>>(M), user_options<T>(nullptr, A.rows, &M, given)) {
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::KrylovSolver");
 }
@@ -319,7 +411,7 @@ template <class T>
 std::future<void> KrylovSolver<T>::Impl::start_own_checks(const Csr<T>& in, bool reorder, int threads) {
   return parallel::async_with_threads(threads, [&in, this, reorder] {
     const trace::Span span("krylov: symmetry check, copy of A's pattern");
-    if (options.method == KrylovMethod::Cg && options.check_symmetry) require_symmetric(in);
+    if (needs_symmetry(options)) require_symmetric(options.method, in);
     if (reorder) return;
     A = Csr<T>{in.rows, in.cols, parallel::fresh_copy(in.row_ptr), parallel::fresh_copy(in.col_idx), {}};
     if (options.device == Device::Cpu) A.values = parallel::fresh_copy(in.values);
@@ -433,11 +525,11 @@ void KrylovSolver<T>::Impl::check_device_values(const T* values) const {
                                            "a value is NaN or Inf"};
     throw MatrixError("Krylov solver on a device matrix: row " + std::to_string(p.row) + ": " + what[int(p.fault)]);
   }
-  if (options.method != KrylovMethod::Cg || !options.check_symmetry) return;
+  if (!needs_symmetry(options)) return;
   const krylov::device::AsymmetricEntry e =
       krylov::device::first_asymmetry(A.rows, device_row_ptr, device_col_idx, values, kSymmetryTolerance);
   if (e.row >= 0)
-    throw_asymmetric("A(" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") differs from A(" +
+    throw_asymmetric(options.method, "A(" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") differs from A(" +
                      std::to_string(e.col) + ", " + std::to_string(e.row) + ")");
 }
 
@@ -512,7 +604,7 @@ KrylovStats KrylovSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   s.stats = st;
   return st;
 } catch (...) {
-  rethrow_as_balsa_error("KrylovSolver::solve");
+  rethrow_user_or_balsa_error("KrylovSolver::solve");
 }
 
 template <class T>
@@ -524,7 +616,7 @@ KrylovStats KrylovSolver<T>::solve(const cuda::DeviceBuffer<T>& b, cuda::DeviceB
   check_length(x.size(), s.A.rows, "x");
   return s.solve_on_device(b.data(), x.data());
 } catch (...) {
-  rethrow_as_balsa_error("KrylovSolver::solve");
+  rethrow_user_or_balsa_error("KrylovSolver::solve");
 }
 
 template <class T>
@@ -536,7 +628,7 @@ KrylovStats KrylovSolver<T>::solve_device(const T* b, T* x) try {
   if (s.A.rows > 0 && b == x) throw Error("Krylov solve: b and x must be different device arrays");
   return s.solve_on_device(b, x);
 } catch (...) {
-  rethrow_as_balsa_error("KrylovSolver::solve_device");
+  rethrow_user_or_balsa_error("KrylovSolver::solve_device");
 }
 
 template <class T>
@@ -566,8 +658,7 @@ void KrylovSolver<T>::update_values(std::span<const T> values) try {
     std::copy(values.begin(), values.end(), B.values.begin());
     require_finite_values(B);
   }
-  if (s.options.method == KrylovMethod::Cg && s.options.check_symmetry)
-    require_symmetric(B, s.order ? &*s.order : nullptr);
+  if (needs_symmetry(s.options)) require_symmetric(s.options.method, B, s.order ? &*s.order : nullptr);
   const std::span<const T> ordered(B.values);
   if (s.M) {  // refactors (the preconditioner keeps its old factors if it throws)
     s.M->update_values(ordered);
@@ -580,6 +671,15 @@ void KrylovSolver<T>::update_values(std::span<const T> values) try {
   s.stats = s.setup;
 } catch (...) {
   rethrow_as_balsa_error("KrylovSolver::update_values");
+}
+
+template <class T>
+void KrylovSolver<T>::set_iterate_callback(IterateCallback<T> f) try {
+  Impl& s = live_impl(impl_);
+  s.on_iterate = std::move(f);
+  if (s.gpu) s.gpu->set_iterate_callback(s.on_iterate ? &s.on_iterate : nullptr);
+} catch (...) {
+  rethrow_as_balsa_error("KrylovSolver::set_iterate_callback");
 }
 
 template <class T>

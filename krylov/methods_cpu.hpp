@@ -70,7 +70,8 @@ class Run {
         o_(options),
         st_(stats),
         n_(A.rows),
-        infinity_(options.stopping.norm == StoppingNorm::Infinity) {}
+        infinity_(options.stopping.norm == StoppingNorm::Infinity),
+        tolerance_(options.stopping.tolerance) {}
 
   std::int64_t n() const { return n_; }
   bool infinity() const { return infinity_; }
@@ -78,7 +79,8 @@ class Run {
   bool preconditioned() const { return M_ != nullptr; }
   int max_iterations() const { return o_.stopping.max_iterations; }
   KrylovStats& stats() { return st_; }
-  double tolerance() const { return o_.stopping.tolerance; }
+  // The relative tolerance of the stopping test: max(tolerance, absolute_tolerance / ||b||).
+  double tolerance() const { return tolerance_; }
   double relative(double norm) const { return norm / normb_; }
 
   // y = A x: balsa::spmv's arithmetic (a row's sum in T, storage order)
@@ -114,6 +116,7 @@ class Run {
   // (already converged, or non-finite).
   bool start(double normb, double norm_r0) {
     normb_ = normb;
+    tolerance_ = effective_tolerance(o_.stopping.tolerance, o_.stopping.absolute_tolerance, normb);
     st_.history.clear();
     to(&st_.vector_seconds);
     return record(0, norm_r0) == kRunning;
@@ -125,9 +128,9 @@ class Run {
     st_.history.push_back(res);
     st_.iterations = iteration;
     st_.residual = res;
-    if (o_.progress) o_.progress(iteration, res);
+    if (o_.progress) call_user(o_.progress, iteration, res);
     if (!std::isfinite(res)) return stop(kNonFinite, kResidual, res, iteration);
-    if (res <= o_.stopping.tolerance) return stop(kConverged, kNoQuantity, 0.0, iteration);
+    if (res <= tolerance_) return stop(kConverged, kNoQuantity, 0.0, iteration);
     const StoppingOptions& so = o_.stopping;
     if (const int early = progress_stop(progress_, iteration, res, so.divergence, so.stagnation_window)) {
       to(nullptr);
@@ -141,10 +144,28 @@ class Run {
   int stop(int code, int quantity, double value, int iteration) {
     to(nullptr);
     if (o_.phase_timing) st_.phase_samples = st_.iterations;
-    record_stop(st_, code, quantity, value, iteration, o_.stopping.tolerance);
+    record_stop(st_, code, quantity, value, iteration, tolerance_);
     return code;
   }
+  // The iterate of iteration k1, whose residual was recorded, turned out to
+  // solve the system exactly (a recomputed residual of 0): converged.
+  int exact(int k1) {
+    st_.history.back() = st_.residual = 0.0;
+    return stop(kConverged, kNoQuantity, 0.0, k1);
+  }
   int max_iterations_reached() { return stop(kMaxIterationsStop, kNoQuantity, 0.0, st_.iterations); }
+
+  // The user's per-iterate callback (KrylovSolver::set_iterate_callback;
+  // null: none), called by iterate.
+  void set_iterate_callback(const IterateCallback<T>* f) { on_iterate_ = f && *f ? f : nullptr; }
+  bool wants_iterates() const { return on_iterate_ != nullptr; }
+  // x (n values) is the iterate of the iteration last recorded: the callback
+  // sees it, once per iteration (a second call for the same one is skipped).
+  void iterate(std::span<const T> x) {
+    if (!on_iterate_ || st_.iterations <= iterated_) return;
+    iterated_ = st_.iterations;
+    call_user(*on_iterate_, st_.iterations, x);
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -165,7 +186,10 @@ class Run {
   std::int64_t n_;
   bool infinity_;
   double normb_ = 1.0;
+  double tolerance_;
   Progress progress_;
+  const IterateCallback<T>* on_iterate_ = nullptr;
+  int iterated_ = 0;  // the last iteration the iterate callback saw
   double* phase_ = nullptr;
   Clock::time_point since_{};
 };
@@ -174,5 +198,7 @@ class Run {
 template <class T> void cg(Run<T>& run, std::span<const T> b, std::span<T> x);          // cg_cpu.cpp
 template <class T> void bicgstab(Run<T>& run, std::span<const T> b, std::span<T> x);    // bicgstab_cpu.cpp
 template <class T> void bicgstab_l(Run<T>& run, int l, std::span<const T> b, std::span<T> x);  // bicgstab_l_cpu.cpp
+template <class T> void gmres(Run<T>& run, int restart, std::span<const T> b, std::span<T> x);  // gmres_cpu.cpp
+template <class T> void minres(Run<T>& run, std::span<const T> b, std::span<T> x);      // minres_cpu.cpp
 
 }  // namespace balsa::krylov::cpu

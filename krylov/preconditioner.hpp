@@ -10,6 +10,7 @@
 
 #include "balsa/cuda.hpp"
 #include "balsa/krylov.hpp"
+#include "krylov/operator.hpp"
 
 namespace balsa::krylov {
 
@@ -47,6 +48,25 @@ class Preconditioner {
   virtual void use_device_matrix(const cuda::DeviceCsr<T>& /*A*/) {}
   // Setup stats (factorisation, triangular solvers, times) into `stats`.
   virtual void describe(KrylovStats& stats) const = 0;
+};
+
+// A user's preconditioner (balsa::LinearOperator, a copy of it) applied as
+// z = M r (M approximates A^{-1}, SciPy's convention); its callbacks run
+// through call_user (krylov/operator.hpp). Nothing to refactor: update_values
+// refuses.
+template <class T>
+class UserPreconditioner final : public Preconditioner<T> {
+ public:
+  explicit UserPreconditioner(const LinearOperator<T>& M) : M_(M) {}
+  void apply(std::span<const T> r, std::span<T> z) override { call_user(M_.apply, r, z); }
+  void apply_device(const T* r, T* z) override { call_user(M_.apply_device, r, z, user_stream()); }
+  void update_values(std::span<const T>) override {
+    throw Error("Krylov solver update_values: not available with a user preconditioner M (build a new solver)");
+  }
+  void describe(KrylovStats&) const override {}
+
+ private:
+  const LinearOperator<T> M_;
 };
 
 // The preconditioner options.preconditioner names, for options.device, set

@@ -26,6 +26,11 @@ KrylovOptions krylov_options(KrylovPreset preset) try {
       {KrylovPreset::BiCgStabIlu0Mc, KrylovMethod::BiCgStab, PreconditionerKind::Ilu0, KrylovOrdering::Multicolour},
       {KrylovPreset::BiCgStab2Ilu0Mc, KrylovMethod::BiCgStabL, PreconditionerKind::Ilu0, KrylovOrdering::Multicolour},
       {KrylovPreset::PcgChebyshev, KrylovMethod::Cg, PreconditionerKind::Chebyshev},
+      {KrylovPreset::Gmres, KrylovMethod::Gmres, PreconditionerKind::None},
+      {KrylovPreset::GmresIlu0, KrylovMethod::Gmres, PreconditionerKind::Ilu0},
+      {KrylovPreset::GmresJacobi, KrylovMethod::Gmres, PreconditionerKind::Jacobi},
+      {KrylovPreset::Minres, KrylovMethod::Minres, PreconditionerKind::None},
+      {KrylovPreset::MinresJacobi, KrylovMethod::Minres, PreconditionerKind::Jacobi},
   };
   for (const Row& r : rows)
     if (r.preset == preset) {

@@ -29,6 +29,10 @@ std::string quantity_words(int quantity, double value) {
     case kResidual: return "residual norm = " + v;
     case kBeta: return "beta = " + v;
     case kInput: return "the right-hand side or the initial guess holds NaN or Inf";
+    case kProjected:
+      return "the projected matrix's rotation has norm " + v + ": A (times M^{-1}) is singular on the Krylov subspace";
+    case kLanczos:
+      return "beta = " + v + ": the Lanczos vectors ended (an invariant subspace) before the tolerance was met";
     default: return "value " + v;
   }
 }
@@ -79,7 +83,11 @@ void record_early_stop(KrylovStats& st, int stop, const Progress& p, int iterati
 }
 
 void check_attainable_accuracy(KrylovStats& st, const StoppingOptions& o, index_t n) {
-  if (st.outcome != KrylovOutcome::Breakdown && st.outcome != KrylovOutcome::MaxIterations) return;
+  // A 2-norm whose squares underflowed (r ~ 1e-160) reads 0 <= any tolerance:
+  // not convergence when the true residual misses the (relative) tolerance.
+  const bool underflow = st.outcome == KrylovOutcome::Converged && st.residual == 0 && o.absolute_tolerance == 0 &&
+                         st.true_residual > o.tolerance;
+  if (st.outcome != KrylovOutcome::Breakdown && st.outcome != KrylovOutcome::MaxIterations && !underflow) return;
   const double norms = o.norm == StoppingNorm::Infinity ? std::sqrt(double(std::max<index_t>(n, 1))) : 1.0;
   if (!(st.residual * norms < kDetached * st.true_residual)) return;  // NaN: not this case
   st.message = "the recursive residual fell to " + number(st.residual) + ", far below the true residual " +
@@ -93,6 +101,8 @@ void check_attainable_accuracy(KrylovStats& st, const StoppingOptions& o, index_
 void check_stopping(const StoppingOptions& o, const std::string& who) {
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
     throw Error(who + "tolerance must be positive and finite, got " + std::to_string(o.tolerance));
+  if (!(o.absolute_tolerance >= 0) || !std::isfinite(o.absolute_tolerance))
+    throw Error(who + "absolute_tolerance must be >= 0 and finite, got " + std::to_string(o.absolute_tolerance));
   if (o.max_iterations < 0) throw Error(who + "max_iterations must be >= 0, got " + std::to_string(o.max_iterations));
   if (!(o.divergence == 0 || o.divergence > 1) || !std::isfinite(o.divergence))
     throw Error(who + "divergence must be 0 (off) or a finite factor > 1, got " + std::to_string(o.divergence));

@@ -60,19 +60,24 @@ enum Quantity : int {
   kResidual,  // the residual norm itself (NaN or Inf)
   kBeta,      // BiCGStab(l): beta (NaN or Inf)
   kInput,     // b or x0 (NaN or Inf; the GPU's device-vector check)
+  kProjected,  // GMRES/MINRES: the projected (Hessenberg/tridiagonal) matrix is singular
+  kLanczos,    // MINRES: beta = 0, the Lanczos vectors ended before the tolerance was met
 };
 
 // Fills stats.outcome and stats.message for a stop (not kRunning), with
 // `value` the offending quantity's value and `iteration` the iteration
 // (1-based; 0: before the first) in which it was found. Converged and
-// MaxIterations read stats.iterations and stats.residual.
+// MaxIterations read stats.iterations and stats.residual; `tolerance` is the
+// relative one the test applied (effective_tolerance below).
 void record_stop(KrylovStats& stats, int stop, int quantity, double value, int iteration, double tolerance);
 // The same for kDiverged and kNoProgress, from the Progress state.
 void record_early_stop(KrylovStats& stats, int stop, const Progress& p, int iteration, const StoppingOptions& o);
 
 // After the true residual is known: a solve that broke down or ran out of
 // iterations while its recursive residual had fallen far below the true
-// one (kDetached times) lost attainable accuracy; the tolerance asks for
+// one (kDetached times), or that "converged" on a recursive residual of 0
+// (its 2-norm's squares underflowed) with a true residual above the
+// tolerance, lost attainable accuracy; the tolerance asks for
 // more than the arithmetic gives. Its outcome becomes Stagnation and the
 // message says so (a quantity that underflowed to 0 is not a breakdown of
 // the method or a sign of an indefinite matrix). Both paths call it.
@@ -82,6 +87,14 @@ void record_early_stop(KrylovStats& stats, int stop, const Progress& p, int iter
 // times more.
 inline constexpr double kDetached = 1e-3;
 void check_attainable_accuracy(KrylovStats& stats, const StoppingOptions& o, index_t n);
+
+// The relative tolerance the stopping test applies for ||b|| = normb (in the
+// stopping norm, > 0): ||r|| <= max(tolerance ||b||, absolute_tolerance)
+// divided by ||b||. Both paths take it once, from the initial residual's pass.
+BALSA_KRYLOV_HD inline double effective_tolerance(double tolerance, double absolute_tolerance, double normb) {
+  const double a = absolute_tolerance / normb;
+  return a > tolerance ? a : tolerance;
+}
 
 // Throws Error, its message starting with `who` ("Krylov solver: "), when a
 // stopping option is out of its range (include/balsa/stopping.hpp). Every

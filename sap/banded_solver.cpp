@@ -190,7 +190,7 @@ KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   const CallScope on(m.options, "BandedOptions");
   int restarts = 0;
   KrylovStats st =
-      sap::solve_with_restarts(*m.krylov, b, x, m.options.stopping.tolerance, m.options.max_restarts, restarts);
+      sap::solve_with_restarts(*m.krylov, b, x, m.options.stopping, m.options.max_restarts, restarts);
   m.stats.restarts = restarts;
   m.stats.t_kry = st.solve_seconds;
   m.stats.krylov = st;

@@ -4,6 +4,8 @@
 // true residual: iterative refinement of x in T).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <span>
 
 #include "balsa/krylov.hpp"
@@ -12,9 +14,15 @@ namespace balsa::sap {
 
 // The runs' iterations, products, times and histories summed; outcome,
 // residuals and message of the last run. `restarts` receives their count.
+// The target is the Krylov test's: ||b - A x||_2 <= max(tolerance ||b||_2,
+// absolute_tolerance) (include/balsa/stopping.hpp).
 template <class T>
-KrylovStats solve_with_restarts(KrylovSolver<T>& krylov, std::span<const T> b, std::span<T> x, double tolerance,
-                                int max_restarts, int& restarts) {
+KrylovStats solve_with_restarts(KrylovSolver<T>& krylov, std::span<const T> b, std::span<T> x,
+                                const StoppingOptions& stopping, int max_restarts, int& restarts) {
+  double bb = 0.0;
+  for (const T v : b) bb += double(v) * double(v);
+  const double tolerance =
+      bb > 0 ? std::max(stopping.tolerance, stopping.absolute_tolerance / std::sqrt(bb)) : stopping.tolerance;
   KrylovStats st = krylov.solve(b, x);
   restarts = 0;
   while (st.outcome == KrylovOutcome::Converged && st.true_residual > tolerance && restarts < max_restarts) {

@@ -203,7 +203,7 @@ KrylovStats SparseSapSolver<T>::solve(std::span<const T> b, std::span<T> x) try 
   m.map.x_in(std::span<const T>(x), std::span<T>(m.y));
   int restarts = 0;
   KrylovStats st = sap::solve_with_restarts(*m.krylov, std::span<const T>(m.cb), std::span<T>(m.y),
-                                            m.options.stopping.tolerance, m.options.max_restarts, restarts);
+                                            m.options.stopping, m.options.max_restarts, restarts);
   m.map.x_out(std::span<const T>(m.y), x);
   m.stats.banded.restarts = restarts;
   m.stats.banded.t_kry = st.solve_seconds;

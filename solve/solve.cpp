@@ -232,9 +232,12 @@ class Chain {
   // ill-conditioned A gains from one round.
   void refine(Link<T>& link, std::span<const T> b, std::span<T> x, KrylovStats& st, SolveAttempt& a) {
     errors_ = backward_errors(A_, f_.norm_inf, b, std::span<const T>(x));
+    double bb = 0.0;
+    for (const T v : b) bb += double(v) * double(v);
+    normb_ = std::sqrt(bb);
     std::vector<T> r, dx, next;  // made only when a round runs
     for (int round = 0; round < 3 && st.outcome == KrylovOutcome::Converged &&
-                        !accepted(errors_, o_.stopping.tolerance, o_.acceptance);
+                        !meets_tolerance();
          ++round) {
       r.resize(x.size());
       dx.resize(x.size());
@@ -254,12 +257,20 @@ class Chain {
     }
   }
 
+  // errors_ meet the tolerance by the acceptance asked, or ||b - A x||_2 meets
+  // stopping.absolute_tolerance (SciPy's atol, the Krylov test's other half).
+  bool meets_tolerance() const {
+    const double atol = o_.stopping.absolute_tolerance;
+    return accepted(errors_, o_.stopping.tolerance, o_.acceptance) ||
+           (atol > 0 && errors_.relative_residual * normb_ <= atol);
+  }
+
   // Accepted or not, and why (errors_ from refine).
   void judge(const KrylovStats& st, SolveAttempt& a) const {
     a.true_residual = std::isfinite(errors_.relative_residual) ? errors_.relative_residual : -1;
     a.backward_error = std::isfinite(errors_.normwise) ? errors_.normwise : -1;
     a.componentwise_backward_error = std::isfinite(errors_.componentwise) ? errors_.componentwise : -1;
-    a.solved = st.outcome == KrylovOutcome::Converged && accepted(errors_, o_.stopping.tolerance, o_.acceptance);
+    a.solved = st.outcome == KrylovOutcome::Converged && meets_tolerance();
     if (a.solved) return;
     a.reason = st.outcome != KrylovOutcome::Converged
                    ? st.message
@@ -271,6 +282,7 @@ class Chain {
 
   const Csr<T>& A_;
   const SolveOptions& o_;
+  double normb_ = 0.0;  // ||b||_2 of the attempt refine last measured
   Clock::time_point t0_;
   SolveFeatures f_;
   Shared<T> shared_;

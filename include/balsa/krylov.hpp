@@ -1,11 +1,15 @@
 // balsa: preconditioned Krylov solvers for A x = b on the CPU or the GPU:
 // CG/PCG (Picciau's thesis Alg. 5.1; Saad, "Iterative Methods for Sparse
 // Linear Systems", 2nd ed., Alg. 9.1), BiCGStab (van der Vorst 1992; Saad
-// Alg. 7.7, right-preconditioned as in Saad sec. 9.3.2) and BiCGStab(l)
-// (Sleijpen & Fokkema 1993; the Krylov method of the SaP report), with the
-// preconditioners none, Jacobi, ILU(0) and IC(0) (include/balsa/factor.hpp)
-// applied through balsa's triangular solvers. BiCGStab and BiCGStab(l) are
-// right-preconditioned, so their residual is that of A x = b itself.
+// Alg. 7.7, right-preconditioned as in Saad sec. 9.3.2), BiCGStab(l)
+// (Sleijpen & Fokkema 1993; the Krylov method of the SaP report), restarted
+// GMRES(m) (Saad & Schultz 1986; Saad Alg. 6.9 with right preconditioning,
+// Alg. 9.5) and MINRES (Paige & Saunders 1975) for symmetric, possibly
+// indefinite A, with the preconditioners none, Jacobi, ILU(0) and IC(0)
+// (include/balsa/factor.hpp) applied through balsa's triangular solvers, and
+// Chebyshev. BiCGStab, BiCGStab(l) and GMRES are right-preconditioned, so
+// their residual is that of A x = b itself; MINRES takes a symmetric
+// positive definite preconditioner (not ILU(0)).
 //
 //   balsa::KrylovSolver<double> pcg(A, {.method = balsa::KrylovMethod::Cg,
 //                                       .preconditioner = balsa::PreconditionerKind::Ic0});
@@ -17,17 +21,21 @@
 // update_values() refactors for new values of the same pattern.
 //
 // Stopping (options.stopping, include/balsa/stopping.hpp; checked every
-// iteration, on the device on the GPU path):
-//   StoppingNorm::Infinity  ||r||_inf <= tolerance * ||b||_inf (the thesis')
-//   StoppingNorm::Two       ||r||_2   <= tolerance * ||b||_2
-// where r is the recursively updated residual; stats().true_residual is
+// iteration, on the device on the GPU path), SciPy's test by default:
+//   StoppingNorm::Two       ||r||_2   <= max(tolerance * ||b||_2, absolute_tolerance) (the default)
+//   StoppingNorm::Infinity  ||r||_inf <= max(tolerance * ||b||_inf, absolute_tolerance) (the thesis')
+// where r is the recursively updated residual (GMRES: the norm its Givens
+// rotations give, |g_{j+1}|; MINRES: r updated with the products A w of its
+// search directions, so both test ||r||_2 of A x = b even when
+// preconditioned; they take the 2-norm only); stats().true_residual is
 // ||b - A x||_2 / ||b||_2 recomputed at the end. A solve that stops for any
 // other reason reports it in outcome and message; it is never Converged.
-// b == 0 gives x = 0, converged at iteration 0. x is left at the last
-// iterate the method formed before it stopped.
+// b == 0 gives x = 0, converged at iteration 0 (as SciPy, whatever the
+// tolerances). x is left at the last iterate the method formed before it
+// stopped.
 //
 // Precision: vectors in T; dot products, norms and the scalars (alpha, beta,
-// omega, ...) in double, on both paths.
+// omega, the Hessenberg matrix and rotations, ...) in double, on both paths.
 //
 // The GPU path (Device::Cuda) runs the whole iteration on the device: the
 // scalars and the stopping test stay in device memory and a status word
@@ -54,12 +62,20 @@
 
 namespace balsa {
 
-enum class KrylovMethod { Cg, BiCgStab, BiCgStabL };
+// Cg: SPD A (and M). BiCgStab, BiCgStabL: any nonsingular A. Gmres:
+// restarted GMRES(m), m = KrylovOptions::restart, any nonsingular A; its
+// residual norm never grows. Minres: symmetric A, definite or not, with an SPD
+// preconditioner (none, Jacobi, IC(0), Chebyshev); its residual norm
+// (unpreconditioned) never grows.
+enum class KrylovMethod { Cg, BiCgStab, BiCgStabL, Gmres, Minres };
 template <>
 struct EnumNames<KrylovMethod> {
   static constexpr const char* what = "Krylov method";
-  static constexpr EnumName<KrylovMethod> names[] = {
-      {KrylovMethod::Cg, "cg"}, {KrylovMethod::BiCgStab, "bicgstab"}, {KrylovMethod::BiCgStabL, "bicgstab(l)"}};
+  static constexpr EnumName<KrylovMethod> names[] = {{KrylovMethod::Cg, "cg"},
+                                                     {KrylovMethod::BiCgStab, "bicgstab"},
+                                                     {KrylovMethod::BiCgStabL, "bicgstab(l)"},
+                                                     {KrylovMethod::Gmres, "gmres"},
+                                                     {KrylovMethod::Minres, "minres"}};
 };
 // SapD / SapC: the SaP banded preconditioners (include/balsa/sap.hpp); they
 // need band storage and come only through balsa::BandedSolver.
@@ -146,9 +162,14 @@ struct KrylovOptions {
   Device device = Device::Auto;  // resolve_device: the GPU when present
   // Tolerance, norm, maximum iterations, divergence and stagnation
   // (include/balsa/stopping.hpp); KrylovOptions' defaults are StoppingOptions':
-  // 1e-8 in the infinity norm, 10000 iterations, divergence 1e10, no stagnation test.
+  // 1e-8 relative, no absolute tolerance, the 2-norm, 10000 iterations,
+  // divergence 1e10, no stagnation test.
   StoppingOptions stopping = {};
   int l = 2;  // BiCGStab(l): 1..8 (l = 1 is BiCGStab in another arrangement)
+  // GMRES(m): m, the Krylov basis' size before a restart (1..1000; SciPy's
+  // `restart`, whose default is 20). It is capped at A's order. Memory: m + 1
+  // vectors of n values besides the usual few.
+  int restart = 30;
   // The preconditioner's triangular solves (GPU: any algorithm; CPU: Auto
   // picks level-set).
   TrsvAlgorithm trsv = TrsvAlgorithm::Auto;
@@ -165,7 +186,7 @@ struct KrylovOptions {
   // diagonal) rows of P A P^T. Needs A as CSR (not an operator or a
   // preconditioner given by a composite solver).
   KrylovOrdering ordering = KrylovOrdering::Natural;
-  // CG: check that A is symmetric (|a_ij - a_ji| <= 1e-12 max(|a_ij|, |a_ji|),
+  // CG and MINRES: check that A is symmetric (|a_ij - a_ji| <= 1e-12 max(|a_ij|, |a_ji|),
   // a missing entry counting as 0); a MatrixError names the first (i, j) that is not.
   bool check_symmetry = true;
   // Per-phase timing (see stats): GPU: CUDA events around the phases of the
@@ -173,7 +194,8 @@ struct KrylovOptions {
   bool phase_timing = true;
   // Called on the host with (iteration, relative residual) as the host
   // learns them (CPU: every iteration; GPU: at its status checks, every
-  // few iterations, and once at the end).
+  // few iterations, and once at the end). An exception from it stops the
+  // solve and leaves solve() unchanged.
   std::function<void(int, double)> progress = nullptr;
   // The CUDA stream of all the solver's GPU work, its preconditioner's and
   // triangular solvers' included (include/balsa/core.hpp; nullptr: the
@@ -189,10 +211,10 @@ struct KrylovOptions {
 // The methods as the command line and the Python module name them: a
 // Krylov method with its preconditioner ("pcg-ic0": CG preconditioned by
 // IC(0); the "bicgstab2" ones: BiCGStab(l) with l = 2; "-mc": in the
-// multicolour ordering, KrylovOrdering::Multicolour).
+// multicolour ordering, KrylovOrdering::Multicolour; "gmres": GMRES(30)).
 enum class KrylovPreset {
   PcgIc0, PcgIlu0, PcgJacobi, Cg, BiCgStabIlu0, BiCgStab2Ilu0, BiCgStabJacobi, BiCgStab2Jacobi, BiCgStab, BiCgStab2,
-  PcgIc0Mc, BiCgStabIlu0Mc, BiCgStab2Ilu0Mc, PcgChebyshev
+  PcgIc0Mc, BiCgStabIlu0Mc, BiCgStab2Ilu0Mc, PcgChebyshev, Gmres, GmresIlu0, GmresJacobi, Minres, MinresJacobi
 };
 template <>
 struct EnumNames<KrylovPreset> {
@@ -204,7 +226,10 @@ struct EnumNames<KrylovPreset> {
       {KrylovPreset::BiCgStabJacobi, "bicgstab-jacobi"}, {KrylovPreset::BiCgStab2Jacobi, "bicgstab2-jacobi"},
       {KrylovPreset::BiCgStab, "bicgstab"},        {KrylovPreset::BiCgStab2, "bicgstab2"},
       {KrylovPreset::PcgIc0Mc, "pcg-ic0-mc"},     {KrylovPreset::BiCgStabIlu0Mc, "bicgstab-ilu0-mc"},
-      {KrylovPreset::BiCgStab2Ilu0Mc, "bicgstab2-ilu0-mc"}, {KrylovPreset::PcgChebyshev, "pcg-chebyshev"}};
+      {KrylovPreset::BiCgStab2Ilu0Mc, "bicgstab2-ilu0-mc"}, {KrylovPreset::PcgChebyshev, "pcg-chebyshev"},
+      {KrylovPreset::Gmres, "gmres"},             {KrylovPreset::GmresIlu0, "gmres-ilu0"},
+      {KrylovPreset::GmresJacobi, "gmres-jacobi"}, {KrylovPreset::Minres, "minres"},
+      {KrylovPreset::MinresJacobi, "minres-jacobi"}};
 };
 // The options of a preset: its method, preconditioner and ordering, l = 2,
 // the rest as KrylovOptions{}.
@@ -222,7 +247,9 @@ struct KrylovStats {
   // that converges at the half step counts that iteration, with one);
   // BiCGStab(l): outer iterations of l BiCG steps and one MR step, 2l
   // products each (it may also stop after a BiCG step that meets the
-  // tolerance, counting that outer iteration).
+  // tolerance, counting that outer iteration). GMRES: inner (Arnoldi) steps,
+  // one product each (each restart adds one more for its residual); MINRES:
+  // Lanczos steps, one product each.
   int iterations = 0;
   int matvecs = 0;         // products with A, the initial residual's included
   double residual = 0.0;   // final relative residual in the stopping norm (recursive r)
@@ -263,10 +290,43 @@ template <class T> class Operator;        // krylov/operator.hpp (internal)
 template <class T> class Preconditioner;  // krylov/preconditioner.hpp (internal)
 }  // namespace krylov
 
+// A matrix-free square operator y = A x, given by its products (SciPy's
+// LinearOperator). `apply` runs on the host (x and y: rows values each, not
+// aliased); `apply_device`, optional, on device arrays of rows values,
+// enqueued on `stream` (the solver's: options.stream, or the per-thread
+// default stream cudaStreamPerThread when that is nullptr) without waiting
+// for it. As a preconditioner M it is applied as z = M r, M approximating
+// A^{-1} (SciPy's convention). A callback may throw: the solve stops and the
+// exception leaves solve() unchanged.
+template <class T>
+struct LinearOperator {
+  index_t rows = 0, cols = 0;
+  std::function<void(std::span<const T> x, std::span<T> y)> apply;
+  std::function<void(const T* x, T* y, StreamHandle stream)> apply_device = nullptr;
+};
+
+// Called after every iteration with its number (1, 2, ...) and the iterate
+// x_k (SciPy's callback(xk)); x_k is valid during the call only.
+template <class T>
+using IterateCallback = std::function<void(int iteration, std::span<const T> x)>;
+
 template <class T>
 class KrylovSolver {
  public:
   KrylovSolver(const Csr<T>& A, const KrylovOptions& options = {});
+  // A matrix-free A (LinearOperator above; square, apply set) and, when M
+  // is given, a preconditioner applied as z = M r (options.preconditioner
+  // must then be None; M's shape A's). The solver keeps copies of both (of
+  // their std::function objects). A's products go through
+  // apply on the CPU and apply_device on the GPU: Device::Auto picks the GPU
+  // only when A (and M, if given) have apply_device and a GPU is present;
+  // Device::Cuda without them is an error. Without M, options.preconditioner
+  // must be None (the built-in ones need A's entries). Not offered with an
+  // operator A: the multicolour ordering, CG's symmetry check (skipped:
+  // check_symmetry is not read) and update_values.
+  KrylovSolver(const LinearOperator<T>& A, const KrylovOptions& options = {}, const LinearOperator<T>* M = nullptr);
+  // A as CSR with a user preconditioner M (as above; the natural ordering).
+  KrylovSolver(const Csr<T>& A, const KrylovOptions& options, const LinearOperator<T>& M);
   // Internal, for balsa's composite solvers (BandedSolver): A as an operator
   // and a preconditioner already set up for it (null: none;
   // options.preconditioner is then only a label). update_values is not
@@ -305,6 +365,16 @@ class KrylovSolver {
   KrylovStats solve_device(const T* b, T* x);
   // New values, same pattern (A's CSR order): the preconditioner is refactored.
   void update_values(std::span<const T> values);
+
+  // f (null: none) is called after every iteration of the later solves
+  // with the iterate (CPU: in place; GPU: the status is read every
+  // iteration and x copied to a host buffer for the call, so set it only
+  // when needed). BiCGStab(l) forms x_k = x0 + M^{-1} y for the call (one
+  // more preconditioner application). GMRES forms x at its restarts only:
+  // the callback runs after each restart cycle on the CPU (SciPy's
+  // callback_type="x"), and once, with the final x, on the GPU. An exception from f stops the solve and
+  // leaves solve() unchanged; the solver stays usable.
+  void set_iterate_callback(IterateCallback<T> f);
 
   const KrylovStats& stats() const;  // the last solve's (setup fields from the constructor)
   index_t rows() const;

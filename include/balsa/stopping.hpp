@@ -12,7 +12,8 @@
 // fields as above to keep the solver's.
 //
 // Checked every iteration (on the device on the GPU path), in this order:
-//   converged:   ||r|| <= tolerance * ||b|| in `norm` (r the recursively updated residual);
+//   converged:   ||r|| <= max(tolerance * ||b||, absolute_tolerance) in `norm`
+//                (SciPy's rtol and atol; r the recursively updated residual);
 //   diverged:    ||r|| > divergence * the smallest ||r|| so far (0: never);
 //   stagnation:  ||r|| has not fallen below 0.9 times its value at the last
 //                such fall for stagnation_window iterations (0: never);
@@ -31,11 +32,15 @@ struct EnumNames<StoppingNorm> {
 };
 
 struct StoppingOptions {
-  double tolerance = 1e-8;                     // relative residual (> 0, finite)
-  // SciPy's atol: the test above becomes ||r|| <= max(tolerance * ||b||,
-  // absolute_tolerance) (>= 0, finite; 0: the relative test alone).
+  double tolerance = 1e-8;                     // relative residual (> 0, finite): SciPy's rtol
+  // SciPy's atol: the test above is ||r|| <= max(tolerance * ||b||,
+  // absolute_tolerance) (>= 0, finite; 0: the relative test alone). b == 0
+  // gives x = 0, converged at iteration 0, whatever the tolerances.
   double absolute_tolerance = 0.0;
-  StoppingNorm norm = StoppingNorm::Infinity;  // of r and b in the test above
+  // Of r and b in the test above: the 2-norm (SciPy's) unless asked;
+  // Infinity is the thesis' max-norm test (CG and the BiCGStab methods only:
+  // GMRES and MINRES know their residual's 2-norm from their recurrences).
+  StoppingNorm norm = StoppingNorm::Two;
   int max_iterations = 10000;                  // >= 0
   double divergence = 1e10;                    // 0 (off) or a finite factor > 1
   int stagnation_window = 0;                   // iterations (>= 0; 0: off)

@@ -33,7 +33,7 @@ from ._errors import (
 )
 from .direct import DirectSolver, factorized
 from .io import read_matrix, write_matrix
-from .iterative import BandedSolver, KrylovSolver, solve
+from .iterative import BandedSolver, KrylovSolver, bicgstab, cg, gmres, minres, solve
 from .lp import LinearProgram, LinprogResult, linprog, read_mps
 from .qr import SparseQR, lstsq
 from .trsv import TriangularSolver, algorithms
@@ -69,3 +69,4 @@ __all__ = [
     "algorithms", "built_with_cuda", "cuda_available", "device_count", "device_info", "factorized",
     "hardware_threads", "linprog", "lstsq", "read_matrix", "read_mps", "set_threads", "solve", "write_matrix",
 ]
+__all__ += ["bicgstab", "cg", "gmres", "minres"]  # SciPy's Krylov functions (iterative.py)

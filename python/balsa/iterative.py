@@ -1,14 +1,17 @@
-"""balsa.KrylovSolver, balsa.solve and balsa.BandedSolver: the iterative
-solvers (include/balsa/krylov.hpp, solve.hpp, sap.hpp)."""
+"""The iterative solvers: balsa.KrylovSolver, SciPy's functions cg,
+bicgstab, gmres and minres (same signatures and meanings, plus device=,
+stream= and threads=), balsa.solve and balsa.BandedSolver."""
 
 import warnings
 
 import numpy as np
 
 from . import _arrays as arr
+from . import _operators as ops
 from . import _scalars as num
 from ._core import core
-from ._errors import ConvergenceError, ConvergenceWarning
+from ._errors import ConvergenceError, ConvergenceWarning, Error
+from ._keywords import keywords
 
 
 def _pick(dtype, f32, f64):
@@ -16,7 +19,10 @@ def _pick(dtype, f32, f64):
 
 
 def _vector_rhs(b, n, dtype, who, device_id=None):
+    """b as one right-hand side: (n,), or (n, 1) as SciPy takes it."""
     r = arr.rhs(b, n, dtype, who, device_id=device_id)
+    if not r.vector and r.columns == 1:
+        r = arr.rhs(r.array.reshape(n), n, dtype, who, device_id=device_id)
     if not r.vector:
         raise arr.DimensionError(f"{who}: b must be a vector of {n} values (one right-hand side), not {r.array.shape}")
     return r
@@ -59,87 +65,468 @@ def _warn_unless_converged(info, who):
         warnings.warn(f"{who}: {info['outcome']}: {info['message']}", ConvergenceWarning, stacklevel=3)
 
 
+_INFO_BREAKDOWN = -1  # info of a solve stopped by a breakdown, stagnation, divergence or NaN (SciPy: < 0)
+
+
+def _method_names():
+    return list(core.krylov_presets()) + [m for m in core.krylov_methods() if m not in core.krylov_presets()]
+
+
+def _check_method(method, who):
+    names = _method_names()
+    if not isinstance(method, str) or method not in names:
+        raise ValueError(f"{who}: unknown method {method!r}; the methods are: {', '.join(names)}")
+    return method
+
+
+def _tolerances(rtol, atol, tol, who):
+    """(rtol, atol) checked; tol, the old name of rtol, with a DeprecationWarning."""
+    if tol is not None:
+        warnings.warn(f"{who}: tol= is deprecated, use rtol= (same meaning)", DeprecationWarning, stacklevel=4)
+        rtol = tol
+    return num.real(rtol, "rtol", who, positive=True), num.real(atol, "atol", who)
+
+
+def _info_code(stats):
+    """SciPy's info: 0 converged, the iterations done when the limit was
+    reached, < 0 when the method broke down (or stagnated, diverged, met NaN)."""
+    if stats["converged"]:
+        return 0
+    return stats["iterations"] if stats["outcome"] == "max-iterations" else _INFO_BREAKDOWN
+
+
 class KrylovSolver:
-    """A preconditioned Krylov solver for one sparse matrix, set up once.
+    """A preconditioned Krylov solver for one matrix or operator, set up once.
 
-    method : a preset ("pcg-ic0", "pcg-ilu0", "pcg-jacobi", "pcg-chebyshev",
-        "cg", "bicgstab-ilu0", "bicgstab2-ilu0", "bicgstab-jacobi",
-        "bicgstab2-jacobi", "bicgstab", "bicgstab2"; in the multicolour
-        ordering: "pcg-ic0-mc", "bicgstab-ilu0-mc", "bicgstab2-ilu0-mc") or a
-        method ("cg", "bicgstab", "bicgstab(l)") with `preconditioner`.
-    preconditioner : None (the preset's), "none", "jacobi", "ilu0", "ic0",
-        "chebyshev" (a polynomial of degree 7 in D^-1 A: set up on the device
-        without any host analysis), "sap-d", "sap-c".
-    tol : relative residual asked (in `norm`, "inf" or "2"), positive and finite.
-    maxiter : a positive integer, or None for the default (10000).
-    trsv : the preconditioner's triangular-solve algorithm.
-    check_symmetry : CG refuses a nonsymmetric A (MatrixError) when True.
-    device, stream, threads : as for TriangularSolver.
+    Parameters
+    ----------
+    A : sparse matrix or array (scipy.sparse, cupyx.scipy.sparse), dense
+        ndarray, or LinearOperator
+        The square matrix. A ``scipy.sparse.linalg.LinearOperator`` is used
+        matrix-free on the CPU (its ``matvec``); a
+        ``cupyx.scipy.sparse.linalg.LinearOperator`` matrix-free on the GPU
+        (its ``matvec`` takes and returns CuPy arrays).
+    method : str, optional
+        A method ("cg", "bicgstab", "bicgstab(l)", "gmres", "minres") or a
+        preset naming a method and its preconditioner ("pcg-ic0",
+        "pcg-ilu0", "pcg-jacobi", "pcg-chebyshev", "bicgstab-ilu0",
+        "bicgstab2-ilu0", "bicgstab-jacobi", "bicgstab2-jacobi",
+        "bicgstab2", and "-mc" variants in the multicolour ordering).
+        Default: "pcg-ic0" for a sparse A, "cg" for an operator or with `M`.
+    preconditioner : str, optional
+        A built-in preconditioner replacing the preset's: "none", "jacobi",
+        "ilu0", "ic0", "chebyshev". Needs A's entries (not an operator).
+    rtol, atol : float, optional
+        Stop when ``norm(b - A @ x) <= max(rtol * norm(b), atol)``
+        (SciPy's test; `rtol` > 0, `atol` >= 0, both finite).
+    maxiter : int, optional
+        Most iterations (default: 10 times A's rows).
+    M : LinearOperator, sparse matrix, solver object or callable, optional
+        A preconditioner applied as ``z = M @ r`` (M approximates the
+        inverse of A, SciPy's meaning): a LinearOperator, a sparse matrix,
+        an object with ``.solve`` (e.g. a balsa ``DirectSolver``), or a
+        function of r. Its shape must be A's.
+    callback : callable, optional
+        ``callback(xk)`` after every iteration with the current iterate (a
+        NumPy copy). An exception it raises stops the solve and propagates.
+    norm : {"2", "inf"}, optional
+        The norm of the stopping test.
+    trsv : str, optional
+        The preconditioner's triangular-solve algorithm.
+    check_symmetry : bool, optional
+        CG and MINRES refuse a nonsymmetric sparse A (MatrixError).
+    device : {"auto", "cpu", "cuda"}, optional
+        With an operator A or a user M, "auto" is the GPU only when every
+        product runs there.
+    stream, threads : optional
+        The CUDA stream (a CuPy stream or its handle) and the host threads.
+    restart : int, optional
+        GMRES: inner iterations per restart cycle (default: the library's).
+    tol : float, optional
+        Deprecated name of `rtol`.
 
-    solve(b, x0=None) returns x as b's kind; a contiguous CuPy b on a GPU
-    solver is read where it is and x is a new CuPy array (x0 is copied
-    into it through the host). `info` holds the last solve's stats
-    (iterations, outcome, residuals, history, times); a solve that does not
-    converge warns (ConvergenceWarning) and returns the last iterate.
+    Attributes
+    ----------
+    info : dict
+        The last solve's statistics (iterations, outcome, residuals, history, times).
+
+    Raises
+    ------
+    TypeError
+        An unknown keyword argument (naming the closest one), or an A or M
+        of an unsupported kind.
+    ValueError
+        `rtol` <= 0 or NaN, `atol` < 0, an unknown method; a DimensionError
+        (a ValueError) for an A that is not square or an M of another shape.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp, balsa
+    >>> A = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(50, 50), format="csr")
+    >>> solver = balsa.KrylovSolver(A, method="pcg-jacobi", rtol=1e-10, device="cpu")
+    >>> x = solver.solve(np.ones(50))
+    >>> bool(np.linalg.norm(A @ x - 1) < 1e-8)
+    True
     """
 
-    def __init__(self, A, method="pcg-ic0", preconditioner=None, tol=1e-8, maxiter=10000, norm="inf", trsv="auto",
-                 check_symmetry=True, device="auto", stream=None, threads=0):
+    @keywords
+    def __init__(self, A, method: str | None = None, preconditioner: str | None = None, rtol: float = 1e-5,
+                 atol: float = 0.0, maxiter: int | None = None, M=None, callback=None, norm: str = "2",
+                 trsv: str = "auto", check_symmetry: bool = True, device: str = "auto", stream=None, threads: int = 0,
+                 restart: int | None = None, tol: float | None = None, _progress=None):
         who = "balsa.KrylovSolver"
         arr.check_device(device, who)
-        tol, maxiter = _stopping(tol, maxiter, 10000, who)
-        m = arr.csr_arrays(A, who)
-        self.dtype, self.shape = m.dtype, m.shape
-        self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
-        cls = _pick(self.dtype, core.KrylovF32, core.KrylovF64)
+        rtol, atol = _tolerances(rtol, atol, tol, who)
+        if callback is not None and not callable(callback):
+            raise TypeError(f"{who}: callback must be callable, not {type(callback).__name__}")
+        free = ops.is_scipy_operator(A) or ops.is_cupy_operator(A)
+        method = _check_method(("cg" if free or M is not None else "pcg-ic0") if method is None else method, who)
+        if not free and isinstance(A, np.ndarray):
+            import scipy.sparse as sp
+
+            A = sp.csr_array(A)
         handle, owner = arr.stream_handle(stream)
-        self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, method, preconditioner or "", float(tol),
-                           maxiter, norm, trsv, bool(check_symmetry), device, handle, num.threads(threads, who), owner)
+        threads = num.threads(threads, who)
+        if free:
+            n, self.dtype, a_host, a_device = ops.matrix_free(A, who)
+        else:
+            m = arr.csr_arrays(A, who)
+            n, self.dtype = m.shape[0], m.dtype
+            self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
+        self.shape = (n, n)
+        maxiter = num.integer(maxiter, "maxiter", who, allow_none=True, maximum=num.INT32_MAX)
+        maxiter = min(max(10 * n, 1), num.INT32_MAX) if maxiter is None else maxiter
+        on_device = ops.is_cupy_operator(A) or device == "cuda"
+        m_host, m_device = ops.preconditioner(M, n, self.dtype, on_device, who)
+        restart = 0 if restart is None else num.integer(restart, "restart", who, maximum=num.INT32_MAX)
+        if preconditioner is None:  # a preset's own; a bare method's none when A or M is the user's
+            own = method in core.krylov_presets() or not (free or M is not None)
+            preconditioner = "" if own else "none"
+        call = core.KrylovCall(method, preconditioner, rtol, atol, maxiter, norm, trsv, bool(check_symmetry), device,
+                               handle, threads, restart)
+        if _progress is not None:  # gmres's callback of the relative residual, after every iteration
+            call.progress = lambda k, residual: k and _progress(residual)
+        cls = _pick(self.dtype, core.KrylovF32, core.KrylovF64)
+        if free:
+            self._solver = cls.create_operator(n, a_host, a_device, m_host, m_device, call, owner)
+        else:
+            self._solver = cls.create(n, m.indptr, m.indices, m.data, m_host, m_device, call, owner)
+        if callback is not None:
+            self._solver.set_callback(lambda k, xk: callback(xk))
         self.device = self._solver.stats()["device"]
         self._device_id = arr.current_cuda_device() if self.device == "cuda" else None
         self.info = None
         self.last_device_pointers = None
 
+    @keywords
     def solve(self, b, x0=None):
+        """x with A x = b, from x0 (default 0).
+
+        Parameters
+        ----------
+        b : ndarray or cupy.ndarray
+            Shape (n,) or (n, 1) (SciPy's; x is then (n,)).
+        x0 : array, optional
+            The initial guess.
+
+        Returns
+        -------
+        x : ndarray or cupy.ndarray
+            As b's kind: a CuPy b on a GPU solver is read where it is. A solve
+            that does not converge warns (ConvergenceWarning) and returns the
+            last iterate; `info` says why.
+
+        Raises
+        ------
+        DimensionError
+            b (or x0) of another length.
+
+        Examples
+        --------
+        >>> import numpy as np, scipy.sparse as sp, balsa
+        >>> solver = balsa.KrylovSolver(sp.identity(3, format="csr"), device="cpu")
+        >>> solver.solve(np.array([1.0, 2.0, 3.0]))
+        array([1., 2., 3.])
+        """
         who = "balsa.KrylovSolver.solve"
+        x, self.info = self._solve(b, x0, who)
+        _warn_unless_converged(self.info, who)
+        return x
+
+    def _solve(self, b, x0, who):
+        """(x, stats) of one solve, without the convergence warning."""
         n = self.shape[0]
         r = _vector_rhs(b, n, self.dtype, who, self._device_id)
         x = _start(x0, r, n, self.dtype, who)
         if r.device == "cuda" and self.device == "cuda":
             xp = x.data.ptr
             self.last_device_pointers = (r.pointer, xp)
-            self.info = self._solver.solve_device(r.pointer, xp)
-        elif r.device == "cuda":
+            return x, self._solver.solve_device(r.pointer, xp)
+        if r.device == "cuda":
             xh = arr._cupy().asnumpy(x)
-            self.info = self._solver.solve(arr.to_host(r), xh)
+            info = self._solver.solve(arr.to_host(r), xh)
             x.set(xh)
-        else:
-            self.info = self._solver.solve(r.array, x)
-        _warn_unless_converged(self.info, who)
-        return x
+            return x, info
+        return x, self._solver.solve(r.array, x)
 
     def update_values(self, values):
-        """New values for A's pattern (array in CSR order, or a sparse matrix):
-        the preconditioner is factored again."""
+        """New values for A's pattern, the preconditioner factored again.
+
+        Parameters
+        ----------
+        values : ndarray or sparse matrix
+            A's values in CSR order, or a matrix of A's pattern.
+
+        Raises
+        ------
+        Error
+            For an operator A or a user M (nothing to refactor).
+        """
+        if not hasattr(self, "_pattern"):
+            raise Error("balsa.KrylovSolver.update_values: this solver's A is an operator (build a new solver)")
         self._solver.update_values(arr.host_values(values, self._pattern, self.dtype, "balsa.KrylovSolver"))
 
     @property
     def stats(self):
+        """The last solve's statistics (a dict; set-up fields before any solve)."""
         return self._solver.stats()
 
 
-def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=None, device="auto", stream=None,
-          return_info=False, time_budget=None, threads=0, acceptance="either"):
-    """x = A \\ b for a square sparse A, as fast to the answer as balsa can
-    (include/balsa/solve.hpp). method="auto" predicts each method's time to
+def _scipy_solve(method, A, b, x0, rtol, atol, maxiter, M, callback, device, stream, threads, who, **extra):
+    """SciPy's (x, info) from a KrylovSolver of `method` (callback errors
+    propagate); extra: KrylovSolver's other arguments (restart, _progress)."""
+    if callback is not None and not callable(callback):
+        raise TypeError(f"{who}: callback must be callable, not {type(callback).__name__}")
+    b_shape = getattr(b, "shape", None)
+    if b_shape is not None and len(b_shape) == 2 and b_shape[1] != 1:
+        raise ValueError(f"{who}: b must have shape (n,) or (n, 1), not {b_shape}")
+    s = KrylovSolver(A, method=method, rtol=rtol, atol=atol, maxiter=maxiter, M=M, callback=callback,
+                     check_symmetry=False, device=device, stream=stream, threads=threads, **extra)
+    x, info = s._solve(b, x0, who)
+    s.info = info
+    return x, _info_code(info)
+
+
+_SCIPY_RETURNS = """
+    Returns
+    -------
+    x : ndarray or cupy.ndarray
+        The last iterate, shape (n,) (also for b of shape (n, 1), as SciPy).
+    info : int
+        0: converged; > 0: the iteration limit was reached (the iterations
+        done); < 0: the method broke down (or stagnated, diverged or met NaN).
+"""
+
+_SCIPY_PARAMETERS = """
+    Parameters
+    ----------
+    A : sparse matrix, ndarray or LinearOperator
+        The n x n system (a SciPy LinearOperator runs matrix-free on the CPU,
+        a CuPy one on the GPU).
+    b : ndarray or cupy.ndarray
+        Shape (n,) or (n, 1).
+    x0 : ndarray, optional
+        The initial guess (default 0).
+    rtol, atol : float, optional
+        Converged when ``norm(b - A @ x) <= max(rtol * norm(b), atol)`` (2-norm).
+    maxiter : int, optional
+        Most iterations (default 10 n).
+    M : LinearOperator, sparse matrix, solver object or callable, optional
+        Preconditioner, ``z = M @ r`` with M approximating the inverse of A.
+    callback : callable, optional
+        ``callback(xk)`` after every iteration; an exception it raises propagates.
+    device, stream, threads : optional
+        balsa's: where the solve runs ("auto", "cpu", "cuda"), its CUDA
+        stream and host threads.
+"""
+
+_SCIPY_RAISES = """
+    Raises
+    ------
+    TypeError
+        An unknown keyword argument (naming the closest one).
+    ValueError
+        rtol <= 0 or NaN, atol < 0, b of more than one column; DimensionError
+        (a ValueError) for M or b of the wrong shape; a ValueError naming the
+        LinearOperator whose matvec returns the wrong shape or dtype.
+"""
+
+
+def _scipy_function(method, doc):
+    """balsa.<method>, SciPy's function of that name (signature and meaning)."""
+
+    def f(A, b, x0=None, *, rtol: float = 1e-5, atol: float = 0.0, maxiter: int | None = None, M=None,
+          callback=None, device: str = "auto", stream=None, threads: int = 0):
+        return _scipy_solve(method, A, b, x0, rtol, atol, maxiter, M, callback, device, stream, threads,
+                            f"balsa.{method}")
+
+    f.__name__ = f.__qualname__ = method
+    f.__doc__ = doc
+    return keywords(f)
+
+
+cg = _scipy_function("cg", """Conjugate gradients for a symmetric positive definite A, as
+    scipy.sparse.linalg.cg.
+    {parameters}{returns}{raises}
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp, balsa
+    >>> A = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(30, 30), format="csr")
+    >>> x, info = balsa.cg(A, np.ones(30), rtol=1e-10, device="cpu")
+    >>> info, bool(np.linalg.norm(A @ x - 1) < 1e-8)
+    (0, True)
+    """)
+
+bicgstab = _scipy_function("bicgstab", """BiCGStab for a general square A, as
+    scipy.sparse.linalg.bicgstab (right-preconditioned: the residual tested
+    is that of A x = b).
+    {parameters}{returns}{raises}
+    Examples
+    --------
+    A matrix-free A, given by its product:
+
+    >>> import numpy as np, balsa
+    >>> from scipy.sparse.linalg import LinearOperator
+    >>> def product(v):  # 3 v_i - v_(i-1) - 0.5 v_(i+1)
+    ...     w = 3.0 * v
+    ...     w[1:] -= v[:-1]
+    ...     w[:-1] -= 0.5 * v[1:]
+    ...     return w
+    >>> A = LinearOperator((30, 30), matvec=product, dtype=np.float64)
+    >>> x, info = balsa.bicgstab(A, np.ones(30), rtol=1e-10)
+    >>> info, bool(np.linalg.norm(A @ x - 1) < 1e-8)
+    (0, True)
+    """)
+
+
+@keywords
+def gmres(A, b, x0=None, *, rtol: float = 1e-5, atol: float = 0.0, restart: int | None = None,
+          maxiter: int | None = None, M=None, callback=None, callback_type: str | None = None, device: str = "auto",
+          stream=None, threads: int = 0):
+    """Restarted GMRES(restart) for a general square A, as
+    scipy.sparse.linalg.gmres (right-preconditioned).
+    {parameters}
+    restart : int, optional
+        Inner iterations per cycle (default 20, at most n).
+    callback_type : {{"x", "pr_norm", "legacy"}}, optional
+        "x": ``callback(xk)`` after every restart cycle; "pr_norm":
+        ``callback(r)`` with the relative residual after every inner
+        iteration; "legacy" (the default with a callback): as "pr_norm", and
+        `maxiter` counts inner iterations instead of cycles. `maxiter`
+        otherwise counts restart cycles (default 10 n), as SciPy.
+    {returns}{raises}
+    Examples
+    --------
+    The relative residual of every inner iteration, through the callback:
+
+    >>> import numpy as np, scipy.sparse as sp, balsa
+    >>> A = sp.random(40, 40, density=0.1, random_state=1) + 4 * sp.identity(40)
+    >>> residuals = []
+    >>> x, info = balsa.gmres(A.tocsr(), np.ones(40), restart=10, callback=residuals.append,
+    ...                       callback_type="pr_norm", device="cpu")
+    >>> info, len(residuals) > 0, residuals[-1] <= 1e-5
+    (0, True, True)
+    """
+    who = "balsa.gmres"
+    n = _rows_of(A, who)
+    restart = min(num.integer(20 if restart is None else restart, "restart", who, maximum=num.INT32_MAX), max(n, 1))
+    maxiter = num.integer(maxiter, "maxiter", who, allow_none=True, maximum=num.INT32_MAX)
+    if callback_type is None:
+        callback_type = "legacy" if callback is not None else "x"
+    if callback_type not in ("x", "pr_norm", "legacy"):
+        raise ValueError(f"{who}: callback_type must be 'x', 'pr_norm' or 'legacy', not {callback_type!r}")
+    cycles = 10 * n if maxiter is None else maxiter
+    inner = cycles if callback_type == "legacy" and maxiter is not None else cycles * restart
+    iterate = callback if callback_type == "x" else None
+    progress = callback if callback_type != "x" else None
+    x, info = _scipy_solve("gmres", A, b, x0, rtol, atol, min(max(inner, 1), num.INT32_MAX), M, iterate, device,
+                           stream, threads, who, restart=restart, _progress=progress)
+    if info > 0 and callback_type != "legacy":  # SciPy counts restart cycles
+        info = -(-info // restart)
+    return x, info
+
+
+@keywords
+def minres(A, b, x0=None, *, rtol: float = 1e-5, shift: float = 0.0, maxiter: int | None = None, M=None,
+           callback=None, show: bool = False, check: bool = False, device: str = "auto", stream=None,
+           threads: int = 0):
+    """MINRES for a symmetric (possibly indefinite) A, as
+    scipy.sparse.linalg.minres: solves (A - shift I) x = b; M, if given,
+    must be symmetric positive definite. `show` and `check` are accepted
+    for SciPy's signature and do nothing.
+    {parameters}
+    shift : float, optional
+        Solves (A - shift I) x = b.
+    {returns}{raises}
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp, balsa
+    >>> A = sp.diags([1.0, -2.0, 3.0], [-1, 0, 1], shape=(30, 30), format="csr")
+    >>> A = A + A.T
+    >>> x, info = balsa.minres(A, np.ones(30), rtol=1e-10, device="cpu")
+    >>> info, bool(np.linalg.norm(A @ x - 1) < 1e-8)
+    (0, True)
+    """
+    who = "balsa.minres"
+    if num.real(abs(shift), "shift", who) != 0:
+        A = _shifted(A, float(shift), who)
+    n = _rows_of(A, who)
+    maxiter = num.integer(maxiter, "maxiter", who, allow_none=True, maximum=num.INT32_MAX)
+    return _scipy_solve("minres", A, b, x0, rtol, 0.0, 5 * n if maxiter is None else maxiter, M, callback, device,
+                        stream, threads, who)
+
+
+for _f in (cg, bicgstab, gmres, minres):
+    _f.__doc__ = _f.__doc__.format(parameters=_SCIPY_PARAMETERS, returns=_SCIPY_RETURNS, raises=_SCIPY_RAISES)
+
+
+def _rows_of(A, who):
+    shape = getattr(A, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise TypeError(f"{who}: A must be a sparse matrix, an ndarray or a LinearOperator, not {type(A).__name__}")
+    return int(shape[0])
+
+
+def _shifted(A, shift, who):
+    """A - shift I, as A's kind (a LinearOperator stays matrix-free)."""
+    if ops.is_cupy_operator(A):
+        import cupyx.scipy.sparse.linalg as la
+    elif ops.is_scipy_operator(A):
+        import scipy.sparse.linalg as la
+    else:
+        la = None
+    if la is not None:
+        ops.check_square(A.shape, who)
+        return la.LinearOperator(A.shape, matvec=lambda x: A.matvec(x) - shift * x.reshape(-1), dtype=A.dtype)
+    import scipy.sparse as sp
+
+    if arr._is_cupyx_sparse(A):
+        import cupyx.scipy.sparse as csp
+
+        return (A - shift * csp.identity(A.shape[0], dtype=A.dtype, format="csr")).tocsr()
+    return sp.csr_array(A) - shift * sp.identity(A.shape[0], dtype=A.dtype, format="csr")
+
+
+@keywords
+def solve(A, b, method: str = "auto", rtol: float = 1e-8, maxiter: int = 2000, direct_fallback: bool = True, x0=None,
+          device: str = "auto", stream=None, return_info: bool = False, time_budget: float | None = None,
+          threads: int = 0, acceptance: str = "either", atol: float = 0.0, tol: float | None = None):
+    """x = A \\ b for a square sparse A, as fast to the answer as balsa can.
+
+    method="auto" predicts each method's time to
     the answer (the direct solvers' own analysis: "cholmod", "umfpack",
     "klu"; the iterative ones' cost model: "cg", "pcg-jacobi", "pcg-chebyshev",
     "pcg-ic0", "db-bicgstab2-ilu0"; SaP's "sap-d", "sap-c", "sap-lu") and the device
     (small systems stay on the CPU), and attempts them fastest first within
     a time budget; another name runs that method, then a direct fallback
-    unless direct_fallback is False. An answer is accepted when its backward
-    error (acceptance: "either", "componentwise" or "normwise") is at most
-    tol.
+    unless direct_fallback is False.
+
+    Tolerance: `rtol` is not a residual tolerance as in SciPy's Krylov
+    functions but the backward error an answer must reach to be accepted
+    (acceptance: "either", "componentwise" or "normwise"), whichever method
+    found it; the iterative methods also stop when their 2-norm residual
+    meets ``max(rtol * norm(b), atol)``. `tol` is the deprecated name of
+    `rtol` (a DeprecationWarning).
 
     b may be a vector or an n x k matrix (NumPy or CuPy): one plan and one
     set-up (one factorisation, one preconditioner) serve every column, as
@@ -148,10 +535,29 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
     direct method fits); threads: host threads (0: the process's setting).
     Raises ConvergenceError when a column is not solved (its `info` says why
     each method failed). return_info: (x, info) with the plan, the chain,
-    each column's backward errors and times."""
+    each column's backward errors and times.
+
+    Raises
+    ------
+    TypeError
+        An unknown keyword argument (naming the closest one).
+    ValueError
+        rtol <= 0 or NaN, atol < 0; DimensionError for b of another length.
+    ConvergenceError
+        A column no method solved.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp, balsa
+    >>> A = sp.diags([-1.0, 4.0, -1.0], [-1, 0, 1], shape=(20, 20), format="csr")
+    >>> x = balsa.solve(A, np.ones(20), rtol=1e-10)
+    >>> bool(np.linalg.norm(A @ x - 1) < 1e-8)
+    True
+    """
     who = "balsa.solve"
     arr.check_device(device, who)
-    tol, maxiter = _stopping(tol, maxiter, 2000, who)
+    rtol, atol = _tolerances(rtol, atol, tol, who)
+    tol, maxiter = _stopping(rtol, maxiter, 2000, who)
     time_budget = num.real(time_budget, "time_budget (seconds)", who, positive=True, allow_none=True)
     threads = num.integer(threads, "threads", who, minimum=0, maximum=num.INT32_MAX)
     m = arr.csr_arrays(A, who)
@@ -167,7 +573,7 @@ def solve(A, b, method="auto", tol=1e-8, maxiter=2000, direct_fallback=True, x0=
         x = _finite_start(np.array(arr.to_host(g), dtype=m.dtype, order="F", copy=True), who)
     fn = _pick(m.dtype, core.solve_f32, core.solve_f64)
     bh = np.asfortranarray(arr.to_host(r))
-    info = fn(n, m.indptr, m.indices, m.data, bh.ravel(order="F"), x.ravel(order="F"), r.columns, method, tol,
+    info = fn(n, m.indptr, m.indices, m.data, bh.ravel(order="F"), x.ravel(order="F"), r.columns, method, tol, atol,
               maxiter, bool(direct_fallback), device, arr.stream_handle(stream)[0],
               float(time_budget) if time_budget is not None else 0.0, threads, acceptance)
     if not info["solved"]:

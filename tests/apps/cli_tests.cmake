@@ -134,7 +134,7 @@ balsa_cli_test(solve_not_square ARGS solve ${DATA}/lp_e226.mtx --device cpu ERRO
 balsa_cli_test(solve_cg_nonsymmetric ARGS solve ${DATA}/west0479.mtx --method pcg-jacobi --device cpu ERROR "symmetric")
 balsa_cli_test(solve_rhs_wrong_length ARGS solve ${DATA}/bcsstk13.mtx --rhs ${DATA}/temp.mtx --device cpu
                ERROR "temp.mtx: the right-hand side has 180 rows, the matrix 2003")
-balsa_cli_test(solve_bad_method ARGS solve ${DATA}/bcsstk13.mtx --method gmres ERROR "--method")
+balsa_cli_test(solve_bad_method ARGS solve ${DATA}/bcsstk13.mtx --method gmres-ic0 ERROR "--method")
 # SaP's sparse pipeline (olm1000: half-bandwidth 3; west0479: zero diagonals, DB first).
 balsa_cli_test(solve_sap_c ARGS solve ${DATA}/olm1000.mtx --method sap-c --partitions 4 --device cpu
   PASS "P = 4 .*T_DB.*converged after [0-9]+ iterations: residual [^ ]+ \\(2-norm")
@@ -199,7 +199,7 @@ balsa_cli_test(solve_overflow ARGS solve ${OUT}/overflow.mtx --method cg --rhs a
 balsa_cli_test(usage_unknown_option ARGS solve ${DATA}/bcsstk13.mtx --frobnicate ERROR "frobnicate" EXIT 2)
 balsa_cli_test(usage_bad_enum ARGS solve ${DATA}/bcsstk13.mtx --trsv levelset
                ERROR "--trsv: unknown value 'levelset' \\(one of: auto, reference, level-set" EXIT 2)
-balsa_cli_test(usage_bad_method_exit ARGS solve ${DATA}/bcsstk13.mtx --method gmres ERROR "--method" EXIT 2)
+balsa_cli_test(usage_bad_method_exit ARGS solve ${DATA}/bcsstk13.mtx --method gmres-ic0 ERROR "--method" EXIT 2)
 balsa_cli_test(help_plain ARGS solve --help PASS "--device NAME.*auto, cpu, cuda; default: auto" NOT "TEXT:|INT:|FLOAT:|REQUIRED|[0-9]{40}")
 balsa_cli_test(bench_help_plain BENCH ARGS banded --help PASS "--n N" NOT "TEXT:|INT:|FLOAT:|REQUIRED|[0-9]{40}")
 balsa_cli_test(run_json ARGS run --grid 8 --device cpu --json PASS "\"outcome\": \"converged\"")

@@ -117,13 +117,14 @@ TEST(StoppingOptions, EachSolversDefaults) {
     StoppingNorm norm;
     int max_iterations, stagnation_window;
   };
-  for (const Expected& e : {Expected{KrylovOptions{}.stopping, 1e-8, StoppingNorm::Infinity, 10000, 0},
+  for (const Expected& e : {Expected{KrylovOptions{}.stopping, 1e-8, StoppingNorm::Two, 10000, 0},
                             Expected{BandedOptions{}.stopping, 1e-10, StoppingNorm::Two, 1000, 0},
                             Expected{SparseSapOptions{}.stopping, 1e-10, StoppingNorm::Two, 1000, 0},
                             Expected{SolveOptions{}.stopping, 1e-8, StoppingNorm::Two, 2000, 300}}) {
     EXPECT_EQ(e.got.tolerance, e.tolerance);
     EXPECT_EQ(e.got.norm, e.norm);
     EXPECT_EQ(e.got.max_iterations, e.max_iterations);
+    EXPECT_EQ(e.got.absolute_tolerance, 0.0);
     EXPECT_EQ(e.got.divergence, 1e10);
     EXPECT_EQ(e.got.stagnation_window, e.stagnation_window);
   }

@@ -71,7 +71,7 @@ def test_trsv_device_bad_input():
 def test_krylov_device_arrays(method):
     A = laplacian_3d(16)
     b = rng.random(A.shape[0])
-    s = balsa.KrylovSolver(A, method=method, tol=1e-10, device="cuda")
+    s = balsa.KrylovSolver(A, method=method, rtol=1e-10, device="cuda")
     bd = cupy.asarray(b)
     x = s.solve(bd)
     assert isinstance(x, cupy.ndarray) and s.last_device_pointers[0] == bd.data.ptr
@@ -115,7 +115,7 @@ def test_two_threads_two_streams_concurrently():
             with stream:
                 for _ in range(4):
                     s = balsa.TriangularSolver(mats[i], algorithm="tassl", device="cuda", stream=stream)
-                    k = balsa.KrylovSolver(laplacian_3d(12), device="cuda", stream=stream)
+                    k = balsa.KrylovSolver(laplacian_3d(12), rtol=1e-10, device="cuda", stream=stream)
                     x = s.solve(cupy.ones(20000))
                     k.solve(cupy.ones(12**3))
                     stream.synchronize()
@@ -178,3 +178,72 @@ def test_device_matrix_valid_after_the_checks():
     A, L = _device_csr()
     x = balsa.TriangularSolver(A, device="cuda").solve(np.ones(50))
     assert np.allclose(L @ x, np.ones(50))
+
+
+# ---- matrix-free A and M with CuPy, callbacks on the GPU (issue 41) ----------------------------
+
+
+def _cupy_operator(A, fail_at=None):
+    """A (scipy sparse) as a cupyx LinearOperator; its matvec raises
+    KeyError at call fail_at["at"]."""
+    import cupyx.scipy.sparse.linalg as cla
+
+    Ad = csp.csr_matrix(A)
+    calls = {"n": 0}
+
+    def matvec(x):
+        calls["n"] += 1
+        if fail_at is not None and calls["n"] == fail_at["at"]:
+            raise KeyError("from the device matvec")
+        return Ad @ x
+
+    return cla.LinearOperator(A.shape, matvec=matvec, dtype=A.dtype), calls
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab"])
+def test_cupy_linear_operator_and_M(method):
+    import cupyx.scipy.sparse.linalg as cla
+
+    A = laplacian_3d(12)
+    b = rng.random(A.shape[0])
+    want, _ = getattr(balsa, method)(A, b, rtol=1e-10, device="cpu")
+    op, calls = _cupy_operator(A)
+    d = cupy.asarray(A.diagonal())
+    M = cla.LinearOperator(A.shape, matvec=lambda r: r / d, dtype=A.dtype)
+    seen = []
+    x, info = getattr(balsa, method)(op, cupy.asarray(b), rtol=1e-10, M=M, callback=seen.append)
+    assert info == 0 and isinstance(x, cupy.ndarray) and calls["n"] > 0
+    assert rel(x, want) < 1e-8
+    assert seen and all(isinstance(v, np.ndarray) for v in seen)
+    np.testing.assert_allclose(seen[-1], cupy.asnumpy(x), rtol=0, atol=0)
+    s = balsa.KrylovSolver(op, method=method, rtol=1e-10, M=M)
+    assert s.device == "cuda"  # auto: every product has a device form
+    assert rel(s.solve(cupy.asarray(b)), want) < 1e-8
+
+
+def test_cupy_operator_errors_propagate_and_wrong_results_are_named():
+    import cupyx.scipy.sparse.linalg as cla
+
+    A = laplacian_3d(8)
+    b = cupy.asarray(rng.random(A.shape[0]))
+    fail = {"at": 4}
+    op, _ = _cupy_operator(A, fail)
+    s = balsa.KrylovSolver(op, method="cg", rtol=1e-10)
+    with pytest.raises(KeyError, match="from the device matvec"):
+        s.solve(b)
+    fail["at"] = -1
+    x = s.solve(b)  # usable afterwards
+    assert s.info["converged"] and rel(cupy.asarray(A @ cupy.asnumpy(x)), b) < 1e-8
+    bad = cla.LinearOperator(A.shape, matvec=lambda v: v[:10], dtype=A.dtype)
+    with pytest.raises(ValueError, match="A.matvec returned an array of shape"):
+        balsa.cg(bad, b)
+    bad = cla.LinearOperator(A.shape, matvec=lambda v: v.astype(cupy.float32), dtype=A.dtype)
+    with pytest.raises(ValueError, match="A.matvec returned dtype float32"):
+        balsa.cg(bad, b)
+
+    def boom(xk):
+        raise ZeroDivisionError("from the callback")
+
+    with pytest.raises(ZeroDivisionError):
+        balsa.cg(A, b, callback=boom, device="cuda")
+    assert balsa.cg(A, b, rtol=1e-10, device="cuda")[1] == 0
