@@ -25,7 +25,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 # Names of one idea: at most one of each group may appear in any help.
 SYNONYMS = [
