@@ -24,6 +24,7 @@ struct ConvertOptions {
   std::uint64_t seed = 1;
   MtxWriteOptions write;
   MtxFormat format = MtxFormat::Coordinate;
+  bool progress = false;
 };
 
 // The new index of every old one for --permute (perm[new] = old): reverse
@@ -77,7 +78,10 @@ void run_convert(const ConvertOptions& o) {
   // Symmetric output is written from the whole matrix (the writer checks the
   // mirror and keeps one triangle), so --keep-stored only applies to general output.
   r.expand_symmetry = !o.keep_stored || o.write.symmetry != MtxSymmetry::General;
+  ProgressLine progress(o.progress, o.output == "-");
+  progress.phase("reading");
   LoadedTriplets<double> t = load_triplets<double>(o.input, r);
+  progress.phase("converting and writing");
   change_triplets(o, t);
   const Coo<double> A = sorted_coo(t.coo);
   if (o.format == MtxFormat::Array) {
@@ -88,6 +92,7 @@ void run_convert(const ConvertOptions& o) {
   } else {
     save_matrix(o.output, A, o.write);
   }
+  progress.stop();
   if (o.output != "-")
     fmt::print(stderr, "balsa convert: wrote {} x {}, {} nonzeros to {}\n", A.rows, A.cols, A.nnz(), o.output);
 }
@@ -99,7 +104,7 @@ void add_convert_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "convert", "Rewrite a Matrix Market file: expand symmetric storage, take a triangle, transpose, permute");
   cmd->add_option("input", o->input, "Input Matrix Market file ('-' for standard input)")->required();
-  cmd->add_option("output", o->output, "Output file ('-' for standard output)")->required();
+  cmd->add_option("output", o->output, "Output file ('-' for standard output; a name ending in .gz: gzip)")->required();
   CLI::Option* tri = add_enum_option(cmd, "--triangle", o->triangle, "Keep only this triangle", {}, false);
   cmd->add_flag("--strict", o->strict, "With --triangle: drop the diagonal too");
   cmd->add_flag("--transpose", o->transpose, "Transpose (before taking a triangle)");
@@ -111,6 +116,7 @@ void add_convert_command(CLI::App& app) {
                   {MtxSymmetry::General, MtxSymmetry::Symmetric, MtxSymmetry::SkewSymmetric});
   add_enum_option(cmd, "--field", o->write.field, "Output field", {MtxField::Real, MtxField::Integer, MtxField::Pattern});
   add_enum_option(cmd, "--format", o->format, "Output format");
+  add_progress_option(cmd, o->progress);
   cmd->callback([o, tri] {
     o->take_triangle = tri->count() > 0;
     run_convert(*o);

@@ -18,7 +18,8 @@ namespace {
 
 struct InfoOptions {
   std::string file;
-  bool json = false;
+  JsonOutput json;
+  bool progress = false;
   bool full = false;  // the analyses sized by the declared rows and columns, whatever they hold
 };
 
@@ -88,7 +89,7 @@ void run_info_mps(const InfoOptions& o) {
                            {"boxed", c.boxed}, {"fixed", c.fixed}}},
         {"read_seconds", seconds},
     };
-    print_json(j);
+    print_json(j, o.json.path);
     return;
   }
   fmt::print("file         {} (MPS linear program '{}')\n", o.file, lp.name);
@@ -142,7 +143,7 @@ void run_info_census(const InfoOptions& o, const LoadedTriplets<double>& t, cons
     print_json({{"file", o.file}, {"format", to_string(t.header.format)}, {"field", to_string(t.header.field)},
                 {"symmetry", to_string(t.header.symmetry)}, {"stored_entries", t.header.stored_entries},
                 {"bytes", t.bytes}, {"read_seconds", t.read_seconds}, {"rows", c.rows}, {"cols", c.cols},
-                {"nnz", c.positions}, {"census", census_json(c)}, {"skipped", why}});
+                {"nnz", c.positions}, {"census", census_json(c)}, {"skipped", why}}, o.json.path);
     return;
   }
   fmt::print("file         {} (matrix {} {} {})\n", o.file, to_string(t.header.format), to_string(t.header.field),
@@ -163,10 +164,16 @@ void plan_analyses(const EntryCensus& c, MemoryPlan& plan) {
 
 void run_info(const InfoOptions& o) {
   if (is_mps(o.file)) return run_info_mps(o);
+  ProgressLine progress(o.progress, o.json.to_stdout());
+  progress.phase("reading");
   LoadedTriplets<double> t = load_triplets<double>(o.file);
+  progress.stop();
   if (const std::string why = why_skipped(o, t.census); !why.empty()) return run_info_census(o, t, why);
+  ProgressLine analysing(o.progress, o.json.to_stdout());
+  analysing.phase("analysing the structure");
   const LoadedMatrix<double> m = to_loaded_matrix(o.file, std::move(t), plan_analyses);
   const StructureStats s = structure_stats(m.A);
+  analysing.stop();
   const double mb = double(m.bytes) / 1e6;
   if (o.json) {
     nlohmann::json j = {
@@ -184,7 +191,7 @@ void run_info(const InfoOptions& o) {
       j.erase("lower_levels");
       j.erase("upper_levels");
     }
-    print_json(j);
+    print_json(j, o.json.path);
     return;
   }
   fmt::print("file         {} (matrix {} {} {})\n", o.file, to_string(m.header.format), to_string(m.header.field),
@@ -217,7 +224,8 @@ void add_info_command(CLI::App& app) {
       "info", "Print what a Matrix Market file holds and the matrix's structure, or an MPS file's linear program");
   cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input), or MPS file (*.mps, *.mps.gz)")
       ->required();
-  cmd->add_flag("--json", o->json, "Print JSON instead of text");
+  add_json_option(cmd, o->json, "Print JSON instead of text");
+  add_progress_option(cmd, o->progress);
   cmd->add_flag("--full", o->full,
                 "Run the analyses sized by the declared rows and columns even when most of them are empty");
   cmd->callback([o] { run_info(*o); });

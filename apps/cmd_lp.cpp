@@ -16,8 +16,9 @@ namespace {
 struct LpOptions {
   std::string model;
   SimplexOptions simplex;
-  bool json = false;
+  JsonOutput json;
   bool quiet = false;
+  bool progress = false;
   std::string output;
 };
 
@@ -61,10 +62,17 @@ void write_solution(const std::string& path, const LinearProgram& lp, const LpSo
   if (!std::cout) throw Error("cannot write the solution to standard output");
 }
 
-// Optimal, infeasible and unbounded are answers (exit 0); a solve stopped
-// by --max-iterations or --time-limit did not converge (exit 3); numerical
+// Optimal is the answer (exit 0); an infeasible or unbounded LP has no
+// optimum and a solve stopped by --max-iterations or --time-limit reached
+// a limit (exit 3, as a Krylov solve that did not converge); numerical
 // trouble is a failed computation (exit 1).
 void require_finished(const LpSolution& s) {
+  if (s.status == LpStatus::Infeasible)
+    throw NotConverged(fmt::format("the linear program is infeasible: no point satisfies the constraints ({} "
+                                   "iterations)", s.iterations));
+  if (s.status == LpStatus::Unbounded)
+    throw NotConverged(fmt::format("the linear program is unbounded: the objective has no optimum ({} iterations)",
+                                   s.iterations));
   if (s.status == LpStatus::IterationLimit)
     throw NotConverged(
         fmt::format("the simplex stopped at --max-iterations after {} iterations: not optimal", s.iterations));
@@ -82,7 +90,7 @@ void run_lp(LpOptions& o) {
   const LinearProgram lp = read_mps(o.model);
   const double read_seconds = read_clock.seconds();
   std::FILE* report = report_stream(o.json, o.output);  // stderr when the solution takes stdout
-  if (o.json) report = stderr;
+  if (o.json.to_stdout()) report = stderr;
   if (!o.quiet) {
     o.simplex.log = print_line;
     o.simplex.log_user = report;
@@ -96,8 +104,15 @@ void run_lp(LpOptions& o) {
     fmt::print(report, "{:>9} {:>18} {:>11} {:>11} {:>10}\n", "iteration", "objective", "primal inf", "dual inf",
                "time");
   }
+  if (lp.integer_columns() > 0)
+    warn(fmt::format("{}: {} integer columns (MPS markers) are relaxed: balsa lp solves the LP relaxation, not the "
+                     "integer program", o.model, lp.integer_columns()));
+  // Without -q the simplex's own lines are the progress; the ticker only when forced.
+  ProgressLine progress(o.progress, true);
+  progress.phase("simplex");
   SimplexSolver solver(lp, o.simplex);
   const LpSolution s = solver.solve();
+  progress.stop();
   const SimplexStats& st = solver.stats();
   if (!o.output.empty()) write_solution(o.output, lp, s);
   if (o.json) {
@@ -113,11 +128,13 @@ void run_lp(LpOptions& o) {
                 {"max_primal_infeasibility", s.max_primal_infeasibility},
                 {"max_dual_infeasibility", s.max_dual_infeasibility},
                 {"read_seconds", read_seconds},
-                {"stats", fields_json(st)}});
-  } else if (!o.quiet) {
+                {"stats", fields_json(st)}}, o.json.path);
+  } else {
     fmt::print(report, "status {}, {}, {} iterations ({} dual phase 1, {} dual phase 2, {} primal), {:.3f} s\n",
                to_string(s.status), objective_text(s), s.iterations, st.dual_phase1_iterations,
                st.dual_phase2_iterations, st.primal_iterations, st.total_seconds);
+  }
+  if (!o.json && !o.quiet) {
     fmt::print(report, "time: factorization {:.3f} s, FTRAN {:.3f} s, BTRAN {:.3f} s, pricing {:.3f} s, update "
                "{:.3f} s; basis solves on {} ({} of {} factorisations on the GPU)\n", st.factorization_seconds,
                st.ftran_seconds, st.btran_seconds, st.pricing_seconds, st.update_seconds, to_string(st.device),
@@ -151,8 +168,9 @@ void add_lp_command(CLI::App& app) {
                   "phases' last lines)")
       ->check(at_least(0))
       ->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print the result as JSON (progress lines go to standard error)");
-  cmd->add_flag("-q,--quiet", o->quiet, "No progress lines");
+  add_json_option(cmd, o->json, "Print the result as JSON, the progress lines on standard error");
+  cmd->add_flag("-q,--quiet", o->quiet, "No progress lines nor details: the one status line");
+  add_progress_option(cmd, o->progress);
   cmd->add_option("-o,--output", o->output, "Write the solution (columns, then rows) to this file ('-': standard output)")
       ->option_text(" FILE");
   cmd->callback([o] { run_lp(*o); });

@@ -12,12 +12,13 @@ namespace balsa::app {
 namespace {
 
 struct QrCommandOptions {
-  std::string matrix, rhs, rhs_positional, output;
+  std::string matrix, rhs = "random", rhs_positional, output;
   QrOrdering ordering = QrOrdering::Colamd;
   Device device = Device::Auto;
   double tolerance = -1;
   bool stats = false;
-  bool json = false;
+  bool progress = false;
+  JsonOutput json;
 };
 
 void print_stats(std::FILE* out, const QrStats& st) {
@@ -79,23 +80,38 @@ void note_empty(std::FILE* out, const EntryCensus& c) {
              std::min(c.occupied_rows, c.occupied_cols));
 }
 
-void run_lsq(const QrCommandOptions& o) {
-  if (!o.rhs.empty() && !o.rhs_positional.empty())
+// b: the --rhs file (or the second argument), or a generated one (random,
+// ones; ax is A x_true for a random x_true, which has a zero residual).
+DenseMatrix<double> lsq_rhs(const std::string& rhs, const Csr<double>& A, std::uint64_t seed) {
+  if (!generated_rhs(rhs)) return load_columns(rhs, A.rows);
+  DenseMatrix<double> B(A.rows, 1);
+  B.values = rhs == "ax" ? multiply(A, std::span<const double>(random_vector<double>(A.cols, seed)))
+                         : generated_b(rhs, A.rows, seed);
+  return B;
+}
+
+void run_lsq(const CLI::App& cmd, const QrCommandOptions& o) {
+  if (cmd.count("--rhs") > 0 && !o.rhs_positional.empty())
     throw CLI::ValidationError("give b once: as --rhs or as the second argument");
-  refuse_overwriting({o.matrix, o.rhs, o.rhs_positional}, {o.output});
+  const std::string& rhs = o.rhs_positional.empty() ? o.rhs : o.rhs_positional;
+  refuse_overwriting({o.matrix, generated_rhs(rhs) ? std::string() : rhs}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
-  const std::string& rhs = o.rhs.empty() ? o.rhs_positional : o.rhs;
+  ProgressLine progress(o.progress, o.json.to_stdout());
+  progress.phase("reading");
   const LoadedMatrix<double> m = load_matrix<double>(o.matrix, {}, qr_census_check(true));
   const Csr<double>& A = m.A;
-  DenseMatrix<double> B(A.rows, 1, 1.0);
-  if (!rhs.empty()) B = load_columns(rhs, A.rows);
+  const DenseMatrix<double> B = lsq_rhs(rhs, A, 1);
   if (!o.json) {
     fmt::print(report, "balsa lsq: {} ({} x {}, {} entries), b = {}{}\n", o.matrix, A.rows, A.cols, A.nnz(),
-               rhs.empty() ? "ones" : rhs, B.cols > 1 ? fmt::format(" ({} columns)", B.cols) : "");
+               rhs == "random" ? "random (seed 1)" : rhs == "ax" ? "A x_true (x_true random, seed 1)" : rhs,
+               B.cols > 1 ? fmt::format(" ({} columns)", B.cols) : "");
     note_empty(report, m.census);
   }
+  progress.phase("ordering, analysis and factorisation");
   SparseQR qr(A, qr_options(o));
+  progress.phase("solving");
   const std::vector<double> xs = qr.solve(std::span<const double>(B.values), B.cols);
+  progress.stop();
   DenseMatrix<double> X(A.cols, B.cols);
   X.values = xs;
   // Per column: ||b - A x||, ||b||, ||A^T (b - A x)||, ||x||.
@@ -112,10 +128,10 @@ void run_lsq(const QrCommandOptions& o) {
   }
   if (!o.output.empty()) save_matrix(o.output, X);
   if (o.json) {
-    nlohmann::json j = {{"matrix", o.matrix}, {"rhs", rhs.empty() ? "ones" : rhs}, {"stats", fields_json(qr.stats())}};
+    nlohmann::json j = {{"matrix", o.matrix}, {"rhs", rhs}, {"stats", fields_json(qr.stats())}};
     if (B.cols == 1) j.update(columns[0]);
     else j["columns"] = columns;
-    print_json(j);
+    print_json(j, o.json.path);
   } else {
     print_stats(report, qr.stats());
     for (index_t c = 0; c < B.cols; ++c) {
@@ -132,17 +148,34 @@ void run_lsq(const QrCommandOptions& o) {
                           B.cols > 1 ? fmt::format("the solution x (right-hand side {})", c + 1) : "the solution x");
 }
 
+// Without --stats: the rank, R's size and the times, in two lines.
+void print_summary(std::FILE* out, const QrStats& st) {
+  const index_t most = std::min(st.rows, st.cols);
+  fmt::print(out, "  rank {} of {}{} (tolerance {:.3g}); R: {} entries, {:.4g} MB; device {}\n", st.rank, most,
+             st.rank < most ? ", rank deficient" : "", st.tolerance, st.r_nnz, st.factor_bytes / 1e6,
+             to_string(st.device));
+  fmt::print(out, "  ordering {:.4f} s, analysis {:.4f} s, factorisation {:.4f} s (--stats: the fronts and flops)\n",
+             st.t_order, st.t_analyse, st.t_factorise);
+}
+
 void run_qr(const QrCommandOptions& o) {
+  ProgressLine progress(o.progress, o.json.to_stdout());
+  progress.phase("reading");
   const LoadedMatrix<double> m = load_matrix<double>(o.matrix, {}, qr_census_check(false));
   const Csr<double>& A = m.A;
+  progress.phase("ordering, analysis and factorisation");
   SparseQR qr(A, qr_options(o));
+  progress.stop();
   if (o.json) {
-    print_json({{"matrix", o.matrix}, {"stats", fields_json(qr.stats())}});
+    print_json({{"matrix", o.matrix}, {"stats", fields_json(qr.stats())}}, o.json.path);
     return;
   }
   fmt::print("balsa qr: {} ({} x {}, {} entries)\n", o.matrix, A.rows, A.cols, A.nnz());
   note_empty(stdout, m.census);
-  if (o.stats) print_stats(stdout, qr.stats());
+  if (o.stats)
+    print_stats(stdout, qr.stats());
+  else
+    print_summary(stdout, qr.stats());
 }
 
 void add_common(CLI::App* cmd, QrCommandOptions& o) {
@@ -152,10 +185,14 @@ void add_common(CLI::App* cmd, QrCommandOptions& o) {
   add_enum_option(cmd, "--ordering", o.ordering, "Column ordering (metis: nested dissection of A^T A)");
   add_enum_option(cmd, "--device", o.device,
                   "Where the fronts are factored and Q applied (auto: the GPU for large enough problems)");
-  cmd->add_option("--tol", o.tolerance, "Rank tolerance (< 0: SPQR's default, 20 (m + n) eps max column norm)")
+  cmd->add_option("--rank-tolerance", o.tolerance,
+                  "Columns of R whose norm is at most this count as dependent (< 0: SPQR's default, 20 (m + n) eps "
+                  "max column norm)")
       ->check(finite())
       ->capture_default_str();
-  cmd->add_flag("--json", o.json, "Print the result as JSON");
+  add_renamed_option(cmd, "--tol", "--rank-tolerance");
+  add_json_option(cmd, o.json, "Print the result as JSON");
+  add_progress_option(cmd, o.progress);
 }
 
 }  // namespace
@@ -164,12 +201,11 @@ void add_qr_commands(CLI::App& app) {
   auto lo = std::make_shared<QrCommandOptions>();
   CLI::App* lsq = app.add_subcommand("lsq", "Least squares min ||A x - b|| by multifrontal sparse QR (CPU or GPU)");
   add_common(lsq, *lo);
-  lsq->add_option("--rhs", lo->rhs, "Right-hand sides (Matrix Market, m x k; default: one column of ones)")
-      ->option_text(" FILE");
+  add_rhs_option(lsq, lo->rhs, "m x k");
   lsq->add_option("b", lo->rhs_positional, "The same as --rhs")->option_text(" FILE");
   lsq->add_option("-o,--output", lo->output, "Write x here (Matrix Market array; '-': standard output)")
       ->option_text(" FILE");
-  lsq->callback([lo] { run_lsq(*lo); });
+  lsq->callback([lo, lsq] { run_lsq(*lsq, *lo); });
   auto qo = std::make_shared<QrCommandOptions>();
   CLI::App* qr = app.add_subcommand("qr", "Multifrontal sparse QR of A: ordering, analysis, factorisation (CPU or GPU)");
   add_common(qr, *qo);

@@ -19,9 +19,12 @@ namespace {
 
 struct ReorderOptions {
   std::string matrix;
-  bool db = false, cm = false, rcm = false, json = false;
+  bool db = false, cm = false, rcm = false;
+  JsonOutput json;
   int max_starts = CuthillMcKeeOptions{}.max_starts;
   std::string output;
+  bool progress = false;
+  ProgressLine* line = nullptr;  // the run's progress line, stopped before the report
 };
 
 nlohmann::json db_json(const DiagonalBoosting& db) {
@@ -36,6 +39,7 @@ nlohmann::json db_json(const DiagonalBoosting& db) {
 void report_reorder(const ReorderOptions& o, std::FILE* report, index_t n, std::int64_t nnz, index_t k_input,
                     const std::optional<DiagonalBoosting>& db, const Csr<double>* B, const std::optional<Ordering>& cm,
                     index_t occupied) {
+  if (o.line) o.line->stop();
   const index_t k_final = cm ? cm->bandwidth_after : B ? half_bandwidth(*B) : k_input;
   if (o.json) {
     nlohmann::json j = {{"matrix", o.matrix}, {"n", n}, {"nnz", nnz},
@@ -50,7 +54,7 @@ void report_reorder(const ReorderOptions& o, std::FILE* report, index_t n, std::
                  {"components", cm->components},
                  {"max_starts", o.max_starts},
                  {"ordering_seconds", cm->seconds}};
-    print_json(j);
+    print_json(j, o.json.path);
     return;
   }
   fmt::print(report, "balsa reorder: {} ({} x {}, {} entries)\n", o.matrix, n, n, nnz);
@@ -167,9 +171,17 @@ void add_reorder_command(CLI::App& app) {
   cmd->add_option("--max-starts", o->max_starts, "Start nodes tried per component, at most")
       ->check(at_least(1))
       ->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print JSON instead of text");
-  cmd->add_option("-o,--output", o->output, "Write the reordered matrix here ('-' for standard output)");
-  cmd->callback([o] { run_reorder(*o); });
+  add_json_option(cmd, o->json, "Print JSON instead of text");
+  cmd->add_option("-o,--output", o->output, "Write the reordered matrix here ('-' for standard output)")
+      ->option_text(" FILE");
+  add_progress_option(cmd, o->progress);
+  cmd->callback([o] {
+    ProgressLine progress(o->progress, o->json.to_stdout() || o->output == "-");
+    progress.phase("reading and reordering");
+    o->line = &progress;
+    run_reorder(*o);
+    o->line = nullptr;
+  });
 }
 
 }  // namespace balsa::app

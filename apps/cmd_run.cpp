@@ -22,9 +22,11 @@ struct RunOptions {
   std::string precision = "double";
   std::string method = "auto";  // or a KrylovPreset's name
   double tolerance = 0;  // 0: 1e-8 in double, 1e-5 in float
+  double absolute_tolerance = 0.0;
   int max_iterations = 10000;
+  bool progress = false;
   std::uint64_t seed = 1;
-  bool json = false;
+  JsonOutput json;
 };
 
 // The problem and what the run learnt before solving it.
@@ -88,10 +90,18 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
   SolveOptions so;
   so.device = o.device;
   so.stopping.tolerance = job.tolerance;
+  so.stopping.absolute_tolerance = o.absolute_tolerance;
   so.stopping.max_iterations = o.max_iterations;
   if (!o.json) print_header(o, job, "the device Auto predicts faster");
   std::vector<T> x(std::size_t(job.A.rows), T(0));
+  ProgressLine progress(o.progress, o.json.to_stdout());
+  progress.phase("auto: plan and solve");
+  if (progress.live())
+    so.progress = [&progress](const char* name, int it, double res) {
+      progress.detail(fmt::format("{}, iteration {}, residual {:.3e}", name, it, res));
+    };
   const SolveReport r = solve(job.A, std::span<const T>(job.b), std::span<T>(x), so);
+  progress.stop();
   const double error = relative_error(std::span<const T>(x), std::span<const T>(job.x_true));
   const KrylovStats& k = r.krylov;
   const SolveAttempt* answer = r.chain.empty() ? nullptr : &r.chain.back();
@@ -105,7 +115,8 @@ void run_auto(const RunOptions& o, const Job<T>& job) {
                 {"backward_error", r.backward_error}, {"componentwise_backward_error", r.componentwise_backward_error},
                 {"error", error}, {"build_seconds", job.build_seconds}, {"cuda_context_seconds", job.context_seconds},
                 {"plan_seconds", r.setup_seconds - setup}, {"setup_seconds", setup}, {"solve_seconds", solve_s},
-                {"total_seconds", r.seconds}, {"iteration_seconds", per_iteration(k, solve_s)}});
+                {"total_seconds", r.seconds}, {"iteration_seconds", per_iteration(k, solve_s)},
+                {"history", k.history}}, o.json.path);
   } else {
     print_predictions(stdout, r);
     for (const SolveAttempt& a : r.chain)
@@ -131,10 +142,19 @@ void run_preset(const RunOptions& o, const Job<T>& job) {
   ko.device = device;
   ko.stopping.max_iterations = o.max_iterations;
   ko.stopping.tolerance = job.tolerance;
+  ko.stopping.absolute_tolerance = o.absolute_tolerance;
   if (!o.json) print_header(o, job, device == Device::Cuda ? "the GPU" : "the CPU");
+  ProgressLine progress(o.progress, o.json.to_stdout());
+  progress.phase("set-up");
+  if (progress.live())
+    ko.progress = [&progress](int it, double res) {
+      progress.detail(fmt::format("iteration {}, residual {:.3e}", it, res));
+    };
   KrylovSolver<T> solver(job.A, ko);
   std::vector<T> x(std::size_t(job.A.rows), T(0));
+  progress.phase("solving");
   const KrylovStats s = solver.solve(std::span<const T>(job.b), std::span<T>(x));
+  progress.stop();
   const double error = relative_error(std::span<const T>(x), std::span<const T>(job.x_true));
   const bool factored = ko.preconditioner == PreconditionerKind::Ic0 || ko.preconditioner == PreconditionerKind::Ilu0;
   if (o.json) {
@@ -148,8 +168,10 @@ void run_preset(const RunOptions& o, const Job<T>& job) {
                         {"iteration_seconds", per_iteration(s, s.solve_seconds)},
                         {"spmv_iteration_seconds", per_iteration(s, s.spmv_seconds)},
                         {"preconditioner_iteration_seconds", per_iteration(s, s.preconditioner_seconds)},
-                        {"vector_iteration_seconds", per_iteration(s, s.vector_seconds)}, {"stats", fields_json(s)}};
-    print_json(j);
+                        {"vector_iteration_seconds", per_iteration(s, s.vector_seconds)},
+                        {"norm", to_string(ko.stopping.norm)}, {"history", s.history},
+                        {"stats", fields_json(s)}};
+    print_json(j, o.json.path);
   } else {
     fmt::print("  setup {:.3f} s{}{}\n", s.setup_seconds,
                s.ordering == KrylovOrdering::Multicolour
@@ -159,8 +181,8 @@ void run_preset(const RunOptions& o, const Job<T>& job) {
                                       s.factor_seconds, s.factor.shift, to_string(s.lower.algorithm),
                                       to_string(s.upper.algorithm))
                         : "");
-    fmt::print("  {}: {} iterations, residual {:.2e} (inf-norm, relative), true residual {:.2e}, error {:.2e}\n",
-               to_string(s.outcome), s.iterations, s.residual, s.true_residual, error);
+    fmt::print("  {}: {} iterations, residual {:.2e} ({}-norm, relative), true residual {:.2e}, error {:.2e}\n",
+               to_string(s.outcome), s.iterations, s.residual, to_string(ko.stopping.norm), s.true_residual, error);
     fmt::print("  solve {:.3f} s = {:.3f} ms per iteration (SpMV {:.3f}, preconditioner {:.3f}, vector ops {:.3f} ms)\n",
                s.solve_seconds, 1e3 * per_iteration(s, s.solve_seconds), 1e3 * per_iteration(s, s.spmv_seconds),
                1e3 * per_iteration(s, s.preconditioner_seconds), 1e3 * per_iteration(s, s.vector_seconds));
@@ -199,10 +221,21 @@ void add_run_command(CLI::App& app) {
       ->check(one_of(methods))
       ->option_text(" NAME")
       ->capture_default_str();
-  cmd->add_option("--tol", o->tolerance, "Relative tolerance (default 1e-8 double, 1e-5 float)")->check(positive());
-  cmd->add_option("--maxit", o->max_iterations, "Most iterations")->check(between(0, 1e8))->capture_default_str();
+  cmd->add_option("--rtol", o->tolerance,
+                  "Relative residual tolerance: stop when ||b - A x|| <= max(rtol ||b||, atol) (default: 1e-8 double, "
+                  "1e-5 float)")
+      ->check(positive());
+  cmd->add_option("--atol", o->absolute_tolerance, "Absolute residual tolerance (0: the relative test alone)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  cmd->add_option("--max-iterations", o->max_iterations, "Most iterations")
+      ->check(between(0, 1e8))
+      ->capture_default_str();
+  add_renamed_option(cmd, "--tol", "--rtol");
+  add_renamed_option(cmd, "--maxit", "--max-iterations");
   cmd->add_option("--seed", o->seed, "Seed of the true solution")->check(at_least(0))->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print the result as JSON");
+  add_json_option(cmd, o->json, "Print the result as JSON");
+  add_progress_option(cmd, o->progress);
   cmd->callback([o] { o->precision == "float" ? run_job<float>(*o) : run_job<double>(*o); });
 }
 

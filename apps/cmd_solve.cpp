@@ -6,11 +6,13 @@
 // db-bicgstab2-ilu0, direct-qr, ...) runs through the same call without the
 // fallback unless --fallback; sap-d and sap-c are SaP's sparse pipeline
 // (SparseSapSolver), with its phase times; the Krylov presets run
-// KrylovSolver on A as it is. Without --rhs, b = A x_true for a known random
-// x_true and the error is reported; --rhs may hold several columns, all
-// solved with one set-up (one plan and factorisation for the chain). A live
-// progress line shows iteration and residual (stderr, when it is a terminal
-// or with --progress). A system not solved is an error: the message says
+// KrylovSolver on A as it is. Without --rhs, b is random (--rhs random: a
+// singular A then has no solution, and the solve says so); --rhs ax is b =
+// A x_true for a known random x_true, with the error reported; a --rhs file
+// may hold several columns, all solved with one set-up (one plan and
+// factorisation for the chain). Options the chosen method does not read are
+// named in a warning (kOptionReaders). A live progress line shows the phase,
+// iteration and residual (apps/progress.hpp). A system not solved is an error: the message says
 // why (for the chain, every method's reason) and the exit code is 3; a
 // result that is not finite is exit code 1.
 #include <fmt/core.h>
@@ -29,18 +31,20 @@ namespace {
 
 struct SolveCliOptions {
   std::string matrix;
-  std::string rhs;
+  std::string rhs = "random";
   std::string method = "auto";
-  double tolerance = 1e-8;
+  double tolerance = 0;  // 0: 1e-8 in double, 1e-5 in float
+  double absolute_tolerance = 0.0;
+  std::string precision = "double";
   std::optional<int> max_iterations;  // default: 10000 (presets, SaP), SolveOptions' (the chain)
-  StoppingNorm norm = StoppingNorm::Infinity;
+  StoppingNorm norm = StoppingNorm::Two;
   Device device = Device::Auto;
   TrsvAlgorithm trsv = TrsvAlgorithm::Auto;
   bool float_preconditioner = false;
   bool no_shift = false;
   bool fallback = false;
   std::string output;
-  bool json = false;
+  JsonOutput json;
   bool progress = false;
   std::uint64_t seed = 1;
   index_t partitions = 0;  // SaP
@@ -65,6 +69,38 @@ Path path_of(const std::string& name) {
   if (std::find(presets.begin(), presets.end(), name) != presets.end()) return Path::Preset;
   const SolveMethod m = from_string<SolveMethod>(name);
   return m == SolveMethod::SapD || m == SolveMethod::SapC ? Path::Sap : Path::Chain;
+}
+
+// The options only some methods read, and which: given under another
+// method, each is named in a warning ("--drop is ignored: method umfpack
+// does not read it (read by sap-d, sap-c)").
+struct OptionReaders {
+  const char* option;
+  const char* readers;  // said in the warning
+  bool (*reads)(Path path, const std::string& method);
+};
+bool preset(Path p, const std::string&) { return p == Path::Preset; }
+bool sap(Path p, const std::string&) { return p == Path::Sap; }
+bool preset_or_sap(Path p, const std::string&) { return p != Path::Chain; }
+bool chain(Path p, const std::string&) { return p == Path::Chain; }
+bool chain_alone(Path p, const std::string& m) { return p == Path::Chain && m != "auto"; }
+constexpr OptionReaders kOptionReaders[] = {
+    {"--norm", "the Krylov methods named alone (cg, pcg-*, bicgstab*, gmres*, minres*)", preset},
+    {"--trsv", "the Krylov methods named alone with IC(0)/ILU(0)", preset},
+    {"--float-preconditioner", "the Krylov methods named alone and sap-d, sap-c", preset_or_sap},
+    {"--no-shift", "the Krylov methods named alone and sap-d, sap-c", preset_or_sap},
+    {"--drop", "sap-d, sap-c", sap},
+    {"--partitions", "sap-d, sap-c", sap},
+    {"--time-budget", "auto and the chain's methods", chain},
+    {"--acceptance", "auto and the chain's methods", chain},
+    {"--fallback", "a chain method named alone (auto always falls back)", chain_alone},
+};
+
+// One warning line per option given that the chosen method does not read.
+void warn_ignored(const CLI::App& cmd, const SolveCliOptions& o, Path path) {
+  for (const OptionReaders& r : kOptionReaders)
+    if (cmd.count(r.option) > 0 && !r.reads(path, o.method))
+      warn(fmt::format("{} is ignored: method {} does not read it (read by {})", r.option, o.method, r.readers));
 }
 
 // One column's result, whichever path made it.
@@ -149,10 +185,11 @@ void print_chain(std::FILE* report, const std::vector<SolveAttempt>& chain) {
 }
 
 // The system: A, the right-hand sides, and x_true when b = A x_true.
+template <class T>
 struct System {
-  Csr<double> A;
-  DenseMatrix<double> B;
-  std::vector<double> x_true;  // empty with --rhs
+  Csr<T> A;
+  DenseMatrix<T> B;
+  std::vector<T> x_true;  // with --rhs ax only
 };
 
 // Before A's CSR is built: a square A, with an entry in every row and column
@@ -161,67 +198,86 @@ struct System {
 // and the memory of the vectors of n (x_true, b, x) and of the solver's
 // work (at least a copy of A and a few vectors of n: every method's lower
 // bound).
+template <class T>
 void check_census(const SolveCliOptions& o, const EntryCensus& c, MemoryPlan& plan) {
   if (c.rows != c.cols)
     throw DimensionError(fmt::format("{}: the matrix is {} x {}, a solve needs a square one", o.matrix, c.rows, c.cols));
   require_no_empty_lines(o.matrix, c, "a solve");
-  plan.add("x, b and x_true", vectors_bytes(3, c.rows, sizeof(double)));
+  plan.add("x, b and x_true", vectors_bytes(3, c.rows, sizeof(T)));
   plan.add("the solver's work (at least a copy of A and 4 vectors of n)",
-           csr_bytes(c.rows, c.positions, sizeof(double)) + vectors_bytes(4, c.rows, sizeof(double)));
+           csr_bytes(c.rows, c.positions, sizeof(T)) + vectors_bytes(4, c.rows, sizeof(T)));
 }
 
-System load_system(const SolveCliOptions& o) {
-  System s{load_matrix<double>(o.matrix, {}, [&o](const EntryCensus& c, MemoryPlan& p) { check_census(o, c, p); }).A,
-           {}, {}};
-  const Csr<double>& A = s.A;
-  if (!o.rhs.empty()) {
-    s.B = load_columns(o.rhs, A.rows);
+// B's values in another precision: b read and generated in double into the
+// solve's, x back to double for the output file.
+template <class To, class From>
+DenseMatrix<To> in_precision(const DenseMatrix<From>& B) {
+  DenseMatrix<To> out(B.rows, B.cols);
+  std::transform(B.values.begin(), B.values.end(), out.values.begin(), [](From v) { return To(v); });
+  return out;
+}
+
+template <class T>
+System<T> load_system(const SolveCliOptions& o) {
+  System<T> s{load_matrix<T>(o.matrix, {}, [&o](const EntryCensus& c, MemoryPlan& p) { check_census<T>(o, c, p); }).A,
+              {}, {}};
+  const Csr<T>& A = s.A;
+  if (!generated_rhs(o.rhs)) {
+    s.B = in_precision<T>(load_columns(o.rhs, A.rows));
+  } else if (o.rhs == "ax") {
+    s.x_true = random_vector<T>(A.rows, o.seed);
+    s.B = DenseMatrix<T>(A.rows, 1);
+    s.B.values = multiply(A, std::span<const T>(s.x_true));
   } else {
-    s.x_true = random_vector<double>(A.rows, o.seed);
-    s.B = DenseMatrix<double>(A.rows, 1);
-    s.B.values = multiply(A, std::span<const double>(s.x_true));
+    DenseMatrix<double> b(A.rows, 1);
+    b.values = generated_b(o.rhs, A.rows, o.seed);
+    s.B = in_precision<T>(b);
   }
   return s;
 }
 
 // What ran: one of the three paths' solver or report, X and every column's result.
+template <class T>
 struct SolveRun {
   Path path = Path::Chain;
   Device device = Device::Cpu;  // usable_device(--device)
-  bool live = false;            // the progress line
-  std::optional<SparseSapSolver<double>> sap;
-  std::optional<KrylovSolver<double>> krylov;
+  ProgressLine* progress = nullptr;
+  std::optional<SparseSapSolver<T>> sap;
+  std::optional<KrylovSolver<T>> krylov;
   std::optional<SolveReport> chain;
-  DenseMatrix<double> X;
+  DenseMatrix<T> X;
   std::vector<Column> columns;
 };
 
 // The chain: one balsa::solve call for every column.
-void run_chain(const SolveCliOptions& o, const System& sys, SolveRun& run) {
+template <class T>
+void run_chain(const SolveCliOptions& o, const System<T>& sys, SolveRun<T>& run) {
   SolveOptions so;
   so.method = from_string<SolveMethod>(o.method);
   so.device = o.device;  // Auto stays Auto: the plan weighs each device
   so.stopping.tolerance = o.tolerance;
+  so.stopping.absolute_tolerance = o.absolute_tolerance;
   if (o.max_iterations) so.stopping.max_iterations = *o.max_iterations;
   so.direct_fallback = so.method == SolveMethod::Auto || o.fallback;
   so.time_budget = o.time_budget;
   so.acceptance = o.acceptance;
-  if (run.live)
-    so.progress = [](const char* name, int it, double res) {
-      std::fprintf(stderr, "\r  %-18s iteration %7d  residual %.3e", name, it, res);
+  if (run.progress->live())
+    so.progress = [&run](const char* name, int it, double res) {
+      run.progress->detail(fmt::format("{}, iteration {}, residual {:.3e}", name, it, res));
     };
   run.chain = solve(sys.A, sys.B, run.X, so);
   for (index_t c = 0; c < sys.B.cols; ++c) run.columns.push_back(from_report(*run.chain, std::size_t(c)));
-  if (run.live) std::fprintf(stderr, "\n");
 }
 
 // SaP or a Krylov preset: set up once, then solve the columns one by one.
-void run_solver(const SolveCliOptions& o, const System& sys, SolveRun& run) {
+template <class T>
+void run_solver(const SolveCliOptions& o, const System<T>& sys, SolveRun<T>& run) {
   const std::function<void(int, double)> progress =
-      run.live ? std::function<void(int, double)>(
-                     [](int it, double res) { std::fprintf(stderr, "\r  iteration %7d  residual %.3e", it, res); })
-               : nullptr;
-  std::function<Column(std::span<const double>, std::span<double>)> solve_one;
+      run.progress->live() ? std::function<void(int, double)>([&run](int it, double res) {
+        run.progress->detail(fmt::format("iteration {}, residual {:.3e}", it, res));
+      })
+                           : nullptr;
+  std::function<Column(std::span<const T>, std::span<T>)> solve_one;
   if (run.path == Path::Sap) {
     SparseSapOptions so;
     so.variant = from_string<SapVariant>(o.method);
@@ -230,20 +286,22 @@ void run_solver(const SolveCliOptions& o, const System& sys, SolveRun& run) {
     so.drop_tolerance = o.drop_tolerance;
     so.float_preconditioner = o.float_preconditioner;
     so.stopping.tolerance = o.tolerance;
+    so.stopping.absolute_tolerance = o.absolute_tolerance;
     so.stopping.max_iterations = o.max_iterations.value_or(10000);
     so.pivot_boost = !o.no_shift;
     so.progress = progress;
     run.sap.emplace(sys.A, so);
     // SaP's Krylov residuals are those of the permuted, scaled system: the
     // true residual reported is A's own, measured here.
-    solve_one = [&](std::span<const double> b, std::span<double> x) {
+    solve_one = [&](std::span<const T> b, std::span<T> x) {
       Column c = from_krylov(run.sap->solve(b, x), o.method);
-      c.true_residual = relative_residual(sys.A, std::span<const double>(x), b);
+      c.true_residual = relative_residual(sys.A, std::span<const T>(x), b);
       return c;
     };
   } else {
     KrylovOptions ko = krylov_options(from_string<KrylovPreset>(o.method));
     ko.stopping.tolerance = o.tolerance;
+    ko.stopping.absolute_tolerance = o.absolute_tolerance;
     ko.stopping.max_iterations = o.max_iterations.value_or(10000);
     ko.stopping.norm = o.norm;
     ko.device = run.device;
@@ -252,22 +310,24 @@ void run_solver(const SolveCliOptions& o, const System& sys, SolveRun& run) {
     if (o.no_shift) ko.factor.on_breakdown = PivotBreakdown::Fail;
     ko.progress = progress;
     run.krylov.emplace(sys.A, ko);
-    solve_one = [&](std::span<const double> b, std::span<double> x) {
+    solve_one = [&](std::span<const T> b, std::span<T> x) {
       return from_krylov(run.krylov->solve(b, x), o.method);
     };
   }
   for (index_t c = 0; c < sys.B.cols; ++c) {
+    if (sys.B.cols > 1) run.progress->phase(fmt::format("solving column {} of {}", c + 1, sys.B.cols));
     run.columns.push_back(solve_one(sys.B.column(c), run.X.column(c)));
-    if (run.live) std::fprintf(stderr, "\n");
   }
 }
 
 // The JSON: the command's summary, each column's result, and the solver's
 // stats (include/balsa/fields.hpp).
-nlohmann::json solve_json(const SolveCliOptions& o, const System& sys, const SolveRun& run, double error) {
+template <class T>
+nlohmann::json solve_json(const SolveCliOptions& o, const System<T>& sys, const SolveRun<T>& run, double error) {
   const Column& first = run.columns.front();
   nlohmann::json j = {{"matrix", o.matrix}, {"n", sys.A.rows}, {"nnz", sys.A.nnz()}, {"method", first.method},
                       {"requested_method", o.method}, {"device", to_string(run.device)}, {"columns", sys.B.cols},
+                      {"rhs", o.rhs}, {"rtol", o.tolerance}, {"atol", o.absolute_tolerance}, {"precision", o.precision},
                       {"norm", run.path == Path::Preset ? to_string(o.norm) : "2"}};
   if (run.krylov) {
     j["stats"] = fields_json(run.krylov->stats());
@@ -291,7 +351,8 @@ nlohmann::json solve_json(const SolveCliOptions& o, const System& sys, const Sol
 }
 
 // The set-up and solve times, as text.
-void print_solve_times(std::FILE* report, const SolveRun& run) {
+template <class T>
+void print_solve_times(std::FILE* report, const SolveRun<T>& run) {
   const Column& first = run.columns.front();
   const double per_iteration = first.iterations > 0 ? first.seconds * 1e3 / first.iterations : 0.0;
   if (run.krylov) {
@@ -322,7 +383,9 @@ bool far_from_x_true(const SolveCliOptions& o, const Column& first, double error
 }
 
 // The text report: each column's result, then the times.
-void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys, const SolveRun& run, double error) {
+template <class T>
+void print_solve(std::FILE* report, const SolveCliOptions& o, const System<T>& sys, const SolveRun<T>& run,
+                 double error) {
   const bool with_error = !sys.x_true.empty();
   const index_t cols = index_t(run.columns.size());
   const char* norm_name = run.path == Path::Preset ? to_string(o.norm) : "2";
@@ -353,7 +416,8 @@ void print_solve(std::FILE* report, const SolveCliOptions& o, const System& sys,
 }
 
 // Every column solved, its x finite: else NotConverged (exit 3) or an Error.
-void require_solved(const SolveCliOptions& o, const SolveRun& run) {
+template <class T>
+void require_solved(const SolveCliOptions& o, const SolveRun<T>& run) {
   const std::size_t cols = run.columns.size();
   for (std::size_t c = 0; c < cols; ++c) {
     const Column& r = run.columns[c];
@@ -366,40 +430,55 @@ void require_solved(const SolveCliOptions& o, const SolveRun& run) {
   }
 }
 
-// The default b = A x_true is zero only when A is singular (x_true has no
+// b = A x_true (--rhs ax) is zero only when A is singular (x_true has no
 // zero entry): an Error, not "x = 0" with an error of 1.
-void require_nonzero_default_b(const SolveCliOptions& o, const System& sys) {
+template <class T>
+void require_nonzero_default_b(const SolveCliOptions& o, const System<T>& sys) {
   if (sys.x_true.empty() || !all_zero(sys.B.column(0))) return;
   throw Error(
-      fmt::format("{}: A is singular{}: the default b = A x_true is zero for a nonzero x_true; give a b "
+      fmt::format("{}: A is singular{}: b = A x_true (--rhs ax) is zero for a nonzero x_true; give another b "
                   "with --rhs to find an x, if one exists",
                   o.matrix, sys.A.nnz() == 0 ? " (it has no nonzero entry)" : ""));
 }
 
-void run_solve(const SolveCliOptions& o) {
-  refuse_overwriting({o.matrix, o.rhs}, {o.output});
+// "b = random (seed 1)", "b = A x_true (seed 1)", "b = ones", "b from FILE (k columns)".
+std::string rhs_text(const SolveCliOptions& o, index_t columns) {
+  if (o.rhs == "random") return fmt::format("b = random (seed {})", o.seed);
+  if (o.rhs == "ax") return fmt::format("b = A x_true (x_true random, seed {})", o.seed);
+  if (o.rhs == "ones") return "b = ones";
+  return fmt::format("b from {}{}", o.rhs, columns > 1 ? fmt::format(" ({} right-hand sides)", columns) : "");
+}
+
+template <class T>
+void run_solve(const CLI::App& cmd, const SolveCliOptions& o) {
+  refuse_overwriting({o.matrix, generated_rhs(o.rhs) ? std::string() : o.rhs}, {o.output});
   std::FILE* report = report_stream(o.json, o.output);
-  const System sys = load_system(o);
-  require_nonzero_default_b(o, sys);
-  SolveRun run;
+  SolveRun<T> run;
   run.path = path_of(o.method);
+  warn_ignored(cmd, o, run.path);
+  ProgressLine progress(o.progress, o.json.to_stdout());
+  run.progress = &progress;
+  progress.phase("reading");
+  const System<T> sys = load_system<T>(o);
+  require_nonzero_default_b(o, sys);
   run.device = usable_device(o.device);
-  run.live = o.progress || (!o.json && isatty(fileno(stderr)));
-  run.X = DenseMatrix<double>(sys.A.rows, sys.B.cols);
+  run.X = DenseMatrix<T>(sys.A.rows, sys.B.cols);
   if (!o.json)
-    fmt::print(report, "balsa solve: {} ({} x {}, {} entries), {} on {}{}\n", o.matrix, sys.A.rows, sys.A.cols,
-               sys.A.nnz(), o.method,
+    fmt::print(report, "balsa solve: {} ({} x {}, {} entries), {} in {} on {}, {}\n", o.matrix, sys.A.rows,
+               sys.A.cols, sys.A.nnz(), o.method, o.precision,
                run.path == Path::Chain && o.device == Device::Auto ? "the device Auto predicts faster"
                                                                     : to_string(run.device),
-               sys.B.cols > 1 ? fmt::format(", {} right-hand sides", sys.B.cols) : "");
+               rhs_text(o, sys.B.cols));
+  progress.phase("solving");
   if (run.path == Path::Chain)
     run_chain(o, sys, run);
   else
     run_solver(o, sys, run);
-  const double error = sys.x_true.empty() ? -1.0 : relative_error<double>(run.X.column(0), sys.x_true);
-  if (!o.output.empty()) save_matrix(o.output, run.X);
+  progress.stop();
+  const double error = sys.x_true.empty() ? -1.0 : relative_error<T>(run.X.column(0), sys.x_true);
+  if (!o.output.empty()) save_matrix(o.output, in_precision<double>(run.X));
   if (o.json)
-    print_json(solve_json(o, sys, run, error));
+    print_json(solve_json(o, sys, run, error), o.json.path);
   else
     print_solve(report, o, sys, run, error);
   require_solved(o, run);
@@ -413,9 +492,7 @@ void add_solve_command(CLI::App& app) {
   cmd->add_option("matrix", o->matrix, "Matrix Market file of A (square; '-': standard input)")
       ->required()
       ->option_text(" FILE");
-  cmd->add_option("--rhs", o->rhs,
-                  "Matrix Market file of b (n x k: k right-hand sides); default: b = A x_true, error reported")
-      ->option_text(" FILE");
+  add_rhs_option(cmd, o->rhs, "n x k: k right-hand sides");
   const std::vector<std::string> methods = method_names();
   std::string list;
   for (const std::string& s : methods) list += (list.empty() ? "" : ", ") + s;
@@ -423,12 +500,20 @@ void add_solve_command(CLI::App& app) {
       ->check(one_of(methods))
       ->option_text(" NAME")
       ->capture_default_str();
-  cmd->add_option("--tol", o->tolerance, "Relative tolerance")->check(positive())->capture_default_str();
-  cmd->add_option("--maxit", o->max_iterations,
+  cmd->add_option("--rtol", o->tolerance,
+                  "Relative residual tolerance: stop when ||b - A x|| <= max(rtol ||b||, atol) (default: 1e-8 double, "
+                  "1e-5 float)")
+      ->check(positive());
+  cmd->add_option("--atol", o->absolute_tolerance, "Absolute residual tolerance (0: the relative test alone)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  cmd->add_option("--max-iterations", o->max_iterations,
                   "Most iterations (default: 10000; the chain: " +
                       std::to_string(SolveOptions{}.stopping.max_iterations) + " per method)")
       ->check(between(0, 1e8));
-  add_enum_option(cmd, "--norm", o->norm, "Stopping norm: inf (the thesis') or 2");
+  add_renamed_option(cmd, "--tol", "--rtol");
+  add_renamed_option(cmd, "--maxit", "--max-iterations");
+  add_enum_option(cmd, "--norm", o->norm, "Stopping norm of the Krylov methods named alone: 2 (SciPy's) or inf");
   add_device_option(cmd, o->device);
   add_enum_option(cmd, "--trsv", o->trsv, "Triangular solver of the IC(0)/ILU(0) preconditioner");
   cmd->add_option("--partitions", o->partitions, "SaP: number of partitions P (0: chosen automatically)")
@@ -451,10 +536,17 @@ void add_solve_command(CLI::App& app) {
                 "Fail on an IC(0)/ILU(0) pivot breakdown instead of shifting (SaP: no pivot boosting)");
   cmd->add_option("-o,--output", o->output, "Write x here (Matrix Market array; '-': standard output)")
       ->option_text(" FILE");
-  cmd->add_flag("--json", o->json, "Print the result as JSON");
-  cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
-  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->check(at_least(0))->capture_default_str();
-  cmd->callback([o] { run_solve(*o); });
+  add_json_option(cmd, o->json, "Print the result as JSON");
+  add_progress_option(cmd, o->progress);
+  cmd->add_option("--seed", o->seed, "Seed of --rhs random and ax")->check(at_least(0))->capture_default_str();
+  cmd->add_option("--precision", o->precision, "double or float (A, b and x; the output file is written in double)")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  cmd->callback([o, cmd] {
+    SolveCliOptions e = *o;
+    if (e.tolerance == 0) e.tolerance = e.precision == "float" ? 1e-5 : 1e-8;
+    e.precision == "float" ? run_solve<float>(*cmd, e) : run_solve<double>(*cmd, e);
+  });
 }
 
 }  // namespace balsa::app

@@ -1,7 +1,9 @@
 // balsa trsv FILE: a triangular solve L x = b (or U x = b, or with the
 // transpose) of a Matrix Market triangle, with the right-hand sides of
-// --rhs (any number of columns) or b = L x_true, the residual and the
-// times; and balsa trsv FILE --explain: TASSL's analysis of a triangle of
+// --rhs (any number of columns; random by default, ax: b = L x_true with
+// the error reported), the residual and the times; an explicit --triangle
+// solves that triangle of any square matrix (the entries outside it named in
+// a warning, then ignored); and balsa trsv FILE --explain: TASSL's analysis of a triangle of
 // any square matrix (level sets, partition, time slots, GPU layout; all on
 // the CPU), the metrics of Picciau's thesis ch. 3 and the model's predicted
 // solve times (include/balsa/trsv_model.hpp), with the thesis' published
@@ -26,15 +28,17 @@ namespace {
 struct TrsvCmdOptions {
   std::string file;
   Triangle triangle = Triangle::Lower;
-  bool upper = false;  // --upper: the same as --triangle upper
+  bool triangle_given = false;  // --triangle: take that triangle of any square matrix
+  bool progress = false;
   std::string precision = "double";
   index_t n_max = 0;
   bool explain = false;
   bool microbench = false;
   int repeat = 20;
   // The solve.
-  std::string rhs, output;
-  bool transpose = false, unit = false, json = false;
+  std::string rhs = "random", output;
+  bool transpose = false, unit = false;
+  JsonOutput json;
   TrsvAlgorithm algorithm = TrsvAlgorithm::Auto;
   Device device = Device::Auto;
   std::uint64_t seed = 1;
@@ -269,15 +273,31 @@ std::vector<double> apply_operator(const SolveOperator& op, const std::vector<do
 }
 
 // The solve: the file must hold a triangle (balsa convert --triangle takes one).
+// The matrix to solve with: with --triangle, that triangle of the file's
+// matrix (a warning counts the entries left out); else the file as it is
+// (the solver names an entry outside the lower triangle).
+template <class T>
+Csr<T> triangle_to_solve(const TrsvCmdOptions& o, const Triangle tri) {
+  Csr<T> A = load_matrix<T>(o.file, {}, trsv_census_check<T>(o, tri)).A;
+  if (!o.triangle_given || A.rows != A.cols) return A;
+  Csr<T> L = extract_triangle(A, tri);
+  if (L.nnz() != A.nnz())
+    warn(fmt::format("{}: {} entries {} the diagonal are ignored (--triangle {} solves that triangle alone)", o.file,
+                     A.nnz() - L.nnz(), tri == Triangle::Lower ? "above" : "below", to_string(tri)));
+  return L;
+}
+
 template <class T>
 void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
   std::FILE* report = report_stream(o.json, o.output);
-  const Csr<T> L = load_matrix<T>(o.file, {}, trsv_census_check<T>(o, tri)).A;
+  ProgressLine progress(o.progress, o.json.to_stdout());
+  progress.phase("reading");
+  const Csr<T> L = triangle_to_solve<T>(o, tri);
   const Device device = usable_device(o.device);
   const SolveOperator op = solve_operator(L, o.transpose, o.unit);
   std::vector<T> x_true;
   DenseMatrix<T> B;
-  if (!o.rhs.empty()) {
+  if (!generated_rhs(o.rhs)) {
     const DenseMatrix<double> Bd = load_columns(o.rhs, L.rows);
     B = DenseMatrix<T>(Bd.rows, Bd.cols);
     for (std::size_t i = 0; i < Bd.values.size(); ++i) B.values[i] = T(Bd.values[i]);
@@ -285,17 +305,24 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
     if (L.rows != L.cols)
       throw DimensionError(fmt::format("{}: the matrix is {} x {}, a triangular solve needs a square one", o.file,
                                        L.rows, L.cols));
-    x_true = random_vector<T>(L.rows, o.seed);
     B = DenseMatrix<T>(L.rows, 1);
-    const std::vector<double> b = apply_operator(op, std::vector<double>(x_true.begin(), x_true.end()));
-    B.values.assign(b.begin(), b.end());
+    if (o.rhs == "ax") {
+      x_true = random_vector<T>(L.rows, o.seed);
+      const std::vector<double> b = apply_operator(op, std::vector<double>(x_true.begin(), x_true.end()));
+      B.values.assign(b.begin(), b.end());
+    } else {
+      const std::vector<double> b = generated_b(o.rhs, L.rows, o.seed);
+      B.values.assign(b.begin(), b.end());
+    }
   }
+  progress.phase("analysis and solve");
   TriangularSolver<T> solver(L, {.algorithm = o.algorithm, .device = device, .triangle = tri,
                                  .diagonal = o.unit ? DiagonalKind::Unit : DiagonalKind::NonUnit,
                                  .operation = o.transpose ? Operation::Transpose : Operation::NonTranspose,
                                  .tassl_n_max = o.n_max});
   DenseMatrix<T> X;
   solver.solve(B, X);
+  progress.stop();
   const TrsvStats& st = solver.stats();
   // Residuals ||b - op(L) x|| / ||b|| per column, in double.
   std::vector<double> residuals;
@@ -313,14 +340,17 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
   if (o.json) {
     nlohmann::json j = {{"matrix", o.file}, {"n", L.rows}, {"nnz", L.nnz()}, {"triangle", to_string(tri)},
                         {"operation", to_string(o.transpose ? Operation::Transpose : Operation::NonTranspose)},
-                        {"precision", o.precision}, {"columns", X.cols}, {"residuals", residuals},
+                        {"precision", o.precision}, {"columns", X.cols}, {"rhs", o.rhs}, {"residuals", residuals},
                         {"stats", fields_json(st)}};
     if (!x_true.empty()) j["error"] = error;
-    print_json(j);
+    print_json(j, o.json.path);
   } else {
-    fmt::print(report, "balsa trsv: {} ({} x {}, {} entries), {} triangle{}{}, {} on {}\n", o.file, L.rows, L.cols,
-               L.nnz(), to_string(tri), o.transpose ? " transposed" : "", o.unit ? ", unit diagonal" : "",
-               to_string(st.algorithm), to_string(st.device));
+    fmt::print(report, "balsa trsv: {} ({} x {}, {} entries), {} triangle{}{}, {} on {}, b = {}\n", o.file, L.rows,
+               L.cols, L.nnz(), to_string(tri), o.transpose ? " transposed" : "", o.unit ? ", unit diagonal" : "",
+               to_string(st.algorithm), to_string(st.device),
+               o.rhs == "random" ? fmt::format("random (seed {})", o.seed)
+               : o.rhs == "ax"   ? fmt::format("L x_true (x_true random, seed {})", o.seed)
+                                 : o.rhs);
     fmt::print(report, "  {} dependency levels; analysis {:.4f} s, solve {:.4f} s ({} right-hand side{})\n", st.levels,
                st.analysis_seconds, st.last_solve_seconds, X.cols, X.cols == 1 ? "" : "s");
     for (index_t c = 0; c < X.cols; ++c)
@@ -336,8 +366,8 @@ void run_solve(const TrsvCmdOptions& o, const Triangle tri) {
 
 template <class T>
 void run_trsv(const TrsvCmdOptions& o) {
-  refuse_overwriting({o.file, o.rhs}, {o.output});
-  const Triangle tri = o.upper ? Triangle::Upper : o.triangle;
+  refuse_overwriting({o.file, generated_rhs(o.rhs) ? std::string() : o.rhs}, {o.output});
+  const Triangle tri = o.triangle;
   if (o.explain)
     run_explain<T>(o, tri);
   else
@@ -351,18 +381,21 @@ void add_trsv_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "trsv", "Solve a triangular system L x = b (FILE holds L), or --explain a triangle's analysis and model");
   cmd->add_option("file", o->file, "Matrix Market file ('-' for standard input)")->required()->option_text(" FILE");
-  add_enum_option(cmd, "--triangle", o->triangle, "The triangle solved (--explain: taken from any square matrix)");
-  cmd->add_flag("--upper", o->upper, "The same as --triangle upper");
-  cmd->add_option("--rhs", o->rhs, "Right-hand sides (Matrix Market, n x k); default: b = L x_true, error reported")
-      ->option_text(" FILE");
+  add_enum_option(cmd, "--triangle", o->triangle,
+                  "The triangle solved, taken from any square matrix (the entries outside it ignored, with a "
+                  "warning); without it the file must hold a lower triangle")
+      ->each([o](const std::string&) { o->triangle_given = true; });
+  add_renamed_option(cmd, "--upper", "--triangle upper");
+  add_rhs_option(cmd, o->rhs, "n x k");
   cmd->add_option("-o,--output", o->output, "Write x here (Matrix Market array; '-': standard output)")
       ->option_text(" FILE");
   cmd->add_flag("--transpose", o->transpose, "Solve L^T x = b");
   cmd->add_flag("--unit-diagonal", o->unit, "The diagonal is all ones (stored diagonal entries are not read)");
   add_enum_option(cmd, "--algorithm", o->algorithm, "Triangular solver");
   add_device_option(cmd, o->device);
-  cmd->add_flag("--json", o->json, "Print the solve's result as JSON");
-  cmd->add_option("--seed", o->seed, "Seed of x_true (without --rhs)")->check(at_least(0))->capture_default_str();
+  add_json_option(cmd, o->json, "Print the solve's result as JSON");
+  add_progress_option(cmd, o->progress);
+  cmd->add_option("--seed", o->seed, "Seed of --rhs random and ax")->check(at_least(0))->capture_default_str();
   cmd->add_option("--precision", o->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();

@@ -67,6 +67,7 @@ void use_passive_wait_policy(char** argv) {
 void configure_app(CLI::App& app, void (*add_commands)(CLI::App&)) {
   use_plain_help(app);
   app.set_version_flag("--version", BALSA_VERSION);
+  app.footer(std::string("\n") + kExitCodesHelp);
   app.require_subcommand(1);
   add_commands(app);
   add_threads_option(app);

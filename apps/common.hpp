@@ -17,15 +17,22 @@
 #include "balsa/balsa.hpp"
 #include "fields_json.hpp"
 #include "number_format.hpp"
+#include "progress.hpp"
 
 namespace balsa::app {
 
-// Exit codes: 0 done; 1 bad input or a failed computation (the message
-// says which); 2 a usage error (unknown command or option, a bad value);
-// 3 a solve that ran and did not converge.
+// Exit codes (README, "Exit codes"; `balsa --help` prints kExitCodesHelp):
+// 0 done; 1 bad input or a failed computation (the message says which); 2 a
+// usage error (unknown command or option, a bad value); 3 a limit reached
+// (iterations, time: the solve did not converge) or an LP with no optimum
+// (infeasible, unbounded).
 inline constexpr int kExitError = 1, kExitUsage = 2, kExitNotConverged = 3;
+inline constexpr const char* kExitCodesHelp =
+    "Exit codes: 0 done; 1 bad input or a failed computation; 2 usage error; 3 a limit reached (iterations, time: "
+    "not converged) or an infeasible or unbounded linear program.";
 
-// A solve that ran and did not converge (exit code 3).
+// A solve that ran and did not reach an answer: a limit reached, or an LP
+// with no optimum (exit code 3).
 class NotConverged : public Error {
  public:
   using Error::Error;
@@ -39,6 +46,14 @@ class Stopwatch {
 
  private:
   std::chrono::steady_clock::time_point start_;
+};
+
+// --json [FILE]'s value: `path` empty without the option, "-" for standard
+// output.
+struct JsonOutput {
+  std::string path;
+  explicit operator bool() const { return !path.empty(); }
+  bool to_stdout() const { return path == "-"; }
 };
 
 double median(std::vector<double> v);
@@ -112,6 +127,18 @@ std::string file_column(index_t j);
 // values against the memory limit).
 DenseMatrix<double> load_columns(const std::string& path, index_t rows, const char* what = "right-hand side");
 
+// --rhs, the same on solve, trsv and lsq: a Matrix Market file, or one of
+// the generated right-hand sides: random (the default: entries uniform in
+// [-1, 1) from --seed; a singular A then has no x, and the solve says so),
+// ones, or ax (b = A x_true for a random x_true: the error of x is reported,
+// but a singular A then has solutions, so this b hides it). A file named
+// like one of these is given with its folder (a path with a slash).
+CLI::Option* add_rhs_option(CLI::App* cmd, std::string& rhs, const std::string& shape);
+// Whether `rhs` names a generated right-hand side (random, ones, ax), not a file.
+bool generated_rhs(const std::string& rhs);
+// A generated b of `rows` rows: random (from `seed`) or ones (not ax: the caller forms A x_true).
+std::vector<double> generated_b(const std::string& rhs, index_t rows, std::uint64_t seed);
+
 // Outputs are written whole or not at all (balsa/atomic_file.hpp): a file
 // path gets a temporary file renamed over it at the end, so a failed run
 // leaves the old file; "-" writes to standard output directly.
@@ -139,8 +166,8 @@ void refuse_overwriting(const std::vector<std::string>& inputs, std::vector<std:
 void print_predictions(std::FILE* out, const SolveReport& r);
 // Where a command's report goes when its result x goes to `output`:
 // standard error when x takes standard output ("-"), else standard output.
-// --json with "-" is a usage error (both would write to standard output).
-std::FILE* report_stream(bool json, const std::string& output);
+// JSON on standard output with -o - is a usage error (both would write there).
+std::FILE* report_stream(const JsonOutput& json, const std::string& output);
 
 // ---- options ---------------------------------------------------------------------
 
@@ -157,6 +184,16 @@ CLI::Option* add_enum_option(CLI::App* cmd, const std::string& flags, E& value, 
                              std::vector<E> names = {}, bool show_default = true);
 // --device auto|cpu|cuda.
 CLI::Option* add_device_option(CLI::App* cmd, Device& device);
+// --json [FILE], the same on every command: `path` stays empty without it;
+// "-" (no FILE, or '-') is standard output. A FILE is replaced whole
+// (print_json). CLI11 leaves a word a positional argument still needs to
+// that argument: `balsa info --json A.mtx` reads A.mtx.
+CLI::Option* add_json_option(CLI::App* cmd, JsonOutput& json, const std::string& what = "Print the result as JSON");
+// An option's old name (`old_name`), hidden from the help: given, a usage
+// error (exit 2) "--maxit was renamed --max-iterations (CHANGELOG, issue 41)".
+void add_renamed_option(CLI::App* cmd, const std::string& old_name, const std::string& new_name);
+// One warning line on stderr: "balsa: warning: <text>".
+void warn(const std::string& text);
 // The device to run on: Auto resolved (balsa::resolve_device); Cuda
 // without a usable GPU is an Error saying why.
 Device usable_device(Device requested);
@@ -189,7 +226,7 @@ void add_setup_trace_option(CLI::App& app);
 // i", "column j", "index k", "A(i, j)", "a(i, j)", "entry (i, j)" and "at (i, j)",
 // counted from 0 by the library, raised by one; the library's option names
 // (Device::Cuda, max_iterations, KrylovOptions::check_symmetry, ...)
-// replaced by the command's (--device cuda, --maxit, --method, ...). Text saying "1-based" keeps its
+// replaced by the command's (--device cuda, --max-iterations, --method, ...). Text saying "1-based" keeps its
 // numbers.
 std::string in_cli_terms(std::string text);
 // `text` with a note saying how positions count, when it names any.

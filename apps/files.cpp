@@ -84,6 +84,23 @@ DenseMatrix<double> load_columns(const std::string& path, index_t rows, const ch
   return to_dense(to_loaded_matrix(path, std::move(t), dense).A);
 }
 
+CLI::Option* add_rhs_option(CLI::App* cmd, std::string& rhs, const std::string& shape) {
+  return cmd
+      ->add_option("--rhs", rhs,
+                   "Right-hand sides: a Matrix Market file (" + shape +
+                       "), or random (from --seed; the default: a singular matrix cannot hide), ones, or ax (b = A "
+                       "x_true, the error of x reported)")
+      ->option_text(" FILE|random|ones|ax")
+      ->capture_default_str();
+}
+
+bool generated_rhs(const std::string& rhs) { return rhs == "random" || rhs == "ones" || rhs == "ax"; }
+
+std::vector<double> generated_b(const std::string& rhs, index_t rows, std::uint64_t seed) {
+  if (rhs == "ones") return std::vector<double>(std::size_t(rows), 1.0);
+  return random_vector<double>(rows, seed);
+}
+
 namespace {
 // `M` (Csr, Coo or DenseMatrix) to standard output ("-") or to a file.
 template <class M>
@@ -162,8 +179,8 @@ void refuse_overwriting(const std::vector<std::string>& inputs, std::vector<std:
   }
 }
 
-std::FILE* report_stream(bool json, const std::string& output) {
-  if (json && output == "-")
+std::FILE* report_stream(const JsonOutput& json, const std::string& output) {
+  if (json.to_stdout() && output == "-")
     throw CLI::ValidationError("--json and -o - would both write to standard output; give -o a file");
   return output == "-" ? stderr : stdout;
 }

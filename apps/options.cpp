@@ -74,6 +74,17 @@ namespace {
 // from the type: N, X, VALUE), "(required)" and the default in words.
 class PlainFormatter : public CLI::Formatter {
  public:
+  // The names without CLI11's "{default}" of a flag with a default value
+  // ("--no-baselines{false}" is "--no-baselines").
+  std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
+    std::string name = CLI::Formatter::make_option_name(opt, is_positional);
+    for (std::size_t open = name.find('{'); open != std::string::npos; open = name.find('{', open)) {
+      const std::size_t close = name.find('}', open);
+      if (close == std::string::npos) break;
+      name.erase(open, close - open + 1);
+    }
+    return name;
+  }
   std::string make_option_opts(const CLI::Option* opt) const override {
     if (!opt->get_option_text().empty()) return opt->get_option_text();
     if (opt->get_type_size() == 0 || opt->get_expected_max() == 0) return "";  // a flag
@@ -87,7 +98,8 @@ class PlainFormatter : public CLI::Formatter {
   std::string make_option_desc(const CLI::Option* opt) const override {
     std::string d = opt->get_description();
     if (opt->get_required()) d += " (required)";
-    if (!opt->get_default_str().empty() && d.find("default") == std::string::npos)
+    const bool optional_value = opt->get_expected_min() == 0 && opt->get_expected_max() == 1;  // --json [FILE]
+    if (!optional_value && !opt->get_default_str().empty() && d.find("default") == std::string::npos)
       d += " (default: " + opt->get_default_str() + ")";
     return d;
   }
@@ -99,12 +111,29 @@ std::string number(double v) { return fmt::format("{:g}", v); }
 
 void use_plain_help(CLI::App& app) {
   app.formatter(std::make_shared<PlainFormatter>());
-  app.get_formatter()->column_width(28);
+  app.get_formatter()->column_width(30);
 }
 
 CLI::Option* add_device_option(CLI::App* cmd, Device& device) {
   return add_enum_option(cmd, "--device", device, "Where to run: auto is the GPU when one is present, else the CPU");
 }
+
+CLI::Option* add_json_option(CLI::App* cmd, JsonOutput& json, const std::string& what) {
+  return cmd->add_option("--json", json.path, what + " (to FILE; no FILE or '-': standard output)")
+      ->expected(0, 1)
+      ->default_str("-")
+      ->option_text(" [FILE]");
+}
+
+void add_renamed_option(CLI::App* cmd, const std::string& old_name, const std::string& new_name) {
+  const std::string message = old_name + " was renamed " + new_name + " (CHANGELOG.md, issue 41)";
+  cmd->add_option_function<std::string>(
+         old_name, [message](const std::string&) { throw CLI::ValidationError(message); }, message)
+      ->expected(0, 1)
+      ->group("");
+}
+
+void warn(const std::string& text) { fmt::print(stderr, "balsa: warning: {}\n", text); }
 
 Device usable_device(Device requested) {
   if (requested == Device::Cuda && !cuda::available())

@@ -92,7 +92,7 @@ void run_banded_bench(const BandedBenchOptions& options, const std::string& comm
 struct QrBenchOptions {
   std::vector<std::string> files;  // extra Matrix Market files
   std::string data_dir = "tests/data";                   // Franz6, lp_e226, bayer10
-  std::string suite_dir = "../shared/data/matrices";     // well1850, illc1033, ash219 (.mtx.gz)
+  std::string suite_dir = "tests/data";                  // well1850, illc1033, ash219 (.mtx.gz; skipped if missing)
   std::vector<std::string> only;   // cases whose name contains one of these
   bool generated = true;           // the generated 2D/3D problems
   bool large = false;              // and the large generated ones (2D 1000^2, 3D 50^3, [L; I] 1000^2, tall random)
@@ -150,7 +150,7 @@ void run_lp_bench(const LpBenchOptions& options, const std::string& command_line
 // systems (randomly permuted and row-scaled).
 struct SparseBenchOptions {
   std::string suite = "all";                       // real | generated | all | quick
-  std::string data_dir = "../shared/data/matrices";  // *.mtx and *.mtx.gz, manifest-suite.csv when there
+  std::string data_dir = "tests/data";  // *.mtx and *.mtx.gz, manifest-suite.csv when there (missing: an Error)
   std::vector<std::string> only;                   // systems whose name contains one of these
   index_t max_n = 0;                               // skip systems with more rows (0: none skipped)
   double tolerance = 1e-8;                         // balsa::solve's residual tolerance
@@ -176,7 +176,7 @@ void run_sparse_bench(const SparseBenchOptions& options, const std::string& comm
 // (matrix, method).
 struct DirectBenchOptions {
   std::vector<std::string> files;             // instead of the folder's matrices
-  std::string dir = "../shared/data/matrices";  // *.mtx and *.mtx.gz (rectangular ones skipped)
+  std::string dir = "tests/data";  // *.mtx and *.mtx.gz (rectangular ones skipped)
   std::vector<std::string> only;              // matrices whose file name contains one of these
   int repeat = 3;                             // runs per (matrix, method): median times ...
   double budget_seconds = 2.0;                // ... fewer once the runs have taken this long

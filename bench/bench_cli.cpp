@@ -16,9 +16,11 @@ void add_setup_bench(CLI::App& app);  // bench/setup_bench.cpp
 
 namespace {
 void add_output_options(CLI::App* cmd, std::string& json, std::string& markdown) {
-  CLI::Option* j = cmd->add_option("--json", json, "Write the results as JSON here ('-': standard output)");
+  CLI::Option* j = cmd->add_option("--json", json, "Write the results as JSON (to FILE; no FILE or '-': standard output)")
+                       ->expected(0, 1)
+                       ->default_str("-");
   CLI::Option* m = cmd->add_option("--markdown", markdown, "Write the Markdown tables here ('-': standard output)");
-  j->option_text(" FILE");
+  j->option_text(" [FILE]");
   m->option_text(" FILE");
   // Both on standard output would interleave: a usage error (checked as the second one is parsed).
   auto one_on_stdout = [&json, &markdown](const std::string& text) {
@@ -67,9 +69,10 @@ void add_trsv_bench(CLI::App& app) {
       ->check(CLI::IsMember({"default", "quick", "none", "tassl-paper", "chains"}))
       ->capture_default_str();
   trsv->add_flag("--quick", o->quick, "The quick suite on the CPU only (CI: seconds)");
-  trsv->add_flag("--upper", o->upper,
+  trsv->add_flag("--also-upper", o->upper,
                  "Also the upper triangle of every Matrix Market file (solved as the lower triangle of its "
                  "reversal: the same dependency graph)");
+  add_renamed_option(trsv, "--upper", "--also-upper");
   trsv->add_option("--precision", o->precision, "double, float or both")
       ->check(CLI::IsMember({"double", "float", "both"}))
       ->capture_default_str();
@@ -82,11 +85,12 @@ void add_trsv_bench(CLI::App& app) {
       ->check(CLI::IsMember(bench::trsv_bench_algorithms()))
       ->option_text(" NAME,...");
   trsv->add_option("--only", o->only, "Run only the cases whose name contains one of these (comma-separated)")
-      ->delimiter(',');
+      ->delimiter(',')->option_text(" NAME,...");
   trsv->add_option("--repeat", o->repeat, "Timed solves per measurement (the median is reported)")
       ->check(between(1, 100000))
       ->capture_default_str();
-  trsv->add_option("--rhs", o->rhs,
+  add_renamed_option(trsv, "--rhs", "--columns");
+  trsv->add_option("--columns", o->rhs,
                    "Right-hand sides per timed solve, solved in one call (GPU: cuSPARSE SpSM is the baseline; CPU: "
                    "columns in parallel)")
       ->check(between(1, 4096))
@@ -127,9 +131,13 @@ void add_solve_bench(CLI::App& app) {
   solve->add_option("--suite", so->suite, "default, quick or none")
       ->check(CLI::IsMember({"default", "quick", "none"}))
       ->capture_default_str();
-  solve->add_option("--only", so->only, "Run only the cases whose name contains one of these")->delimiter(',');
-  solve->add_option("--tol", so->tolerance, "Relative tolerance")->check(positive())->capture_default_str();
-  solve->add_option("--maxit", so->max_iterations, "Most iterations")->check(between(0, 1e8))->capture_default_str();
+  solve->add_option("--only", so->only, "Run only the cases whose name contains one of these")->delimiter(',')->option_text(" NAME,...");
+  solve->add_option("--rtol", so->tolerance, "Relative residual tolerance")->check(positive())->capture_default_str();
+  solve->add_option("--max-iterations", so->max_iterations, "Most iterations")
+      ->check(between(0, 1e8))
+      ->capture_default_str();
+  add_renamed_option(solve, "--tol", "--rtol");
+  add_renamed_option(solve, "--maxit", "--max-iterations");
   add_enum_option(solve, "--norm", so->norm, "Stopping norm: inf (the thesis') or 2");
   add_device_option(solve, so->device);
   solve->add_flag("!--no-cpu", so->cpu, "Skip balsa's CPU path");
@@ -158,7 +166,10 @@ void add_banded_bench(CLI::App& app) {
       ->delimiter(',')
       ->check(at_least(0));
   banded->add_option("--partitions", bo->partitions, "P (0: automatic)")->check(at_least(0))->capture_default_str();
-  banded->add_option("--tol", bo->tolerance, "Krylov tolerance")->check(positive())->capture_default_str();
+  banded->add_option("--rtol", bo->tolerance, "Relative residual tolerance of the Krylov iteration")
+      ->check(positive())
+      ->capture_default_str();
+  add_renamed_option(banded, "--tol", "--rtol");
   banded->add_option("--repeat", bo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
   banded->add_option("--budget", bo->budget_seconds, "Seconds after which a measurement stops repeating")
       ->check(at_least(0))
@@ -179,7 +190,7 @@ void add_qr_bench(CLI::App& app) {
       ->capture_default_str();
   qr->add_option("--suite-dir", qo->suite_dir, "Folder with well1850, illc1033, ash219 (.mtx.gz; skipped if missing)")
       ->capture_default_str();
-  qr->add_option("--only", qo->only, "Cases whose name contains one of these")->delimiter(',');
+  qr->add_option("--only", qo->only, "Cases whose name contains one of these")->delimiter(',')->option_text(" NAME,...");
   qr->add_flag("!--no-generated", qo->generated, "Skip the generated 2D/3D problems");
   qr->add_flag("--large", qo->large, "Add the large generated problems (2D 1000^2, 3D 50^3, [L; I], tall random)");
   qr->add_flag("!--no-gpu", qo->gpu, "Skip balsa's GPU path");
@@ -202,7 +213,7 @@ void add_sequence_bench(CLI::App& app) {
       ->capture_default_str();
   sequence->add_option("--lp-dir", sq->lp_dir, "L factors of LP bases (*.mtx.gz)")->capture_default_str();
   sequence->add_option("--data-dir", sq->data_dir, "Real matrices: their ILU(0) factors")->capture_default_str();
-  sequence->add_option("--only", sq->only, "Cases whose name contains one of these")->delimiter(',');
+  sequence->add_option("--only", sq->only, "Cases whose name contains one of these")->delimiter(',')->option_text(" NAME,...");
   sequence->add_option("--steps", sq->steps, "Matrices of each sequence after the first")
       ->check(between(1, 1000))
       ->capture_default_str();
@@ -220,11 +231,11 @@ void add_lp_bench(CLI::App& app) {
       "lp",
       "Linear programs (thesis ch. 7): balsa's revised simplex vs CLP's dual simplex (and HiGHS' results from "
       "scripts/lp-highs.py) on every MPS file of --dir and --dir/infeasible");
-  lpb->add_option("--dir", lpo->dir, "Folder of *.mps[.gz] (e.g. ../shared/data/lp)")->capture_default_str();
+  lpb->add_option("--dir", lpo->dir, "Folder of *.mps[.gz] (e.g. tests/data/lp)")->capture_default_str();
   lpb->add_option("--reference", lpo->reference, "reference.csv with the expected status and objective "
                   "(default: DIR/reference.csv when present)");
   lpb->add_option("--highs-json", lpo->highs_json, "HiGHS' results (scripts/lp-highs.py --json) to put beside");
-  lpb->add_option("--only", lpo->only, "Problems whose file name contains one of these")->delimiter(',');
+  lpb->add_option("--only", lpo->only, "Problems whose file name contains one of these")->delimiter(',')->option_text(" NAME,...");
   lpb->add_option("--repeat", lpo->repeat, "Timed solves of balsa and CLP (median)")->check(between(1, 100))
       ->capture_default_str();
   lpb->add_flag("!--no-gpu", lpo->gpu, "Skip the run with the basis solves forced onto the GPU");
@@ -251,7 +262,7 @@ void add_sparse_bench(CLI::App& app) {
       ->capture_default_str();
   sparse->add_option("--only", spo->only, "Run only the systems whose name contains one of these")
       ->delimiter(',')
-      ->option_text(" NAME ...");
+      ->option_text(" NAME,...");
   sparse
       ->add_option_function<std::string>(
           "--only-list",
@@ -265,10 +276,12 @@ void add_sparse_bench(CLI::App& app) {
   sparse->add_option("--max-n", spo->max_n, "Skip the systems with more rows (0: no limit)")
       ->check(at_least(0))
       ->capture_default_str();
-  sparse->add_option("--tol", spo->tolerance, "balsa::solve's relative residual tolerance")
+  sparse->add_option("--rtol", spo->tolerance, "balsa::solve's relative residual tolerance")
       ->check(positive())
       ->capture_default_str();
-  sparse->add_option("--maxit", spo->max_iterations, "Most iterations of each of balsa's iterative methods")
+  add_renamed_option(sparse, "--tol", "--rtol");
+  add_renamed_option(sparse, "--maxit", "--max-iterations");
+  sparse->add_option("--max-iterations", spo->max_iterations, "Most iterations of each of balsa's iterative methods")
       ->check(between(1, 1e8))
       ->capture_default_str();
   sparse->add_option("--success", spo->success, "A solve succeeds when ||x - x*||_2 / ||x*||_2 is at most this")
@@ -303,7 +316,7 @@ void add_direct_bench(CLI::App& app) {
   direct->add_option("files", dio->files, "Matrix Market files (default: every *.mtx[.gz] of --dir)")
       ->option_text(" FILE ...");
   direct->add_option("--dir", dio->dir, "Folder of the matrices (rectangular ones skipped)")->capture_default_str();
-  direct->add_option("--only", dio->only, "Matrices whose file name contains one of these")->delimiter(',');
+  direct->add_option("--only", dio->only, "Matrices whose file name contains one of these")->delimiter(',')->option_text(" NAME,...");
   direct->add_option("--repeat", dio->repeat, "Runs per matrix and method (median)")
       ->check(between(1, 100))
       ->capture_default_str();

@@ -172,8 +172,8 @@ def trsv(sources, x: str = "nnz", precision: str | None = None):
             continue
         xv = r["nnz"] if x == "nnz" else r["n"] / max(r["levels"], 1)
         series.setdefault(name, []).append((xv, t_base / t))
-    if not series:
-        raise ValueError("trsv: no GPU algorithm has a cuSPARSE SpSV result beside it")
+    if not series:  # CPU-only results (no GPU, or no cuSPARSE baseline): the solve times themselves
+        return _trsv_times(docs, rows, x, precision)
     fig, ax = plt.subplots(figsize=(7.5, 5))
     order = sorted(series, key=lambda s: (s == "auto", s))  # Auto drawn last, on top
     for k, name in enumerate(order):
@@ -188,36 +188,66 @@ def trsv(sources, x: str = "nnz", precision: str | None = None):
     return _finish(fig, ax, what, docs)
 
 
+def _trsv_times(docs, rows, x: str, precision: str):
+    """Solve time of each algorithm and device against nnz (or parallelism): the figure of results without a
+    cuSPARSE baseline (a CPU-only run of `balsa-bench trsv`)."""
+    series: dict[str, list[tuple[float, float]]] = {}
+    for _, r in rows:
+        t = seconds(r, "solve")
+        if not _ok(t):
+            continue
+        name = f"{OLD_NAMES.get(r['algorithm'], r['algorithm'])} ({r.get('device', '?')})"
+        xv = r["nnz"] if x == "nnz" else r["n"] / max(r["levels"], 1)
+        series.setdefault(name, []).append((xv, t))
+    if not series:
+        raise ValueError("trsv: no successful solve with a time in the files")
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    for k, name in enumerate(sorted(series)):
+        pts = np.array(sorted(series[name]))
+        ax.plot(pts[:, 0], pts[:, 1], marker=MARKERS[k % len(MARKERS)], color=f"C{k % 10}", lw=0.8, ms=5, alpha=0.85,
+                label=f"{name} ({len(pts)} cases)")
+    xlabel = "nonzeros of the triangular matrix (nnz)" if x == "nnz" else "parallelism: mean rows per level (n / levels)"
+    ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel="solve time (s)")
+    ax.grid(True, which="major", alpha=0.3)
+    return _finish(fig, ax, f"Triangular solve times, no cuSPARSE baseline in the files ({precision})", docs)
+
+
 def _histories(doc):
     """(label, run) of each solve with a residual history in a `balsa solve` or `balsa-bench solve` document."""
     if "rows" in doc:
         runs = [(f"{row['case']} {row['method']} ({who})", row.get(key) or {}) for row in doc["rows"]
                 for key, who in (("gpu", "GPU"), ("cusparse_baseline", "cuSPARSE"), ("cpu", "CPU"))]
-    else:
+    else:  # balsa solve --json, balsa run --json (its "problem" says which)
         runs = [(doc.get("method", "?"), doc)] + [(f"{c.get('method', '?')} (column {k})", c)
                                                   for k, c in enumerate(doc.get("results") or [], 1)]
     return [(label, run) for label, run in runs if run.get("history")]
+
+
+def _problem_name(doc) -> str:
+    """`balsa run`'s problem as a name ("3D Poisson 7-point, 20^3"), or ""."""
+    p = doc.get("problem")
+    return f"3D Poisson {p.get('stencil', '?')}-point, {p.get('grid', '?')}^3" if isinstance(p, dict) else ""
 
 
 def convergence(sources):
     """Residual against iteration, one line per method (and right-hand-side column)."""
     docs = load(sources, "convergence", accept=("solve",))
     fig, ax = plt.subplots(figsize=(7.5, 5))
-    matrices = {Path(str(d.get("matrix", ""))).name for _, d in docs}
+    matrices = {Path(str(d.get("matrix", ""))).name or _problem_name(d) for _, d in docs}
     for name, doc in docs:
         found = _histories(doc)
         if not found:
-            raise ValueError(f"{name}: no residual history in it (`balsa solve --json` writes one per single-column"
-                             " Krylov solve; a direct solve has none)")
+            raise ValueError(f"{name}: no residual history in it (`balsa solve --json` and `balsa run --json` write"
+                             " one per single-column Krylov solve; a direct solve has none)")
         for label, run in found:
             h = np.asarray(run["history"], dtype=float)
             h[h <= 0] = np.nan  # log scale
-            if len(matrices) > 1 and doc.get("matrix"):
-                label = f"{Path(doc['matrix']).name}: {label}"
+            if len(matrices) > 1 and (doc.get("matrix") or doc.get("problem")):
+                label = f"{Path(str(doc.get('matrix', ''))).name or _problem_name(doc)}: {label}"
             outcome = run.get("outcome", "converged")
             ax.plot(np.arange(len(h)), h, lw=1.1,
                     label=f"{label} ({len(h) - 1} it{'' if outcome == 'converged' else ', ' + outcome})")
-        tol = (doc.get("meta") or {}).get("tolerance")
+        tol = (doc.get("meta") or {}).get("tolerance") or doc.get("rtol")
         if tol:
             ax.axhline(tol, color="gray", ls="--", lw=0.8)
     norm = docs[0][1].get("norm") or (docs[0][1].get("meta") or {}).get("norm") or "inf"

@@ -198,10 +198,11 @@ void add_setup_bench(CLI::App& app) {
   cmd->add_option("--suite", o->suite, "The trsv suite after the two IC(0) factors: default, quick or none")
       ->check(CLI::IsMember({"default", "quick", "none"}))
       ->capture_default_str();
-  cmd->add_option("--only", o->only, "Run only the cases whose name contains one of these")->delimiter(',');
+  cmd->add_option("--only", o->only, "Run only the cases whose name contains one of these")->delimiter(',')->option_text(" NAME,...");
   cmd->add_option("--algorithms", o->algorithms, "Algorithms of the set-up timings (GPU)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"level-set", "sync-free", "sync-free-blocks", "tassl", "spike", "auto"}));
+      ->check(CLI::IsMember({"level-set", "sync-free", "sync-free-blocks", "tassl", "spike", "auto"}))
+      ->option_text(" NAME,...");
   cmd->add_option("--repeat", o->repeat, "Runs per measurement (the median is reported)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -209,8 +210,12 @@ void add_setup_bench(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--data-dir", o->data_dir, "Folder of the real matrices (skipped if missing)")->capture_default_str();
-  cmd->add_option("--json", o->json_path, "Write the results as JSON here ('-': standard output)");
-  cmd->add_option("--markdown", o->markdown_path, "Write the Markdown table here ('-': standard output)");
+  cmd->add_option("--json", o->json_path, "Write the results as JSON (to FILE; no FILE or '-': standard output)")
+      ->expected(0, 1)
+      ->default_str("-")
+      ->option_text(" [FILE]");
+  cmd->add_option("--markdown", o->markdown_path, "Write the Markdown table here ('-': standard output)")
+      ->option_text(" FILE");
   cmd->callback([o] { bench::run_setup_bench(*o, bench::process_command_line()); });
 }
 

@@ -56,11 +56,10 @@ bool wanted(const SparseBenchOptions& o, const std::string& name) {
 
 void add_real(const SparseBenchOptions& o, std::vector<SparseCandidate>& out, std::vector<SkippedSystem>& skipped) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(o.data_dir)) {
-    fmt::print(stderr, "bench sparse: no matrices: {} is not a folder\n", o.data_dir);
-    skipped.push_back({o.data_dir, "not a folder: no real matrices"});
-    return;
-  }
+  if (!fs::is_directory(o.data_dir))  // a suite of real matrices without them measures nothing
+    throw Error(fmt::format("--data-dir {}: not a folder; give the folder of the real matrices (*.mtx, *.mtx.gz), "
+                            "or --suite generated",
+                            o.data_dir));
   const auto manifest = read_manifest(fs::path(o.data_dir) / "manifest-suite.csv");
   std::map<std::string, fs::path> files;  // name -> file (X.mtx before X.mtx.gz)
   for (const auto& e : fs::directory_iterator(o.data_dir)) {

@@ -184,10 +184,12 @@ run_kernel_sanitizers() {
 }
 
 # balsa-bench sparse (issue 23): balsa::solve beside UMFPACK and SuperLU on
-# the host's cores; [extra args], e.g. --suite real.
+# the host's cores; [extra args], e.g. --suite real. The real matrices:
+# SPARSE_DATA_DIR, else tests/data (a missing folder is an error).
 run_sparse() {
   step "balsa-bench sparse $*"
-  $build/balsa-bench sparse --json "$outdir/bench-sparse.json" --markdown "$outdir/bench-sparse.md" "$@"
+  $build/balsa-bench sparse --data-dir "${SPARSE_DATA_DIR:-tests/data}" --json "$outdir/bench-sparse.json" \
+    --markdown "$outdir/bench-sparse.md" "$@"
   echo "exit $?"
 }
 

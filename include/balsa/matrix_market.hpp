@@ -121,6 +121,9 @@ struct MtxWriteOptions {
 // to the same number ("round trip"). A file is written whole or not at all
 // (balsa/atomic_file.hpp): a temporary file beside it is renamed over it at
 // the end, so an error (a rejected matrix, a full disk) leaves the old file.
+// A path whose name ends in ".gz" is written gzip-compressed (zlib's
+// deflate, level 6), whole or not at all the same way; the readers take it
+// back by its magic bytes. Streams get plain text.
 template <class T>
 void write_matrix_market(const std::filesystem::path& file, const Csr<T>& A, const MtxWriteOptions& options = {});
 template <class T>

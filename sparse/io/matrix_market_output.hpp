@@ -27,16 +27,27 @@ class ByteSink {
 
 // A file written whole or not at all (core/atomic_file.hpp): a temporary
 // file beside it, renamed over it by finish(); destroyed unfinished (a
-// failure), the old file stays as it was.
+// failure), the old file stays as it was. A path ending in ".gz" gets gzip
+// data (RFC 1952, zlib's deflate), which the reader recognises by its magic
+// bytes; the compression happens before the bytes reach the temporary file,
+// so the whole-or-nothing rule holds for it too.
 class FileSink final : public ByteSink {
  public:
-  explicit FileSink(const std::filesystem::path& file) : file_(file) {}
-  void write(const char* data, std::size_t n) override { file_.write(data, n); }
-  void finish() override { file_.commit(); }
+  explicit FileSink(const std::filesystem::path& file);
+  ~FileSink() override;
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+  void write(const char* data, std::size_t n) override;
+  void finish() override;
 
  private:
+  class Gzip;  // zlib's deflate stream, for a ".gz" path
   AtomicFile file_;
+  std::unique_ptr<Gzip> gzip_;
 };
+
+// Whether `file` names a gzip file by its suffix (".gz").
+bool gzip_path(const std::filesystem::path& file);
 
 class StreamSink final : public ByteSink {
  public:

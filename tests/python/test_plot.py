@@ -110,6 +110,24 @@ def test_trsv_parallelism_axis_and_precision(plot, tmp_path):
         plot.trsv([path], precision="double")
 
 
+def test_trsv_cpu_only_results(plot, tmp_path):
+    """A results file without GPU columns (a CPU-only balsa-bench trsv run): the solve times, no error."""
+    doc = read(TRSV)
+    doc["meta"]["gpu"] = "none"
+    doc["results"] = [r for r in doc["results"] if r["device"] == "cpu"]
+    cpu_rows = [r for r in doc["results"] if r["status"] == "ok" and r["precision"] == "double"]
+    assert cpu_rows  # the committed file has CPU rows to keep
+    path = tmp_path / "trsv-cpu.json"
+    path.write_text(json.dumps(doc))
+    ax = plot.trsv([path]).axes[0]
+    assert ax.get_ylabel() == "solve time (s)" and "no cuSPARSE baseline" in ax.get_title()
+    drawn = sorted(y for line in ax.lines for y in line.get_ydata())
+    assert drawn == pytest.approx(sorted(plot.seconds(r, "solve") for r in cpu_rows))
+    assert "CPU only" in ax.get_title()
+    assert subprocess.run([sys.executable, str(ROOT / "bench" / "plot.py"), "trsv", str(path), "-o",
+                           str(tmp_path / "t.png")], capture_output=True).returncode == 0
+
+
 def test_seconds_reads_old_and_new_keys(plot):
     assert plot.seconds({"solve_seconds": 0.0123}, "solve") == 0.0123
     assert plot.seconds({"solve_ms": 12.3}, "solve") == pytest.approx(0.0123)
@@ -147,6 +165,25 @@ def test_convergence_one_line_per_history(plot, tmp_path):
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels[0].startswith("pcg-ic0") and "column 2" in labels[2] and "max-iterations" in labels[2]
     assert "bcsstk13.mtx" in ax.get_title()
+
+
+def test_convergence_from_balsa_run_json(plot, tmp_path):
+    """`balsa run --json` (a Krylov method named alone, or auto's answer): its history and its problem."""
+    preset = {"problem": {"grid": 20, "stencil": "7", "n": 8000, "nnz": 53600}, "method": "cg", "precision": "double",
+              "device": "cpu", "outcome": "converged", "iterations": 3, "norm": "2",
+              "history": [1.0, 1e-2, 1e-5, 1e-9], "balsa_version": "0.1.0"}
+    auto = {"problem": {"grid": 30, "stencil": "27", "n": 27000, "nnz": 658000}, "method": "pcg-ic0",
+            "requested_method": "auto", "device": "cpu", "outcome": "converged", "history": [1.0, 1e-4, 1e-10]}
+    files = []
+    for k, doc in enumerate((preset, auto)):
+        files.append(tmp_path / f"run{k}.json")
+        files[-1].write_text(json.dumps(doc))
+    ax = plot.convergence(files).axes[0]
+    assert len(ax.lines) == 2 and list(ax.lines[0].get_ydata()) == preset["history"]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0].startswith("3D Poisson 7-point, 20^3: cg") and labels[1].startswith("3D Poisson 27-point")
+    assert "(2-norm)" in ax.get_ylabel()
+    assert plot.detect_kind(preset) == "convergence"
 
 
 def test_convergence_from_bench_solve_rows_and_without_history(plot, tmp_path):
