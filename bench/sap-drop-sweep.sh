@@ -6,7 +6,7 @@ B=${BALSA:-build-cpu/balsa}; DATA=${DATA:-../shared/data/matrices}
 for f in $DATA/*.mtx.gz; do
   n=$(basename $f .mtx.gz)
   for d in 0.01 0.05 0.2; do
-    out=$(timeout 20 $B solve $f --method sap-d --drop $d --device cpu --maxit 1000 --tol 1e-8 --json 2>/dev/null)
+    out=$(timeout 20 $B solve $f --method sap-d --drop $d --device cpu --max-iterations 1000 --rtol 1e-8 --json 2>/dev/null)
     rc=$?
     echo "$out" | python3 -c "
 import json,sys
