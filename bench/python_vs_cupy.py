@@ -173,14 +173,14 @@ def run_krylov(method):
     def run(A, Ad, b):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", balsa.ConvergenceWarning)
-            s = balsa.KrylovSolver(A, method=method, tol=args.tol, norm="2", maxiter=args.maxiter, device=device)
+            s = balsa.KrylovSolver(A, method=method, rtol=args.tol, norm="2", maxiter=args.maxiter, device=device)
             x = s.solve(b)
         return x, s.info["iterations"], s.info["outcome"]
     return run
 
 
 def run_solve(A, Ad, b):
-    x, info = balsa.solve(A, b, tol=args.tol, return_info=True, device=device)
+    x, info = balsa.solve(A, b, rtol=args.tol, return_info=True, device=device)
     used = next((a for a in info["chain"] if a["solved"]), {"iterations": 0})
     return x, used["iterations"], f"{info['method']} on {info['device']}"
 
