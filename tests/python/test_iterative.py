@@ -181,10 +181,6 @@ def test_banded(variant, dtype):
 
 # ---- SciPy's conventions: cg, bicgstab, gmres, minres, LinearOperator, M, callback ----------------
 
-_HAS = set(balsa._core.krylov_methods())
-needs_kmethods = pytest.mark.xfail("gmres" not in _HAS or "minres" not in _HAS, strict=True,
-                                   reason="GMRES and MINRES come from the kmethods branch")
-
 
 def spd(n=12):
     return sp.csr_array(laplacian_3d(n))
@@ -353,7 +349,6 @@ def test_tol_is_a_deprecated_alias_and_solve_takes_rtol():
         balsa.solve(A, b, tol=1e-8)
 
 
-@needs_kmethods
 def test_gmres_and_minres_match_scipy():
     B = sp.csr_array(convection_diffusion(15) + 2.0 * sp.eye_array(225))
     b = rng.random(B.shape[0])
