@@ -42,8 +42,8 @@ print(f"          scipy (HiGHS) objective {ref.fun:.10g}, x = {np.round(ref.x, 6
 ok &= res.success and abs(res.fun - ref.fun) <= 1e-9 * max(1.0, abs(ref.fun)) and feas < 1e-9
 # The duals: c = A_ub^T y_ub + A_eq^T y_eq + reduced costs (this LP is degenerate: its duals are not unique,
 # so they are checked by this identity, not against SciPy's).
-stationarity = np.abs(c - A_ub.T @ res.ineqlin_marginals - A_eq.T @ res.eqlin_marginals - res.reduced_cost).max()
-print(f"          duals: y_ub = {res.ineqlin_marginals}, y_eq = {res.eqlin_marginals}; "
+stationarity = np.abs(c - A_ub.T @ res.ineqlin.marginals - A_eq.T @ res.eqlin.marginals - res.reduced_cost).max()
+print(f"          duals: y_ub = {res.ineqlin.marginals}, y_eq = {res.eqlin.marginals}; "
       f"|c - A^T y - reduced cost| = {stationarity:.1e}")
 ok &= stationarity < 1e-9
 
