@@ -280,7 +280,9 @@ def _bound_marginals(reduced_cost: np.ndarray, maximize: bool) -> Tuple[np.ndarr
 def _marginals(residual: Optional[np.ndarray], marginals: Optional[np.ndarray]) -> Any:
     from scipy.optimize import OptimizeResult
 
-    return OptimizeResult({"residual": residual, "marginals": marginals})
+    part = OptimizeResult()
+    part.update(residual=residual, marginals=marginals)
+    return part
 
 
 def _result(d: dict, lp: LinearProgram, n_ub: Optional[int]) -> Any:
@@ -291,8 +293,9 @@ def _result(d: dict, lp: LinearProgram, n_ub: Optional[int]) -> Any:
 
     status, text = _STATUS[d["status"]]
     nit = int(d["iterations"])
-    res = OptimizeResult({"status": status, "success": status == 0, "nit": nit,
-                          "message": f"{text} (balsa simplex: {d['status']} after {nit} iterations)"})
+    res = OptimizeResult()
+    res.update(status=status, success=status == 0, nit=nit,
+               message=f"{text} (balsa simplex: {d['status']} after {nit} iterations)")
     solved = status not in (2, 3)
     x, act, dual = d["x"], d["row_activity"], d["row_dual"]
     k = 0 if n_ub is None else n_ub
