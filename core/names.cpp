@@ -1,7 +1,8 @@
-// The enum-name machinery's one out-of-line piece (include/balsa/core.hpp)
-// and the resolution of Device::Auto.
+// The enum-name machinery's one out-of-line piece (include/balsa/core.hpp),
+// the resolution of Device::Auto and the library's version.
 #include <string>
 
+#include "balsa/config.hpp"
 #include "balsa/core.hpp"
 #include "balsa/cuda.hpp"
 
@@ -11,7 +12,7 @@ namespace detail {
 void throw_unknown_name(const char* what, std::string_view name, const std::vector<std::string>& names) {
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-  throw Error("unknown " + std::string(what) + " '" + std::string(name) + "' (one of: " + list + ")");
+  throw UnknownName(names, "unknown " + std::string(what) + " '" + std::string(name) + "' (one of: " + list + ")");
 }
 }  // namespace detail
 
@@ -19,5 +20,7 @@ Device resolve_device(Device device) noexcept {
   if (device != Device::Auto) return device;
   return cuda::available() ? Device::Cuda : Device::Cpu;
 }
+
+const char* version() noexcept { return BALSA_VERSION; }
 
 }  // namespace balsa

@@ -36,14 +36,14 @@ bounds = [(0, None), (0, None), (0, None), (0, 2.0)]
 res = balsa.linprog(c, A_ub, b_ub, A_eq, b_eq, bounds, device=device)
 ref = opt.linprog(c, A_ub, b_ub, A_eq, b_eq, bounds, method="highs")
 feas = max(np.max(A_ub @ res.x - b_ub), np.max(np.abs(A_eq @ res.x - b_eq)), -res.x.min())
-print(f"small LP: balsa {res.status} after {res.nit} iterations, objective {res.fun:.10g}, x = {np.round(res.x, 6)}")
+print(f"small LP: balsa {res.balsa_status} after {res.nit} iterations, objective {res.fun:.10g}, x = {np.round(res.x, 6)}")
 print(f"          scipy (HiGHS) objective {ref.fun:.10g}, x = {np.round(ref.x, 6)}; "
       f"balsa's worst violation {feas:.1e}; slack {np.round(res.slack, 6)}")
 ok &= res.success and abs(res.fun - ref.fun) <= 1e-9 * max(1.0, abs(ref.fun)) and feas < 1e-9
 # The duals: c = A_ub^T y_ub + A_eq^T y_eq + reduced costs (this LP is degenerate: its duals are not unique,
 # so they are checked by this identity, not against SciPy's).
-stationarity = np.abs(c - A_ub.T @ res.ineqlin_marginals - A_eq.T @ res.eqlin_marginals - res.reduced_cost).max()
-print(f"          duals: y_ub = {res.ineqlin_marginals}, y_eq = {res.eqlin_marginals}; "
+stationarity = np.abs(c - A_ub.T @ res.ineqlin.marginals - A_eq.T @ res.eqlin.marginals - res.reduced_cost).max()
+print(f"          duals: y_ub = {res.ineqlin.marginals}, y_eq = {res.eqlin.marginals}; "
       f"|c - A^T y - reduced cost| = {stationarity:.1e}")
 ok &= stationarity < 1e-9
 
@@ -55,7 +55,7 @@ print(f"{lp.name or pathlib.Path(args.model).name}: {m} rows, {n} columns, {lp.A
 t = time.perf_counter()
 res = balsa.linprog(lp, device=device)
 seconds = time.perf_counter() - t
-print(f"  balsa: {res.status} after {res.nit} iterations in {seconds * 1e3:.1f} ms, objective {res.fun:.10g}")
+print(f"  balsa: {res.balsa_status} after {res.nit} iterations in {seconds * 1e3:.1f} ms, objective {res.fun:.10g}")
 
 # The same LP in SciPy's form: equality rows, then the finite sides of the ranged rows.
 A = sp.csr_array(lp.A)

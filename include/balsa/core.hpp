@@ -101,6 +101,13 @@ struct ValuesLater {
 };
 }  // namespace detail
 
+// ---- version -------------------------------------------------------------------
+
+// balsa's version, "major.minor.patch": the VERSION file at the top of the
+// source tree, the one version of the library, the `balsa` program and the
+// Python package (balsa.__version__).
+const char* version() noexcept;
+
 // ---- devices -------------------------------------------------------------------
 
 enum class Device { Auto, Cpu, Cuda };

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace balsa {
 
@@ -25,6 +27,33 @@ class ParseError : public Error {
  private:
   std::string file_;
   std::int64_t line_;
+};
+
+// A file that cannot be opened or read: path() names it, error_number() is
+// the system's errno (ENOENT, EACCES, EISDIR, ...); the message is
+// "cannot open <kind> file '<path>': <strerror>".
+class FileError : public Error {
+ public:
+  FileError(std::string path, int error_number, const std::string& what)
+      : Error(what), path_(std::move(path)), errno_(error_number) {}
+  const std::string& path() const noexcept { return path_; }
+  int error_number() const noexcept { return errno_; }
+
+ private:
+  std::string path_;
+  int errno_;
+};
+
+// A name that is not one of an option's names (from_string): names() lists
+// the accepted ones, and so does the message
+// "unknown <what> '<name>' (one of: a, b, c)".
+class UnknownName : public Error {
+ public:
+  UnknownName(std::vector<std::string> names, const std::string& what) : Error(what), names_(std::move(names)) {}
+  const std::vector<std::string>& names() const noexcept { return names_; }
+
+ private:
+  std::vector<std::string> names_;
 };
 
 // A size that does not fit the 32-bit index type.

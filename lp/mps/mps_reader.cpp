@@ -178,11 +178,14 @@ LinearProgram read_mps(const std::string& path) try {
   // The open errors name an MPS file (the line reader's own name a Matrix
   // Market one).
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error("cannot read MPS file '" + path + "': it is a directory");
-  if (std::FILE* f = std::fopen(path.c_str(), "rb"))
+  if (std::filesystem::is_directory(path, ec))
+    throw FileError(path, EISDIR, "cannot read MPS file '" + path + "': it is a directory");
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     std::fclose(f);
-  else
-    throw Error("cannot open MPS file '" + path + "': " + std::strerror(errno));
+  } else {
+    const int e = errno;
+    throw FileError(path, e, "cannot open MPS file '" + path + "': " + std::strerror(e));
+  }
   const auto src = mtx::open_file(path);
   return read(*src, path);
 } catch (...) {

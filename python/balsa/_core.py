@@ -19,4 +19,4 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 try:
     from . import _balsa as core  # noqa: F401,E402
 except ImportError:  # pragma: no cover - the build tree's layout
-    import _balsa as core  # noqa: F401,E402
+    import _balsa as core  # type: ignore[no-redef]  # noqa: F401,E402

@@ -33,6 +33,22 @@ void raise_structurally_singular(const StructurallySingular& e) {
   PyErr_SetObject(cls.ptr(), err.ptr());
 }
 
+// FileError as balsa.FileError (an OSError: errno and filename set, so
+// that FileNotFoundError, PermissionError, IsADirectoryError ... match).
+void raise_file_error(const FileError& e) {
+  nb::object cls = nb::borrow(error_class("file_error"));
+  nb::object err = cls(nb::int_(e.error_number()), text(e.what()), text(e.path()));
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(err.ptr())), err.ptr());
+}
+
+void raise_unknown_name(const UnknownName& e) {
+  nb::object cls = nb::borrow(error_class("UnknownName"));
+  nb::list names;
+  for (const std::string& n : e.names()) names.append(text(n));
+  nb::object err = cls(text(e.what()), names);
+  PyErr_SetObject(cls.ptr(), err.ptr());
+}
+
 }  // namespace
 
 void register_errors(nb::module_&) {
@@ -42,6 +58,10 @@ void register_errors(nb::module_&) {
       std::rethrow_exception(p);
     } catch (const ParseError& e) {
       raise_parse_error(e);
+    } catch (const FileError& e) {
+      raise_file_error(e);
+    } catch (const UnknownName& e) {
+      raise_unknown_name(e);
     } catch (const StructurallySingular& e) {
       raise_structurally_singular(e);
     } catch (const SingularMatrix& e) {
@@ -106,4 +126,5 @@ NB_MODULE(_balsa, m) {
   m.def("set_threads", &balsa::set_threads, nb::arg("threads"));
   m.def("hardware_threads", &balsa::hardware_threads);
   m.def("current_threads", &balsa::current_threads);
+  m.def("version", [] { return std::string(balsa::version()); }, "balsa's version (the VERSION file).");
 }

@@ -38,6 +38,13 @@ class Trsv {
 
   void check() { solver_.check_last_solve(); }
   void update_values(const In<T>& values) { solver_.update_values(span_of(values)); }
+  // Pattern changes (TriangularSolver::replace_columns, update_pattern).
+  void replace_columns(const Indices& columns, const Indices& col_ptr, const Indices& row_idx, const In<T>& values) {
+    solver_.replace_columns(span_of(columns), span_of(col_ptr), span_of(row_idx), span_of(values));
+  }
+  void update_pattern(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data) {
+    solver_.update_pattern(csr_from(n, n, indptr, indices, data));
+  }
   nb::dict stats() const { return to_dict(solver_.stats()); }
   index_t rows() const { return solver_.rows(); }
 
@@ -74,6 +81,8 @@ void bind_one(nb::module_& m, const char* name) {
       .def("solve_device", &Trsv<T>::solve_device, without_gil())
       .def("check", &Trsv<T>::check, without_gil())
       .def("update_values", &Trsv<T>::update_values, without_gil())
+      .def("replace_columns", &Trsv<T>::replace_columns, without_gil())
+      .def("update_pattern", &Trsv<T>::update_pattern, without_gil())
       .def("stats", &Trsv<T>::stats)
       .def_prop_ro("rows", &Trsv<T>::rows);
 }

@@ -18,7 +18,10 @@ FileSource::FileSource(const std::filesystem::path& file) : name_(file.string())
   do {
     fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   } while (fd_ < 0 && errno == EINTR);
-  if (fd_ < 0) throw Error("cannot open Matrix Market file '" + name_ + "': " + std::strerror(errno));
+  if (fd_ < 0) {
+    const int e = errno;
+    throw FileError(name_, e, "cannot open Matrix Market file '" + name_ + "': " + std::strerror(e));
+  }
   struct stat st {};
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
     size_ = static_cast<int64_t>(st.st_size);
@@ -32,7 +35,10 @@ FileSource::FileSource(const std::filesystem::path& file) : name_(file.string())
       do {
         r = ::pread(fd_, head_, sizeof head_, 0);
       } while (r < 0 && errno == EINTR);
-      if (r < 0) throw Error("cannot read Matrix Market file '" + name_ + "': " + std::strerror(errno));
+      if (r < 0) {
+        const int e = errno;
+        throw FileError(name_, e, "cannot read Matrix Market file '" + name_ + "': " + std::strerror(e));
+      }
       head_len_ = head_pos_ = static_cast<std::size_t>(r);
     } else {
       while (head_len_ < sizeof head_) {
@@ -63,8 +69,9 @@ std::size_t FileSource::read_fd(char* dst, std::size_t n) {
   for (;;) {
     const ssize_t r = ::read(fd_, dst, n);
     if (r >= 0) return static_cast<std::size_t>(r);
-    if (errno == EINTR) continue;
-    throw Error("cannot read Matrix Market file '" + name_ + "': " + std::strerror(errno));
+    const int e = errno;
+    if (e == EINTR) continue;
+    throw FileError(name_, e, "cannot read Matrix Market file '" + name_ + "': " + std::strerror(e));
   }
 }
 

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "balsa/balsa.hpp"
+#include "balsa/config.hpp"
 #include "core/exceptions.hpp"
 #include "support/sanitizers.hpp"
 #include "support/test_support.hpp"
@@ -33,12 +35,22 @@ void check_names(const char* what) {
   try {
     (void)from_string<E>("no-such-name");
     ADD_FAILURE() << "an unknown name was accepted";
-  } catch (const Error& e) {
+  } catch (const UnknownName& e) {  // an Error that lists the names (Python: a ValueError)
     const std::string m = e.what();
     EXPECT_NE(m.find(std::string("unknown ") + EnumNames<E>::what + " 'no-such-name' (one of: "), std::string::npos)
         << m;
     EXPECT_NE(m.find(*seen.begin()), std::string::npos) << m;
+    EXPECT_EQ(e.names(), enum_names<E>());
   }
+}
+
+TEST(Version, IsTheVersionFile) {
+  const std::string v = version();
+  EXPECT_EQ(v, BALSA_VERSION);
+  std::ifstream in(std::string(BALSA_TEST_DATA_DIR) + "/../../VERSION");  // the top of the source tree
+  std::string file;
+  std::getline(in, file);
+  EXPECT_EQ(v, file);
 }
 
 TEST(Names, EveryPublicEnumBothWays) {

@@ -5,6 +5,7 @@
 // every kind of malformed input (the error and the line it names), validate.
 #include <zlib.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -489,6 +490,21 @@ TEST(MpsRead, MissingEndataIsATruncatedFile) {
 TEST(MpsRead, FileErrors) {
   EXPECT_THROW_MSG(read_mps((temp_dir() / "no-such.mps").string()), Error, "cannot open MPS file");
   EXPECT_THROW_MSG(read_mps(temp_dir().string()), Error, "is a directory");
+  // FileError: the path and errno (Python's FileNotFoundError, IsADirectoryError).
+  const std::string missing = (temp_dir() / "no-such.mps").string();
+  try {
+    (void)read_mps(missing);
+    ADD_FAILURE() << "a missing file was read";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.error_number(), ENOENT);
+    EXPECT_EQ(e.path(), missing);
+  }
+  try {
+    (void)read_mps(temp_dir().string());
+    ADD_FAILURE() << "a folder was read";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.error_number(), EISDIR);
+  }
   // a file path names the file in the message
   const fs::path bad = write_file("bad-file.mps", std::string(kHead) + " Y C9 1\n");
   EXPECT_THROW_MSG(read_mps(bad.string()), ParseError, bad.string() + ":8: unknown row 'C9'");

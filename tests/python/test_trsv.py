@@ -185,3 +185,114 @@ def test_cuda_without_gpu_is_a_clear_error():
 
 def test_algorithms_listed():
     assert {"auto", "tassl", "level-set", "cusparse"} <= set(balsa.algorithms())
+
+
+# --- pattern changes: replace_columns and update_pattern ---------------------------------------------------------
+
+def new_lower_columns(n, cols, rng):
+    """Random new columns of a lower triangle (diagonal included, dominant) as CSC n x len(cols)."""
+    C = np.zeros((n, len(cols)))
+    for k, j in enumerate(cols):
+        below = rng.choice(np.arange(j + 1, n), size=min(6, n - j - 1), replace=False)
+        C[below, k] = rng.random(below.size)
+        C[j, k] = 3.0 + rng.random()
+    return sp.csc_array(C)
+
+
+def with_columns(L, cols, C):
+    D = L.toarray()
+    D[:, cols] = C.toarray()
+    return sp.csr_array(D)
+
+
+@pytest.mark.parametrize("algorithm", ["tassl", "level-set", "auto"])
+def test_replace_columns_matches_a_fresh_solver(algorithm):
+    n = 400
+    L = random_lower(n, 0.02, rng)
+    cols = np.array([3, 50, 199, 398])
+    C = new_lower_columns(n, cols, rng)
+    L2 = with_columns(L, cols, C)
+    s = balsa.TriangularSolver(L, algorithm=algorithm, device="cpu")
+    s.replace_columns(cols, C)
+    b = rng.random(n)
+    fresh = balsa.TriangularSolver(L2, algorithm=algorithm, device="cpu").solve(b)
+    assert rel(s.solve(b), fresh) < 1e-12
+    assert rel(s.solve(b), spla.spsolve_triangular(L2, b)) < 1e-11
+    assert s.stats["updates"]["updates"] == 1
+    s.update_values(2 * L2)  # the new pattern is the one update_values now takes
+    assert rel(s.solve(b), fresh / 2) < 1e-12
+    s.update_values((3 * L2).data)  # and its CSR order
+    assert rel(s.solve(b), fresh / 3) < 1e-12
+    with pytest.raises(balsa.DimensionError, match="pattern differs"):
+        s.update_values(L)
+
+
+@pytest.mark.parametrize("algorithm", ["tassl", "level-set"])
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_update_pattern_matches_a_fresh_solver(algorithm, fmt):
+    n = 300
+    L = random_lower(n, 0.02, rng)
+    cols = np.array([0, 7, 150])
+    L2 = with_columns(L, cols, new_lower_columns(n, cols, rng))
+    s = balsa.TriangularSolver(L.asformat(fmt), algorithm=algorithm, device="cpu")
+    s.update_pattern(L2.asformat(fmt))
+    b = rng.random(n)
+    assert rel(s.solve(b), spla.spsolve_triangular(L2, b)) < 1e-11
+    s.update_values(2 * L2.asformat(fmt))
+    assert rel(s.solve(b), spla.spsolve_triangular(L2, b) / 2) < 1e-11
+
+
+def test_replace_columns_float32():
+    n = 200
+    L = random_lower(n, 0.03, rng, np.float32)
+    cols = np.array([10, 20])
+    C = new_lower_columns(n, cols, rng)
+    s = balsa.TriangularSolver(L, device="cpu")
+    s.replace_columns(cols, C)
+    b = rng.random(n).astype(np.float32)
+    ref = spla.spsolve_triangular(with_columns(L.astype(np.float64), cols, C), b.astype(np.float64))
+    x = s.solve(b)
+    assert x.dtype == np.float32 and rel(x, ref) < 1e-4
+
+
+def test_pattern_changes_bad_input_leaves_the_solver_as_it_was():
+    n = 100
+    L = random_lower(n, 0.05, rng)
+    b = rng.random(n)
+    s = balsa.TriangularSolver(L, algorithm="tassl", device="cpu")
+    before = s.solve(b)
+    C = new_lower_columns(n, [5], rng)
+    with pytest.raises(ValueError, match=r"columns must be in \[0, 100\), not -1 .. -1"):
+        s.replace_columns([-1], C)
+    with pytest.raises(ValueError, match=r"columns must be in \[0, 100\)"):
+        s.replace_columns([100], C)
+    with pytest.raises(TypeError, match="columns must be integers"):
+        s.replace_columns([1.5], C)
+    with pytest.raises(balsa.DimensionError, match="new_columns must be 100 x 2"):
+        s.replace_columns([5, 6], C)
+    with pytest.raises(balsa.DimensionError, match="columns must be 1-D"):
+        s.replace_columns([[5]], C)
+    with pytest.raises(TypeError, match="must be a sparse matrix"):
+        s.replace_columns([5], C.toarray())
+    upper = C.toarray()
+    upper[0, 0] = 1.0  # row 0 above the diagonal of column 5
+    with pytest.raises(balsa.MatrixError):
+        s.replace_columns([5], sp.csc_array(upper))
+    no_diagonal = C.toarray()
+    no_diagonal[5, 0] = 0.0
+    with pytest.raises(balsa.MatrixError):
+        s.replace_columns([5], sp.csc_array(no_diagonal))
+    nan = C.copy()
+    nan.data[0] = np.nan
+    with pytest.raises(ValueError):
+        s.replace_columns([5], nan)
+    with pytest.raises(balsa.Error):
+        s.replace_columns([5, 5], sp.hstack([C, C], format="csc"))
+    with pytest.raises(balsa.DimensionError, match="the new matrix is 99 x 99"):
+        s.update_pattern(random_lower(99, 0.05, rng))
+    with pytest.raises(balsa.MatrixError):
+        s.update_pattern(sp.csr_array(L.T))
+    assert rel(s.solve(b), before) == 0  # every failed call left the solver as it was
+    csc = balsa.TriangularSolver(sp.csc_array(L), device="cpu")
+    with pytest.raises(ValueError, match="built from a CSC matrix"):
+        csc.replace_columns([5], C)

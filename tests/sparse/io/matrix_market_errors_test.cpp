@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -202,6 +203,22 @@ TEST(MatrixMarket, UnreadableFiles) {
   EXPECT_THROW_MSG(read_matrix_market_header(missing), Error, "no_such_matrix.mtx");
   const fs::path dir = temp_dir();
   EXPECT_THROW_MSG(read_matrix_market<double>(dir), Error, dir.string());
+  // A FileError with the path and errno (Python's FileNotFoundError, IsADirectoryError).
+  try {
+    (void)read_matrix_market_csr<double>(missing);
+    ADD_FAILURE() << "a missing file was read";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.error_number(), ENOENT);
+    EXPECT_EQ(e.path(), missing.string());
+    EXPECT_STREQ(e.what(), ("cannot open Matrix Market file '" + missing.string() + "': " + std::strerror(ENOENT)).c_str());
+  }
+  try {
+    (void)read_matrix_market_csr<double>(dir);
+    ADD_FAILURE() << "a folder was read";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.error_number(), EISDIR);
+    EXPECT_EQ(e.path(), dir.string());
+  }
   std::ifstream closed;  // never opened: a failed stream
   closed.setstate(std::ios::failbit);
   EXPECT_THROW_MSG(read_matrix_market<double>(closed, "closed.mtx"), Error, "closed.mtx");
