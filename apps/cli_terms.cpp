@@ -61,8 +61,6 @@ constexpr CliTerm kCliTerms[] = {
     {"Device::Cuda", "--device cuda"},
     {"iterations (max_iterations)", "iterations (--max-iterations)"},
     {"iterations (stagnation_window)", "iterations (the stagnation window)"},
-    {"use a BiCGStab method, or set KrylovOptions::check_symmetry = false",
-     "use --method bicgstab-ilu0 (or another BiCGStab method) or --method auto"},
     {"use GMRES or a BiCGStab method, or set KrylovOptions::check_symmetry = false",
      "use --method gmres-ilu0 or bicgstab-ilu0 (or another GMRES or BiCGStab method) or --method auto"},
     {"PivotBreakdown::Shift would retry on A + alpha diag(A)",

@@ -89,7 +89,7 @@ constexpr double kSymmetryTolerance = 1e-12;
   const std::string name = method == KrylovMethod::Minres ? "MINRES" : "CG";
   // (The words in parentheses are the command line's to translate: apps/cli_terms.cpp.)
   throw MatrixError(name + " needs a symmetric matrix: " + what +
-                    " (relative tolerance 1e-12; use a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
+                    " (relative tolerance 1e-12; use GMRES or a BiCGStab method, or set KrylovOptions::check_symmetry = false)");
 }
 
 // MatrixError naming the first (row-major) entry (i, j) with a_ij != a_ji;
