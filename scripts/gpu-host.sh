@@ -47,6 +47,11 @@
 #                               the 3D Laplacians and FILES, balsa run (auto),
 #                               memcheck and racecheck of the Chebyshev and
 #                               device-matrix tests
+#   scripts/gpu-host.sh ecosystem  build with the Python extension, ctest -L gpu,
+#                               ctest -L python (CuPy tests included)
+#   scripts/gpu-host.sh ecosystem-final [bench args]  build, the four sanitizers
+#                               on the GMRES/MINRES and device-operator tests,
+#                               bench/scipy_way_bench.py (against cupyx, SciPy)
 #   scripts/gpu-host.sh kernel NAMES [bench args]
 #                               build, ctest -L gpu, memcheck and racecheck of
 #                               gpu_trsv_algorithms_test restricted to the
@@ -91,8 +96,9 @@ step "configure and build (sm_90)"
 python_args=()
 # The extension is a shared module: the bundle's libz.a is not position
 # independent (and its libz.so points at a path the host lacks): the host's libz.so.1.
-[ "$stage" = python ] || [ "$stage" = answer ] && python_args=(-DBALSA_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)"
-  "-DZLIB_LIBRARY_RELEASE=$(ls /lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libz.so.1 2>/dev/null | head -1)")
+case "$stage" in python | answer | ecosystem*) python_args=(-DBALSA_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)"
+  "-DZLIB_LIBRARY_RELEASE=$(ls /lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libz.so.1 2>/dev/null | head -1)") ;;
+esac
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" \
   "${python_args[@]}" >/dev/null &&
   cmake --build $build -j 16 2>&1 | grep -E "error|warning|Linking CXX executable balsa$" || true
@@ -315,6 +321,28 @@ run_python() {
   echo "exit $?"
 }
 
+# Issue 41: the SciPy-convention Krylov layer. `ecosystem`: every GPU test and
+# the Python ones (CuPy operators included); `ecosystem-final`: the four
+# sanitizers on the GMRES/MINRES kernels and the device-operator path, then
+# bench/scipy_way_bench.py (balsa.cg/gmres/minres against cupyx and SciPy).
+run_ecosystem() {
+  run_gpu_tests
+  step "ctest -L python"
+  ctest --test-dir $build -L python --output-on-failure -j 4 --timeout 300 >"$outdir/ctest-python.log" 2>&1
+  echo "exit $?"; grep -E "tests passed|\*\*\*Failed|Not Run|Timeout|[0-9]+ (passed|failed)" "$outdir/ctest-python.log" | head -30
+}
+run_ecosystem_final() {
+  local tool gm='GmresMinresGpu/1.BreakdownsAndDeviceVectorsMatchTheCpu:GmresMinresGpu/1.AbsoluteTolerance*'
+  for tool in memcheck racecheck synccheck initcheck; do
+    sanitize $tool gpu_krylov_gmres_minres_test "$gm" 150
+    sanitize $tool gpu_krylov_operator_test 'KrylovOperatorGpu/1.*' 120
+  done
+  step "bench/scipy_way_bench.py $*"
+  PYTHONPATH="$root/python:$root/$build/python" python3 bench/scipy_way_bench.py \
+    --json "$outdir/scipy-way.json" --markdown "$outdir/scipy-way.md" "$@"
+  echo "exit $?"
+}
+
 # Issue 37: time to the answer. `balsa run` (auto, then each preset it weighs)
 # three times each, as JSON lines, on the GPU and on the host's cores; bench
 # sparse on the generated systems of >= 1e6 rows; Python against CuPy.
@@ -406,6 +434,8 @@ case "$stage" in
   krylov) run_krylov "$@" ;;
   answer) run_answer "$@" ;;
   python) run_python "$@" ;;
+  ecosystem) run_ecosystem ;;
+  ecosystem-final) run_ecosystem_final "$@" ;;
   qr) run_qr "$@" ;;
   sequence) run_sequence "$@" ;;
   lp) run_lp "$@" ;;
