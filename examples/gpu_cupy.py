@@ -67,7 +67,7 @@ with stream:  # CuPy's work goes to `stream`; balsa's too (stream=None takes CuP
     ok &= float(rk) < 1e-12
 
     # 2. PCG with IC(0), the whole iteration on the GPU.
-    pcg = balsa.KrylovSolver(A, method="pcg-ic0", device="cuda", stream=stream)
+    pcg = balsa.KrylovSolver(A, method="pcg-ic0", rtol=1e-8, device="cuda", stream=stream)
     x = pcg.solve(b)
     r = cupy.linalg.norm(b - A_gpu @ x) / cupy.linalg.norm(b)
     print(f"PCG-IC(0) on {m}^3: {pcg.info['outcome']} in {pcg.info['iterations']} iterations, "

@@ -528,14 +528,47 @@ def solve(A, b, method: str = "auto", rtol: float = 1e-8, maxiter: int = 2000, d
     meets ``max(rtol * norm(b), atol)``. `tol` is the deprecated name of
     `rtol` (a DeprecationWarning).
 
-    b may be a vector or an n x k matrix (NumPy or CuPy): one plan and one
-    set-up (one factorisation, one preconditioner) serve every column, as
-    with SciPy's spsolve. x comes back as b's kind and shape. time_budget:
-    seconds for the whole chain (None: 1.75x the predicted direct time when a
-    direct method fits); threads: host threads (0: the process's setting).
-    Raises ConvergenceError when a column is not solved (its `info` says why
-    each method failed). return_info: (x, info) with the plan, the chain,
-    each column's backward errors and times.
+    Parameters
+    ----------
+    A : scipy.sparse or cupyx.scipy.sparse matrix
+        Square.
+    b : numpy.ndarray or cupy.ndarray
+        A vector or an n x k matrix: one plan and one set-up (one
+        factorisation, one preconditioner) serve every column, as with
+        SciPy's spsolve.
+    method : str, optional
+        "auto" (the chain) or one method's name.
+    rtol : float, optional
+        The backward error an answer must reach (see above).
+    maxiter : int, optional
+        Most iterations of each iterative method.
+    direct_fallback : bool, optional
+        A method named alone falls back to a direct one when it fails.
+    x0 : array_like, optional
+        The initial guess of the iterative methods (b's shape).
+    device : {"auto", "cpu", "cuda"}, optional
+        Where to run.
+    stream : cupy.cuda.Stream or int, optional
+        The CUDA stream of the GPU work.
+    return_info : bool, optional
+        Return (x, info): the plan, the chain, each column's backward errors
+        and times.
+    time_budget : float, optional
+        Seconds for the whole chain (None: 1.75x the predicted direct time
+        when a direct method fits).
+    threads : int, optional
+        Host threads (0: the process's setting).
+    acceptance : {"either", "componentwise", "normwise"}, optional
+        The backward error that accepts an answer.
+    atol : float, optional
+        Absolute residual floor of the iterative methods.
+    tol : float, optional
+        Deprecated name of ``rtol``.
+
+    Returns
+    -------
+    numpy.ndarray or cupy.ndarray
+        x, as b's kind and shape (or (x, info) with ``return_info``).
 
     Raises
     ------
@@ -583,29 +616,79 @@ def solve(A, b, method: str = "auto", rtol: float = 1e-8, maxiter: int = 2000, d
 
 
 class BandedSolver:
-    """SaP's banded solver (SaP-D / SaP-C, include/balsa/sap.hpp) for a sparse
-    matrix stored as a band of half-bandwidth k (its largest |i - j|).
+    """SaP's banded solver (SaP-D or SaP-C) for a matrix stored as a band.
 
-    variant : "sap-c" (coupled, exact spikes' coupling) or "sap-d".
-    partitions : P (0: chosen). spd : A is SPD (CG instead of BiCGStab(2)).
-    float_preconditioner : the factors in float inside a double iteration.
+    The matrix is cut into P diagonal blocks of its band of half-bandwidth k
+    (its largest ``|i - j|``); the blocks are factored in parallel and the
+    coupling between them (SaP-C: exact, through the spikes; SaP-D: dropped)
+    preconditions a Krylov iteration (BiCGStab(2), or CG when ``spd``).
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix
+        Square, in any sparse format; its band is stored dense.
+    variant : {"sap-c", "sap-d"}, optional
+        The coupled ("sap-c") or decoupled ("sap-d") preconditioner.
+    partitions : int, optional
+        The number of blocks P (0: chosen from the size).
+    spd : bool, optional
+        A is symmetric positive definite: CG instead of BiCGStab(2).
+    rtol : float, optional
+        Relative residual asked (2-norm): ``||b - A x|| <= rtol ||b||``.
+    maxiter : int, optional
+        Most iterations.
+    float_preconditioner : bool, optional
+        Factor the blocks in float inside a double iteration.
+    device : {"auto", "cpu", "cuda"}, optional
+        Where to run.
+    stream : cupy.cuda.Stream or int, optional
+        The CUDA stream of the GPU work.
+    tol : float, optional
+        Deprecated name of ``rtol``.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp, balsa
+    >>> A = sp.diags_array([-1.0, 4.0, -1.0], offsets=[-1, 0, 1], shape=(50, 50)).tocsr()
+    >>> solver = balsa.BandedSolver(A, partitions=2, device="cpu")
+    >>> x = solver.solve(np.ones(50))
+    >>> bool(np.linalg.norm(A @ x - 1) < 1e-8)
+    True
     """
 
-    def __init__(self, A, variant="sap-c", partitions=0, spd=False, tol=1e-10, maxiter=1000,
-                 float_preconditioner=False, device="auto", stream=None):
+    @keywords
+    def __init__(self, A, variant="sap-c", partitions=0, spd=False, rtol=1e-10, maxiter=1000,
+                 float_preconditioner=False, device="auto", stream=None, tol=None):
         who = "balsa.BandedSolver"
         arr.check_device(device, who)
-        tol, maxiter = _stopping(tol, maxiter, 1000, who)
+        rtol, _ = _tolerances(rtol, 0.0, tol, who)
+        rtol, maxiter = _stopping(rtol, maxiter, 1000, who)
         partitions = num.integer(partitions, "partitions", who, minimum=0, maximum=num.INT32_MAX)
         m = arr.csr_arrays(A, who)
         self.dtype, self.shape = m.dtype, m.shape
         cls = _pick(self.dtype, core.BandedF32, core.BandedF64)
-        self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, variant, partitions, bool(spd), tol,
+        self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, variant, partitions, bool(spd), rtol,
                            maxiter, bool(float_preconditioner), device, *arr.stream_handle(stream))
         self.device = self._solver.stats()["device"]
         self.info = None
 
     def solve(self, b, x0=None):
+        """Solve A x = b.
+
+        Parameters
+        ----------
+        b : numpy.ndarray or cupy.ndarray
+            One right-hand side of n values.
+        x0 : array_like, optional
+            The initial guess (zeros by default).
+
+        Returns
+        -------
+        numpy.ndarray or cupy.ndarray
+            x, as b's kind; ``info`` holds the solve's stats. A solve that
+            does not converge warns (ConvergenceWarning) and returns the last
+            iterate.
+        """
         who = "balsa.BandedSolver.solve"
         n = self.shape[0]
         r = _vector_rhs(b, n, self.dtype, who)
@@ -615,10 +698,17 @@ class BandedSolver:
         return arr.like_input(x, r)
 
     def update_values(self, A):
-        """New values, same size and half-bandwidth: factored again."""
+        """Factor the blocks again for new values.
+
+        Parameters
+        ----------
+        A : scipy.sparse matrix
+            The same size and half-bandwidth as the matrix of the constructor.
+        """
         m = arr.csr_arrays(A, "balsa.BandedSolver.update_values", self.dtype)
         self._solver.update_values(m.shape[0], m.indptr, m.indices, m.data)
 
     @property
     def stats(self):
+        """The set-up's and the last solve's statistics, as a dict."""
         return self._solver.stats()

@@ -19,34 +19,7 @@ import balsa
 # Added 2026-11-29 (issue 41): the docstrings of the package as it stood then.
 # python/balsa/iterative.py: helper koperator; the other modules and the
 # extension's functions (python/src/): helper pyapi.
-ALLOWED = {
-    "BandedSolver": "Parameters",
-    "BandedSolver.solve": "summary",
-    "BandedSolver.update_values": "Parameters",
-    "BandedSolver.stats": "summary",
-    "DirectSolver": "Parameters",
-    "DirectSolver.solve": "Parameters",
-    "DirectSolver.update_values": "Parameters",
-    "DirectSolver.stats": "summary",
-    "LinearProgram": "Parameters",
-    "LinprogResult": "Parameters",
-    "SparseQR": "Parameters",
-    "SparseQR.solve": "summary",
-    "SparseQR.factorize": "Parameters",
-    "SparseQR.rank": "summary",
-    "SparseQR.stats": "summary",
-    "TriangularSolver.solve": "Parameters",
-    "TriangularSolver.update_values": "Parameters",
-    "device_info": "Parameters",
-    "factorized": "Parameters",
-    "linprog": "Parameters",
-    "lstsq": "Parameters",
-    "read_matrix": "Parameters",
-    "read_mps": "Parameters",
-    "set_threads": "Parameters",
-    "solve": "Parameters",
-    "write_matrix": "Parameters",
-}
+ALLOWED = {}
 
 SECTION = re.compile(r"^Parameters\n-{10,}$", re.M)
 

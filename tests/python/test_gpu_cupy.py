@@ -157,7 +157,7 @@ def test_device_matrix_checked_on_the_device_before_conversion(monkeypatch):
     with monkeypatch.context() as m:
         for cls in (csp.csr_matrix, csp.csc_matrix, csp.coo_matrix):
             for name in ("tocsr", "sum_duplicates", "sort_indices", "get"):
-                m.setattr(cls, name, trap)
+                m.setattr(cls, name, trap, raising=False)  # some CuPy versions lack sort_indices on COO
         with pytest.raises(balsa.MatrixError, match="indptr must not decrease, but row 10 runs from"):
             balsa.TriangularSolver(A, device="cuda")
         B, _ = _device_csr()

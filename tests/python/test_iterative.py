@@ -167,7 +167,7 @@ def banded(n, k, rng, dtype=np.float64):
 def test_banded(variant, dtype):
     A = banded(2000, 6, rng, dtype)
     b = rng.random(2000).astype(dtype)
-    s = balsa.BandedSolver(A, variant=variant, partitions=4, tol=1e-5 if dtype == np.float32 else 1e-10,
+    s = balsa.BandedSolver(A, variant=variant, partitions=4, rtol=1e-5 if dtype == np.float32 else 1e-10,
                            device="cpu")
     x = s.solve(b)
     assert residual(A, x, b) < (1e-4 if dtype == np.float32 else 1e-9)

@@ -19,6 +19,10 @@ release = version = balsa.__version__
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon"]
 napoleon_google_docstring = False  # numpydoc sections (Parameters, Returns, Examples)
 napoleon_numpy_docstring = True
+# Parameter types as text beside the name, not :type: fields: Sphinx would
+# cross-reference every word of "matrix, shape (m, n)" (and find three
+# balsa attributes named shape).
+napoleon_use_param = False
 autodoc_member_order = "groupwise"
 autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True}
 html_theme = "alabaster"
@@ -36,6 +40,8 @@ def _public_names():
     """balsa.__all__ sorted into (heading, names) groups for the tables."""
     groups = {"Solvers and results": [], "Functions": [], "Exceptions and warnings": []}
     for name in sorted(balsa.__all__, key=str.lower):
+        if name.startswith("__"):  # __version__: a string, named in the page's text
+            continue
         obj = getattr(balsa, name)
         if inspect.isclass(obj) and issubclass(obj, BaseException):
             groups["Exceptions and warnings"].append(name)
