@@ -326,7 +326,7 @@ run_python() {
 # sanitizers on the GMRES/MINRES kernels and the device-operator path, then
 # bench/scipy_way_bench.py (balsa.cg/gmres/minres against cupyx and SciPy).
 run_ecosystem() {
-  run_gpu_tests
+  [ "${ECOSYSTEM_GPU_TESTS:-1}" = 1 ] && run_gpu_tests  # 0: the Python tests alone
   step "ctest -L python"
   ctest --test-dir $build -L python --output-on-failure -j 4 --timeout 300 >"$outdir/ctest-python.log" 2>&1
   echo "exit $?"; grep -E "tests passed|\*\*\*Failed|Not Run|Timeout|[0-9]+ (passed|failed)" "$outdir/ctest-python.log" | head -30
