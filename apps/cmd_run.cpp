@@ -221,17 +221,10 @@ void add_run_command(CLI::App& app) {
       ->check(one_of(methods))
       ->option_text(" NAME")
       ->capture_default_str();
-  cmd->add_option("--rtol", o->tolerance,
-                  "Relative residual tolerance: stop when ||b - A x|| <= max(rtol ||b||, atol) (default: 1e-8 double, "
-                  "1e-5 float)")
-      ->check(positive());
-  cmd->add_option("--atol", o->absolute_tolerance, "Absolute residual tolerance (0: the relative test alone)")
-      ->check(at_least(0))
-      ->capture_default_str();
+  add_tolerance_options(cmd, o->tolerance, o->absolute_tolerance);
   cmd->add_option("--max-iterations", o->max_iterations, "Most iterations")
       ->check(between(0, 1e8))
       ->capture_default_str();
-  add_renamed_option(cmd, "--tol", "--rtol");
   add_renamed_option(cmd, "--maxit", "--max-iterations");
   cmd->add_option("--seed", o->seed, "Seed of the true solution")->check(at_least(0))->capture_default_str();
   add_json_option(cmd, o->json, "Print the result as JSON");

@@ -500,18 +500,11 @@ void add_solve_command(CLI::App& app) {
       ->check(one_of(methods))
       ->option_text(" NAME")
       ->capture_default_str();
-  cmd->add_option("--rtol", o->tolerance,
-                  "Relative residual tolerance: stop when ||b - A x|| <= max(rtol ||b||, atol) (default: 1e-8 double, "
-                  "1e-5 float)")
-      ->check(positive());
-  cmd->add_option("--atol", o->absolute_tolerance, "Absolute residual tolerance (0: the relative test alone)")
-      ->check(at_least(0))
-      ->capture_default_str();
+  add_tolerance_options(cmd, o->tolerance, o->absolute_tolerance);
   cmd->add_option("--max-iterations", o->max_iterations,
                   "Most iterations (default: 10000; the chain: " +
                       std::to_string(SolveOptions{}.stopping.max_iterations) + " per method)")
       ->check(between(0, 1e8));
-  add_renamed_option(cmd, "--tol", "--rtol");
   add_renamed_option(cmd, "--maxit", "--max-iterations");
   add_enum_option(cmd, "--norm", o->norm, "Stopping norm of the Krylov methods named alone: 2 (SciPy's) or inf");
   add_device_option(cmd, o->device);

@@ -192,6 +192,9 @@ CLI::Option* add_json_option(CLI::App* cmd, JsonOutput& json, const std::string&
 // An option's old name (`old_name`), hidden from the help: given, a usage
 // error (exit 2) "--maxit was renamed --max-iterations (CHANGELOG, issue 41)".
 void add_renamed_option(CLI::App* cmd, const std::string& old_name, const std::string& new_name);
+// SciPy's residual tolerances of an iterative solve, the same on every
+// command: --rtol (rtol), --atol (atol) and the old --tol's rename error.
+void add_tolerance_options(CLI::App* cmd, double& rtol, double& atol);
 // One warning line on stderr: "balsa: warning: <text>".
 void warn(const std::string& text);
 // The device to run on: Auto resolved (balsa::resolve_device); Cuda

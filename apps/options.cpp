@@ -133,6 +133,17 @@ void add_renamed_option(CLI::App* cmd, const std::string& old_name, const std::s
       ->group("");
 }
 
+void add_tolerance_options(CLI::App* cmd, double& rtol, double& atol) {
+  cmd->add_option("--rtol", rtol,
+                  "Relative residual tolerance: stop when ||b - A x|| <= max(rtol ||b||, atol) (default: 1e-8 double, "
+                  "1e-5 float)")
+      ->check(positive());
+  cmd->add_option("--atol", atol, "Absolute residual tolerance (0: the relative test alone)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  add_renamed_option(cmd, "--tol", "--rtol");
+}
+
 void warn(const std::string& text) { fmt::print(stderr, "balsa: warning: {}\n", text); }
 
 Device usable_device(Device requested) {
