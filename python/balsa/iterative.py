@@ -53,11 +53,10 @@ def _start(x0, r, n, dtype, who):
     return arr.like_input(host, r)
 
 
-def _stopping(tol, maxiter, default_maxiter, who):
-    """(tol, maxiter) checked: tol positive and finite, maxiter a positive
-    integer (None: the solver's default, `default_maxiter`)."""
+def _maxiter(maxiter, default, who):
+    """maxiter checked: a positive integer within 32 bits (None: `default`)."""
     maxiter = num.integer(maxiter, "maxiter", who, allow_none=True, maximum=num.INT32_MAX)
-    return num.real(tol, "tol", who, positive=True), default_maxiter if maxiter is None else maxiter
+    return default if maxiter is None else maxiter
 
 
 def _warn_unless_converged(info, who):
@@ -194,8 +193,7 @@ class KrylovSolver:
             n, self.dtype = m.shape[0], m.dtype
             self._pattern = arr.CsrArrays(m.shape, m.indptr, m.indices, None, m.reordered)
         self.shape = (n, n)
-        maxiter = num.integer(maxiter, "maxiter", who, allow_none=True, maximum=num.INT32_MAX)
-        maxiter = min(max(10 * n, 1), num.INT32_MAX) if maxiter is None else maxiter
+        maxiter = _maxiter(maxiter, min(max(10 * n, 1), num.INT32_MAX), who)  # SciPy's default: 10 n
         on_device = ops.is_cupy_operator(A) or device == "cuda"
         m_host, m_device = ops.preconditioner(M, n, self.dtype, on_device, who)
         restart = 0 if restart is None else num.integer(restart, "restart", who, maximum=num.INT32_MAX)
@@ -590,7 +588,7 @@ def solve(A, b, method: str = "auto", rtol: float = 1e-8, maxiter: int = 2000, d
     who = "balsa.solve"
     arr.check_device(device, who)
     rtol, atol = _tolerances(rtol, atol, tol, who)
-    tol, maxiter = _stopping(rtol, maxiter, 2000, who)
+    maxiter = _maxiter(maxiter, 2000, who)
     time_budget = num.real(time_budget, "time_budget (seconds)", who, positive=True, allow_none=True)
     threads = num.integer(threads, "threads", who, minimum=0, maximum=num.INT32_MAX)
     m = arr.csr_arrays(A, who)
@@ -606,7 +604,7 @@ def solve(A, b, method: str = "auto", rtol: float = 1e-8, maxiter: int = 2000, d
         x = _finite_start(np.array(arr.to_host(g), dtype=m.dtype, order="F", copy=True), who)
     fn = _pick(m.dtype, core.solve_f32, core.solve_f64)
     bh = np.asfortranarray(arr.to_host(r))
-    info = fn(n, m.indptr, m.indices, m.data, bh.ravel(order="F"), x.ravel(order="F"), r.columns, method, tol, atol,
+    info = fn(n, m.indptr, m.indices, m.data, bh.ravel(order="F"), x.ravel(order="F"), r.columns, method, rtol, atol,
               maxiter, bool(direct_fallback), device, arr.stream_handle(stream)[0],
               float(time_budget) if time_budget is not None else 0.0, threads, acceptance)
     if not info["solved"]:
@@ -662,7 +660,7 @@ class BandedSolver:
         who = "balsa.BandedSolver"
         arr.check_device(device, who)
         rtol, _ = _tolerances(rtol, 0.0, tol, who)
-        rtol, maxiter = _stopping(rtol, maxiter, 1000, who)
+        maxiter = _maxiter(maxiter, 1000, who)
         partitions = num.integer(partitions, "partitions", who, minimum=0, maximum=num.INT32_MAX)
         m = arr.csr_arrays(A, who)
         self.dtype, self.shape = m.dtype, m.shape
