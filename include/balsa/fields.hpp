@@ -271,6 +271,12 @@ void visit_fields(const BandedStats& s, V&& v) {
   v("solve_seconds", s.t_kry);
   v("restarts", s.restarts);
   v("krylov", s.krylov);
+  v("devices", s.devices);
+  v("devices_reason", s.devices_reason);
+  v("peer_access", s.peer_access);
+  v("transfers", s.transfers);
+  v("device_setup_seconds", s.device_setup_seconds);
+  v("device_bytes_each", s.device_bytes_each);
 }
 
 // Not its ordering (a permutation, not a stat).

@@ -26,6 +26,24 @@
 //   balsa::BandedSolver<double> sap(A, {.variant = balsa::SapVariant::Coupled});
 //   balsa::KrylovStats st = sap.solve(b, x);  // x: initial guess in, solution out
 //
+// Several GPUs (options.devices = {0, 1}): the blocks are given to the
+// devices in contiguous runs of whole partitions balanced by rows. Each
+// device uploads the band columns of its blocks (plus k columns each side
+// for the product), factors its blocks on a non-blocking stream of its own
+// (all devices at once) and applies them; the Krylov iteration stays on
+// devices[0], and each application of A or M copies the devices' slices of
+// the vector to them and their results back (cudaMemcpyPeerAsync, ordered
+// by events). SaP-C stays coupled across a device boundary: each device
+// also factors the neighbouring device's block next to the boundary (its LU
+// and UL), so it forms that interface's spikes and reduced system itself
+// and its application needs nothing but the vector slices; the answer is
+// the one-GPU answer to rounding with any number of partitions per device.
+// P (partitions == 0) is chosen for all the devices' SMs, never fewer than
+// the devices. Bad input: a device id outside 0 .. device_count()-1, one
+// listed twice, more devices than the given partitions, devices with
+// Device::Cpu. stats().boosted_pivots counts the neighbour blocks' pivots
+// on both devices.
+//
 // Choice of P when partitions == 0 (the report left it manual, sec. 3.1 and
 // 4.1.1): as many blocks as the device runs thread blocks at once (2 per SM;
 // CPU: 4 per thread), each of at least max(2k, 64) rows (sap/partition.hpp).
@@ -94,6 +112,17 @@ struct BandedOptions {
   // per-thread default stream).
   StreamHandle stream = nullptr;
   int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
+  // Several GPUs of one host ("Several GPUs" below): the CUDA device ids to
+  // spread the partitions over; empty: the current device only (the
+  // default). devices[0] is the primary device: the Krylov iteration, its
+  // vectors and `stream` (which must belong to it) live there.
+  std::vector<int> devices;
+  // Fewer devices than listed when the work is small: each device used must
+  // get at least this many multiply-adds of factorisation (n k^2 in all;
+  // default 2e9, about 2 ms of an H200's block LU: below that the set-up is
+  // over before a second device pays for its start, its streams and the
+  // copies of every application). 0: always all the devices listed.
+  double min_work_per_device = 2e9;
 };
 
 struct BandedStats {
@@ -118,6 +147,18 @@ struct BandedStats {
   // The last solve's Krylov stats: iterations, matvecs, times and history
   // summed over its runs; outcome, residuals and message of the last run.
   KrylovStats krylov;
+  // Several GPUs: the devices used (devices[0] the primary; empty on the
+  // CPU, the one device otherwise), why that many (devices_reason), whether
+  // every pair of them copies peer to peer (false: some copies are staged
+  // through host memory by the CUDA driver; `transfers` names the pairs),
+  // and per device used: the factorisation's seconds (its own stream, the
+  // devices at once) and the device bytes it needs.
+  std::vector<int> devices;
+  std::string devices_reason;
+  bool peer_access = true;
+  std::string transfers;
+  std::vector<double> device_setup_seconds;
+  std::vector<std::size_t> device_bytes_each;
 };
 
 template <class T>
@@ -185,6 +226,11 @@ struct SparseSapOptions {
   std::function<void(int, double)> progress = nullptr;
   StreamHandle stream = nullptr;    // as BandedOptions::stream (DB's GPU stages too)
   int threads = 0;  // CPU (OpenMP) threads of each call; 0: the caller's (include/balsa/core.hpp)
+  // As BandedOptions::devices and min_work_per_device: the banded
+  // preconditioner's blocks are spread over them; the sparse operator (A's
+  // CSR product), DB and the Krylov vectors stay on devices[0].
+  std::vector<int> devices;
+  double min_work_per_device = 2e9;
 };
 
 struct SparseSapStats {
