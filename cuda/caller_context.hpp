@@ -18,10 +18,8 @@
 
 namespace balsa::cuda {
 
-// The calling thread's device, and the same made current on another thread.
-int current_device();
-void use_device(int device);
-
+// current_device and use_device (include/balsa/cuda.hpp) carry the
+// calling thread's device to another thread.
 class CallerContext {
  public:
   // gpu: the task uses the GPU. Without a GPU the device is left alone: the

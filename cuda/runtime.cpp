@@ -174,7 +174,15 @@ int current_device() try {
 } catch (...) {
   rethrow_as_balsa_error("current_device");
 }
-void use_device(int device) { BALSA_CUDA_CHECK(cudaSetDevice(device)); }
+void use_device(int device) try {
+  const int n = device_count();
+  if (device < 0 || device >= n)
+    throw CudaError("use_device: no CUDA device " + std::to_string(device) + " (" + std::to_string(n) +
+                    " devices: 0.." + std::to_string(n - 1) + ")");
+  BALSA_CUDA_CHECK(cudaSetDevice(device));
+} catch (...) {
+  rethrow_as_balsa_error("use_device");
+}
 
 int device_count() noexcept {
   int n = 0;

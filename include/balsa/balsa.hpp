@@ -16,6 +16,7 @@
 #include "balsa/lp.hpp"
 #include "balsa/matrix_market.hpp"
 #include "balsa/memory.hpp"
+#include "balsa/precondition.hpp"
 #include "balsa/qr.hpp"
 #include "balsa/reorder.hpp"
 #include "balsa/sap.hpp"

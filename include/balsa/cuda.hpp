@@ -55,6 +55,12 @@ bool built_with_cuda() noexcept;
 int device_count() noexcept;
 // True when at least one CUDA device can be used.
 inline bool available() noexcept { return device_count() > 0; }
+// The calling thread's current CUDA device, and a change of it (cudaSetDevice;
+// a device that does not exist is a CudaError): balsa's objects work on the
+// device current when they are made (e.g. one GPU per MPI rank on a host,
+// plugins/petsc). Without CUDA both are a CudaError.
+int current_device();
+void use_device(int device);
 
 struct DeviceInfo {
   int id = 0;
