@@ -1,6 +1,6 @@
 // balsa's benchmark drivers (the balsa_bench library, bench/; the
 // balsa-bench program, bench/bench_cli.cpp, runs them: `balsa-bench
-// trsv|solve|banded|qr|sequence|lp|sparse|direct`). Each measures balsa beside its named
+// trsv|solve|banded|precond|qr|sequence|lp|sparse|direct`). Each measures balsa beside its named
 // baseline in the same run, prints a Markdown summary and writes JSON and
 // Markdown files when asked. Not installed with the library: the benchmarks
 // link the baselines (SuiteSparseQR, UMFPACK, SuperLU, cuSPARSE, LAPACK) themselves.
@@ -185,6 +185,18 @@ struct DirectBenchOptions {
   std::string json_path, markdown_path;       // "-": standard output
 };
 void run_direct_bench(const DirectBenchOptions& options, const std::string& command_line);
+
+// balsa-bench precond: balsa::Preconditioner (include/balsa/precondition.hpp)
+// on one PETSc rank's block (the 3D Poisson and convection-diffusion on a
+// grid^3 box): set-up, update_values and one application on one CPU thread,
+// every CPU thread and the GPU, beside cuSPARSE's PCG-IC(0) per iteration.
+struct PrecondBenchOptions {
+  index_t grid = 64;                      // the local box: grid^3 rows
+  int repeat = 3;                         // set-ups and updates (median)
+  int applies = 50;                       // applications (median; GPU: one batch)
+  std::string json_path, markdown_path;   // "-": standard output
+};
+void run_precond_bench(const PrecondBenchOptions& options, const std::string& command_line);
 
 // A benchmark's Matrix Market file as CSR: read as triplets, then the
 // memory of its conversion and of the benchmark's work (at least 3 copies

@@ -332,6 +332,19 @@ void add_direct_bench(CLI::App& app) {
   direct->callback([dio] { bench::run_direct_bench(*dio, bench::process_command_line()); });
 }
 
+
+// balsa-bench precond and its options (bench/bench.hpp).
+void add_precond_bench(CLI::App& app) {
+  auto po = std::make_shared<bench::PrecondBenchOptions>();
+  CLI::App* pre = app.add_subcommand(
+      "precond", "balsa::Preconditioner on one PETSc rank's block (3D Poisson, convection-diffusion): set-up, "
+                 "update_values and apply on 1 and all CPU threads and the GPU, beside cuSPARSE's PCG-IC(0)");
+  pre->add_option("--grid", po->grid, "The local box: grid^3 rows")->check(between(2, 1000))->capture_default_str();
+  pre->add_option("--repeat", po->repeat, "Set-ups and updates per case (median)")->check(between(1, 100))->capture_default_str();
+  pre->add_option("--applies", po->applies, "Applications per case (median)")->check(between(1, 10000))->capture_default_str();
+  add_output_options(pre, po->json_path, po->markdown_path);
+  pre->callback([po] { bench::run_precond_bench(*po, bench::process_command_line()); });
+}
 }  // namespace
 
 }  // namespace balsa::app
@@ -343,6 +356,7 @@ int main(int argc, char** argv) {
     add_trsv_bench(a);
     add_solve_bench(a);
     add_banded_bench(a);
+    add_precond_bench(a);
     add_qr_bench(a);
     add_sequence_bench(a);
     add_lp_bench(a);
