@@ -16,6 +16,7 @@
 // why (for the chain, every method's reason) and the exit code is 3; a
 // result that is not finite is exit code 1.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +52,7 @@ struct SolveCliOptions {
   std::optional<double> time_budget;  // the chain's (seconds)
   Acceptance acceptance = Acceptance::Either;
   double drop_tolerance = SparseSapOptions{}.drop_tolerance;  // SaP
+  std::vector<int> devices;  // SaP: the GPUs its blocks are spread over (empty: the current one)
 };
 
 // How --method runs.
@@ -91,6 +93,7 @@ constexpr OptionReaders kOptionReaders[] = {
     {"--no-shift", "the Krylov methods named alone and sap-d, sap-c", preset_or_sap},
     {"--drop", "sap-d, sap-c", sap},
     {"--partitions", "sap-d, sap-c", sap},
+    {"--devices", "sap-d, sap-c", sap},
     {"--time-budget", "auto and the chain's methods", chain},
     {"--acceptance", "auto and the chain's methods", chain},
     {"--fallback", "a chain method named alone (auto always falls back)", chain_alone},
@@ -171,6 +174,9 @@ void print_sap_stats(std::FILE* report, const SparseSapStats& p) {
              st.min_block_bandwidth, st.max_block_bandwidth, st.boosted_pivots,
              st.float_preconditioner ? ", float preconditioner" : "", p.t_db, p.t_cm, p.t_drop, p.t_asmbl,
              p.t_dtransf, st.t_lu, st.t_bc, st.t_spk, st.t_lu_rdcd, st.t_kry, st.restarts);
+  if (!st.devices.empty())
+    fmt::print(report, "  SaP on GPU{} {} ({}{})\n", st.devices.size() > 1 ? "s" : "", fmt::join(st.devices, ","),
+               st.devices_reason, st.peer_access ? "" : "; some copies staged through the host: " + st.transfers);
 }
 
 void print_chain(std::FILE* report, const std::vector<SolveAttempt>& chain) {
@@ -284,6 +290,7 @@ void run_solver(const SolveCliOptions& o, const System<T>& sys, SolveRun<T>& run
     so.device = run.device;
     so.partitions = o.partitions;
     so.drop_tolerance = o.drop_tolerance;
+    so.devices = o.devices;
     so.float_preconditioner = o.float_preconditioner;
     so.stopping.tolerance = o.tolerance;
     so.stopping.absolute_tolerance = o.absolute_tolerance;
@@ -512,6 +519,11 @@ void add_solve_command(CLI::App& app) {
   cmd->add_option("--partitions", o->partitions, "SaP: number of partitions P (0: chosen automatically)")
       ->check(at_least(0))
       ->capture_default_str();
+  cmd->add_option("--devices", o->devices,
+                  "SaP (sap-d, sap-c): the GPUs to spread its blocks over, the first the primary (default: the "
+                  "current one); fewer are used when the work is too small to pay")
+      ->delimiter(',')
+      ->option_text(" ID,...");
   cmd->add_option("--drop", o->drop_tolerance,
                   "SaP (sap-d, sap-c): drop-off, the fraction of the Frobenius norm of the reordered matrix (SaP-D: "
                   "of each block's rows) that the entries left out of the band may hold")

@@ -59,6 +59,16 @@ def _maxiter(maxiter, default, who):
     return default if maxiter is None else maxiter
 
 
+def _device_ids(devices, who):
+    """The GPU ids of ``devices=`` as a list of ints (None: [], the current device);
+    the library checks that they exist and differ."""
+    if devices is None:
+        return []
+    if isinstance(devices, (str, bytes)) or not hasattr(devices, "__iter__"):
+        raise TypeError(f"{who}: devices must be a sequence of CUDA device ids, got {type(devices).__name__}")
+    return [num.integer(d, "devices", who, minimum=0, maximum=num.INT32_MAX) for d in devices]
+
+
 def _warn_unless_converged(info, who):
     if not info["converged"]:
         warnings.warn(f"{who}: {info['outcome']}: {info['message']}", ConvergenceWarning, stacklevel=3)
@@ -639,6 +649,12 @@ class BandedSolver:
         Factor the blocks in float inside a double iteration.
     device : {"auto", "cpu", "cuda"}, optional
         Where to run.
+    devices : sequence of int, optional
+        Several GPUs of this host: the CUDA device ids the blocks are spread
+        over, the first the primary one (the Krylov iteration and ``stream``
+        live there). ``None``: the current device only. Fewer are used when
+        the factorisation's work is too small to pay (``stats["devices"]``
+        says which, ``stats["devices_reason"]`` why).
     stream : cupy.cuda.Stream or int, optional
         The CUDA stream of the GPU work.
     tol : float, optional
@@ -656,9 +672,10 @@ class BandedSolver:
 
     @keywords
     def __init__(self, A, variant="sap-c", partitions=0, spd=False, rtol=1e-10, maxiter=1000,
-                 float_preconditioner=False, device="auto", stream=None, tol=None):
+                 float_preconditioner=False, device="auto", devices=None, stream=None, tol=None):
         who = "balsa.BandedSolver"
         arr.check_device(device, who)
+        devices = _device_ids(devices, who)
         rtol, _ = _tolerances(rtol, 0.0, tol, who)
         maxiter = _maxiter(maxiter, 1000, who)
         partitions = num.integer(partitions, "partitions", who, minimum=0, maximum=num.INT32_MAX)
@@ -666,7 +683,7 @@ class BandedSolver:
         self.dtype, self.shape = m.dtype, m.shape
         cls = _pick(self.dtype, core.BandedF32, core.BandedF64)
         self._solver = cls.create(m.shape[0], m.indptr, m.indices, m.data, variant, partitions, bool(spd), rtol,
-                           maxiter, bool(float_preconditioner), device, *arr.stream_handle(stream))
+                           maxiter, bool(float_preconditioner), device, devices, *arr.stream_handle(stream))
         self.device = self._solver.stats()["device"]
         self.info = None
 

@@ -167,9 +167,10 @@ class Banded {
   nb::object stream_owner;  // make_released: destroyed after the solver
   Banded(std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data, const std::string& variant,
          index_t partitions, bool spd, double tolerance, int max_iterations, bool float_preconditioner,
-         const std::string& device, std::uintptr_t stream)
+         const std::string& device, const std::vector<int>& devices, std::uintptr_t stream)
       : solver_(csr_from(n, n, indptr, indices, data),
-                options(variant, partitions, spd, tolerance, max_iterations, float_preconditioner, device, stream)) {}
+                options(variant, partitions, spd, tolerance, max_iterations, float_preconditioner, device, devices,
+                        stream)) {}
 
   KrylovStats solve(const In<T>& b, const Out<T>& x) { return solver_.solve(span_of(b), span_of(x)); }
   // New values, same n and half-bandwidth: factored again.
@@ -181,8 +182,9 @@ class Banded {
  private:
   static BandedOptions options(const std::string& variant, index_t partitions, bool spd, double tolerance,
                                int max_iterations, bool float_preconditioner, const std::string& device,
-                               std::uintptr_t stream) {
+                               const std::vector<int>& devices, std::uintptr_t stream) {
     BandedOptions o;
+    o.devices = devices;
     o.variant = named<SapVariant>(variant);
     o.partitions = partitions;
     o.spd = spd;
@@ -254,11 +256,11 @@ void bind_one(nb::module_& m, const char* krylov, const char* banded, const char
           "create",
           [](std::int64_t n, const Indices& indptr, const Indices& indices, const In<T>& data,
              const std::string& variant, index_t partitions, bool spd, double tolerance, int max_iterations,
-             bool float_preconditioner, const std::string& device, std::uintptr_t stream,
-             std::optional<nb::object> owner) {
+             bool float_preconditioner, const std::string& device, const std::vector<int>& devices,
+             std::uintptr_t stream, std::optional<nb::object> owner) {
             return make_released<Banded<T>>(std::move(owner).value_or(nb::none()), n, indptr, indices, data, variant,
                                             partitions, spd, tolerance, max_iterations, float_preconditioner, device,
-                                            stream);
+                                            devices, stream);
           },
           nb::rv_policy::take_ownership)
       .def("solve", [](Banded<T>& s, const In<T>& b,

@@ -179,6 +179,24 @@ def test_banded(variant, dtype):
     assert residual(A2, s.solve(b), b) < (1e-4 if dtype == np.float32 else 1e-9)
 
 
+def test_banded_devices_are_checked():
+    A = banded(400, 3, rng)
+    with pytest.raises(TypeError, match="devices must be a sequence"):
+        balsa.BandedSolver(A, devices="0,1")
+    with pytest.raises(ValueError, match="devices must be an integer >= 0"):
+        balsa.BandedSolver(A, devices=[-1])
+    # A device list on the CPU path is the library's error, named.
+    with pytest.raises(balsa.Error, match="devices"):
+        balsa.BandedSolver(A, devices=[0], device="cpu")
+    if balsa.cuda_available():
+        with pytest.raises(balsa.Error, match="twice"):
+            balsa.BandedSolver(A, devices=[0, 0], device="cuda")
+        s = balsa.BandedSolver(A, devices=[0], device="cuda", partitions=2)
+        b = rng.random(400)
+        assert residual(A, s.solve(b), b) < 1e-9
+        assert s.stats["devices"] == [0]
+
+
 # ---- SciPy's conventions: cg, bicgstab, gmres, minres, LinearOperator, M, callback ----------------
 
 
