@@ -52,6 +52,14 @@
 #   scripts/gpu-host.sh ecosystem-final [bench args]  build, the four sanitizers
 #                               on the GMRES/MINRES and device-operator tests,
 #                               bench/scipy_way_bench.py (against cupyx, SciPy)
+#   scripts/gpu-host.sh multigpu [banded bench args]  (issue 42) build with the
+#                               Python extension, GPU topology, ctest -L gpu and the
+#                               Python tests, the four sanitizers on the multi-device
+#                               SaP and standalone preconditioner tests, balsa-bench
+#                               precond (a PETSc rank's block), then balsa-bench banded
+#                               --devices over every GPU (MULTIGPU_N, MULTIGPU_K) and
+#                               balsa solve --method sap-d/sap-c on MULTIGPU_SPARSE
+#                               (a generated system) with 1 and all GPUs
 #   scripts/gpu-host.sh kernel NAMES [bench args]
 #                               build, ctest -L gpu, memcheck and racecheck of
 #                               gpu_trsv_algorithms_test restricted to the
@@ -96,7 +104,7 @@ step "configure and build (sm_90)"
 python_args=()
 # The extension is a shared module: the bundle's libz.a is not position
 # independent (and its libz.so points at a path the host lacks): the host's libz.so.1.
-case "$stage" in python | answer | ecosystem*) python_args=(-DBALSA_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)"
+case "$stage" in python | answer | ecosystem* | multigpu) python_args=(-DBALSA_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)"
   "-DZLIB_LIBRARY_RELEASE=$(ls /lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libz.so.1 2>/dev/null | head -1)") ;;
 esac
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" \
@@ -343,6 +351,38 @@ run_ecosystem_final() {
   echo "exit $?"
 }
 
+# Issue 42: SaP over the GPUs of one host, the PETSc plugin's per-rank path.
+run_multigpu() {
+  local gpus ids pp="$root/python:$root/$build/python"
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+  ids=$(seq -s, 0 $((gpus - 1)))
+  step "topology ($gpus GPUs)"; nvidia-smi topo -m 2>&1 | head -8
+  run_gpu_tests
+  step "python tests"; ctest --test-dir $build -L python --output-on-failure -j 8 --timeout 300 >"$outdir/ctest-python.log" 2>&1
+  echo "exit $?"; grep -E "tests passed|\\*\\*\\*Failed|Not Run|Timeout" "$outdir/ctest-python.log" | head -20
+  local tool
+  for tool in memcheck racecheck synccheck initcheck; do
+    sanitize $tool gpu_sap_multi_device_test 'SapMultiDevice.Small*:SapMultiDevice.ApplicationsWriteEveryRowAndNothingWhenStopped' 200
+    sanitize $tool gpu_standalone_preconditioner_test '*' 200
+  done
+  step "balsa-bench precond --grid 64"
+  $build/balsa-bench precond --grid 64 --json "$outdir/precond.json" --markdown "$outdir/precond.md" >/dev/null
+  echo "exit $?"; cat "$outdir/precond.md"
+  step "balsa-bench banded --devices $ids --n ${MULTIGPU_N:-10000000} --k ${MULTIGPU_K:-50,200} $*"
+  $build/balsa-bench banded --devices "$ids" --n "${MULTIGPU_N:-10000000}" --k "${MULTIGPU_K:-50,200}" --partitions 0 \
+    --no-baseline --repeat 1 --json "$outdir/banded-devices.json" --markdown "$outdir/banded-devices.md" "$@" >/dev/null
+  echo "exit $?"; cat "$outdir/banded-devices.md"
+  if [ -n "${MULTIGPU_SPARSE:-}" ]; then
+    local m
+    for m in sap-d sap-c; do
+      for d in 0 "$ids"; do
+        step "balsa solve $MULTIGPU_SPARSE --method $m --devices $d"
+        $build/balsa solve "$MULTIGPU_SPARSE" --method $m --devices "$d" --rhs ones --json "$outdir/solve-$m-$d.json" 2>&1 | tail -6
+      done
+    done
+  fi
+}
+
 # Issue 37: time to the answer. `balsa run` (auto, then each preset it weighs)
 # three times each, as JSON lines, on the GPU and on the host's cores; bench
 # sparse on the generated systems of >= 1e6 rows; Python against CuPy.
@@ -436,6 +476,7 @@ case "$stage" in
   python) run_python "$@" ;;
   ecosystem) run_ecosystem ;;
   ecosystem-final) run_ecosystem_final "$@" ;;
+  multigpu) run_multigpu "$@" ;;
   qr) run_qr "$@" ;;
   sequence) run_sequence "$@" ;;
   lp) run_lp "$@" ;;
