@@ -1,0 +1,363 @@
+// SaP over several GPUs, the GPU side (sap/multi_device.hpp): each slot
+// uploads its columns of A's band, factors its blocks (all slots at once,
+// each on its own non-blocking stream), and takes its slice of every
+// product and preconditioner application; the Krylov vectors stay on the
+// primary device (the calling thread's), slices move by cudaMemcpyPeerAsync
+// and the streams are ordered by events.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+#include <type_traits>
+
+#include "core/clock.hpp"
+#include "cuda/caller_context.hpp"
+#include "cuda/check.hpp"
+#include "cuda/stream.hpp"
+#include "sap/gpu.hpp"
+#include "sap/multi_device.hpp"
+#include "sparse/banded_check.hpp"
+
+namespace balsa::sap {
+
+namespace {
+
+std::string s(std::int64_t v) { return std::to_string(v); }
+
+// f(j) for every slot j on a host thread of its own (the slots' set-ups run
+// at once); the first slot's exception is rethrown after all have ended.
+template <class F>
+void on_every_slot(std::size_t count, const F& f) {
+  std::vector<std::exception_ptr> errors(count);
+  std::vector<std::thread> threads;
+  for (std::size_t j = 0; j < count; ++j)
+    threads.emplace_back([&, j] {
+      try {
+        f(j);
+      } catch (...) {
+        errors[j] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// Whether `device` can read and write the primary's memory, after enabling
+// that where CUDA allows it (the same device: trivially).
+bool peer_access(int device, int primary) {
+  if (device == primary) return true;
+  int can = 0;
+  BALSA_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, primary));
+  if (!can) return false;
+  const DeviceScope on(device);
+  const cudaError_t e = cudaDeviceEnablePeerAccess(primary, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled)
+    (void)cudaGetLastError();
+  else
+    BALSA_CUDA_CHECK(e);
+  return true;
+}
+
+template <class T>
+struct Slot {
+  SlotRange range;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;  // the slot's part of the last application
+  std::unique_ptr<SapPreconditioner<T>> M;  // its blocks [g0, g1)
+  cuda::DeviceBuffer<T> diag;              // A's diagonals on columns [o0, o1) (the product)
+  cuda::DeviceBuffer<T> in, out;            // its slices of an application's input and output
+  cuda::DeviceBuffer<int> stop;             // the driver's stop code, copied before each application
+  bool direct = true;                       // peer access to the primary (else its output is staged)
+  cuda::DeviceBuffer<T> back;               // without peer access: its output rows on the primary
+  double setup_seconds = 0;
+  std::size_t bytes = 0;
+};
+
+template <class T, class P>
+class Spread final : public MultiDevice<T> {
+ public:
+  Spread(const Banded<T>& A, const Plan& plan, const std::vector<int>& slots, bool with_operator, bool check,
+         std::size_t memory_limit)
+      : plan_(plan), primary_(cuda::current_device()), with_operator_(with_operator) {
+    std::vector<int> devices;
+    for (const SlotRange& r : place(plan, slots)) {
+      Slot<T>& sl = slots_.emplace_back();
+      sl.range = r;
+      sl.direct = peer_access(r.device, primary_);
+      if (!sl.direct) {
+        peer_access_ = false;
+        staged_ += (staged_.empty() ? "" : ", ") + s(r.device) + " and " + s(primary_);
+        sl.back = cuda::DeviceBuffer<T>(std::size_t(r.r1 - r.r0));
+      }
+      if (std::find(devices.begin(), devices.end(), r.device) == devices.end()) devices.push_back(r.device);
+    }
+    check_memory(devices, memory_limit);
+    BALSA_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    for (Slot<T>& sl : slots_) {
+      const DeviceScope on(sl.range.device);
+      BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(&sl.stream, cudaStreamNonBlocking));
+      BALSA_CUDA_CHECK(cudaEventCreateWithFlags(&sl.done, cudaEventDisableTiming));
+    }
+    update_values(A, check, plan.boost.amax);
+  }
+  ~Spread() override {
+    for (Slot<T>& sl : slots_) try {
+      const DeviceScope on(sl.range.device);
+      (void)cudaStreamSynchronize(sl.stream);
+      sl.M.reset();
+      sl.diag = {};
+      sl.in = {};
+      sl.out = {};
+      sl.stop = {};
+      (void)cudaStreamSynchronize(sl.stream);
+      sl.back = {};
+      (void)cudaEventDestroy(sl.done);
+      (void)cudaStreamDestroy(sl.stream);
+    } catch (...) {  // the device cannot be made current (a broken context): its resources go with the process
+    }
+    (void)cudaEventDestroy(ready_);
+  }
+
+  double update_values(const Banded<T>& A, bool check, double amax) override {
+    const index_t k = plan_.k;
+    const std::size_t ld = std::size_t(2 * k + 1);
+    std::vector<cuda::DeviceBuffer<T>> bands(slots_.size());
+    std::vector<gpu::BandCheck> checks(slots_.size());
+    on_every_slot(slots_.size(), [&](std::size_t j) {  // upload (and check) each slot's columns
+      Slot<T>& sl = slots_[j];
+      const DeviceScope on(sl.range.device);
+      const cuda::StreamScope ss(sl.stream);
+      const std::size_t first = std::size_t(sl.range.c0) * ld, count = std::size_t(sl.range.c1 - sl.range.c0) * ld;
+      bands[j] = cuda::DeviceBuffer<T>(count);
+      bands[j].upload(std::span<const T>(A.data.data() + first, count));
+      if (check) checks[j] = gpu::check_band(bands[j].data(), count);
+    });
+    if (check) {
+      std::size_t bad = A.data.size();
+      amax = 0;
+      for (std::size_t j = 0; j < slots_.size(); ++j) {
+        if (checks[j].first_bad < bands[j].size())
+          bad = std::min(bad, std::size_t(slots_[j].range.c0) * ld + checks[j].first_bad);
+        amax = std::max(amax, checks[j].amax);
+      }
+      if (bad < A.data.size()) detail::throw_nonfinite_band_entry(A, bad);
+      if (A.n > 0 && amax == 0) throw MatrixError("SaP banded solver: A is zero (singular)");
+    }
+    plan_.boost.amax = amax;
+    factor_all(bands);
+    return amax;
+  }
+
+  // One application: each slot's input slice [lo, hi) of `in` goes to it,
+  // `compute` turns it into its output slice, whose rows [r0, r1) come back
+  // to `out`. The slots wait for the primary stream's work before (event
+  // ready_), the primary stream for theirs after (their done events). Once
+  // *stopped != 0 nothing of `out` changes: the slot's kernel writes its
+  // rows into the primary's memory (peer access) unless stopped; without
+  // peer access they are copied to `back` and from there by the primary's
+  // kernel, unless stopped.
+  template <class Compute>
+  void apply(const T* in, T* out, const int* stopped, bool product, const Compute& compute) {
+    const cudaStream_t ps = cuda::stream();
+    BALSA_CUDA_CHECK(cudaEventRecord(ready_, ps));
+    for (Slot<T>& sl : slots_) {
+      const SlotRange& r = sl.range;
+      const index_t lo = product ? r.o0 : r.f0, hi = product ? r.o1 : r.f1;
+      const DeviceScope on(r.device);
+      const cuda::StreamScope ss(sl.stream);
+      BALSA_CUDA_CHECK(cudaStreamWaitEvent(sl.stream, ready_, 0));
+      if (stopped)
+        BALSA_CUDA_CHECK(cudaMemcpyPeerAsync(sl.stop.data(), r.device, stopped, primary_, sizeof(int), sl.stream));
+      BALSA_CUDA_CHECK(cudaMemcpyPeerAsync(sl.in.data(), r.device, in + lo, primary_, std::size_t(hi - lo) * sizeof(T),
+                                           sl.stream));
+      const int* stop = stopped ? sl.stop.data() : nullptr;
+      compute(sl, hi - lo, stop);
+      const T* rows = sl.out.data() + (r.r0 - lo);
+      const std::int64_t count = r.r1 - r.r0;
+      if (sl.direct)
+        gpu::convert(rows, out + r.r0, count, stop);
+      else
+        BALSA_CUDA_CHECK(cudaMemcpyPeerAsync(sl.back.data(), primary_, rows, r.device, std::size_t(count) * sizeof(T),
+                                             sl.stream));
+      BALSA_CUDA_CHECK(cudaEventRecord(sl.done, sl.stream));
+    }
+    for (Slot<T>& sl : slots_) {
+      BALSA_CUDA_CHECK(cudaStreamWaitEvent(ps, sl.done, 0));
+      if (!sl.direct) gpu::convert(sl.back.data(), out + sl.range.r0, sl.range.r1 - sl.range.r0, stopped);
+    }
+  }
+
+  void record(BandedStats& st) const override {
+    st.devices.clear();
+    st.device_setup_seconds.clear();
+    st.device_bytes_each.clear();
+    st.device_bytes = 0;
+    for (const Slot<T>& sl : slots_) {
+      st.devices.push_back(sl.range.device);
+      st.device_setup_seconds.push_back(sl.setup_seconds);
+      st.device_bytes_each.push_back(sl.bytes);
+      st.device_bytes += sl.bytes;
+    }
+    st.peer_access = peer_access_;
+    st.transfers = peer_access_ ? "peer to peer" : "staged through host memory by the CUDA driver between " + staged_;
+  }
+  const SetupReport& report() const override { return report_; }
+
+ private:
+  // Each device's share (its slots' bands, factors, vectors; the primary
+  // also the Krylov vectors) against its free memory or the limit.
+  void check_memory(const std::vector<int>& devices, std::size_t limit) {
+    for (Slot<T>& sl : slots_) {
+      Plan lp = local_plan(plan_, sl.range);
+      lp.n = sl.range.c1 - sl.range.c0;
+      sl.bytes = device_bytes_needed(lp, sizeof(T), sizeof(P)) + std::size_t(sl.range.c1 - sl.range.c0) * 2 * sizeof(T);
+      if (sl.range.device == primary_) sl.bytes += std::size_t(plan_.n) * 12 * sizeof(T);
+    }
+    for (int d : devices) {
+      std::size_t need = 0;
+      for (const Slot<T>& sl : slots_) need += sl.range.device == d ? sl.bytes : 0;
+      const DeviceScope on(d);
+      const std::size_t have = limit ? limit : cuda::memory_info().first;
+      if (need > have)
+        throw DeviceOutOfMemory("SaP banded solver: device " + s(d) + "'s share (n = " + s(plan_.n) + ", k = " +
+                                s(plan_.k) + ") needs " + s(std::int64_t(need)) + " bytes of device memory, " +
+                                s(std::int64_t(have)) + (limit ? " allowed (device_memory_limit)" : " free"));
+    }
+  }
+
+  // Every slot's blocks factored from its columns (the slots at once).
+  void factor_all(std::vector<cuda::DeviceBuffer<T>>& bands) {
+    const index_t k = plan_.k;
+    const std::size_t ld = std::size_t(2 * k + 1);
+    std::vector<SetupReport> reports(slots_.size());
+    on_every_slot(slots_.size(), [&](std::size_t j) {
+      Slot<T>& sl = slots_[j];
+      const SlotRange& r = sl.range;
+      const DeviceScope on(r.device);
+      const cuda::StreamScope ss(sl.stream);
+      const auto t0 = Clock::now();
+      const T* band = bands[j].data();
+      try {
+      if (sl.M) {
+        sl.M->set_amax(plan_.boost.amax);
+        sl.M->refactor_device(band + std::size_t(r.f0 - r.c0) * ld);
+      } else {
+        sl.M = make_device_preconditioner<T, P>(band + std::size_t(r.f0 - r.c0) * ld, local_plan(plan_, r));
+        const std::size_t most = std::size_t(std::max(r.f1 - r.f0, r.o1 - r.o0));
+        sl.in = cuda::DeviceBuffer<T>(most);
+        sl.out = cuda::DeviceBuffer<T>(most);
+        sl.stop = cuda::DeviceBuffer<int>(1);
+        if (with_operator_) sl.diag = cuda::DeviceBuffer<T>(std::size_t(r.o1 - r.o0) * ld);
+      }
+      } catch (const MatrixError& e) {  // its blocks and rows are numbered from g0 and f0
+        throw MatrixError("SaP on device " + s(r.device) + " (its block 0 is block " + s(r.g0) + ", its row 0 row " +
+                          s(r.f0) + "): " + e.what());
+      }
+      if (with_operator_) gpu::to_diagonals(band + std::size_t(r.o0 - r.c0) * ld, r.o1 - r.o0, k, sl.diag.data());
+      bands[j] = {};
+      cuda::detail::synchronize();
+      reports[j] = sl.M->report();
+      sl.setup_seconds = seconds_since(t0);
+    });
+    SetupReport all;
+    all.min_bandwidth = reports[0].min_bandwidth;
+    for (const SetupReport& r : reports) {  // the slots work at once: their longest phases
+      all.t_lu = std::max(all.t_lu, r.t_lu);
+      all.t_bc = std::max(all.t_bc, r.t_bc);
+      all.t_spk = std::max(all.t_spk, r.t_spk);
+      all.t_lu_rdcd = std::max(all.t_lu_rdcd, r.t_lu_rdcd);
+      all.boosted_pivots += r.boosted_pivots;
+      all.min_bandwidth = std::min(all.min_bandwidth, r.min_bandwidth);
+      all.max_bandwidth = std::max(all.max_bandwidth, r.max_bandwidth);
+    }
+    report_ = all;
+  }
+
+  Plan plan_;
+  int primary_;
+  bool with_operator_;
+  std::vector<Slot<T>> slots_;
+  cudaEvent_t ready_ = nullptr;  // on the primary device
+  bool peer_access_ = true;
+  std::string staged_;
+  SetupReport report_;
+};
+
+// The preconditioner the Krylov driver sees: each slot's block solves (and
+// SaP-C's corrections) on its slice.
+template <class T, class P>
+class SpreadPreconditioner final : public SapPreconditioner<T> {
+ public:
+  SpreadPreconditioner(std::shared_ptr<Spread<T, P>> spread, const Plan& plan)
+      : SapPreconditioner<T>(plan), spread_(std::move(spread)) {
+    this->report_ = spread_->report();
+  }
+  void apply(std::span<const T>, std::span<T>) override {
+    throw Error("internal: the multi-device SaP preconditioner has no host path");
+  }
+  void apply_device(const T* r, T* z) override { apply_device_unless(r, z, nullptr); }
+  void apply_device_unless(const T* r, T* z, const int* stopped) override {
+    spread_->apply(r, z, stopped, false, [](Slot<T>& sl, index_t, const int* stop) {
+      sl.M->apply_device_unless(sl.in.data(), sl.out.data(), stop);
+    });
+  }
+  void update_values(std::span<const T>) override {
+    throw Error("internal: the multi-device SaP preconditioner is updated through its state");
+  }
+  Spread<T, P>& spread() { return *spread_; }
+
+ private:
+  std::shared_ptr<Spread<T, P>> spread_;
+};
+
+// A's product: each slot's rows from its columns' diagonals.
+template <class T, class P>
+class SpreadOperator final : public krylov::Operator<T> {
+ public:
+  SpreadOperator(std::shared_ptr<Spread<T, P>> spread, index_t n, index_t k) : spread_(std::move(spread)), n_(n), k_(k) {}
+  index_t rows() const override { return n_; }
+  void apply(const T*, T*) override { throw Error("internal: the multi-device band operator has no host path"); }
+  void apply_device(const T* x, T* y) override { apply_device_unless(x, y, nullptr); }
+  void apply_device_unless(const T* x, T* y, const int* stopped) override {
+    const index_t k = k_;
+    spread_->apply(x, y, stopped, true, [k](Slot<T>& sl, index_t rows, const int* stop) {
+      gpu::diagonal_spmv(sl.diag.data(), rows, k, sl.in.data(), sl.out.data(), stop);
+    });
+  }
+  std::string name() const override { return "balsa-banded-multi-device"; }
+
+ private:
+  std::shared_ptr<Spread<T, P>> spread_;
+  index_t n_, k_;
+};
+
+}  // namespace
+
+template <class T, class P>
+MultiDeviceSystem<T> make_spread(const Banded<T>& A, const Plan& plan, const std::vector<int>& slots,
+                                 bool with_operator, bool check, std::size_t memory_limit) {
+  auto spread = std::make_shared<Spread<T, P>>(A, plan, slots, with_operator, check, memory_limit);
+  MultiDeviceSystem<T> sys;
+  sys.state = spread.get();
+  if (with_operator) sys.op = std::make_unique<SpreadOperator<T, P>>(spread, plan.n, plan.k);
+  sys.pre = std::make_unique<SpreadPreconditioner<T, P>>(std::move(spread), plan);
+  return sys;
+}
+
+template <class T>
+MultiDeviceSystem<T> make_multi_device(const Banded<T>& A, const Plan& plan, const std::vector<int>& slots,
+                                       bool float_preconditioner, bool with_operator, bool check,
+                                       std::size_t memory_limit) {
+  if constexpr (std::is_same_v<T, double>)
+    if (float_preconditioner) return make_spread<T, float>(A, plan, slots, with_operator, check, memory_limit);
+  return make_spread<T, T>(A, plan, slots, with_operator, check, memory_limit);
+}
+
+template MultiDeviceSystem<float> make_multi_device(const Banded<float>&, const Plan&, const std::vector<int>&, bool,
+                                                    bool, bool, std::size_t);
+template MultiDeviceSystem<double> make_multi_device(const Banded<double>&, const Plan&, const std::vector<int>&, bool,
+                                                     bool, bool, std::size_t);
+
+}  // namespace balsa::sap
