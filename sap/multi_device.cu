@@ -44,20 +44,25 @@ void on_every_slot(std::size_t count, const F& f) {
     if (e) std::rethrow_exception(e);
 }
 
-// Whether `device` can read and write the primary's memory, after enabling
-// that where CUDA allows it (the same device: trivially).
-bool peer_access(int device, int primary) {
-  if (device == primary) return true;
+// Whether `device` and the primary copy peer to peer, after enabling peer
+// access both ways where CUDA allows it (the same device: trivially).
+bool enable_peer(int from, int to) {
   int can = 0;
-  BALSA_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, primary));
+  BALSA_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
   if (!can) return false;
-  const DeviceScope on(device);
-  const cudaError_t e = cudaDeviceEnablePeerAccess(primary, 0);
+  const DeviceScope on(from);
+  const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
   if (e == cudaErrorPeerAccessAlreadyEnabled)
     (void)cudaGetLastError();
   else
     BALSA_CUDA_CHECK(e);
   return true;
+}
+bool peer_access(int device, int primary) {
+  if (device == primary) return true;
+  const bool there = enable_peer(device, primary);
+  const bool back = enable_peer(primary, device);
+  return there && back;
 }
 
 template <class T>
@@ -69,8 +74,8 @@ struct Slot {
   cuda::DeviceBuffer<T> diag;              // A's diagonals on columns [o0, o1) (the product)
   cuda::DeviceBuffer<T> in, out;            // its slices of an application's input and output
   cuda::DeviceBuffer<int> stop;             // the driver's stop code, copied before each application
-  bool direct = true;                       // peer access to the primary (else its output is staged)
-  cuda::DeviceBuffer<T> back;               // without peer access: its output rows on the primary
+  bool direct = true;                       // on the primary device (else its output is staged)
+  cuda::DeviceBuffer<T> back;               // on another device: its output rows on the primary
   double setup_seconds = 0;
   std::size_t bytes = 0;
 };
@@ -85,12 +90,12 @@ class Spread final : public MultiDevice<T> {
     for (const SlotRange& r : place(plan, slots)) {
       Slot<T>& sl = slots_.emplace_back();
       sl.range = r;
-      sl.direct = peer_access(r.device, primary_);
-      if (!sl.direct) {
+      if (!peer_access(r.device, primary_)) {
         peer_access_ = false;
         staged_ += (staged_.empty() ? "" : ", ") + s(r.device) + " and " + s(primary_);
-        sl.back = cuda::DeviceBuffer<T>(std::size_t(r.r1 - r.r0));
       }
+      sl.direct = r.device == primary_;
+      if (!sl.direct) sl.back = cuda::DeviceBuffer<T>(std::size_t(r.r1 - r.r0));
       if (std::find(devices.begin(), devices.end(), r.device) == devices.end()) devices.push_back(r.device);
     }
     check_memory(devices, memory_limit);
@@ -154,10 +159,13 @@ class Spread final : public MultiDevice<T> {
   // `compute` turns it into its output slice, whose rows [r0, r1) come back
   // to `out`. The slots wait for the primary stream's work before (event
   // ready_), the primary stream for theirs after (their done events). Once
-  // *stopped != 0 nothing of `out` changes: the slot's kernel writes its
-  // rows into the primary's memory (peer access) unless stopped; without
-  // peer access they are copied to `back` and from there by the primary's
-  // kernel, unless stopped.
+  // *stopped != 0 nothing of `out` changes: a slot on the primary device
+  // writes its rows by a kernel that reads the stop flag; another device's
+  // rows are copied (cudaMemcpyPeerAsync: peer to peer over NVLink where
+  // peer access is on, else staged by the driver; no kernel touches another
+  // device's memory, so the stream-ordered pools need no access grants) to
+  // `back` on the primary, and from there by the primary's kernel, unless
+  // stopped.
   template <class Compute>
   void apply(const T* in, T* out, const int* stopped, bool product, const Compute& compute) {
     const cudaStream_t ps = cuda::stream();
