@@ -24,7 +24,8 @@ struct Case {
   index_t n, k, P;
 };
 // k = 1 and 5: the sliding-window factorisation; 50 and 70: the wide one.
-const Case kCases[] = {{5003, 1, 6}, {4001, 50, 7}, {6007, 70, 4}, {3001, 5, 3}};
+// n = 20011, k = 70: slices over 8 MB, uploaded through the staging buffers.
+const Case kCases[] = {{5003, 1, 6}, {4001, 50, 7}, {6007, 70, 4}, {3001, 5, 3}, {20011, 70, 6}};
 
 template <class T>
 std::vector<T> rhs_of(const Banded<T>& A) {
