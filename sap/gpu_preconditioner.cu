@@ -66,7 +66,6 @@ class DeviceSap final : public SapPreconditioner<T> {
     factor(A.data());
   }
   void update_values_device(const cuda::DeviceBuffer<T>& A) override { factor(A.data()); }
-  void refactor_device(const T* A) override { factor(A); }
 
  private:
   bool coupled() const { return plan_.variant == SapVariant::Coupled && plan_.blocks.count() > 1 && plan_.k > 0; }

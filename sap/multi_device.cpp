@@ -15,6 +15,7 @@ namespace balsa::sap {
 namespace {
 std::string s(std::int64_t v) { return std::to_string(v); }
 thread_local std::vector<int> override_slots;  // SlotOverride's (empty: none)
+thread_local bool override_copied = false;
 }  // namespace
 
 std::vector<SlotRange> place(const Plan& plan, const std::vector<int>& slots) {
@@ -129,8 +130,13 @@ int primary_device(const std::vector<int>& devices) {
   return listed.empty() ? -1 : listed[0];
 }
 
-SlotOverride::SlotOverride(std::vector<int> slots) : previous_(std::exchange(override_slots, std::move(slots))) {}
-SlotOverride::~SlotOverride() { override_slots = std::move(previous_); }
+SlotOverride::SlotOverride(std::vector<int> slots, bool copied)
+    : previous_(std::exchange(override_slots, std::move(slots))), previous_copied_(std::exchange(override_copied, copied)) {}
+SlotOverride::~SlotOverride() {
+  override_slots = std::move(previous_);
+  override_copied = previous_copied_;
+}
+bool slots_copied() { return override_copied; }
 
 DeviceScope::DeviceScope(int device) {
   if (device < 0) return;

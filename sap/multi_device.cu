@@ -72,9 +72,9 @@ struct Slot {
   cudaEvent_t done = nullptr;  // the slot's part of the last application
   std::unique_ptr<SapPreconditioner<T>> M;  // its blocks [g0, g1)
   cuda::DeviceBuffer<T> diag;              // A's diagonals on columns [o0, o1) (the product)
-  cuda::DeviceBuffer<T> in, out;            // its slices of an application's input and output
+  cuda::DeviceBuffer<T> in, out;            // its slices of an application's input (copied) and output
   cuda::DeviceBuffer<int> stop;             // the driver's stop code, copied before each application
-  bool direct = true;                       // on the primary device (else its output is staged)
+  bool direct = true;                       // on the primary device: reads the primary's vectors (else copies)
   cuda::DeviceBuffer<T> back;               // on another device: its output rows on the primary
   double setup_seconds = 0;
   std::size_t bytes = 0;
@@ -94,36 +94,25 @@ class Spread final : public MultiDevice<T> {
         peer_access_ = false;
         staged_ += (staged_.empty() ? "" : ", ") + s(r.device) + " and " + s(primary_);
       }
-      sl.direct = r.device == primary_;
+      sl.direct = r.device == primary_ && !(slots_.size() > 1 && slots_copied());
       if (!sl.direct) sl.back = cuda::DeviceBuffer<T>(std::size_t(r.r1 - r.r0));
       if (std::find(devices.begin(), devices.end(), r.device) == devices.end()) devices.push_back(r.device);
     }
     check_memory(devices, memory_limit);
-    BALSA_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
-    for (Slot<T>& sl : slots_) {
-      const DeviceScope on(sl.range.device);
-      BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(&sl.stream, cudaStreamNonBlocking));
-      BALSA_CUDA_CHECK(cudaEventCreateWithFlags(&sl.done, cudaEventDisableTiming));
+    try {
+      BALSA_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+      for (Slot<T>& sl : slots_) {
+        const DeviceScope on(sl.range.device);
+        BALSA_CUDA_CHECK(cudaStreamCreateWithFlags(&sl.stream, cudaStreamNonBlocking));
+        BALSA_CUDA_CHECK(cudaEventCreateWithFlags(&sl.done, cudaEventDisableTiming));
+      }
+      update_values(A, check, plan.boost.amax);
+    } catch (...) {  // no destructor after a failed constructor
+      release();
+      throw;
     }
-    update_values(A, check, plan.boost.amax);
   }
-  ~Spread() override {
-    for (Slot<T>& sl : slots_) try {
-      const DeviceScope on(sl.range.device);
-      (void)cudaStreamSynchronize(sl.stream);
-      sl.M.reset();
-      sl.diag = {};
-      sl.in = {};
-      sl.out = {};
-      sl.stop = {};
-      (void)cudaStreamSynchronize(sl.stream);
-      sl.back = {};
-      (void)cudaEventDestroy(sl.done);
-      (void)cudaStreamDestroy(sl.stream);
-    } catch (...) {  // the device cannot be made current (a broken context): its resources go with the process
-    }
-    (void)cudaEventDestroy(ready_);
-  }
+  ~Spread() override { release(); }
 
   double update_values(const Banded<T>& A, bool check, double amax) override {
     const index_t k = plan_.k;
@@ -134,10 +123,12 @@ class Spread final : public MultiDevice<T> {
       Slot<T>& sl = slots_[j];
       const DeviceScope on(sl.range.device);
       const cuda::StreamScope ss(sl.stream);
+      const auto t0 = Clock::now();
       const std::size_t first = std::size_t(sl.range.c0) * ld, count = std::size_t(sl.range.c1 - sl.range.c0) * ld;
       bands[j] = cuda::DeviceBuffer<T>(count);
       bands[j].upload(std::span<const T>(A.data.data() + first, count));
       if (check) checks[j] = gpu::check_band(bands[j].data(), count);
+      sl.setup_seconds = seconds_since(t0);
     });
     if (check) {
       std::size_t bad = A.data.size();
@@ -155,46 +146,59 @@ class Spread final : public MultiDevice<T> {
     return amax;
   }
 
-  // One application: each slot's input slice [lo, hi) of `in` goes to it,
-  // `compute` turns it into its output slice, whose rows [r0, r1) come back
-  // to `out`. The slots wait for the primary stream's work before (event
-  // ready_), the primary stream for theirs after (their done events). Once
-  // *stopped != 0 nothing of `out` changes: a slot on the primary device
-  // writes its rows by a kernel that reads the stop flag; another device's
-  // rows are copied (cudaMemcpyPeerAsync: peer to peer over NVLink where
-  // peer access is on, else staged by the driver; no kernel touches another
-  // device's memory, so the stream-ordered pools need no access grants) to
-  // `back` on the primary, and from there by the primary's kernel, unless
-  // stopped.
+  // One application: each slot's input slice [lo, hi) of `in` goes to it
+  // (send), `compute` turns it into its output slice, whose rows [r0, r1)
+  // come back to `out` (take_back). The slots wait for the primary stream's
+  // work before (event ready_), the primary stream for theirs after (their
+  // done events). Once *stopped != 0 nothing of `out` changes.
   template <class Compute>
   void apply(const T* in, T* out, const int* stopped, bool product, const Compute& compute) {
     const cudaStream_t ps = cuda::stream();
     BALSA_CUDA_CHECK(cudaEventRecord(ready_, ps));
     for (Slot<T>& sl : slots_) {
-      const SlotRange& r = sl.range;
-      const index_t lo = product ? r.o0 : r.f0, hi = product ? r.o1 : r.f1;
-      const DeviceScope on(r.device);
+      const index_t lo = product ? sl.range.o0 : sl.range.f0, hi = product ? sl.range.o1 : sl.range.f1;
+      const DeviceScope on(sl.range.device);
       const cuda::StreamScope ss(sl.stream);
       BALSA_CUDA_CHECK(cudaStreamWaitEvent(sl.stream, ready_, 0));
-      if (stopped)
-        BALSA_CUDA_CHECK(cudaMemcpyPeerAsync(sl.stop.data(), r.device, stopped, primary_, sizeof(int), sl.stream));
-      BALSA_CUDA_CHECK(cudaMemcpyPeerAsync(sl.in.data(), r.device, in + lo, primary_, std::size_t(hi - lo) * sizeof(T),
-                                           sl.stream));
-      const int* stop = stopped ? sl.stop.data() : nullptr;
-      compute(sl, hi - lo, stop);
-      const T* rows = sl.out.data() + (r.r0 - lo);
-      const std::int64_t count = r.r1 - r.r0;
-      if (sl.direct)
-        gpu::convert(rows, out + r.r0, count, stop);
-      else
-        BALSA_CUDA_CHECK(cudaMemcpyPeerAsync(sl.back.data(), primary_, rows, r.device, std::size_t(count) * sizeof(T),
-                                             sl.stream));
-      BALSA_CUDA_CHECK(cudaEventRecord(sl.done, sl.stream));
+      const Input x = send(sl, in + lo, hi - lo, stopped);
+      compute(sl, x.values, hi - lo, x.stop);
+      take_back(sl, sl.out.data() + (sl.range.r0 - lo), out, x.stop);
     }
     for (Slot<T>& sl : slots_) {
       BALSA_CUDA_CHECK(cudaStreamWaitEvent(ps, sl.done, 0));
       if (!sl.direct) gpu::convert(sl.back.data(), out + sl.range.r0, sl.range.r1 - sl.range.r0, stopped);
     }
+  }
+
+  // A slot's input on its device: a slot on the primary reads the primary's
+  // vector and stop flag in place; another gets copies of both
+  // (cudaMemcpyPeerAsync: peer to peer over NVLink where peer access is on,
+  // else staged by the driver; no kernel touches another device's memory,
+  // so the stream-ordered pools need no access grants).
+  struct Input {
+    const T* values;
+    const int* stop;
+  };
+  Input send(Slot<T>& sl, const T* values, index_t count, const int* stopped) {
+    if (sl.direct) return {values, stopped};
+    const int device = sl.range.device;
+    if (stopped)
+      BALSA_CUDA_CHECK(cudaMemcpyPeerAsync(sl.stop.data(), device, stopped, primary_, sizeof(int), sl.stream));
+    BALSA_CUDA_CHECK(
+        cudaMemcpyPeerAsync(sl.in.data(), device, values, primary_, std::size_t(count) * sizeof(T), sl.stream));
+    return {sl.in.data(), stopped ? sl.stop.data() : nullptr};
+  }
+  // A slot's rows [r0, r1) to `out`: written by a kernel that reads the stop
+  // flag (a slot on the primary), or copied to `back` on the primary, from
+  // where apply's kernel on the primary stream writes them unless stopped.
+  void take_back(Slot<T>& sl, const T* rows, T* out, const int* stop) {
+    const std::int64_t count = sl.range.r1 - sl.range.r0;
+    if (sl.direct)
+      gpu::convert(rows, out + sl.range.r0, count, stop);
+    else
+      BALSA_CUDA_CHECK(cudaMemcpyPeerAsync(sl.back.data(), primary_, rows, sl.range.device,
+                                           std::size_t(count) * sizeof(T), sl.stream));
+    BALSA_CUDA_CHECK(cudaEventRecord(sl.done, sl.stream));
   }
 
   void record(BandedStats& st) const override {
@@ -214,6 +218,29 @@ class Spread final : public MultiDevice<T> {
   const SetupReport& report() const override { return report_; }
 
  private:
+  // Every slot's buffers freed on its stream (its device current), then
+  // its stream and events.
+  void release() noexcept {
+    for (Slot<T>& sl : slots_) try {
+      const DeviceScope on(sl.range.device);
+      if (!sl.stream) continue;
+      (void)cudaStreamSynchronize(sl.stream);
+      sl.M.reset();
+      sl.diag = {};
+      sl.in = {};
+      sl.out = {};
+      sl.stop = {};
+      (void)cudaStreamSynchronize(sl.stream);
+      sl.back = {};
+      if (sl.done) (void)cudaEventDestroy(sl.done);
+      (void)cudaStreamDestroy(sl.stream);
+      sl.stream = nullptr;
+    } catch (...) {  // the device cannot be made current (a broken context): its resources go with the process
+    }
+    if (ready_) (void)cudaEventDestroy(ready_);
+    ready_ = nullptr;
+  }
+
   // Each device's share (its slots' bands, factors, vectors; the primary
   // also the Krylov vectors) against its free memory or the limit.
   void check_memory(const std::vector<int>& devices, std::size_t limit) {
@@ -235,43 +262,61 @@ class Spread final : public MultiDevice<T> {
     }
   }
 
-  // Every slot's blocks factored from its columns (the slots at once).
+  // Every slot's blocks factored from its columns (the slots at once) into
+  // new factors; only when all succeed do they replace the old ones and A's
+  // diagonals take the new values (as on one device, a failed refactor
+  // leaves the solver as it was).
   void factor_all(std::vector<cuda::DeviceBuffer<T>>& bands) {
-    const index_t k = plan_.k;
-    const std::size_t ld = std::size_t(2 * k + 1);
-    std::vector<SetupReport> reports(slots_.size());
+    const std::size_t ld = std::size_t(2 * plan_.k + 1);
+    std::vector<std::unique_ptr<SapPreconditioner<T>>> fresh(slots_.size());
     on_every_slot(slots_.size(), [&](std::size_t j) {
       Slot<T>& sl = slots_[j];
       const SlotRange& r = sl.range;
       const DeviceScope on(r.device);
       const cuda::StreamScope ss(sl.stream);
       const auto t0 = Clock::now();
-      const T* band = bands[j].data();
       try {
-      if (sl.M) {
-        sl.M->set_amax(plan_.boost.amax);
-        sl.M->refactor_device(band + std::size_t(r.f0 - r.c0) * ld);
-      } else {
-        sl.M = make_device_preconditioner<T, P>(band + std::size_t(r.f0 - r.c0) * ld, local_plan(plan_, r));
-        const std::size_t most = std::size_t(std::max(r.f1 - r.f0, r.o1 - r.o0));
-        sl.in = cuda::DeviceBuffer<T>(most);
-        sl.out = cuda::DeviceBuffer<T>(most);
-        sl.stop = cuda::DeviceBuffer<int>(1);
-        if (with_operator_) sl.diag = cuda::DeviceBuffer<T>(std::size_t(r.o1 - r.o0) * ld);
-      }
+        fresh[j] = make_device_preconditioner<T, P>(bands[j].data() + std::size_t(r.f0 - r.c0) * ld, local_plan(plan_, r));
       } catch (const MatrixError& e) {  // its blocks and rows are numbered from g0 and f0
         throw MatrixError("SaP on device " + s(r.device) + " (its block 0 is block " + s(r.g0) + ", its row 0 row " +
                           s(r.f0) + "): " + e.what());
       }
-      if (with_operator_) gpu::to_diagonals(band + std::size_t(r.o0 - r.c0) * ld, r.o1 - r.o0, k, sl.diag.data());
-      bands[j] = {};
-      cuda::detail::synchronize();
-      reports[j] = sl.M->report();
-      sl.setup_seconds = seconds_since(t0);
+      sl.setup_seconds += seconds_since(t0);
     });
+    on_every_slot(slots_.size(), [&](std::size_t j) { commit(slots_[j], std::move(fresh[j]), bands[j]); });
+    report_ = combined_report();
+  }
+
+  // Slot sl's new factors in place, its work buffers (the first time), A's
+  // diagonals from its columns; its columns freed.
+  void commit(Slot<T>& sl, std::unique_ptr<SapPreconditioner<T>> M, cuda::DeviceBuffer<T>& band) {
+    const SlotRange& r = sl.range;
+    const index_t k = plan_.k;
+    const DeviceScope on(r.device);
+    const cuda::StreamScope ss(sl.stream);
+    const auto t0 = Clock::now();
+    sl.M = std::move(M);
+    if (sl.stop.empty()) {
+      const std::size_t most = std::size_t(std::max(r.f1 - r.f0, r.o1 - r.o0));
+      if (!sl.direct) sl.in = cuda::DeviceBuffer<T>(most);
+      sl.out = cuda::DeviceBuffer<T>(most);
+      sl.stop = cuda::DeviceBuffer<int>(1);
+      if (with_operator_) sl.diag = cuda::DeviceBuffer<T>(std::size_t(r.o1 - r.o0) * std::size_t(2 * k + 1));
+    }
+    if (with_operator_)
+      gpu::to_diagonals(band.data() + std::size_t(r.o0 - r.c0) * std::size_t(2 * k + 1), r.o1 - r.o0, k, sl.diag.data());
+    band = {};
+    cuda::detail::synchronize();
+    sl.setup_seconds += seconds_since(t0);
+  }
+
+  // The slots' set-up reports as one: they work at once, so their longest
+  // phases; the boosted pivots summed.
+  SetupReport combined_report() const {
     SetupReport all;
-    all.min_bandwidth = reports[0].min_bandwidth;
-    for (const SetupReport& r : reports) {  // the slots work at once: their longest phases
+    all.min_bandwidth = slots_[0].M->report().min_bandwidth;
+    for (const Slot<T>& sl : slots_) {
+      const SetupReport& r = sl.M->report();
       all.t_lu = std::max(all.t_lu, r.t_lu);
       all.t_bc = std::max(all.t_bc, r.t_bc);
       all.t_spk = std::max(all.t_spk, r.t_spk);
@@ -280,7 +325,7 @@ class Spread final : public MultiDevice<T> {
       all.min_bandwidth = std::min(all.min_bandwidth, r.min_bandwidth);
       all.max_bandwidth = std::max(all.max_bandwidth, r.max_bandwidth);
     }
-    report_ = all;
+    return all;
   }
 
   Plan plan_;
@@ -307,8 +352,8 @@ class SpreadPreconditioner final : public SapPreconditioner<T> {
   }
   void apply_device(const T* r, T* z) override { apply_device_unless(r, z, nullptr); }
   void apply_device_unless(const T* r, T* z, const int* stopped) override {
-    spread_->apply(r, z, stopped, false, [](Slot<T>& sl, index_t, const int* stop) {
-      sl.M->apply_device_unless(sl.in.data(), sl.out.data(), stop);
+    spread_->apply(r, z, stopped, false, [](Slot<T>& sl, const T* src, index_t, const int* stop) {
+      sl.M->apply_device_unless(src, sl.out.data(), stop);
     });
   }
   void update_values(std::span<const T>) override {
@@ -330,8 +375,8 @@ class SpreadOperator final : public krylov::Operator<T> {
   void apply_device(const T* x, T* y) override { apply_device_unless(x, y, nullptr); }
   void apply_device_unless(const T* x, T* y, const int* stopped) override {
     const index_t k = k_;
-    spread_->apply(x, y, stopped, true, [k](Slot<T>& sl, index_t rows, const int* stop) {
-      gpu::diagonal_spmv(sl.diag.data(), rows, k, sl.in.data(), sl.out.data(), stop);
+    spread_->apply(x, y, stopped, true, [k](Slot<T>& sl, const T* src, index_t rows, const int* stop) {
+      gpu::diagonal_spmv(sl.diag.data(), rows, k, src, sl.out.data(), stop);
     });
   }
   std::string name() const override { return "balsa-banded-multi-device"; }

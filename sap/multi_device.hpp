@@ -89,16 +89,24 @@ int primary_device(const std::vector<int>& devices);
 
 // Test hook: while it lives, the SaP solvers built on this thread spread
 // over these slots (devices may repeat), whatever their options' devices.
+// copied: every slot but the first takes the path of another device (its
+// slices copied to and from it, its output staged on the primary) even on
+// the primary device, as on a host of several GPUs; else the slots on the
+// primary device read and write the primary's vectors in place.
 class SlotOverride {
  public:
-  explicit SlotOverride(std::vector<int> slots);
+  explicit SlotOverride(std::vector<int> slots, bool copied = true);
   ~SlotOverride();
   SlotOverride(const SlotOverride&) = delete;
   SlotOverride& operator=(const SlotOverride&) = delete;
 
  private:
   std::vector<int> previous_;
+  bool previous_copied_;
 };
+
+// SlotOverride's `copied` while one lives (else false).
+bool slots_copied();
 
 // While it lives, `device` is the calling thread's current CUDA device
 // (the one before comes back after); -1 leaves it alone.

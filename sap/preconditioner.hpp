@@ -72,9 +72,6 @@ class SapPreconditioner : public krylov::Preconditioner<T> {
   void describe(KrylovStats&) const override {}
   // max |a_ij| of the values the next update_values brings (the boost scale).
   void set_amax(double amax) { plan_.boost.amax = amax; }
-  // GPU: refactored from A's band at `band` on the current device (the
-  // plan's n (2k + 1) values; a failure keeps the old factors).
-  virtual void refactor_device(const T* /*band*/) { throw Error("internal: this SaP preconditioner is not on the GPU"); }
 
  protected:
   Plan plan_;

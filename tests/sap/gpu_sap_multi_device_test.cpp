@@ -59,7 +59,9 @@ void spread_matches_one_device(bool float_pre) {
         if (slots > c.P) continue;
         SCOPED_TRACE("n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) + " P=" + std::to_string(c.P) + " " +
                      to_string(v) + " slots=" + std::to_string(slots) + (float_pre ? " float preconditioner" : ""));
-        const sap::SlotOverride over(std::vector<int>(std::size_t(slots), 0));
+        // 3 slots read and write the primary's vectors in place (all on it);
+        // 2 and 4 take the copies of a host of several GPUs.
+        const sap::SlotOverride over(std::vector<int>(std::size_t(slots), 0), slots != 3);
         BandedSolver<T> spread(A, o);
         EXPECT_EQ(spread.stats().devices, std::vector<int>(std::size_t(slots), 0));
         EXPECT_EQ(spread.stats().device_setup_seconds.size(), std::size_t(slots));
@@ -90,7 +92,8 @@ TEST(SapMultiDevice, FloatMatchesOneDevice) {
 
 // One application of M^{-1} and of A on poisoned outputs: every row written
 // and equal to the one-device preconditioner's and product's; with the
-// driver's stop flag set, nothing written.
+// driver's stop flag set, nothing written (slices copied as between
+// devices, or read in place).
 TEST(SapMultiDevice, ApplicationsWriteEveryRowAndNothingWhenStopped) {
   BALSA_REQUIRE_GPU();
   const index_t n = 4099, k = 70;
@@ -100,7 +103,10 @@ TEST(SapMultiDevice, ApplicationsWriteEveryRowAndNothingWhenStopped) {
   const cuda::DeviceBuffer<double> r{std::span<const double>(rh)}, band{std::span<const double>(A.data)};
   for (SapVariant v : {SapVariant::Decoupled, SapVariant::Coupled})
     for (int per_slot : {1, 2, 3}) {
-      SCOPED_TRACE(std::string(to_string(v)) + " partitions per slot " + std::to_string(per_slot));
+      const bool copied = per_slot != 2;
+      SCOPED_TRACE(std::string(to_string(v)) + " partitions per slot " + std::to_string(per_slot) +
+                   (copied ? ", copied" : ", in place"));
+      const sap::SlotOverride over({0, 0, 0}, copied);
       sap::Plan plan;
       plan.variant = v;
       plan.n = n;
@@ -135,7 +141,8 @@ TEST(SapMultiDevice, ApplicationsWriteEveryRowAndNothingWhenStopped) {
     }
 }
 
-// New values on every slot: the same answer as a one-device solver of them.
+// New values on every slot: the same answer as a one-device solver of them;
+// a refactor that fails on one slot changes none.
 TEST(SapMultiDevice, UpdateValuesRefactorsEverySlot) {
   BALSA_REQUIRE_GPU();
   const index_t n = 5001, k = 40;
@@ -150,8 +157,14 @@ TEST(SapMultiDevice, UpdateValuesRefactorsEverySlot) {
     std::vector<double> x1(std::size_t(n), 0.0), x(std::size_t(n), 0.0);
     const KrylovStats s1 = one.solve(b, x1);
     const sap::SlotOverride over({0, 0});
+    o.pivot_boost = false;
     BandedSolver<double> spread(A1, o);
     spread.update_values(A2);
+    // A zero pivot in the second slot's blocks only: refused, and no slot
+    // (the first factored its blocks fine) keeps anything of it.
+    Banded<double> bad = A2;
+    for (index_t j = 4000 - k; j <= 4000 + k; ++j) bad(4000, j) = bad(j, 4000) = 0.0;
+    EXPECT_THROW_MSG(spread.update_values(bad), MatrixError, "zero pivot at row");
     const KrylovStats s = spread.solve(b, x);
     EXPECT_EQ(s.outcome, KrylovOutcome::Converged) << s.message;
     EXPECT_NEAR(s.iterations, s1.iterations, 1);
