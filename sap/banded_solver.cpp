@@ -154,7 +154,7 @@ struct BandedSolver<T>::Impl {
 
 template <class T>
 BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& given) try : impl_(std::make_unique<Impl>()) {
-  sap::check_devices(given.devices, given.device, given.partitions, "SaP banded solver");
+  sap::check_devices(given, "SaP banded solver");
   const BandedOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
   const CallScope on(options, "BandedOptions");

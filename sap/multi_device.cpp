@@ -59,9 +59,12 @@ Plan local_plan(const Plan& plan, const SlotRange& r) {
   return p;
 }
 
-void check_devices(const std::vector<int>& devices, Device given_device, index_t partitions, const std::string& what) {
-  if (devices.empty()) return;
+void check_devices(const std::vector<int>& devices, Device given_device, index_t partitions, double min_work,
+                   const std::string& what) {
   const std::string w = what + ": ";
+  if (!(min_work >= 0) || !std::isfinite(min_work))
+    throw Error(w + "min_work_per_device must be finite and >= 0, got " + std::to_string(min_work));
+  if (devices.empty()) return;
   if (given_device == Device::Cpu)
     throw Error(w + "devices (" + s(std::int64_t(devices.size())) + " listed) need the GPU; Device::Cpu was given");
   for (std::size_t i = 0; i < devices.size(); ++i) {

@@ -55,9 +55,14 @@ Plan local_plan(const Plan& plan, const SlotRange& s);
 
 // The public options' devices checked (each id in 0 .. device_count()-1,
 // none twice, not with Device::Cpu; without a GPU a CudaError naming the
-// first): `what` names the solver in the message. given_device: the
-// options' device before resolution.
-void check_devices(const std::vector<int>& devices, Device given_device, index_t partitions, const std::string& what);
+// first) and min_work_per_device (finite, >= 0): `what` names the solver in
+// the message. given_device: the options' device before resolution.
+void check_devices(const std::vector<int>& devices, Device given_device, index_t partitions, double min_work,
+                   const std::string& what);
+template <class Options>
+void check_devices(const Options& given, const std::string& what) {
+  check_devices(given.devices, given.device, given.partitions, given.min_work_per_device, what);
+}
 
 // How many of the listed devices to use for n rows of half-bandwidth k
 // (each at least min_work multiply-adds of n k^2), and why (for stats).

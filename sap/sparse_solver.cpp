@@ -167,7 +167,7 @@ struct SparseSapSolver<T>::Impl {
 template <class T>
 SparseSapSolver<T>::SparseSapSolver(const Csr<T>& A, const SparseSapOptions& given) try
     : impl_(std::make_unique<Impl>()) {
-  sap::check_devices(given.devices, given.device, given.partitions, "SaP sparse solver");
+  sap::check_devices(given, "SaP sparse solver");
   const SparseSapOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
   const CallScope on(options, "SparseSapOptions");

@@ -3,6 +3,8 @@
 // the public options refuse (these run without a GPU too).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "balsa/generators.hpp"
 #include "balsa/sap.hpp"
 #include "sap/multi_device.hpp"
@@ -98,6 +100,11 @@ TEST(SapMultiDeviceOptions, BadDeviceListsAreClearErrors) {
   so.device = Device::Cpu;
   so.devices = {0};
   EXPECT_THROW_MSG(SparseSapSolver<double>(to_csr(A), so), Error, "SaP sparse solver: devices");
+  BandedOptions w;
+  w.min_work_per_device = -1;
+  EXPECT_THROW_MSG(BandedSolver<double>(A, w), Error, "min_work_per_device must be finite and >= 0");
+  w.min_work_per_device = NAN;
+  EXPECT_THROW_MSG(BandedSolver<double>(A, w), Error, "min_work_per_device must be finite and >= 0");
 }
 
 }  // namespace
