@@ -1,16 +1,17 @@
 // balsa::BandedSolver (include/balsa/sap.hpp): the SaP front end. Checks,
 // the split into blocks, the memory check, A's upload (GPU), the SaP-D/SaP-C
 // preconditioner (sap/preconditioner_cpu.cpp, sap/gpu_preconditioner.cu),
-// then BiCGStab(2) or CG (balsa::KrylovSolver) with A as a band operator.
+// then BiCGStab(2) or CG (balsa::KrylovSolver) with A as a band operator;
+// over several GPUs the operator and preconditioner of sap/multi_device.hpp.
 
 #include <chrono>
 #include <cmath>
 #include <string>
 
 #include "balsa/sap.hpp"
+#include "cuda/caller_context.hpp"
 #include "sap/gpu.hpp"
 #include "sap/multi_device.hpp"
-#include "cuda/caller_context.hpp"
 #include "sap/preconditioner.hpp"
 #include "sap/restarts.hpp"
 #include "sparse/banded_check.hpp"

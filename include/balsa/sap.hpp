@@ -140,7 +140,7 @@ struct BandedStats {
   int boosted_pivots = 0;                  // LU and UL together
   std::size_t device_bytes = 0;            // the device memory the solver needs at its peak (set-up)
   // Seconds (GPU: each phase ends with a device synchronisation).
-  double t_upload = 0;  // host band -> device
+  double t_upload = 0;  // host band -> device (one device; several: inside device_setup_seconds)
   double t_lu = 0, t_bc = 0, t_spk = 0, t_lu_rdcd = 0;
   double t_setup = 0;   // the whole constructor
   double t_kry = 0;     // the last solve (restarts included)
