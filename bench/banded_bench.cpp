@@ -75,8 +75,9 @@ nlohmann::json run_dgbsv(const Banded<double>& A, const std::vector<double>& b, 
 }
 
 nlohmann::json run_sap(const Banded<double>& A, const std::vector<double>& b, const std::vector<double>& x_true,
-                       const Variant& v, const BandedBenchOptions& o) {
+                       const Variant& v, const BandedBenchOptions& o, const std::vector<int>& devices) {
   BandedOptions so;
+  so.devices = devices;
   so.variant = v.variant;
   so.float_preconditioner = v.mixed;
   so.partitions = o.partitions;
@@ -118,6 +119,25 @@ std::string cell(const nlohmann::json& v) {
                      v["ok"].get<bool>() ? "" : ", not converged");
 }
 
+// --devices with two or more: each variant's run on all of them (the main
+// table's) against one on devices[0] alone; a Markdown line per variant.
+nlohmann::json run_scaling(const Banded<double>& A, const std::vector<double>& b, const std::vector<double>& x_true,
+                           const nlohmann::json& all, const BandedBenchOptions& o, std::string& md) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (int v = 0; v < 4; ++v) {
+    const nlohmann::json one = run_sap(A, b, x_true, kVariants[v], o, {o.devices[0]});
+    const bool both = one.contains("time_seconds") && all[v].contains("time_seconds");
+    const double speedup = both ? one["time_seconds"].get<double>() / all[v]["time_seconds"].get<double>() : NAN;
+    const nlohmann::json used = all[v].contains("stats") ? all[v]["stats"]["devices"] : nlohmann::json::array();
+    const std::string reason = all[v].contains("stats") ? all[v]["stats"]["devices_reason"].get<std::string>() : "";
+    auto setup = [](const nlohmann::json& j) { return j.contains("stats") ? 1e3 * j["stats"]["setup_seconds"].get<double>() : NAN; };
+    md += fmt::format("| {} | {} | {} | {} | {:.2f} | {} | {:.2f} | {:.2f} | {} ({}) |\n", A.n, A.k, kVariants[v].name, cell(one),
+                      setup(one), cell(all[v]), setup(all[v]), speedup, used.size(), reason);
+    rows.push_back({{"variant", kVariants[v].name}, {"one_device", one}, {"speedup", speedup}});
+  }
+  return rows;
+}
+
 struct Case {
   index_t n, k;
   double d;
@@ -148,7 +168,8 @@ nlohmann::json banded_meta(const BandedBenchOptions& o, bool gpu, const std::str
   nlohmann::json meta = {{"date", utc_now_iso()}, {"balsa_version", BALSA_VERSION}, {"command_line", command_line},
                          {"host_cores", std::thread::hardware_concurrency()},
                          {"openblas_threads", openblas_get_num_threads()}, {"partitions", o.partitions},
-                         {"tolerance", o.tolerance}, {"repeat", o.repeat}, {"gpu", "none"}};
+                         {"tolerance", o.tolerance}, {"repeat", o.repeat}, {"gpu", "none"},
+                         {"devices", o.devices}};
   if (gpu) add_cuda_device(meta);
   return meta;
 }
@@ -173,7 +194,8 @@ struct GridTally {
 };
 
 // One case: dgbsv and the four SaP variants; its JSON row, its Markdown line appended to md.
-nlohmann::json run_banded_case(const Case& c, const BandedBenchOptions& o, std::string& md, GridTally& tally) {
+nlohmann::json run_banded_case(const Case& c, const BandedBenchOptions& o, std::string& md, GridTally& tally,
+                               std::string& scaling_md) {
   const Banded<double> A = banded_dominant_band<double>(c.n, c.k, c.d, 1);
   std::vector<double> x_true(static_cast<std::size_t>(c.n)), b(static_cast<std::size_t>(c.n));
   for (index_t i = 0; i < c.n; ++i) x_true[std::size_t(i)] = 1.0 + 0.5 * std::sin(0.001 * i);
@@ -188,13 +210,14 @@ nlohmann::json run_banded_case(const Case& c, const BandedBenchOptions& o, std::
   int best = -1;
   double best_ms = INFINITY;
   for (int v = 0; v < 4; ++v) {
-    sap.push_back(run_sap(A, b, x_true, kVariants[v], o));
+    sap.push_back(run_sap(A, b, x_true, kVariants[v], o, o.devices));
     if (sap[v].contains("ok") && sap[v]["ok"].get<bool>() && 1e3 * sap[v]["time_seconds"].get<double>() < best_ms) {
       best = v;
       best_ms = 1e3 * sap[v]["time_seconds"].get<double>();
     }
   }
   row["sap"] = sap;
+  if (o.devices.size() >= 2) row["scaling"] = run_scaling(A, b, x_true, sap, o, scaling_md);
   const double base = 1e3 * row["dgbsv"]["time_seconds"].get<double>();
   const double speedup = best >= 0 ? base / best_ms : NAN;
   row["best"] = best >= 0 ? kVariants[best].name : "none";
@@ -220,7 +243,8 @@ void run_banded_bench(const BandedBenchOptions& o, const std::string& command_li
   std::string md = banded_markdown_head(o, meta, command_line);
   nlohmann::json rows = nlohmann::json::array();
   GridTally tally;
-  for (const Case& c : cases) rows.push_back(run_banded_case(c, o, md, tally));
+  std::string scaling_md;
+  for (const Case& c : cases) rows.push_back(run_banded_case(c, o, md, tally, scaling_md));
   if (!tally.speedups.empty()) {
     std::vector<double> s = tally.speedups;
     std::sort(s.begin(), s.end());
@@ -232,6 +256,13 @@ void run_banded_bench(const BandedBenchOptions& o, const std::string& command_li
         tally.wins[0], tally.wins[1], tally.wins[2], tally.wins[3]);
     meta["grid_speedup"] = {{"min", s.front()}, {"median", median(s)}, {"max", s.back()}, {"cases", s.size()}};
   }
+  if (!scaling_md.empty())
+    md += fmt::format(
+        "\n### 1 GPU vs {} GPUs (--devices)\n\nSaP on device {} alone and on all the devices listed (balsa may use "
+        "fewer: its reason in the last column). Milliseconds (iterations), set-up included; set-up alone beside.\n\n"
+        "| N | K | variant | 1 GPU ms | 1 GPU set-up ms | N GPUs ms | N GPUs set-up ms | speedup | devices used |\n"
+        "|---|---|---|---|---|---|---|---|---|\n{}",
+        o.devices.size(), o.devices[0], scaling_md);
   write_results(o.json_path, {{"meta", meta}, {"cases", rows}}, o.markdown_path, md, md);
 }
 

@@ -82,6 +82,9 @@ struct BandedBenchOptions {
   int repeat = 3;
   double budget_seconds = 5.0;  // a measurement stops repeating after this long
   Device device = Device::Auto;  // SaP's device (the CPU path without a GPU)
+  // SaP's GPUs (BandedOptions::devices; empty: the current one). With two or
+  // more, every SaP run is also timed on devices[0] alone: the scaling table.
+  std::vector<int> devices;
   bool baseline = true;
   std::string json_path, markdown_path;  // "-": standard output
 };

@@ -175,6 +175,11 @@ void add_banded_bench(CLI::App& app) {
       ->check(at_least(0))
       ->capture_default_str();
   add_device_option(banded, bo->device);
+  banded->add_option("--devices", bo->devices,
+                     "SaP's GPUs, e.g. 0,1 (default: the current one); with two or more, each SaP run is also "
+                     "timed on the first alone (1 vs N GPUs)")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
   banded->add_flag("!--no-baseline", bo->baseline, "Skip dgbsv");
   add_output_options(banded, bo->json_path, bo->markdown_path);
   banded->callback([bo] { bench::run_banded_bench(*bo, bench::process_command_line()); });

@@ -87,10 +87,10 @@ namespace {
 // on first use and kept for the process (pinning costs milliseconds; a
 // solver library uploads the same sizes again and again). One upload at a
 // time goes through them; a process that cannot pin memory falls back to
-// the plain copy. The buffers belong to the device current at the first
-// large upload: balsa uses one device per process (multi-GPU would need one
-// staging set per device). The chunks are copied on the calling thread's
-// current stream, like every other copy.
+// the plain copy. Each device has its own set (made at its first large
+// upload: the buffers' events belong to it; SaP over several GPUs uploads to
+// them at once). The chunks are copied on the calling thread's current
+// stream, like every other copy.
 constexpr std::size_t kStagedFrom = std::size_t(8) << 20;  // smaller uploads: the plain copy
 constexpr std::size_t kStageBytes = std::size_t(16) << 20;
 
@@ -116,7 +116,12 @@ struct Staging {
 };
 
 Staging& staging() {
-  static Staging* s = new Staging();  // never freed: outlives every static that uploads
+  static auto* lock = new std::mutex();
+  static auto* sets = new std::map<int, Staging*>();  // never freed: outlive every static that uploads
+  const int device = current_device();
+  const std::lock_guard<std::mutex> hold(*lock);
+  Staging*& s = (*sets)[device];
+  if (!s) s = new Staging();
   return *s;
 }
 
@@ -134,12 +139,13 @@ void parallel_memcpy(void* dst, const void* src, std::size_t bytes) {
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   const cudaStream_t st = stream();
-  if (bytes < kStagedFrom || !staging().usable) {
+  Staging* set = bytes < kStagedFrom ? nullptr : &staging();
+  if (!set || !set->usable) {
     BALSA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st));
     BALSA_CUDA_CHECK(cudaStreamSynchronize(st));  // `src` may go when this returns
     return;
   }
-  Staging& s = staging();
+  Staging& s = *set;
   std::lock_guard<std::mutex> hold(s.lock);
   int b = 0;
   for (std::size_t off = 0; off < bytes; off += kStageBytes, b ^= 1) {

@@ -1,15 +1,17 @@
 // balsa::BandedSolver (include/balsa/sap.hpp): the SaP front end. Checks,
 // the split into blocks, the memory check, A's upload (GPU), the SaP-D/SaP-C
 // preconditioner (sap/preconditioner_cpu.cpp, sap/gpu_preconditioner.cu),
-// then BiCGStab(2) or CG (balsa::KrylovSolver) with A as a band operator.
-#include <omp.h>
+// then BiCGStab(2) or CG (balsa::KrylovSolver) with A as a band operator;
+// over several GPUs the operator and preconditioner of sap/multi_device.hpp.
 
 #include <chrono>
 #include <cmath>
 #include <string>
 
 #include "balsa/sap.hpp"
+#include "cuda/caller_context.hpp"
 #include "sap/gpu.hpp"
+#include "sap/multi_device.hpp"
 #include "sap/preconditioner.hpp"
 #include "sap/restarts.hpp"
 #include "sparse/banded_check.hpp"
@@ -77,6 +79,9 @@ struct BandedSolver<T>::Impl {
   sap::SapPreconditioner<T>* M = nullptr;       // owned by krylov
   HostBandOperator<T>* host_A = nullptr;        // owned by krylov (CPU path)
   sap::gpu::DeviceBandOperator<T>* device_A = nullptr;  // owned by krylov (GPU path)
+  sap::MultiDevice<T>* multi = nullptr;                 // owned by krylov (several GPUs)
+  std::vector<int> slots;  // the devices used (slots[0] the primary), or empty (CPU, or the current GPU)
+  int primary() const { return slots.empty() ? -1 : slots[0]; }
 
   void build(const Banded<T>& A) {
     const BandedOptions& o = options;
@@ -84,7 +89,12 @@ struct BandedSolver<T>::Impl {
     std::unique_ptr<krylov::Operator<T>> op;
     std::unique_ptr<sap::SapPreconditioner<T>> pre;
     const auto t0 = Clock::now();
-    if (gpu) {
+    if (gpu && slots.size() > 1) {
+      auto sys = sap::make_multi_device<T>(A, plan, slots, o.float_preconditioner, true, true, o.device_memory_limit);
+      multi = sys.state;
+      op = std::move(sys.op);
+      pre = std::move(sys.pre);
+    } else if (gpu) {
       const std::size_t need = sap::device_bytes_needed(plan, sizeof(T), o.float_preconditioner ? sizeof(float) : sizeof(T));
       const std::size_t limit = o.device_memory_limit ? o.device_memory_limit : cuda::memory_info().first;
       if (need > limit)
@@ -96,9 +106,9 @@ struct BandedSolver<T>::Impl {
       plan.boost.amax = amax;
       stats.t_upload = seconds_since(t0);
       if (o.float_preconditioner) {
-        if constexpr (std::is_same_v<T, double>) pre = sap::make_device_preconditioner<T, float>(band, plan);
+        if constexpr (std::is_same_v<T, double>) pre = sap::make_device_preconditioner<T, float>(band.data(), plan);
       } else {
-        pre = sap::make_device_preconditioner<T, T>(band, plan);
+        pre = sap::make_device_preconditioner<T, T>(band.data(), plan);
       }
       auto dop = std::make_unique<sap::gpu::DeviceBandOperator<T>>(band, plan.n, plan.k);  // band freed after
       device_A = dop.get();
@@ -137,11 +147,15 @@ struct BandedSolver<T>::Impl {
     return {std::move(band), amax};
   }
 
-  void record_setup() { sap::record_report(M->report(), stats); }
+  void record_setup() {
+    sap::record_report(multi ? multi->report() : M->report(), stats);
+    if (multi) multi->record(stats);
+  }
 };
 
 template <class T>
 BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& given) try : impl_(std::make_unique<Impl>()) {
+  sap::check_devices(given, "SaP banded solver");
   const BandedOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
   const CallScope on(options, "BandedOptions");
@@ -156,17 +170,20 @@ BandedSolver<T>::BandedSolver(const Banded<T>& A, const BandedOptions& given) tr
   const bool gpu = options.device == Device::Cuda;
   if (!gpu) require_finite(A);  // the GPU path checks A on the device (Impl::upload_checked)
   m.options = options;
-  const int units = gpu ? 2 * cuda::device_info().sm_count : 4 * omp_get_max_threads();
   m.plan.variant = options.variant;
   m.plan.n = A.n;
   m.plan.k = A.k;
-  m.plan.blocks = sap::split(A.n, A.k, options.partitions, options.variant, units);
+  BandedStats& st = m.stats;
+  const sap::DeviceSpread spread = sap::spread_over_devices(options, A.n, A.k, gpu, m.plan.blocks);
+  m.slots = spread.slots;
+  st.devices_reason = spread.reason;
+  const sap::DeviceScope on_primary(m.primary());
   // The GPU path's scale comes with its upload (Impl::build).
   m.plan.boost = {options.pivot_boost, options.boost_threshold, options.boost_epsilon,
                   gpu ? 0.0 : nonzero_scale(A.n, max_abs(A))};
-  BandedStats& st = m.stats;
   sap::record_plan(m.plan, st);
   st.device = options.device;
+  if (gpu) st.devices = m.slots.empty() ? std::vector<int>{cuda::current_device()} : m.slots;
   st.float_preconditioner = options.float_preconditioner;
   m.build(A);
   st.t_setup = seconds_since(t0);
@@ -188,6 +205,7 @@ template <class T>
 KrylovStats BandedSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& m = live_impl(impl_);
   const CallScope on(m.options, "BandedOptions");
+  const sap::DeviceScope on_primary(m.primary());
   int restarts = 0;
   KrylovStats st =
       sap::solve_with_restarts(*m.krylov, b, x, m.options.stopping, m.options.max_restarts, restarts);
@@ -207,10 +225,13 @@ void BandedSolver<T>::update_values(const Banded<T>& A) try {
     throw DimensionError("SaP update_values: the new band is n = " + s(A.n) + ", k = " + s(A.k) + " (" +
                          s(std::int64_t(A.data.size())) + " values); the solver's is n = " + s(m.plan.n) +
                          ", k = " + s(m.plan.k));
+  const sap::DeviceScope on_primary(m.primary());
   const auto t0 = Clock::now();
   // The preconditioner's boost scale is set before every refactor (a
   // failed one keeps the old factors); the operator keeps the new values.
-  if (m.device_A) {
+  if (m.multi) {
+    m.multi->update_values(A, true, 0);
+  } else if (m.device_A) {
     auto [band, amax] = Impl::upload_checked(A);
     m.M->set_amax(amax);
     m.M->update_values_device(band);

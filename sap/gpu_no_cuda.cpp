@@ -1,5 +1,6 @@
 // SaP's GPU path in a build without CUDA: a clear error from every entry.
 #include "sap/gpu.hpp"
+#include "sap/multi_device.hpp"
 #include "sap/preconditioner.hpp"
 #include "core/instantiate.hpp"
 
@@ -10,10 +11,20 @@ namespace {
 }  // namespace
 
 template <class T, class P>
-std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const cuda::DeviceBuffer<T>&, const Plan&) {
+std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const T*, const Plan&) {
   no_cuda();
 }
 BALSA_SAP_DEVICE_PRECONDITIONERS
+
+template <class T>
+MultiDeviceSystem<T> make_multi_device(const Banded<T>&, const Plan&, const std::vector<int>&, bool, bool, bool,
+                                       std::size_t) {
+  no_cuda();
+}
+template MultiDeviceSystem<float> make_multi_device(const Banded<float>&, const Plan&, const std::vector<int>&, bool,
+                                                    bool, bool, std::size_t);
+template MultiDeviceSystem<double> make_multi_device(const Banded<double>&, const Plan&, const std::vector<int>&, bool,
+                                                     bool, bool, std::size_t);
 
 namespace gpu {
 DeviceBlocks upload(const Blocks&, index_t) { no_cuda(); }

@@ -27,7 +27,7 @@ struct DeviceFactors {
 template <class T, class P>
 class DeviceSap final : public SapPreconditioner<T> {
  public:
-  DeviceSap(const cuda::DeviceBuffer<T>& A, const Plan& plan) : SapPreconditioner<T>(plan) {
+  DeviceSap(const T* A, const Plan& plan) : SapPreconditioner<T>(plan) {
     for (index_t i = 0; i < plan.blocks.count(); ++i) max_block_ = std::max(max_block_, plan.blocks.size(i));
     factor(A);
     g_ = cuda::DeviceBuffer<P>(std::size_t(plan.n));
@@ -63,15 +63,15 @@ class DeviceSap final : public SapPreconditioner<T> {
   }
   void update_values(std::span<const T> values) override {
     cuda::DeviceBuffer<T> A(values);
-    factor(A);
+    factor(A.data());
   }
-  void update_values_device(const cuda::DeviceBuffer<T>& A) override { factor(A); }
+  void update_values_device(const cuda::DeviceBuffer<T>& A) override { factor(A.data()); }
 
  private:
   bool coupled() const { return plan_.variant == SapVariant::Coupled && plan_.blocks.count() > 1 && plan_.k > 0; }
 
   // New factors from A (a failure keeps the old ones).
-  void factor(const cuda::DeviceBuffer<T>& A) {
+  void factor(const T* A) {
     SetupReport rep;
     const std::int64_t n = plan_.n, k = plan_.k;
     const std::size_t band = std::size_t(n) * std::size_t(2 * k + 1);
@@ -79,7 +79,7 @@ class DeviceSap final : public SapPreconditioner<T> {
     DeviceFactors<P> f;
     auto t0 = Clock::now();
     f.lu = cuda::DeviceBuffer<P>(band);
-    gpu::convert(A.data(), f.lu.data(), std::int64_t(band));
+    gpu::convert(A, f.lu.data(), std::int64_t(band));
     f.blocks = gpu::upload(plan_.blocks, plan_.k);
     gpu::measure_bandwidths(f.lu.data(), plan_.n, plan_.k, f.blocks);  // of the values factored (in P)
     rep.min_bandwidth = f.blocks.min_bandwidth;
@@ -118,7 +118,7 @@ class DeviceSap final : public SapPreconditioner<T> {
 }  // namespace
 
 template <class T, class P>
-std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const cuda::DeviceBuffer<T>& A, const Plan& plan) {
+std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const T* A, const Plan& plan) {
   return std::make_unique<DeviceSap<T, P>>(A, plan);
 }
 

@@ -82,19 +82,19 @@ class SapPreconditioner : public krylov::Preconditioner<T> {
 template <class T, class P>
 std::unique_ptr<SapPreconditioner<T>> make_host_preconditioner(const Banded<T>& A, const Plan& plan);
 
-// GPU: factored on the device from A's band already there (n (2k+1) values
-// of the Banded layout; not kept). Throws CudaError without CUDA.
+// GPU: factored on the current device from A's band already there (n (2k+1)
+// values of the Banded layout from A; not kept). Throws CudaError without CUDA.
 template <class T, class P>
-std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const cuda::DeviceBuffer<T>& A, const Plan& plan);
+std::unique_ptr<SapPreconditioner<T>> make_device_preconditioner(const T* A, const Plan& plan);
 // Its explicit instantiations (T, P): (float, float), (double, double) and
 // (double, float), one list for gpu_preconditioner.cu and its stand-in.
 #define BALSA_SAP_DEVICE_PRECONDITIONERS                                                                          \
   template std::unique_ptr<SapPreconditioner<float>> make_device_preconditioner<float, float>(                   \
-      const cuda::DeviceBuffer<float>&, const Plan&);                                                            \
+      const float*, const Plan&);                                                            \
   template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<double, double>(                \
-      const cuda::DeviceBuffer<double>&, const Plan&);                                                           \
+      const double*, const Plan&);                                                           \
   template std::unique_ptr<SapPreconditioner<double>> make_device_preconditioner<double, float>(                 \
-      const cuda::DeviceBuffer<double>&, const Plan&);
+      const double*, const Plan&);
 
 // Device bytes the GPU path needs for A in T and the preconditioner in P:
 // the band of A and its diagonals (sap/gpu.hpp, to_diagonals), its LU (and

@@ -2,7 +2,6 @@
 // systems (report sec. 2.2, 3.4). DB -> CM -> split -> third stage (SaP-D)
 // -> drop-off -> assembly -> SaP-D/SaP-C preconditioning BiCGStab(2) on the
 // permuted, scaled sparse matrix C = D_r A(rp, cp) D_c.
-#include <omp.h>
 
 #include <cmath>
 #include <string>
@@ -14,6 +13,8 @@
 #include "core/options.hpp"
 #include "core/pimpl.hpp"
 #include "krylov/termination.hpp"
+#include "cuda/caller_context.hpp"
+#include "sap/multi_device.hpp"
 #include "sap/preconditioner.hpp"
 #include "sap/restarts.hpp"
 #include "sap/sparse_pipeline.hpp"
@@ -49,6 +50,8 @@ struct SparseSapSolver<T>::Impl {
   SystemMap map;
   std::unique_ptr<KrylovSolver<T>> krylov;
   sap::SapPreconditioner<T>* M = nullptr;  // owned by krylov
+  sap::MultiDevice<T>* multi = nullptr;    // owned by krylov (several GPUs)
+  int primary = -1;                        // the device of DB, the operator and the Krylov vectors (-1: the current)
   std::vector<T> cb, y;                    // the scaled system's b and unknowns
 
   // C = D_r Q A D_c after DB (or A), then CM: P C P^T.
@@ -88,11 +91,11 @@ struct SparseSapSolver<T>::Impl {
     auto t = Clock::now();
     sap::DropResult drop = sap::drop_whole(C, o.drop_tolerance, cap);
     stats.t_drop = seconds_since(t);
-    const int units = gpu ? 2 * cuda::device_info().sm_count : 4 * omp_get_max_threads();
     sap::Plan plan;
     plan.variant = o.variant;
     plan.n = n;
-    plan.blocks = sap::split(n, drop.k, o.partitions, o.variant, units);
+    const sap::DeviceSpread spread = sap::spread_over_devices(o, n, drop.k, gpu, plan.blocks);
+    stats.banded.devices_reason = spread.reason;
     if (o.variant == SapVariant::Decoupled) {
       if (o.third_stage) {
         t = Clock::now();
@@ -120,14 +123,18 @@ struct SparseSapSolver<T>::Impl {
     // The preconditioner, then BiCGStab(2) on C itself.
     std::unique_ptr<sap::SapPreconditioner<T>> pre;
     const bool single = o.float_preconditioner;
-    if (gpu) {
+    if (gpu && spread.slots.size() > 1) {
+      auto sys = sap::make_multi_device<T>(band, plan, spread.slots, single, false, false, 0);
+      multi = sys.state;
+      pre = std::move(sys.pre);
+    } else if (gpu) {
       t = Clock::now();
       cuda::DeviceBuffer<T> dband(band.data.size());
       dband.upload(std::span<const T>(band.data));
       stats.t_dtransf += seconds_since(t);
       if constexpr (std::is_same_v<T, double>)
-        if (single) pre = sap::make_device_preconditioner<T, float>(dband, plan);
-      if (!pre) pre = sap::make_device_preconditioner<T, T>(dband, plan);
+        if (single) pre = sap::make_device_preconditioner<T, float>(dband.data(), plan);
+      if (!pre) pre = sap::make_device_preconditioner<T, T>(dband.data(), plan);
     } else {
       if constexpr (std::is_same_v<T, double>)
         if (single) pre = sap::make_host_preconditioner<T, float>(band, plan);
@@ -145,11 +152,13 @@ struct SparseSapSolver<T>::Impl {
     ko.stream = o.stream;
     krylov = std::make_unique<KrylovSolver<T>>(C, std::move(pre), ko);
     record_banded(plan);
+    if (gpu && !multi) stats.banded.devices = {spread.slots.empty() ? cuda::current_device() : spread.slots[0]};
   }
 
   void record_banded(const sap::Plan& plan) {
     sap::record_plan(plan, stats.banded);
-    sap::record_report(M->report(), stats.banded);
+    sap::record_report(multi ? multi->report() : M->report(), stats.banded);
+    if (multi) multi->record(stats.banded);
     stats.banded.device = options.device;
     stats.banded.float_preconditioner = options.float_preconditioner;
   }
@@ -158,10 +167,13 @@ struct SparseSapSolver<T>::Impl {
 template <class T>
 SparseSapSolver<T>::SparseSapSolver(const Csr<T>& A, const SparseSapOptions& given) try
     : impl_(std::make_unique<Impl>()) {
+  sap::check_devices(given, "SaP sparse solver");
   const SparseSapOptions options = with_device_resolved(given);
   const auto t0 = Clock::now();
   const CallScope on(options, "SparseSapOptions");
   check_options(options, std::is_same_v<T, double>);
+  impl_->primary = options.device == Device::Cuda ? sap::primary_device(options.devices) : -1;
+  const sap::DeviceScope on_primary(impl_->primary);
   validate(A, /*require_sorted=*/true);
   require_square(A, "SaP sparse solver");
   require_finite(A);
@@ -190,6 +202,7 @@ template <class T>
 KrylovStats SparseSapSolver<T>::solve(std::span<const T> b, std::span<T> x) try {
   Impl& m = live_impl(impl_);
   const CallScope on(m.options, "SparseSapOptions");
+  const sap::DeviceScope on_primary(m.primary);
   const std::size_t n = std::size_t(m.stats.n);
   if (b.size() != n || x.size() != n)
     throw DimensionError("SaP sparse solver: b has " + std::to_string(b.size()) + " and x " +

@@ -119,9 +119,10 @@ struct BandedOptions {
   std::vector<int> devices;
   // Fewer devices than listed when the work is small: each device used must
   // get at least this many multiply-adds of factorisation (n k^2 in all;
-  // default 2e9, about 2 ms of an H200's block LU: below that the set-up is
-  // over before a second device pays for its start, its streams and the
-  // copies of every application). 0: always all the devices listed.
+  // default 2e9, about 1.5 ms of an H200's block LU, which took 30 ms for
+  // n k^2 = 4e10 at N = 1e6, K = 200 (bench/results/2026-11-22h-banded.md):
+  // below that a second device's start, streams and per-application copies
+  // cost more than its share saves). 0: always all the devices listed.
   double min_work_per_device = 2e9;
 };
 
@@ -139,7 +140,7 @@ struct BandedStats {
   int boosted_pivots = 0;                  // LU and UL together
   std::size_t device_bytes = 0;            // the device memory the solver needs at its peak (set-up)
   // Seconds (GPU: each phase ends with a device synchronisation).
-  double t_upload = 0;  // host band -> device
+  double t_upload = 0;  // host band -> device (one device; several: inside device_setup_seconds)
   double t_lu = 0, t_bc = 0, t_spk = 0, t_lu_rdcd = 0;
   double t_setup = 0;   // the whole constructor
   double t_kry = 0;     // the last solve (restarts included)
