@@ -9,7 +9,9 @@
 //          -problem poisson|convdiff; -peclet P (convdiff, default 10);
 //          -save FILE (the solution, natural order, PETSc binary);
 //          -compare FILE (the largest difference from a saved solution,
-//          relative to its largest entry; exit 1 above -compare_tol, 1e-6).
+//          relative to its largest entry; exit 1 above -compare_tol, 1e-6);
+//          -resolve (a second solve with A scaled by 2: the same pattern,
+//          so a balsa PC updates its values and keeps its analysis).
 // b = A x* with x*(i, j, k) = 1 + sin(i + 2j + 3k) (so the answer is known);
 // prints the iterations, ||x - x*||_inf / ||x*||_inf and KSP's solve time.
 // balsa's types come from BalsaPetscRegister() (linked); a run with
@@ -99,6 +101,7 @@ PetscErrorCode make_grid(DM* da) {
   else
     PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n,
                            n, n * size, 1, 1, size, 1, 1, nullptr, nullptr, nullptr, da));
+  PetscCall(DMSetFromOptions(*da));  // -dm_mat_type ...
   PetscCall(DMSetUp(*da));
   PetscFunctionReturn(0);
 }
@@ -177,6 +180,19 @@ int main(int argc, char** argv) {
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "problem %s, unknowns %d, reason %s, iterations %d, error %.3e, "
                         "solve %.4f s, per iteration %.3e s\n", problem, int(N), KSPConvergedReasons[reason],
                         int(its), double(err), double(t1 - t0), double(t1 - t0) / double(its > 0 ? its : 1)));
+  PetscBool resolve = PETSC_FALSE;
+  PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-resolve", &resolve, nullptr));
+  if (resolve) {  // (2A) x = 2b: the same x
+    PetscCall(MatScale(A, 2.0));
+    PetscCall(VecScale(b, 2.0));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCall(relative_difference(x, exact, &err));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "second solve (2A): reason %s, iterations %d, error %.3e\n",
+                          KSPConvergedReasons[reason], int(its), double(err)));
+  }
   PetscCall(save_or_compare(da, x, &failed));
   if (reason < 0) failed = PETSC_TRUE;
   PetscCall(KSPDestroy(&ksp));

@@ -45,6 +45,20 @@ PetscErrorCode MatDestroy_Balsa(Mat F) {
   PetscFunctionReturn(0);
 }
 
+// What PCFactor reads after a factorisation (fill ratios): the factor's
+// entries as nz_used; the rest zero (balsa's stats have no PETSc counterpart).
+PetscErrorCode MatGetInfo_Balsa(Mat F, MatInfoType, MatInfo* info) {
+  Factor& f = context(F);
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(MatInfo)));
+  info->block_size = 1.0;
+  if (f.direct) info->nz_used = PetscLogDouble(f.direct->stats().factor_entries);
+  if (f.qr) info->nz_used = PetscLogDouble(f.qr->stats().r_nnz);
+  info->nz_allocated = info->nz_used;
+  info->factor_mallocs = 0;
+  PetscFunctionReturn(0);
+}
+
 // x = A^-1 b (LU, Cholesky) or argmin ||A x - b|| (QR).
 PetscErrorCode MatSolve_Balsa(Mat F, Vec b, Vec x) {
   Factor& f = context(F);
@@ -171,6 +185,7 @@ PetscErrorCode MatGetFactor_SeqAIJ_Balsa(Mat A, MatFactorType type, Mat* F) {
     return 0;
   }));
   B->ops->destroy = MatDestroy_Balsa;
+  B->ops->getinfo = MatGetInfo_Balsa;
   B->factortype = type;
   B->trivialsymbolic = PETSC_FALSE;
   B->canuseordering = PETSC_FALSE;
