@@ -1,4 +1,4 @@
-// Registration of the PETSc plugin (include/balsa_petsc.h): the PC type and
+// Registration of the PETSc plugin (plugins/petsc/include/balsa_petsc.h): the PC type and
 // the solver type, by a linked call or by PETSc's dynamic-library loader.
 #include "balsa_petsc.h"
 
