@@ -11,7 +11,10 @@
 //          -compare FILE (the largest difference from a saved solution,
 //          relative to its largest entry; exit 1 above -compare_tol, 1e-6);
 //          -resolve (a second solve with A scaled by 2: the same pattern,
-//          so a balsa PC updates its values and keeps its analysis).
+//          so a balsa PC updates its values and keeps its analysis);
+//          -resolve_new_pattern (a second solve after adding the entries
+//          (r, r + 2) and (r + 2, r), r each rank's first row: a new pattern,
+//          so a balsa PC is built again).
 // b = A x* with x*(i, j, k) = 1 + sin(i + 2j + 3k) (so the answer is known);
 // prints the iterations, ||x - x*||_inf / ||x*||_inf and KSP's solve time.
 // balsa's types come from BalsaPetscRegister() (linked); a run with
@@ -180,18 +183,32 @@ int main(int argc, char** argv) {
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "problem %s, unknowns %d, reason %s, iterations %d, error %.3e, "
                         "solve %.4f s, per iteration %.3e s\n", problem, int(N), KSPConvergedReasons[reason],
                         int(its), double(err), double(t1 - t0), double(t1 - t0) / double(its > 0 ? its : 1)));
-  PetscBool resolve = PETSC_FALSE;
+  PetscBool resolve = PETSC_FALSE, new_pattern = PETSC_FALSE;
   PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-resolve", &resolve, nullptr));
-  if (resolve) {  // (2A) x = 2b: the same x
-    PetscCall(MatScale(A, 2.0));
-    PetscCall(VecScale(b, 2.0));
+  PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-resolve_new_pattern", &new_pattern, nullptr));
+  if (resolve || new_pattern) {  // (2A) x = 2b, or A + E with b = (A + E) x*: the same x
+    if (new_pattern) {
+      PetscInt r, end;
+      PetscCall(MatGetOwnershipRange(A, &r, &end));
+      PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      if (end - r > 2) {
+        PetscCall(MatSetValue(A, r, r + 2, 0.01, ADD_VALUES));
+        PetscCall(MatSetValue(A, r + 2, r, 0.01, ADD_VALUES));
+      }
+      PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatMult(A, exact, b));
+    } else {
+      PetscCall(MatScale(A, 2.0));
+      PetscCall(VecScale(b, 2.0));
+    }
     PetscCall(KSPSetOperators(ksp, A, A));
     PetscCall(KSPSolve(ksp, b, x));
     PetscCall(KSPGetIterationNumber(ksp, &its));
     PetscCall(KSPGetConvergedReason(ksp, &reason));
     PetscCall(relative_difference(x, exact, &err));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "second solve (2A): reason %s, iterations %d, error %.3e\n",
-                          KSPConvergedReasons[reason], int(its), double(err)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "second solve (%s): reason %s, iterations %d, error %.3e\n",
+                          new_pattern ? "new pattern" : "2A", KSPConvergedReasons[reason], int(its), double(err)));
   }
   PetscCall(save_or_compare(da, x, &failed));
   if (reason < 0) failed = PETSC_TRUE;

@@ -104,6 +104,7 @@ PetscErrorCode PCApply_Balsa(PC pc, Vec x, Vec y) {
   PetscScalar* z = nullptr;
   PetscInt n = 0;
   PetscFunctionBegin;
+  if (!c.M) PetscCall(PCSetUp_Balsa(pc));  // new options after the set-up (PCSetFromOptions dropped it)
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &r));
   PetscCall(VecGetArrayWrite(y, &z));
@@ -216,7 +217,10 @@ PetscErrorCode PCView_Balsa(PC pc, PetscViewer viewer) {
 
 PetscErrorCode PCCreate_Balsa(PC pc) {
   PetscFunctionBegin;
-  pc->data = new PcBalsa;
+  PetscCall(guarded(PetscObjectComm((PetscObject)pc), [&]() -> PetscErrorCode {
+    pc->data = new PcBalsa;
+    return 0;
+  }));
   pc->ops->setup = PCSetUp_Balsa;
   pc->ops->apply = PCApply_Balsa;
   pc->ops->reset = PCReset_Balsa;

@@ -53,6 +53,9 @@ petsc_test(iterations.ilu.np4 ${check} iterations --within 0.1 -- ${cmd}
 # Same pattern, new values: update_values, the analysis kept (PCView says so).
 petsc_test(update_values ${check} run --expect "builds 1, value updates 1" --expect "second solve .*CONVERGED_RTOL"
            -- ${poisson} -global_n 12 -ksp_type cg -pc_type balsa -pc_balsa_method ic0 -resolve -ksp_view)
+# A new pattern: built again.
+petsc_test(new_pattern ${check} run --expect "builds 2, value updates 0" --expect "second solve .*CONVERGED_RTOL"
+           -- ${poisson} -global_n 12 -ksp_type cg -pc_type balsa -pc_balsa_method ic0 -resolve_new_pattern -ksp_view)
 
 # The solver types: LU, Cholesky, QR (1 rank, and LU as bjacobi's sub-solver on 2).
 foreach(type lu cholesky qr)
