@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Bundle the library packages of deps/debian-packages.txt (not the build
 # tools, which the GPU host has, nor doxygen, which only the docs test
-# uses) into .gpu-deps/ for a GPU host without a package registry; there, `source .gpu-deps/env.sh` (scripts/gpu-host.sh does).
+# uses, nor petsc-dev, too large to carry: the PETSc plugin is built here only) into .gpu-deps/ for a GPU host without a package registry; there, `source .gpu-deps/env.sh` (scripts/gpu-host.sh does).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 fetch="${BALSA_FETCH_DEBS:-$root/../shared/gpu/fetch-debs.sh}"
 mapfile -t libs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' deps/debian-packages.txt | grep -v '^$' |
-                    grep -Ev '^(cmake|ninja-build|g\+\+|doxygen)$')
+                    grep -Ev '^(cmake|ninja-build|g\+\+|doxygen|petsc-dev)$')
 "$fetch" "${libs[@]}"
 
 # HiGHS for `balsa-bench lp` (scripts/lp-highs.py): the GPU host's python3

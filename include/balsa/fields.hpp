@@ -16,6 +16,7 @@
 #include "balsa/factor.hpp"
 #include "balsa/krylov.hpp"
 #include "balsa/lp.hpp"
+#include "balsa/precondition.hpp"
 #include "balsa/qr.hpp"
 #include "balsa/reorder.hpp"
 #include "balsa/sap.hpp"
@@ -229,6 +230,27 @@ void visit_fields(const DirectStats& s, V&& v) {
   v("solve_seconds", s.solve_seconds);
   v("factorizations", s.factorizations);
   v("columns_solved", s.columns_solved);
+}
+
+// ---- balsa/precondition.hpp ------------------------------------------------------------------
+
+template <class V>
+void visit_fields(const PreconditionStats& s, V&& v) {
+  v("method", s.method);
+  v("device", s.device);
+  v("rule", s.rule);
+  v("n", s.n);
+  v("nnz", s.nnz);
+  v("setup_seconds", s.setup_seconds);
+  v("analysis_seconds", s.analysis_seconds);
+  v("analysis_reused", s.analysis_reused);
+  v("updates", s.updates);
+  v("applications", s.applications);
+  v("apply_seconds", s.apply_seconds);
+  v("factor", s.factor);
+  v("lower", s.lower);
+  v("upper", s.upper);
+  v("direct", s.direct);
 }
 
 // ---- balsa/reorder.hpp: diagonal boosting ----------------------------------------------------

@@ -4,11 +4,15 @@
 // rule; update_values reuses the analysis; bad input is a balsa error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <type_traits>
 #include <limits>
 #include <vector>
 
 #include "balsa/factor.hpp"
+#include "balsa/fields.hpp"
 #include "balsa/generators.hpp"
 #include "balsa/precondition.hpp"
 #include "support/krylov_cases.hpp"
@@ -137,6 +141,22 @@ TEST(StandalonePreconditioner, UpdateValuesReusesTheAnalysis) {
     Preconditioner<double> fresh(B, o);
     expect_near_all(applied(M, r), applied(fresh, r), 1e-12);
   }
+}
+
+// The stats' visitor (include/balsa/fields.hpp) names every time with "_seconds" and the nested stats whole.
+TEST(StandalonePreconditioner, StatsVisitor) {
+  PreconditionOptions o = kCpu;
+  Preconditioner<double> M(laplacian_2d<double>(30, 30), o);
+  std::vector<std::string> names;
+  bool nested = false;
+  visit_fields(M.stats(), [&](const char* name, const auto& value) {
+    names.emplace_back(name);
+    if constexpr (HasFields<std::decay_t<decltype(value)>>) nested = true;
+  });
+  EXPECT_EQ(names.size(), 15u);
+  EXPECT_EQ(names.front(), "method");
+  EXPECT_NE(std::find(names.begin(), names.end(), "setup_seconds"), names.end());
+  EXPECT_TRUE(nested);
 }
 
 TEST(StandalonePreconditioner, BadInputIsABalsaError) {
