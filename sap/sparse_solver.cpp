@@ -227,6 +227,32 @@ KrylovStats SparseSapSolver<T>::solve(std::span<const T> b, std::span<T> x) try 
 }
 
 template <class T>
+void SparseSapSolver<T>::precondition(std::span<const T> r, std::span<T> z) try {
+  Impl& m = live_impl(impl_);
+  const CallScope on(m.options, "SparseSapOptions");
+  const sap::DeviceScope on_primary(m.primary);
+  const std::size_t n = std::size_t(m.stats.n);
+  if (r.size() != n || z.size() != n)
+    throw DimensionError("SaP sparse solver: precondition: r has " + std::to_string(r.size()) + " and z " +
+                         std::to_string(z.size()) + " entries, the matrix " + std::to_string(n) + " rows");
+  if (n == 0) return;
+  m.cb.resize(n);
+  m.y.resize(n);
+  m.map.rhs_in(r, std::span<T>(m.cb));
+  if (m.options.device == Device::Cuda) {
+    const cuda::DeviceBuffer<T> dr{std::span<const T>(m.cb)};
+    cuda::DeviceBuffer<T> dz(n);
+    m.M->apply_device(dr.data(), dz.data());
+    dz.download(std::span<T>(m.y));
+  } else {
+    m.M->apply(std::span<const T>(m.cb), std::span<T>(m.y));
+  }
+  m.map.x_out(std::span<const T>(m.y), z);
+} catch (...) {
+  rethrow_as_balsa_error("SparseSapSolver::precondition");
+}
+
+template <class T>
 const SparseSapStats& SparseSapSolver<T>::stats() const try {
   return live_impl(impl_).stats;
 } catch (...) {

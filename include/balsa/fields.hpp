@@ -251,6 +251,7 @@ void visit_fields(const PreconditionStats& s, V&& v) {
   v("lower", s.lower);
   v("upper", s.upper);
   v("direct", s.direct);
+  v("sap", s.sap);
 }
 
 // ---- balsa/reorder.hpp: diagonal boosting ----------------------------------------------------

@@ -16,8 +16,12 @@
 // Auto (PreconditionOptions::direct_max_rows): A with at most that many
 // rows -> Direct; else A symmetric (balsa::first_asymmetry, relative
 // tolerance 1e-12) with a positive diagonal ("SPD-looking") -> IC(0); else
-// ILU(0). SaP-D / SaP-C need band storage (balsa::BandedSolver,
-// include/balsa/sap.hpp) and are refused here with an Error saying so.
+// ILU(0). SaP-D / SaP-C: SaP's sparse pipeline (include/balsa/sap.hpp,
+// SparseSapSolver: DB matching and scaling, Cuthill-McKee, drop-off, the
+// banded SaP-D/SaP-C factors, options.sap) applied once per call
+// (SparseSapSolver::precondition); its vectors cross the host (the DB and
+// CM maps run there), so apply_device copies; update_values sets it up
+// again whole (DB's matching follows the values: analysis_reused false).
 //
 // Set-up happens in the constructor: A square, canonical (sorted, no
 // duplicates), finite; a missing or zero diagonal entry is a MatrixError
@@ -32,6 +36,7 @@
 #include "balsa/core.hpp"
 #include "balsa/direct.hpp"
 #include "balsa/factor.hpp"
+#include "balsa/sap.hpp"
 #include "balsa/sparse.hpp"
 #include "balsa/trsv.hpp"
 
@@ -56,6 +61,7 @@ struct PreconditionOptions {
   TrsvAlgorithm trsv = TrsvAlgorithm::Auto;
   IncompleteOptions factor = {};  // ILU(0)/IC(0) breakdown policy (kind and device set from above)
   DirectOptions direct = {};      // Direct (device and threads set from above)
+  SparseSapOptions sap = {};      // SaP-D / SaP-C (variant, device, stream and threads set from above)
   // Auto picks Direct for A with at most this many rows (0: never).
   index_t direct_max_rows = 2000;
   StreamHandle stream = nullptr;  // the GPU work of every call (nullptr: the per-thread default stream)
@@ -77,6 +83,7 @@ struct PreconditionStats {
   IncompleteStats factor;          // ILU(0)/IC(0)
   TrsvStats lower, upper;          // ILU(0)/IC(0): the two triangular solvers
   DirectStats direct;              // Direct
+  SparseSapStats sap;              // SaP-D / SaP-C
 };
 
 template <class T>

@@ -265,6 +265,13 @@ class SparseSapSolver {
   // x: initial guess in, solution out (of A x = b, in A's own unknowns);
   // the residual in the stats is of the permuted, scaled system.
   KrylovStats solve(std::span<const T> b, std::span<T> x);
+  // One application z = M^{-1} r of SaP's preconditioner as a
+  // preconditioner of A itself, no Krylov iteration: M^{-1} = D_c P^T
+  // B^{-1} P D_r Q, B^{-1} the SaP-D/SaP-C application on the assembled
+  // band (what balsa::Preconditioner's sap-d and sap-c apply, for a
+  // caller's own iteration). Host vectors of n values (r and z distinct); on
+  // the GPU r and z are copied to and from the device around it.
+  void precondition(std::span<const T> r, std::span<T> z);
   const SparseSapStats& stats() const;
 
  private:

@@ -1,6 +1,6 @@
 // balsa::Preconditioner on the GPU (include/balsa/precondition.hpp):
 // apply_device equals the CPU object's apply (ILU(0), IC(0), Jacobi; Direct
-// through the host), also after update_values; use_device refuses a device
+// and SaP-D/SaP-C through the host), also after update_values; use_device refuses a device
 // that does not exist.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ namespace {
 
 std::vector<double> on_device(Preconditioner<double>& M, const std::vector<double>& r) {
   const cuda::DeviceBuffer<double> dr{std::span<const double>(r)};
-  cuda::DeviceBuffer<double> dz(r.size());
+  cuda::DeviceBuffer<double> dz{std::span<const double>(std::vector<double>(r.size(), std::nan("")))};  // poisoned
   M.apply_device(dr.data(), dz.data());
   return dz.to_host();
 }
@@ -54,6 +54,31 @@ TEST(GpuStandalonePreconditioner, DeviceApplyEqualsTheCpuOne) {
     gpu.update_values(std::span<const double>(v));
     cpu.update_values(std::span<const double>(v));
     EXPECT_TRUE(gpu.stats().analysis_reused);
+    expect_close(on_device(gpu, r), on_host(cpu, r));
+  }
+}
+
+// SaP-D / SaP-C (the sparse pipeline, its band factored on the GPU) equal
+// the CPU's with the same partitions, also set up again by update_values.
+TEST(GpuStandalonePreconditioner, SapDeviceApplyEqualsTheCpuOne) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = scramble(banded_dominant<double>(6000, 8, 0.7, 2), 3);
+  const std::vector<double> r = random_vector<double>(A.rows, 12);
+  for (PreconditionMethod m : {PreconditionMethod::SapD, PreconditionMethod::SapC}) {
+    SCOPED_TRACE(to_string(m));
+    PreconditionOptions o{.method = m, .device = Device::Cuda};
+    o.sap.partitions = 6;
+    Preconditioner<double> gpu(A, o);
+    o.device = Device::Cpu;
+    Preconditioner<double> cpu(A, o);
+    EXPECT_EQ(gpu.stats().device, Device::Cuda);
+    EXPECT_EQ(gpu.stats().sap.banded.partitions, 6);
+    expect_close(on_device(gpu, r), on_host(cpu, r));
+    expect_close(on_host(gpu, r), on_host(cpu, r));
+    std::vector<double> v(A.values);
+    for (double& x : v) x *= 2.0;
+    gpu.update_values(std::span<const double>(v));
+    cpu.update_values(std::span<const double>(v));
     expect_close(on_device(gpu, r), on_host(cpu, r));
   }
 }

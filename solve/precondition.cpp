@@ -1,6 +1,7 @@
 // balsa::Preconditioner (include/balsa/precondition.hpp): the Krylov
 // solvers' own preconditioners (krylov::make_preconditioner: Jacobi,
-// ILU(0)/IC(0) through the triangular solvers) or a DirectSolver, behind
+// ILU(0)/IC(0) through the triangular solvers), SaP's sparse pipeline
+// (SparseSapSolver::precondition) or a DirectSolver, behind
 // one public object with checks, Auto's rule and stats. On the GPU an
 // ILU(0)/IC(0) comes back analysed from A's pattern and awaiting values
 // (krylov/preconditioner.hpp): A's values are uploaded and handed to it,
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "balsa/precondition.hpp"
+#include "balsa/sap.hpp"
 #include "core/call_scope.hpp"
 #include "core/clock.hpp"
 #include "core/exceptions.hpp"
@@ -66,22 +68,22 @@ struct Preconditioner<T>::Impl {
   Csr<T> pattern;  // A's pattern (values empty), for update_values' checks and the direct solver's values
   std::unique_ptr<krylov::Preconditioner<T>> incomplete;  // Jacobi, ILU(0), IC(0)
   std::unique_ptr<DirectSolver<T>> direct;
+  std::unique_ptr<SparseSapSolver<T>> sap;  // SaP-D, SaP-C
   std::vector<T> r_host, z_host;  // Direct's apply_device goes through the host
 
   void set_up(const Csr<T>& A) {
     const auto t0 = Clock::now();
     PreconditionMethod m = options.method;
-    if (m == PreconditionMethod::SapD || m == PreconditionMethod::SapC)
-      throw Error(std::string(kWhere) + "the " + to_string(m) +
-                  " preconditioner needs band storage: use balsa::BandedSolver or balsa::SparseSapSolver "
-                  "(include/balsa/sap.hpp), or method ilu0, ic0, jacobi or direct");
     if (m == PreconditionMethod::Auto) m = choose(A, options, stats.rule);
     stats.method = m;
     stats.device = options.device;
     stats.n = A.rows;
     stats.nnz = A.nnz();
     if (A.rows == 0) return;  // nothing to set up: applications are no-ops
-    if (m == PreconditionMethod::Direct) {
+    if (m == PreconditionMethod::SapD || m == PreconditionMethod::SapC) {
+      sap = std::make_unique<SparseSapSolver<T>>(A, sap_options(m));
+      stats.sap = sap->stats();
+    } else if (m == PreconditionMethod::Direct) {
       DirectOptions d = options.direct;
       d.device = Device::Cpu;
       d.threads = 0;  // this call's (CallScope)
@@ -99,6 +101,17 @@ struct Preconditioner<T>::Impl {
       describe();
     }
     stats.setup_seconds = stats.analysis_seconds = seconds_since(t0);
+  }
+
+  // SaP's sparse pipeline (DB, CM, drop-off, the banded factors) for A, its
+  // preconditioner applied alone (SparseSapSolver::precondition).
+  SparseSapOptions sap_options(PreconditionMethod m) const {
+    SparseSapOptions o = options.sap;
+    o.variant = m == PreconditionMethod::SapC ? SapVariant::Coupled : SapVariant::Decoupled;
+    o.device = options.device;
+    o.stream = options.stream;
+    o.threads = 0;  // this call's (CallScope)
+    return o;
   }
 
   void describe() {
@@ -152,6 +165,8 @@ void Preconditioner<T>::apply(std::span<const T> r, std::span<T> z) try {
   const auto t0 = Clock::now();
   if (s.direct)
     s.direct->solve(r, z);
+  else if (s.sap)
+    s.sap->precondition(r, z);
   else if (s.incomplete)
     s.incomplete->apply(r, z);
   s.stats.apply_seconds += seconds_since(t0);
@@ -168,11 +183,14 @@ void Preconditioner<T>::apply_device(const T* r, T* z) try {
     throw Error(std::string(kWhere) + "apply_device needs a preconditioner set up on the GPU (this one is on the CPU)");
   const std::size_t n = std::size_t(s.pattern.rows), bytes = n * sizeof(T);
   if (n == 0) return;
-  if (s.direct) {  // a CPU factorisation: through the host
+  if (s.direct || s.sap) {  // a CPU factorisation, or SaP's host-side maps: through the host
     s.r_host.resize(n);
     s.z_host.resize(n);
     cuda::detail::copy_to_host(s.r_host.data(), r, bytes);
-    s.direct->solve(std::span<const T>(s.r_host), std::span<T>(s.z_host));
+    if (s.direct)
+      s.direct->solve(std::span<const T>(s.r_host), std::span<T>(s.z_host));
+    else
+      s.sap->precondition(std::span<const T>(s.r_host), std::span<T>(s.z_host));
     cuda::detail::copy_to_device(z, s.z_host.data(), bytes);
   } else {
     s.incomplete->apply_device(r, z);
@@ -192,6 +210,11 @@ void Preconditioner<T>::update_values(std::span<const T> values) try {
   if (!all_finite(values)) require_finite(values, "Preconditioner::update_values: values");
   const auto t0 = Clock::now();
   if (s.pattern.rows == 0) {
+  } else if (s.sap) {  // DB's matching and scaling follow the values: set up again whole
+    s.sap = std::make_unique<SparseSapSolver<T>>(Csr<T>{s.pattern.rows, s.pattern.cols, s.pattern.row_ptr,
+                                                        s.pattern.col_idx, std::vector<T>(values.begin(), values.end())},
+                                                 s.sap_options(s.stats.method));
+    s.stats.sap = s.sap->stats();
   } else if (s.direct) {
     s.direct->update_values(values);
     s.stats.direct = s.direct->stats();
@@ -203,7 +226,7 @@ void Preconditioner<T>::update_values(std::span<const T> values) try {
     s.describe();
   }
   s.stats.setup_seconds = seconds_since(t0);
-  s.stats.analysis_reused = true;
+  s.stats.analysis_reused = !s.sap;
   ++s.stats.updates;
 } catch (...) {
   rethrow_as_balsa_error("Preconditioner::update_values");
