@@ -31,9 +31,9 @@
 // device uploads the band columns of its blocks (plus k columns each side
 // for the product), factors its blocks on a non-blocking stream of its own
 // (all devices at once) and applies them; the Krylov iteration stays on
-// devices[0], and each application of A or M copies the devices' slices of
-// the vector to them and their results back (cudaMemcpyPeerAsync, ordered
-// by events). SaP-C stays coupled across a device boundary: each device
+// devices[0], and each application of A or M copies the other devices'
+// slices of the vector to them and their results back (cudaMemcpyPeerAsync,
+// ordered by events). SaP-C stays coupled across a device boundary: each device
 // also factors the neighbouring device's block next to the boundary (its LU
 // and UL), so it forms that interface's spikes and reduced system itself
 // and its application needs nothing but the vector slices; the answer is
