@@ -31,9 +31,9 @@
 // device uploads the band columns of its blocks (plus k columns each side
 // for the product), factors its blocks on a non-blocking stream of its own
 // (all devices at once) and applies them; the Krylov iteration stays on
-// devices[0], and each application of A or M copies the devices' slices of
-// the vector to them and their results back (cudaMemcpyPeerAsync, ordered
-// by events). SaP-C stays coupled across a device boundary: each device
+// devices[0], and each application of A or M copies the other devices'
+// slices of the vector to them and their results back (cudaMemcpyPeerAsync,
+// ordered by events). SaP-C stays coupled across a device boundary: each device
 // also factors the neighbouring device's block next to the boundary (its LU
 // and UL), so it forms that interface's spikes and reduced system itself
 // and its application needs nothing but the vector slices; the answer is
@@ -116,7 +116,7 @@ struct BandedOptions {
   // spread the partitions over; empty: the current device only (the
   // default). devices[0] is the primary device: the Krylov iteration, its
   // vectors and `stream` (which must belong to it) live there.
-  std::vector<int> devices;
+  std::vector<int> devices = {};
   // Fewer devices than listed when the work is small: each device used must
   // get at least this many multiply-adds of factorisation (n k^2 in all;
   // default 2e9, about 1.5 ms of an H200's block LU, which took 30 ms for
@@ -154,7 +154,7 @@ struct BandedStats {
   // through host memory by the CUDA driver; `transfers` names the pairs),
   // and per device used: the factorisation's seconds (its own stream, the
   // devices at once) and the device bytes it needs.
-  std::vector<int> devices;
+  std::vector<int> devices = {};
   std::string devices_reason;
   bool peer_access = true;
   std::string transfers;
@@ -230,7 +230,7 @@ struct SparseSapOptions {
   // As BandedOptions::devices and min_work_per_device: the banded
   // preconditioner's blocks are spread over them; the sparse operator (A's
   // CSR product), DB and the Krylov vectors stay on devices[0].
-  std::vector<int> devices;
+  std::vector<int> devices = {};
   double min_work_per_device = 2e9;
 };
 
