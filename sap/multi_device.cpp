@@ -113,7 +113,8 @@ DeviceSpread spread_over_devices(const std::vector<int>& devices, double min_wor
   const std::vector<int>& listed = override_slots.empty() ? devices : override_slots;
   DeviceChoice c = choose_device_count(n, k, int(listed.size()), override_slots.empty() ? min_work : 0);
   const int primary = listed.empty() ? cuda::current_device() : listed[0];
-  blocks = split(n, k, partitions, variant, 2 * cuda::device_info(primary).sm_count * c.count);
+  // P as for one device (the same preconditioner and iterations as one GPU), never fewer than the devices.
+  blocks = split(n, k, partitions, variant, std::max(2 * cuda::device_info(primary).sm_count, c.count));
   if (index_t(c.count) > blocks.count() && override_slots.empty()) {
     c.count = int(blocks.count());
     c.reason = s(c.count) + " of " + s(std::int64_t(listed.size())) + " devices: only " + s(blocks.count()) +

@@ -38,7 +38,7 @@
 // and UL), so it forms that interface's spikes and reduced system itself
 // and its application needs nothing but the vector slices; the answer is
 // the one-GPU answer to rounding with any number of partitions per device.
-// P (partitions == 0) is chosen for all the devices' SMs, never fewer than
+// P (partitions == 0) is the one-device choice (the same iterations), never fewer than
 // the devices. Bad input: a device id outside 0 .. device_count()-1, one
 // listed twice, more devices than the given partitions, devices with
 // Device::Cpu. stats().boosted_pivots counts the neighbour blocks' pivots
@@ -118,12 +118,12 @@ struct BandedOptions {
   // vectors and `stream` (which must belong to it) live there.
   std::vector<int> devices = {};
   // Fewer devices than listed when the work is small: each device used must
-  // get at least this many multiply-adds of factorisation (n k^2 in all;
-  // default 2e9, about 1.5 ms of an H200's block LU, which took 30 ms for
-  // n k^2 = 4e10 at N = 1e6, K = 200 (bench/results/2026-11-22h-banded.md):
-  // below that a second device's start, streams and per-application copies
-  // cost more than its share saves). 0: always all the devices listed.
-  double min_work_per_device = 2e9;
+  // get at least this many multiply-adds of factorisation (n k^2 in all).
+  // Default 5e10: on two H200s, N = 1e7 and K = 50 (n k^2 = 2.5e10, 1.25e10
+  // a device) ran 0.81-1.01x as fast as on one (set-up is the band's upload
+  // there, bench/results/2026-11-29-sap-multigpu-h200x2.md). 0: always all
+  // the devices listed.
+  double min_work_per_device = 5e10;
 };
 
 struct BandedStats {
@@ -231,7 +231,7 @@ struct SparseSapOptions {
   // preconditioner's blocks are spread over them; the sparse operator (A's
   // CSR product), DB and the Krylov vectors stay on devices[0].
   std::vector<int> devices = {};
-  double min_work_per_device = 2e9;
+  double min_work_per_device = 5e10;
 };
 
 struct SparseSapStats {
