@@ -70,7 +70,9 @@ struct PreconditionOptions {
 
 struct PreconditionStats {
   PreconditionMethod method = PreconditionMethod::Auto;  // the one set up (never Auto)
-  Device device = Device::Cpu;                           // resolved
+  // Resolved; Cuda means apply_device takes device arrays (Direct's
+  // factorisation still runs on the CPU: its device applications copy through the host).
+  Device device = Device::Cpu;
   std::string rule;          // why Auto chose `method` ("" when it was named)
   index_t n = 0;
   std::int64_t nnz = 0;

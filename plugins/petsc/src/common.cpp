@@ -43,14 +43,18 @@ PetscErrorCode to_csr(Mat A, balsa::Csr<double>& out) {
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &g.n, &g.ia, &g.ja, &g.done));
   PetscCheck(g.done, PETSC_COMM_SELF, PETSC_ERR_SUP, "balsa: MatGetRowIJ is not available for this matrix");
   PetscCall(MatSeqAIJGetArrayRead(A, &values));
-  const PetscInt nnz = g.ia[rows];
-  out.rows = balsa::index_t(rows);
-  out.cols = balsa::index_t(cols);
-  out.row_ptr.assign(g.ia, g.ia + rows + 1);
-  out.col_idx.assign(g.ja, g.ja + nnz);
-  out.values.assign(values, values + nnz);
+  const PetscErrorCode status = guarded(PETSC_COMM_SELF, [&]() -> PetscErrorCode {  // std::bad_alloc
+    const PetscInt nnz = g.ia[rows];
+    out.rows = balsa::index_t(rows);
+    out.cols = balsa::index_t(cols);
+    out.row_ptr.assign(g.ia, g.ia + rows + 1);
+    out.col_idx.assign(g.ja, g.ja + nnz);
+    out.values.assign(values, values + nnz);
+    return 0;
+  });
   PetscCall(MatSeqAIJRestoreArrayRead(A, &values));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &g.n, &g.ia, &g.ja, &g.done));
+  PetscCall(status);
   PetscFunctionReturn(0);
 }
 

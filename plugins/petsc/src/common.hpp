@@ -15,6 +15,7 @@
 namespace balsa_petsc {
 
 static_assert(std::is_same_v<PetscScalar, double>, "the balsa plugin needs PETSc built with real double scalars");
+static_assert(sizeof(PetscInt) == sizeof(balsa::index_t), "the balsa plugin needs PETSc's 32-bit indices (balsa's index_t)");
 
 // Runs f (which returns a PetscErrorCode) and turns any exception into a
 // PETSc error on comm: PETSC_ERR_LIB ("error in external library") with

@@ -67,9 +67,13 @@ PetscErrorCode update(PcBalsa& c, Mat local) {
   const PetscScalar* values = nullptr;
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetArrayRead(local, &values));
-  if (c.gpu >= 0) balsa::cuda::use_device(c.gpu);
-  c.M->update_values(std::span<const double>(values, std::size_t(c.pattern.nnz())));
+  const PetscErrorCode status = guarded(PETSC_COMM_SELF, [&]() -> PetscErrorCode {
+    if (c.gpu >= 0) balsa::cuda::use_device(c.gpu);
+    c.M->update_values(std::span<const double>(values, std::size_t(c.pattern.nnz())));
+    return 0;
+  });
   PetscCall(MatSeqAIJRestoreArrayRead(local, &values));
+  PetscCall(status);
   PetscFunctionReturn(0);
 }
 
@@ -190,10 +194,12 @@ PetscErrorCode PCView_Balsa(PC pc, PetscViewer viewer) {
     PetscFunctionReturn(0);
   }
   const balsa::PreconditionStats& s = c.M->stats();
+  char gpu[16] = "";
+  if (c.gpu >= 0) PetscCall(PetscSNPrintf(gpu, sizeof gpu, " %d", c.gpu));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  balsa: method %s%s%s%s, device %s%s, threads %d\n",
                                    balsa::to_string(s.method), s.rule.empty() ? "" : " (auto: ", s.rule.c_str(),
                                    s.rule.empty() ? "" : ")", balsa::to_string(s.device),
-                                   c.gpu >= 0 ? (" " + std::to_string(c.gpu)).c_str() : "", c.options.threads));
+                                   gpu, c.options.threads));
   PetscCall(PetscViewerASCIIPrintf(viewer,
                                    "  balsa: n %d, nnz %lld, set-up %.3g s (analysis %.3g s; reused: %s), builds %d, "
                                    "value updates %d\n",
