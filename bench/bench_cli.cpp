@@ -179,7 +179,8 @@ void add_banded_bench(CLI::App& app) {
                      "SaP's GPUs, e.g. 0,1 (default: the current one); with two or more, each SaP run is also "
                      "timed on the first alone (1 vs N GPUs)")
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->option_text(" ID,...");
   banded->add_flag("!--no-baseline", bo->baseline, "Skip dgbsv");
   add_output_options(banded, bo->json_path, bo->markdown_path);
   banded->callback([bo] { bench::run_banded_bench(*bo, bench::process_command_line()); });

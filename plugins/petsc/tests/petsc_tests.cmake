@@ -89,7 +89,11 @@ petsc_test(error.non_aij ${check} run --fail --expect "balsa: the balsa precondi
            -- ${poisson} -global_n 8 -pc_type balsa -dm_mat_type baij)
 petsc_test(error.rectangular_lu ${check} run --fail --expect "balsa: DirectSolver needs a square matrix, got 800 x 400"
            -- ${lstsq} -ksp_type preonly -pc_type lu -pc_factor_mat_solver_type balsa)
-petsc_test(error.sap_needs_band ${check} run --fail --expect "balsa: Preconditioner: the sap-d preconditioner needs band"
-           -- ${poisson} -global_n 8 -pc_type balsa -pc_balsa_method sap-d)
+# SaP as the sub-PC (the sparse pipeline on each rank's block): converges, PCView names it.
+mpi_command(cmd 2 ${poisson} -problem convdiff -peclet 50 -global_n 16 -ksp_type gmres -pc_type bjacobi
+            -sub_pc_type balsa -sub_pc_balsa_method sap-c -ksp_view)
+petsc_test(sap_c.np2 ${check} run --expect "CONVERGED_RTOL" --expect "balsa: method sap-c" -- ${cmd})
+petsc_test(sap_d ${check} run --expect "CONVERGED_RTOL" --expect "balsa: method sap-d"
+           -- ${poisson} -global_n 12 -ksp_type gmres -pc_type balsa -pc_balsa_method sap-d -ksp_view)
 
 set_tests_properties(${petsc_tests} PROPERTIES LABELS "cpu;petsc" ENVIRONMENT "${petsc_env}" TIMEOUT 120)
