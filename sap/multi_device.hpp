@@ -73,8 +73,9 @@ struct DeviceChoice {
 DeviceChoice choose_device_count(index_t n, index_t k, int listed, double min_work);
 
 // A solver's split over its devices: how many of the listed ones to use
-// (choose_device_count; SlotOverride's slots all), P for all their SMs
-// (partitions == 0; sap/partition.hpp), never more devices than blocks.
+// (choose_device_count; SlotOverride's slots all), P as for the primary
+// device alone (partitions == 0; sap/partition.hpp: the one-GPU
+// preconditioner and iterations), never more devices than blocks.
 // slots: the devices used, slots[0] the primary (empty: the CPU, or the
 // current device when none is listed). On the CPU (gpu false) only the split.
 struct DeviceSpread {
