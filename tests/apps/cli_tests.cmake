@@ -140,6 +140,11 @@ balsa_cli_test(solve_sap_c ARGS solve ${DATA}/olm1000.mtx --method sap-c --parti
   PASS "P = 4 .*T_DB.*converged after [0-9]+ iterations: residual [^ ]+ \\(2-norm")
 balsa_cli_test(solve_sap_d_sparse ARGS solve ${DATA}/west0479.mtx --method sap-d --device cpu
   PASS "half-bandwidth [0-9]+ -> [0-9]+ after DB and CM.*converged after")
+# --devices (SaP over several GPUs): a list with the CPU path, or one naming a GPU twice, is refused.
+balsa_cli_test(solve_sap_devices_cpu ARGS solve ${DATA}/olm1000.mtx --method sap-c --device cpu --devices 0
+  ERROR "devices \\(1 listed\\) need the GPU" EXIT 1)
+balsa_cli_test(solve_sap_devices_twice ARGS solve ${DATA}/olm1000.mtx --method sap-d --devices 0,0
+  ERROR "(listed twice|need the GPU)" EXIT 1)
 balsa_cli_test(bench_banded_cpu BENCH ARGS banded --device cpu --suite grid --n 2000 --k 10 --repeat 1
   PASS "Grid speedup over dgbsv")
 balsa_cli_test(bench_solve_quick BENCH ARGS solve --suite quick --device cpu --data-dir ${DATA} PASS "lap3d-7pt-20.*converged")
