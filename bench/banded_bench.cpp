@@ -233,6 +233,52 @@ nlohmann::json run_banded_case(const Case& c, const BandedBenchOptions& o, std::
                row["best"].get<std::string>().c_str(), best_ms, speedup);
   return row;
 }
+// --sparse: SaP's sparse pipeline on a general sparse system of N rows,
+// the case's banded matrix as CSR scrambled (rows and columns permuted,
+// rows scaled: DB and CM must find the band again), SaP-D with every entry
+// of the reordered band kept (max_factor_flops 0), on devices[0] alone and
+// on all the devices listed (min_work_per_device 0: the measurement of what
+// the second device gives, whatever balsa's choice). Time to the answer
+// from the host CSR, set-up (DB, CM, drop-off, assembly, factors) beside.
+nlohmann::json run_sparse_case(const Case& c, const BandedBenchOptions& o, std::string& md) {
+  const auto t0 = Clock::now();
+  const Csr<double> A = scramble(banded_dominant<double>(c.n, c.k, c.d, 1), 2);
+  const std::vector<double> x_true = random_vector<double>(c.n, 3, 1.0, 2.0);
+  const std::vector<double> b = multiply(A, std::span<const double>(x_true));
+  std::fprintf(stderr, "  sparse N=%lld K=%lld: generated in %.1f s\n", (long long)c.n, (long long)c.k, seconds_since(t0));
+  nlohmann::json row = {{"N", c.n}, {"K", c.k}, {"d", c.d}, {"nnz", A.nnz()}};
+  std::string cells;
+  double ms[2] = {NAN, NAN};
+  for (int all = 0; all < 2; ++all) {
+    SparseSapOptions so;
+    so.device = Device::Cuda;
+    so.max_factor_flops = 0;
+    so.min_work_per_device = 0;
+    so.stopping.tolerance = o.tolerance;
+    so.devices = all ? o.devices : std::vector<int>{o.devices[0]};
+    std::vector<double> x(b.size(), 0.0);
+    nlohmann::json r;
+    try {
+      const auto t = Clock::now();
+      SparseSapSolver<double> sap(A, so);
+      const KrylovStats ks = sap.solve(b, x);
+      const double sec = seconds_since(t);
+      const SparseSapStats& st = sap.stats();
+      ms[all] = 1e3 * sec;
+      r = {{"time_seconds", sec}, {"iterations", ks.iterations}, {"outcome", to_string(ks.outcome)},
+           {"error", relative_error<double>(x, x_true)}, {"stats", app::fields_json(st)}};
+      cells += fmt::format(" {:.1f} ({}) | {:.1f} | k {} -> {}, T_DB {:.2f} s, T_CM {:.2f} s, T_LU {:.3f} s |", 1e3 * sec,
+                           ks.iterations, 1e3 * st.t_setup, st.k_cm, st.k, st.t_db, st.t_cm, st.banded.t_lu);
+    } catch (const std::exception& e) {
+      r = {{"failed", e.what()}};
+      cells += fmt::format(" failed: {} | | |", e.what());
+    }
+    row[all ? "all_devices" : "one_device"] = r;
+  }
+  md += fmt::format("| {} | {} | {} |{} {:.2f} |\n", c.n, c.k, A.nnz(), cells, ms[0] / ms[1]);
+  return row;
+}
+
 }  // namespace
 
 void run_banded_bench(const BandedBenchOptions& o, const std::string& command_line) {
@@ -244,6 +290,17 @@ void run_banded_bench(const BandedBenchOptions& o, const std::string& command_li
   nlohmann::json rows = nlohmann::json::array();
   GridTally tally;
   std::string scaling_md;
+  if (o.sparse) {
+    if (!gpu || o.devices.empty()) throw Error("bench banded --sparse: needs the GPU and --devices");
+    md += fmt::format("\n### SaP's sparse pipeline, 1 GPU vs {} GPUs (--sparse)\n\nscramble(banded_dominant(N, K, d)) as CSR, "
+                      "SaP-D, the whole reordered band kept; milliseconds (iterations), set-up beside.\n\n"
+                      "| N | K | nnz | 1 GPU ms | 1 GPU set-up ms | 1 GPU pipeline | all GPUs ms | all GPUs set-up ms | "
+                      "all GPUs pipeline | speedup |\n|---|---|---|---|---|---|---|---|---|---|\n",
+                      o.devices.size());
+    for (const Case& c : cases) rows.push_back(run_sparse_case(c, o, md));
+    write_results(o.json_path, {{"meta", meta}, {"cases", rows}}, o.markdown_path, md, md);
+    return;
+  }
   for (const Case& c : cases) rows.push_back(run_banded_case(c, o, md, tally, scaling_md));
   if (!tally.speedups.empty()) {
     std::vector<double> s = tally.speedups;

@@ -85,6 +85,9 @@ struct BandedBenchOptions {
   // SaP's GPUs (BandedOptions::devices; empty: the current one). With two or
   // more, every SaP run is also timed on devices[0] alone: the scaling table.
   std::vector<int> devices;
+  // SaP's sparse pipeline instead (SparseSapSolver on a scrambled CSR of
+  // each case's matrix), on devices[0] alone and on all of --devices.
+  bool sparse = false;
   bool baseline = true;
   std::string json_path, markdown_path;  // "-": standard output
 };

@@ -182,6 +182,9 @@ void add_banded_bench(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)
       ->option_text(" ID,...");
   banded->add_flag("!--no-baseline", bo->baseline, "Skip dgbsv");
+  banded->add_flag("--sparse", bo->sparse,
+                   "SaP's sparse pipeline instead: each case's matrix as a scrambled CSR, SaP-D on the first of "
+                   "--devices alone and on all of them");
   add_output_options(banded, bo->json_path, bo->markdown_path);
   banded->callback([bo] { bench::run_banded_bench(*bo, bench::process_command_line()); });
 }
