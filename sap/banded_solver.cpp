@@ -9,7 +9,7 @@
 #include <string>
 
 #include "balsa/sap.hpp"
-#include "cuda/caller_context.hpp"
+#include "balsa/cuda.hpp"  // current_device, use_device
 #include "sap/gpu.hpp"
 #include "sap/multi_device.hpp"
 #include "sap/preconditioner.hpp"

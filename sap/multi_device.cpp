@@ -8,7 +8,7 @@
 
 #include <omp.h>
 
-#include "cuda/caller_context.hpp"
+#include "balsa/cuda.hpp"  // current_device, use_device
 
 namespace balsa::sap {
 

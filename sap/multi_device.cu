@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "core/clock.hpp"
-#include "cuda/caller_context.hpp"
+#include "balsa/cuda.hpp"  // current_device, use_device
 #include "cuda/check.hpp"
 #include "cuda/stream.hpp"
 #include "sap/gpu.hpp"

@@ -13,7 +13,7 @@
 #include "core/options.hpp"
 #include "core/pimpl.hpp"
 #include "krylov/termination.hpp"
-#include "cuda/caller_context.hpp"
+#include "balsa/cuda.hpp"  // current_device, use_device
 #include "sap/multi_device.hpp"
 #include "sap/preconditioner.hpp"
 #include "sap/restarts.hpp"
@@ -53,6 +53,7 @@ struct SparseSapSolver<T>::Impl {
   sap::MultiDevice<T>* multi = nullptr;    // owned by krylov (several GPUs)
   int primary = -1;                        // the device of DB, the operator and the Krylov vectors (-1: the current)
   std::vector<T> cb, y;                    // the scaled system's b and unknowns
+  cuda::DeviceBuffer<T> d_r, d_z;          // precondition's vectors on the GPU (made at its first call)
 
   // C = D_r Q A D_c after DB (or A), then CM: P C P^T.
   Csr<T> reorder(const Csr<T>& A) {
@@ -240,10 +241,13 @@ void SparseSapSolver<T>::precondition(std::span<const T> r, std::span<T> z) try 
   m.y.resize(n);
   m.map.rhs_in(r, std::span<T>(m.cb));
   if (m.options.device == Device::Cuda) {
-    const cuda::DeviceBuffer<T> dr{std::span<const T>(m.cb)};
-    cuda::DeviceBuffer<T> dz(n);
-    m.M->apply_device(dr.data(), dz.data());
-    dz.download(std::span<T>(m.y));
+    if (m.d_r.size() != n) {
+      m.d_r = cuda::DeviceBuffer<T>(n);
+      m.d_z = cuda::DeviceBuffer<T>(n);
+    }
+    m.d_r.upload(std::span<const T>(m.cb));
+    m.M->apply_device(m.d_r.data(), m.d_z.data());
+    m.d_z.download(std::span<T>(m.y));
   } else {
     m.M->apply(std::span<const T>(m.cb), std::span<T>(m.y));
   }

@@ -69,7 +69,7 @@ struct Preconditioner<T>::Impl {
   std::unique_ptr<krylov::Preconditioner<T>> incomplete;  // Jacobi, ILU(0), IC(0)
   std::unique_ptr<DirectSolver<T>> direct;
   std::unique_ptr<SparseSapSolver<T>> sap;  // SaP-D, SaP-C
-  std::vector<T> r_host, z_host;  // Direct's apply_device goes through the host
+  std::vector<T> r_host, z_host;  // Direct's and SaP's apply_device go through the host
 
   void set_up(const Csr<T>& A) {
     const auto t0 = Clock::now();
