@@ -58,14 +58,23 @@ RLayout full_rank_r(const Csr<double>& F, const Singletons& sg, const Symbolic& 
   R.rows = R.cols = index_t(r.column.size());
   singleton_rows(F, r, pos, R, L.singleton_src);
   L.front_at = R.col_idx.size();
-  r.front_row.resize(s.fronts.size());
-  for (std::size_t f = 0; f < s.fronts.size(); ++f) {
+  // The fronts' rows: their offsets first, then each front's columns (in parallel).
+  const std::size_t nf = s.fronts.size();
+  r.front_row.resize(nf);
+  std::vector<std::size_t> at(nf + 1, L.front_at);
+  for (std::size_t f = 0; f < nf; ++f) {
     const Front& Fr = s.fronts[f];
     r.front_row[f] = index_t(R.row_ptr.size()) - 1;
-    for (index_t t = 0; t < Fr.pivots; ++t) {
-      for (index_t l = t; l < Fr.n(); ++l) R.col_idx.push_back(pos22[std::size_t(Fr.cols[std::size_t(l)])]);
-      R.row_ptr.push_back(index_t(R.col_idx.size()));
-    }
+    for (index_t t = 0; t < Fr.pivots; ++t) R.row_ptr.push_back(R.row_ptr.back() + (Fr.n() - t));
+    at[f + 1] = std::size_t(R.row_ptr.back());
+  }
+  R.col_idx.resize(at[nf]);
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::size_t f = 0; f < nf; ++f) {
+    const Front& Fr = s.fronts[f];
+    std::size_t e = at[f];
+    for (index_t t = 0; t < Fr.pivots; ++t)
+      for (index_t l = t; l < Fr.n(); ++l) R.col_idx[e++] = pos22[std::size_t(Fr.cols[std::size_t(l)])];
   }
   R.values.resize(R.col_idx.size());
   return L;
@@ -76,13 +85,21 @@ void singleton_values(const RLayout& L, const Csr<double>& F, std::vector<double
 }
 
 void front_values(const RLayout& L, const Symbolic& s, Numeric& num, std::vector<double>& values) {
-  std::size_t at = L.front_at;
-  for (std::size_t f = 0; f < s.fronts.size(); ++f) {
+  const std::size_t nf = s.fronts.size();
+  std::vector<std::size_t> at(nf + 1, L.front_at);  // each front's first value
+  for (std::size_t f = 0; f < nf; ++f) {
+    const index_t n = s.fronts[f].n(), p = s.fronts[f].pivots;
+    at[f + 1] = at[f] + std::size_t(p) * std::size_t(n) - std::size_t(p) * std::size_t(p - 1) / 2;
+  }
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::size_t f = 0; f < nf; ++f) {
     FrontFactor& ff = num.fronts[f];
     const index_t n = s.fronts[f].n();
+    std::size_t e = at[f];
     for (index_t t = 0; t < ff.live; ++t) {
       const auto row = ff.R.begin() + std::ptrdiff_t(ff.r_start[std::size_t(t)]);
-      at = std::size_t(std::copy(row, row + (n - t), values.begin() + std::ptrdiff_t(at)) - values.begin());
+      std::copy(row, row + (n - t), values.begin() + std::ptrdiff_t(e));
+      e += std::size_t(n - t);
     }
     std::vector<double>().swap(ff.R);
     std::vector<std::size_t>().swap(ff.r_start);
