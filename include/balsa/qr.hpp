@@ -32,7 +32,12 @@
 // that reach it. The factor keeps each panel's reflector block (compact),
 // so Q^T b can be applied later, and R as one sparse upper-triangular
 // matrix on the live columns, which balsa's triangular solver solves
-// (options.r_solve: on the CPU, or the GPU).
+// (options.r_solve: on the CPU, or the GPU). At full rank (no Heath
+// column) R's pattern depends on the analysis alone: it is made once, each
+// factorisation only writes R's values (the GPU copies its fronts' R rows
+// straight into them), and the R solver of the previous factorisation takes
+// them by update_values instead of a new analysis; R is then held twice
+// (SparseQR's copy and the solver's).
 // Independent subtrees run in parallel (a front is a task, started when
 // its last child ends, one BLAS thread each); fronts over 1e8 flops and
 // their ancestors then run in postorder with all of BLAS's threads.
