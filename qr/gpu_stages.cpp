@@ -323,7 +323,7 @@ StagedPlan make_staged_plan(const GpuPlan& plan, const Symbolic& s, index_t nnz,
   // The values, the maps and the tasks stay resident; the rest is two windows.
   const std::size_t resident = plan.device_bytes(nnz) - 8 * std::size_t(windows) + 8 * std::size_t(nnz);
   std::int64_t window = (std::int64_t(budget) - std::int64_t(resident)) / 16;
-  for (int attempt = 0; attempt < 8; ++attempt) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
     index_t big = -1;
     const std::vector<index_t> bounds = window > 0 ? cut(ff, s, window, big) : std::vector<index_t>{};
     if (bounds.empty()) {
@@ -331,18 +331,21 @@ StagedPlan make_staged_plan(const GpuPlan& plan, const Symbolic& s, index_t nnz,
         throw DeviceOutOfMemory("SparseQR on the GPU in stages: A22's values and the assembly maps alone need " +
                                 str(std::int64_t(resident)) + " bytes, more than the device budget (" +
                                 str(std::int64_t(budget)) + " bytes)");
+      // (the maps: the budget less the windows, as the last cut measured them)
       const Front& F = s.fronts[std::size_t(big)];
-      const std::int64_t alone = std::int64_t(resident) + 16 * added_need(ff, s, big, big);
+      const std::int64_t two = 16 * added_need(ff, s, big, big), maps = std::int64_t(budget) - 16 * window;
       throw DeviceOutOfMemory("SparseQR on the GPU in stages: front " + str(big) + " (" + str(F.m()) + " x " + str(F.n()) +
-                              ") alone needs " + str(alone) + " bytes on the device (two windows of it and the maps), " +
-                              "more than the device budget (" + str(std::int64_t(budget)) + " bytes)");
+                              ") alone needs " + str(two + maps) + " bytes on the device (two windows of it, " + str(two) +
+                              ", and A's values and the maps, " + str(maps) + "), more than the device budget (" +
+                              str(std::int64_t(budget)) + " bytes)");
     }
     StagedPlan sp;
     sp.budget = budget;
     sp.stages = build_stages(plan, s, ff, bounds, sp.cb_store);
     const std::size_t need = sp.device_bytes(nnz);
     if (need <= budget) return sp;
-    window -= std::int64_t(need - budget + 15) / 16;  // the maps' estimate was short: smaller windows
+    // The maps' estimate was short: windows smaller than this cut's largest.
+    window = std::min(window, sp.max_window()) - std::int64_t(need - budget + 15) / 16;
   }
   throw DeviceOutOfMemory("SparseQR on the GPU in stages: no cut of the tree fits the device budget (" +
                           str(std::int64_t(budget)) + " bytes)");
