@@ -104,6 +104,10 @@ struct QrBenchOptions {
   bool large = false;              // and the large generated ones (2D 1000^2, 3D 50^3, [L; I] 1000^2, tall random)
   bool gpu = true;                 // balsa on the GPU too, when one is present
   bool fronts = false;             // instead: the task kernel against cuSOLVER per dense front class
+  // Staging (sec. 3.4): a "staged GPU" run with QrOptions::device_memory_limit
+  // = this many bytes, or this fraction of the one-arena GPU factor's bytes (0: none).
+  std::size_t device_memory_limit = 0;
+  double stage_fraction = 0;
   int repeat = 3;
   std::string json_path, markdown_path;  // "-": standard output
 };
