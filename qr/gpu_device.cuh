@@ -55,7 +55,7 @@ struct GpuFactor {
   cuda::DeviceBuffer<std::int64_t> b_row, y_row, y_dst;
   cuda::DeviceBuffer<double> rhs, b2;  // the solves' work space (grown on demand)
   std::unique_ptr<StagedDevice, StagedDeviceDeleter> staged;
-  GpuFactorInfo info_;
+  GpuFactorInfo summary;
 };
 
 // The cuSOLVER handle and work space of the plan's dense fronts (a: any

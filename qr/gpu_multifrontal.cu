@@ -481,7 +481,7 @@ GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit) {
   g->maps = upload_maps(plan);
   g->tau = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.tau_size, 1)));
   prepare_dense(*g, plan, g->arena.data());
-  g->info_ = GpuFactorInfo{1, need, 0};
+  g->summary = GpuFactorInfo{1, need, 0};
   return g;
 }
 
@@ -489,7 +489,7 @@ GpuFactorPtr gpu_prepare_staged(const GpuPlan& plan, StagedPlan staged, index_t 
   const std::size_t need = staged.device_bytes(nnz);
   check_fits(need, limit, " in " + std::to_string(staged.stages.size()) + " stages");
   GpuFactorPtr g = new_factor(plan, nnz);
-  g->info_ = GpuFactorInfo{index_t(staged.stages.size()), need, staged.bytes_to_host()};
+  g->summary = GpuFactorInfo{index_t(staged.stages.size()), need, staged.bytes_to_host()};
   staged_prepare(*g, plan, std::move(staged), nnz);
   return g;
 }
@@ -499,7 +499,7 @@ std::size_t gpu_budget(std::size_t limit) {
   return limit > 0 ? std::min(limit, free) : free;
 }
 
-GpuFactorInfo gpu_info(const GpuFactor& g) { return g.info_; }
+GpuFactorInfo gpu_info(const GpuFactor& g) { return g.summary; }
 
 index_t factor_launches(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t max_launches) {
   const cudaStream_t st = cuda::stream();
