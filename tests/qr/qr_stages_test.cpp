@@ -126,6 +126,10 @@ TEST(GpuStages, StagedHostRunIsBitwiseTheOneArenaRun) {
   expect_staging_works(laplacian_3d<double>(9, 9, 9), 1e6);
   expect_staging_works(laplacian_2d_over_identity<double>(60, 60), 1e6, 10);  // (as tests/qr/gpu_qr_test.cpp stages it)
   expect_staging_works(transpose(*test::real_matrix_as<double>(test::data_file("lp_e226.mtx"))));
+  expect_staging_works(*test::real_matrix_as<double>(test::data_file("dwt_992.mtx")), INFINITY, 10);
+  // Random: a banded lower triangle (a long tree), and a block-diagonal one (a forest).
+  expect_staging_works(random_lower_banded<double>(3000, 40, 4, 3), INFINITY, 20);
+  expect_staging_works(random_block_diagonal_lower<double>(20, 100, 0.05, 3), INFINITY, 20);
   expect_staging_works(test::tall_full_rank(700, 300, 0.01, 1, 3.0), INFINITY, 1);  // a root of 597 x 211
 }
 
