@@ -106,6 +106,10 @@ struct QrBenchOptions {
   bool fronts = false;             // instead: the task kernel against cuSOLVER per dense front class
   double fp64_tflops = 33.5;       // --fronts' roofline: the GPU's FP64 peak without tensor cores (H200: 33.5)
   double peak_gbs = 4300;          // and its memory bandwidth (H200 measured copy: 4300 GB/s)
+  // Staging (sec. 3.4): a "staged GPU" run with QrOptions::device_memory_limit
+  // = this many bytes, or this fraction of the one-arena GPU factor's bytes (0: none).
+  std::size_t device_memory_limit = 0;
+  double stage_fraction = 0;
   int repeat = 3;
   std::string json_path, markdown_path;  // "-": standard output
 };

@@ -211,6 +211,13 @@ void add_qr_bench(CLI::App& app) {
   qr->add_option("--peak-gbs", qo->peak_gbs, "--fronts' roofline: memory bandwidth in GB/s (H200 measured copy: 4300)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  qr->add_option("--device-memory-limit", qo->device_memory_limit,
+                 "Add a staged GPU run (sec. 3.4) with device_memory_limit = N bytes")
+      ->option_text(" N");
+  qr->add_option("--stage-fraction", qo->stage_fraction,
+                 "Add a staged GPU run with device_memory_limit = this fraction of the one-arena GPU factor's bytes")
+      ->check(CLI::Range(0.0, 1.0))
+      ->option_text(" F");
   qr->add_option("--repeat", qo->repeat, "Runs per measurement (median)")->check(between(1, 100))->capture_default_str();
   add_output_options(qr, qo->json_path, qo->markdown_path);
   qr->callback([qo] { bench::run_qr_bench(*qo, bench::process_command_line()); });

@@ -9,6 +9,9 @@
 // beside it. Matrices: Franz6, lp_e226 both ways, bayer10 (tests/data),
 // well1850, illc1033, ash219 (the suite folder), generated problems (2D and
 // 3D Laplacians, [L; I] with L the 2D Laplacian, tall random sparse).
+// --device-memory-limit BYTES or --stage-fraction F: a "staged GPU" run too
+// (sec. 3.4: QrOptions::device_memory_limit below the one-arena factor's
+// bytes), its own table: stages, bytes to the host, time against SPQR.
 // --fronts: the task kernel against cuSOLVER's dgeqrf per dense front class,
 // both inside balsa's GPU path (QrOptions::gpu_dense_front_flops), on
 // block-diagonal matrices of dense random blocks (one front each).
@@ -64,9 +67,12 @@ nlohmann::json run_spqr(const Csr<double>& A, const std::vector<double>& b, int 
 }
 
 // balsa on `device`: analyse + factorise + solve, then (GPU) refactorisations.
-nlohmann::json run_balsa(const Csr<double>& A, const std::vector<double>& b, int repeat, Device device) {
+// limit: QrOptions::device_memory_limit (staging).
+nlohmann::json run_balsa(const Csr<double>& A, const std::vector<double>& b, int repeat, Device device,
+                         std::size_t limit = 0) {
   QrOptions o;
   o.device = device;
+  o.device_memory_limit = limit;
   std::vector<double> analyse, factor, first, solve, again;
   nlohmann::json out;
   const int runs = device == Device::Cuda ? 1 : repeat;
@@ -96,6 +102,7 @@ nlohmann::json run_balsa(const Csr<double>& A, const std::vector<double>& b, int
            {"max_front", fmt::format("{} x {}", st.max_front_rows, st.max_front_cols)},
            {"device", to_string(st.device)}, {"fallback", st.fallback}, {"gpu_launches", st.gpu_launches},
            {"gpu_tasks", st.gpu_tasks}, {"gpu_bundles", st.gpu_bundles}, {"device_mb", double(st.device_bytes) / 1e6},
+           {"gpu_stages", st.gpu_stages}, {"staged_mb_to_host", double(st.staged_bytes_to_host) / 1e6},
            {"gpu_plan_seconds", st.t_gpu_plan}};
   }
   out["analyse_seconds"] = median_of(analyse);
@@ -281,10 +288,47 @@ std::string qr_markdown_head(const QrBenchOptions& o, const nlohmann::json& meta
       command_line, o.repeat);
 }
 
+bool staging(const QrBenchOptions& o) { return o.device_memory_limit > 0 || o.stage_fraction > 0; }
+
+std::string staged_markdown_head() {
+  return "\n### Staged GPU (sec. 3.4: device_memory_limit below the one-arena factor)\n\n"
+         "Factorisation = a refactorisation (first in parentheses); the budget holds two stage windows, A's values "
+         "and the stages' maps; the windows (R, the fronts and reflectors for Q) and the crossing contribution blocks "
+         "go to pinned host memory at every factorisation.\n\n"
+         "| matrix | limit MB | one-arena MB | staged MB | stages | MB to host | staged factorise (first) | vs SPQR | "
+         "vs one arena | least squares staged | vs SPQR | residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+}
+
+// The staged GPU run of one matrix (after its one-arena run g): JSON, and its line in md.
+nlohmann::json run_staged(const std::string& name, const Csr<double>& A, const std::vector<double>& b,
+                          const QrBenchOptions& o, const nlohmann::json& s, const nlohmann::json& g, std::string& md) {
+  const double one_mb = g["device_mb"].get<double>();
+  const std::size_t limit = o.device_memory_limit > 0 ? o.device_memory_limit : std::size_t(o.stage_fraction * one_mb * 1e6);
+  nlohmann::json t;
+  try {
+    t = run_balsa(A, b, o.repeat, Device::Cuda, limit);
+  } catch (const DeviceOutOfMemory& e) {  // a front alone over the limit
+    md += fmt::format("| {} | {:.4g} | {:.4g} | {} |\n", name, double(limit) / 1e6, one_mb, e.what());
+    return {{"limit_bytes", limit}, {"error", e.what()}};
+  }
+  t["limit_bytes"] = limit;
+  const double f = t["factorise_seconds"].get<double>(), lsq = f + t["solve_seconds"].get<double>();
+  const double lsq_s = s["factorise_seconds"].get<double>() + s["solve_seconds"].get<double>();
+  t["staged_vs_spqr"] = s["factorise_seconds"].get<double>() / f;
+  md += fmt::format("| {} | {:.4g} | {:.4g} | {:.4g} | {} | {:.4g} | {:.4f} ({:.4f}){} | {:.2f} | {:.2f} | {:.4f} | {:.2f} | {:.3e} |\n",
+                    name, double(limit) / 1e6, one_mb, t["device_mb"].get<double>(), t["gpu_stages"].get<long>(),
+                    t["staged_mb_to_host"].get<double>(), f, t["first_factorise_seconds"].get<double>(),
+                    t["device"] == "cuda" ? "" : " [" + t["fallback"].get<std::string>() + "]",
+                    s["factorise_seconds"].get<double>() / f, g["factorise_seconds"].get<double>() / f, lsq, lsq_s / lsq,
+                    t["residual"].get<double>());
+  return t;
+}
+
 // One matrix: SPQR, balsa on the CPU and (gpu) on the GPU; its JSON row, its
-// Markdown line appended to md, the GPU's speedup to its intensity decade.
+// Markdown line appended to md (the staged run's to staged_md), the GPU's
+// speedup to its intensity decade.
 nlohmann::json run_qr_case(const std::string& name, const Csr<double>& A, const QrBenchOptions& o, bool gpu,
-                           std::string& md, std::map<int, std::vector<double>>& by_intensity) {
+                           std::string& md, std::string& staged_md, std::map<int, std::vector<double>>& by_intensity) {
   const std::vector<double> b(static_cast<std::size_t>(A.rows), 1.0);
   nlohmann::json row = {{"matrix", name}, {"m", A.rows}, {"n", A.cols}, {"nnz", A.nnz()}};
   row["spqr"] = run_spqr(A, b, o.repeat);
@@ -307,6 +351,7 @@ nlohmann::json run_qr_case(const std::string& name, const Csr<double>& A, const 
                             g["device"] == "cuda" ? "" : " [" + g["fallback"].get<std::string>() + "]",
                             g["gflops"].get<double>(), speed, lsq_s, lsq_g, lsq_s / lsq_g);
     launches = fmt::format("{}", g["gpu_launches"].get<long>());
+    if (staging(o) && g["device"] == "cuda") row["staged"] = run_staged(name, A, b, o, s, g, staged_md);
   }
   md += fmt::format("| {} | {} x {} | {} | {:.3g} | {:.4f} | {:.4f} | {} {} / {} / {} | {:.3e} / {:.3e} / {} | {} |\n", name,
                     A.rows, A.cols, A.nnz(), intensity, s["factorise_seconds"].get<double>(), c["factorise_seconds"].get<double>(),
@@ -346,8 +391,10 @@ void run_qr_bench(const QrBenchOptions& o, const std::string& command_line) {
   std::string md = qr_markdown_head(o, meta, gpu_name, command_line);
   nlohmann::json rows = nlohmann::json::array();
   std::map<int, std::vector<double>> by_intensity;  // decade -> GPU vs SPQR factorisation speedups
-  for (const auto& [name, A] : cases) rows.push_back(run_qr_case(name, A, o, gpu, md, by_intensity));
+  std::string staged_md = staged_markdown_head();
+  for (const auto& [name, A] : cases) rows.push_back(run_qr_case(name, A, o, gpu, md, staged_md, by_intensity));
   if (gpu) md += intensity_table(by_intensity);
+  if (gpu && staging(o)) md += staged_markdown_head() == staged_md ? "" : staged_md;
   write_results(o.json_path, {{"meta", meta}, {"cases", rows}}, o.markdown_path, md, md);
 }
 

@@ -12,6 +12,7 @@
 
 #include "balsa/cuda.hpp"
 #include "qr/gpu_plan.hpp"
+#include "qr/gpu_stages.hpp"
 
 namespace balsa::qr {
 
@@ -25,6 +26,19 @@ using GpuFactorPtr = std::unique_ptr<GpuFactor, GpuFactorDeleter>;
 // and the plan uploaded: DeviceOutOfMemory (bytes) when it does not fit the
 // GPU's free memory or `limit` (0: none).
 GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit = 0);
+// The same for the plan in stages (sec. 3.4): every stage's maps, two
+// window buffers, the pinned host copies of the windows and the cb store.
+GpuFactorPtr gpu_prepare_staged(const GpuPlan& plan, StagedPlan staged, index_t nnz, std::size_t limit = 0);
+// The device bytes a factor may take: `limit`, or the GPU's free memory
+// when smaller or when limit is 0.
+std::size_t gpu_budget(std::size_t limit);
+
+struct GpuFactorInfo {
+  index_t stages = 1;              // 1: the one arena
+  std::size_t device_bytes = 0;    // the factor's device memory (staged: its peak, two windows)
+  std::size_t bytes_to_host = 0;   // staged: copied to the host per factorisation
+};
+GpuFactorInfo gpu_info(const GpuFactor& g);
 
 // Factorises A22's values (the analysed pattern, plan's s_dst order):
 // R's entries (the fronts' R rows in order, FrontFactor's layout) on the host. launches: kernel launches made.
@@ -34,7 +48,7 @@ void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> va
                    std::span<double> r_out, std::int64_t max_launches = -1);
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches = -1);
-// The arena and the VT records (tests).
+// The arena and the VT records (tests; staged: the host copies, global layout).
 std::vector<double> gpu_arena(const GpuFactor& g);
 std::vector<double> gpu_vt(const GpuFactor& g);
 

@@ -2,7 +2,9 @@
 // (sparse QR paper sec. 3.2: Factorize, Apply, Apply/Factorize on 32 x 32
 // tiles, bundles of up to 3 row tiles; Pack assembly, sec. 3.3.1), and the
 // replay of Q's reflectors on right-hand sides. The arithmetic is the host
-// oracle's (qr/bucket.cpp); one thread block runs one task.
+// oracle's (qr/bucket.cpp); one thread block runs one task. A plan's
+// launches run on given windows (qr/gpu_device.cuh): the one arena here,
+// a stage's window buffer in qr/gpu_staged.cu.
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <mma.h>
@@ -15,28 +17,9 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/graph.hpp"
-#include "qr/gpu.hpp"
+#include "qr/gpu_device.cuh"
 
 namespace balsa::qr {
-
-struct GpuFactor {
-  GpuFactor() = default;
-  GpuFactor(const GpuFactor&) = delete;
-  GpuFactor& operator=(const GpuFactor&) = delete;
-  ~GpuFactor() {
-    if (solver) (void)cusolverDnDestroy(solver);
-  }
-  cusolverDnHandle_t solver = nullptr;  // the dense fronts' (geqrf, ormqr); on_stream() before each use
-  cuda::DeviceBuffer<double> tau, work;
-  cuda::DeviceBuffer<int> info;
-  cuda::DeviceBuffer<double> arena, vt, values, r_values;
-  cuda::DeviceBuffer<std::int64_t> s_dst, cb_src, cb_dst, r_row, r_out;
-  cuda::DeviceBuffer<std::int32_t> cb_q, colmap, r_ld, r_n, r_t;
-  cuda::DeviceBuffer<std::int64_t> b_row, y_row, y_dst, rpack_src, rpack_dst;
-  cuda::DeviceBuffer<DeviceTask> tasks;
-  cuda::DeviceBuffer<SolveTask> solve_tasks;
-  cuda::DeviceBuffer<double> rhs, b2;  // the solves' work space (grown on demand)
-};
 
 void GpuFactorDeleter::operator()(GpuFactor* g) const noexcept { delete g; }
 
@@ -379,10 +362,11 @@ __global__ void __launch_bounds__(kThreads) solve_tasks(const SolveTask* __restr
     update(s, rhs + rhs_rows * c0, rhs_rows, rows, M, nrhs - c0 < kTile ? nrhs - c0 : int(kTile), transpose);
 }
 
-__global__ void scatter(const double* __restrict__ values, const std::int64_t* __restrict__ dst, std::int64_t n,
-                        double* __restrict__ out) {
+// out[dst[e]] = values[src[e]] (src null: values[e]); dst -1: none.
+__global__ void scatter(const double* __restrict__ values, const std::int64_t* __restrict__ src,
+                        const std::int64_t* __restrict__ dst, std::int64_t n, double* __restrict__ out) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < n; e += std::int64_t(gridDim.x) * blockDim.x)
-    if (dst[e] >= 0) out[dst[e]] = values[e];
+    if (dst[e] >= 0) out[dst[e]] = values[src ? src[e] : e];
 }
 
 // R's rows out of the arena, a warp per row (FrontFactor's layout).
@@ -417,6 +401,7 @@ __global__ void move_rows(const double* __restrict__ in, std::int64_t ldi, const
   }
 }
 
+
 int grid_for(std::int64_t n) { return int(std::clamp<std::int64_t>((n + 255) / 256, 1, 65536)); }
 
 template <class T>
@@ -430,92 +415,164 @@ void ensure(cuda::DeviceBuffer<double>& b, std::size_t n) {
   if (b.size() < n) b = cuda::DeviceBuffer<double>(std::max<std::size_t>(n, 1));
 }
 
-}  // namespace
+// The dense fronts of launch l factored (cuSOLVER dgeqrf on the factor's stream).
+void dense_factor(GpuFactor& g, const GpuPlan& plan, std::int64_t l, const Windows& w) {
+  for (const DenseFront& d : plan.dense_in(l))
+    BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf(on_stream(g), int(d.m), int(d.n), w.arena + d.offset, d.ld, w.tau + d.tau,
+                                          g.work.data(), int(g.work.size()), w.info + (&d - plan.dense.data())));
+}
 
-GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit) {
-  const std::size_t need = plan.device_bytes(nnz);
+void dense_apply(GpuFactor& g, const DenseFront& d, const Windows& w, std::int64_t rhs_rows, int nrhs, bool transpose) {
+  const int k = int(std::min(d.m, d.n));
+  double* C = g.rhs.data() + d.rhs_base;
+  const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int lw = 0;
+  BALSA_CUSOLVER_CHECK(cusolverDnDormqr_bufferSize(on_stream(g), CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k, w.arena + d.offset,
+                                                   d.ld, w.tau + d.tau, C, int(rhs_rows), &lw));
+  if (g.work.size() < std::size_t(lw)) g.work = cuda::DeviceBuffer<double>(std::size_t(lw));
+  BALSA_CUSOLVER_CHECK(cusolverDnDormqr(g.solver, CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k, w.arena + d.offset, d.ld,
+                                        w.tau + d.tau, C, int(rhs_rows), g.work.data(), int(g.work.size()), g.info.data()));
+}
+
+// The one-arena factor's windows.
+Windows windows_of(GpuFactor& g) { return {g.arena.data(), g.vt.data(), g.tau.data(), g.info.data()}; }
+
+std::string needs(std::size_t need) {
+  return "the fronts, their reflectors and the assembly maps need " + std::to_string(need) + " bytes";
+}
+
+// DeviceOutOfMemory when `need` passes the GPU's free memory or `limit`.
+void check_fits(std::size_t need, std::size_t limit, const std::string& what) {
   const auto [free, total] = cuda::memory_info();
   if (need > free)
-    throw DeviceOutOfMemory("SparseQR on the GPU: the fronts, their reflectors and the assembly maps need " +
-                            std::to_string(need) + " bytes; the GPU has " + std::to_string(free) + " of " +
-                            std::to_string(total) + " free");
+    throw DeviceOutOfMemory("SparseQR on the GPU" + what + ": " + needs(need) + "; the GPU has " + std::to_string(free) +
+                            " of " + std::to_string(total) + " free");
   if (limit > 0 && need > limit)
-    throw DeviceOutOfMemory("SparseQR on the GPU: the fronts, their reflectors and the assembly maps need " +
-                            std::to_string(need) + " bytes, more than device_memory_limit (" + std::to_string(limit) +
-                            ")");
+    throw DeviceOutOfMemory("SparseQR on the GPU" + what + ": " + needs(need) + ", more than device_memory_limit (" +
+                            std::to_string(limit) + ")");
+}
+
+// What both kinds of factor hold: the kernels' shared memory, A22's values,
+// the solves' row maps.
+GpuFactorPtr new_factor(const GpuPlan& plan, index_t nnz) {
   GpuFactorPtr g(new GpuFactor);
   cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(tile_tasks), kSharedBytes);
   cuda::raise_dynamic_shared_memory(reinterpret_cast<const void*>(solve_tasks), kSharedBytes);
-  g->arena = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.arena, 1)));
-  g->vt = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.vt_size, 1)));
   g->values = cuda::DeviceBuffer<double>(std::size_t(std::max<index_t>(nnz, 1)));
-  g->r_values = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.r_entries(), 1)));
-  g->s_dst = upload(plan.s_dst);
-  g->cb_src = upload(plan.cb_src);
-  g->cb_dst = upload(plan.cb_dst);
-  g->cb_q = upload(plan.cb_q);
-  g->colmap = upload(plan.colmap);
-  g->r_row = upload(plan.r_row);
-  g->r_ld = upload(plan.r_ld);
-  g->r_n = upload(plan.r_n);
-  g->r_t = upload(plan.r_t);
+  g->b_row = upload(plan.b_row);
+  g->y_row = upload(plan.y_row);
+  return g;
+}
+
+}  // namespace
+
+DeviceMaps upload_maps(const GpuPlan& plan, const std::vector<std::int64_t>& s_src) {
+  DeviceMaps m;
+  m.s_src = upload(s_src);
+  m.s_dst = upload(plan.s_dst);
+  m.cb_src = upload(plan.cb_src);
+  m.cb_dst = upload(plan.cb_dst);
+  m.cb_q = upload(plan.cb_q);
+  m.colmap = upload(plan.colmap);
+  m.r_row = upload(plan.r_row);
+  m.r_ld = upload(plan.r_ld);
+  m.r_n = upload(plan.r_n);
+  m.r_t = upload(plan.r_t);
   std::vector<std::int64_t> out_at(plan.r_row.size());
   for (std::size_t k = 0, at = 0; k < out_at.size(); ++k) {
     out_at[k] = std::int64_t(at);
     at += std::size_t(plan.r_n[k] - plan.r_t[k]);
   }
-  g->r_out = upload(out_at);
-  g->b_row = upload(plan.b_row);
-  g->y_row = upload(plan.y_row);
-  g->rpack_src = upload(plan.rpack_src);
-  g->rpack_dst = upload(plan.rpack_dst);
-  g->tasks = upload(plan.tasks);
-  g->solve_tasks = upload(plan.solve_tasks);
-  if (!plan.dense.empty()) {
-    BALSA_CUSOLVER_CHECK(cusolverDnCreate(&g->solver));
-    const cusolverDnHandle_t solver = on_stream(*g);
-    int lwork = 1;
-    for (const DenseFront& d : plan.dense) {
-      int lw = 0;
-      BALSA_CUSOLVER_CHECK(
-          cusolverDnDgeqrf_bufferSize(solver, int(d.m), int(d.n), g->arena.data() + d.offset, d.ld, &lw));
-      lwork = std::max(lwork, lw);
-    }
-    g->tau = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.tau_size, 1)));
-    g->work = cuda::DeviceBuffer<double>(std::size_t(lwork));
-    g->info = cuda::DeviceBuffer<int>(plan.dense.size());
+  m.r_out = upload(out_at);
+  m.rpack_src = upload(plan.rpack_src);
+  m.rpack_dst = upload(plan.rpack_dst);
+  m.tasks = upload(plan.tasks);
+  m.solve_tasks = upload(plan.solve_tasks);
+  return m;
+}
+
+void prepare_dense(GpuFactor& g, const GpuPlan& plan, double* a) {
+  if (plan.dense.empty()) return;
+  BALSA_CUSOLVER_CHECK(cusolverDnCreate(&g.solver));
+  const cusolverDnHandle_t solver = on_stream(g);
+  int lwork = 1;
+  for (const DenseFront& d : plan.dense) {
+    int lw = 0;
+    BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf_bufferSize(solver, int(d.m), int(d.n), a, d.ld, &lw));
+    lwork = std::max(lwork, lw);
   }
+  g.work = cuda::DeviceBuffer<double>(std::size_t(lwork));
+  g.info = cuda::DeviceBuffer<int>(plan.dense.size());
+}
+
+GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit) {
+  const std::size_t need = plan.device_bytes(nnz);
+  check_fits(need, limit, "");
+  GpuFactorPtr g = new_factor(plan, nnz);
+  g->arena = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.arena, 1)));
+  g->vt = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.vt_size, 1)));
+  g->r_values = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.r_entries(), 1)));
+  g->maps = upload_maps(plan);
+  g->tau = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(plan.tau_size, 1)));
+  prepare_dense(*g, plan, g->arena.data());
+  g->summary = GpuFactorInfo{1, need, 0};
   return g;
 }
 
-namespace {
-
-// The dense fronts of launch l factored (cuSOLVER dgeqrf on the factor's stream).
-void dense_factor(GpuFactor& g, const GpuPlan& plan, std::int64_t l) {
-  for (const DenseFront& d : plan.dense_in(l))
-    BALSA_CUSOLVER_CHECK(cusolverDnDgeqrf(on_stream(g), int(d.m), int(d.n), g.arena.data() + d.offset, d.ld,
-                                          g.tau.data() + d.tau, g.work.data(), int(g.work.size()),
-                                          g.info.data() + (&d - plan.dense.data())));
+GpuFactorPtr gpu_prepare_staged(const GpuPlan& plan, StagedPlan staged, index_t nnz, std::size_t limit) {
+  const std::size_t need = staged.device_bytes(nnz);
+  check_fits(need, limit, " in " + std::to_string(staged.stages.size()) + " stages");
+  GpuFactorPtr g = new_factor(plan, nnz);
+  g->summary = GpuFactorInfo{index_t(staged.stages.size()), need, staged.bytes_to_host()};
+  staged_prepare(*g, plan, std::move(staged), nnz);
+  return g;
 }
 
-void dense_apply(GpuFactor& g, const DenseFront& d, std::int64_t rhs_rows, int nrhs, bool transpose) {
-  const int k = int(std::min(d.m, d.n));
-  double* C = g.rhs.data() + d.rhs_base;
-  const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-  int lw = 0;
-  BALSA_CUSOLVER_CHECK(cusolverDnDormqr_bufferSize(on_stream(g), CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k,
-                                                   g.arena.data() + d.offset, d.ld, g.tau.data() + d.tau, C,
-                                                   int(rhs_rows), &lw));
-  if (g.work.size() < std::size_t(lw)) g.work = cuda::DeviceBuffer<double>(std::size_t(lw));
-  BALSA_CUSOLVER_CHECK(cusolverDnDormqr(g.solver, CUBLAS_SIDE_LEFT, op, int(d.m), nrhs, k, g.arena.data() + d.offset,
-                                        d.ld, g.tau.data() + d.tau, C, int(rhs_rows), g.work.data(), int(g.work.size()),
-                                        g.info.data()));
+std::size_t gpu_budget(std::size_t limit) {
+  const std::size_t free = cuda::memory_info().first;
+  return limit > 0 ? std::min(limit, free) : free;
 }
 
-}  // namespace
+GpuFactorInfo gpu_info(const GpuFactor& g) { return g.summary; }
 
-std::vector<double> gpu_arena(const GpuFactor& g) { return g.arena.to_host(); }
-std::vector<double> gpu_vt(const GpuFactor& g) { return g.vt.to_host(); }
+index_t factor_launches(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t max_launches) {
+  const cudaStream_t st = cuda::stream();
+  index_t launches = 0;
+  for (std::size_t l = 0; l + 1 < plan.launch_start.size(); ++l) {
+    if (max_launches >= 0 && std::int64_t(l) >= max_launches) break;
+    dense_factor(g, plan, std::int64_t(l), w);
+    const std::int64_t n = plan.launch_start[l + 1] - plan.launch_start[l];
+    if (n == 0) continue;
+    tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(m.tasks.data() + plan.launch_start[l], w.arena, w.vt,
+                                                             PackMaps{m.cb_src.data(), m.cb_dst.data(), m.cb_q.data(), m.colmap.data()});
+    BALSA_CHECK_LAUNCH();
+    ++launches;
+  }
+  return launches;
+}
+
+void scatter_values(const double* values, const std::int64_t* src, const std::int64_t* dst, std::int64_t n, double* arena) {
+  if (n == 0) return;
+  scatter<<<grid_for(n), 256, 0, cuda::stream()>>>(values, src, dst, n, arena);
+  BALSA_CHECK_LAUNCH();
+}
+
+void gather_r_rows(const GpuPlan& plan, const DeviceMaps& m, const double* arena, double* out) {
+  const std::int64_t rows = std::int64_t(plan.r_row.size());
+  if (plan.r_entries() == 0) return;
+  gather_r<<<grid_for(rows * 32), 256, 0, cuda::stream()>>>(arena, m.r_row.data(), m.r_ld.data(), m.r_n.data(), m.r_t.data(),
+                                                            m.r_out.data(), rows, out);
+  BALSA_CHECK_LAUNCH();
+}
+
+void check_dense_info(const std::vector<int>& info, const std::vector<index_t>& fronts) {
+  for (std::size_t k = 0; k < info.size(); ++k)
+    if (info[k] != 0)
+      throw CudaError("cuSOLVER dgeqrf of front " + std::to_string(fronts[k]) + " returned info " + std::to_string(info[k]));
+}
+
+std::vector<double> gpu_arena(const GpuFactor& g) { return g.staged ? staged_arena(g) : g.arena.to_host(); }
+std::vector<double> gpu_vt(const GpuFactor& g) { return g.staged ? staged_vt(g) : g.vt.to_host(); }
 
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches) {
@@ -526,47 +583,43 @@ std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<c
 
 void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                    std::span<double> r_out, std::int64_t max_launches) {
+  const std::int64_t nr = plan.r_entries();
+  if (r_out.size() != std::size_t(nr))
+    throw DimensionError("gpu_factorise: " + std::to_string(r_out.size()) + " places for R's " + std::to_string(nr) + " entries");
+  if (g.staged) return staged_factorise(g, values, launches, r_out);
   const cudaStream_t st = cuda::stream();
-  launches = 0;
   if (!values.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(g.values.data(), values.data(), values.size() * 8, cudaMemcpyHostToDevice, st));
   BALSA_CUDA_CHECK(cudaMemsetAsync(g.arena.data(), 0, g.arena.bytes(), st));
-  const std::int64_t nnz = std::int64_t(values.size());
-  if (nnz > 0) {
-    scatter<<<grid_for(nnz), 256, 0, st>>>(g.values.data(), g.s_dst.data(), nnz, g.arena.data());
-    BALSA_CHECK_LAUNCH();
-  }
-  for (std::size_t l = 0; l + 1 < plan.launch_start.size(); ++l) {
-    if (max_launches >= 0 && std::int64_t(l) >= max_launches) break;
-    dense_factor(g, plan, std::int64_t(l));
-    const std::int64_t n = plan.launch_start[l + 1] - plan.launch_start[l];
-    if (n == 0) continue;
-    tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(g.tasks.data() + plan.launch_start[l], g.arena.data(),
-                                                             g.vt.data(),
-                                                             PackMaps{g.cb_src.data(), g.cb_dst.data(), g.cb_q.data(), g.colmap.data()});
-    BALSA_CHECK_LAUNCH();
-    ++launches;
-  }
+  scatter_values(g.values.data(), nullptr, g.maps.s_dst.data(), std::int64_t(values.size()), g.arena.data());
+  launches = factor_launches(g, plan, g.maps, windows_of(g), max_launches);
   std::vector<int> info(plan.dense.size());
   if (!info.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(info.data(), g.info.data(), info.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
-  const std::int64_t nr = plan.r_entries(), rows = std::int64_t(plan.r_row.size());
-  if (r_out.size() != std::size_t(nr))
-    throw DimensionError("gpu_factorise: " + std::to_string(r_out.size()) + " places for R's " + std::to_string(nr) + " entries");
-  if (nr > 0) {
-    gather_r<<<grid_for(rows * 32), 256, 0, st>>>(g.arena.data(), g.r_row.data(), g.r_ld.data(), g.r_n.data(), g.r_t.data(),
-                                                  g.r_out.data(), rows, g.r_values.data());
-    BALSA_CHECK_LAUNCH();
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(r_out.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
-  }
+  gather_r_rows(plan, g.maps, g.arena.data(), g.r_values.data());
+  if (nr > 0) BALSA_CUDA_CHECK(cudaMemcpyAsync(r_out.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
   BALSA_CUDA_CHECK(cudaStreamSynchronize(st));
-  for (std::size_t k = 0; k < info.size(); ++k)
-    if (info[k] != 0)
-      throw CudaError("cuSOLVER dgeqrf of front " + std::to_string(plan.dense[k].front) + " returned info " +
-                      std::to_string(info[k]));
+  std::vector<index_t> fronts;
+  for (const DenseFront& d : plan.dense) fronts.push_back(d.front);
+  check_dense_info(info, fronts);
 }
 
 void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows) { g.y_dst = upload(rows); }
+
+void replay_launches(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t R,
+                     index_t nrhs, bool transpose) {
+  const std::size_t launches = plan.solve_launch_start.size() - 1;
+  for (std::size_t k = 0; k < launches; ++k) {
+    const std::size_t l = transpose ? k : launches - 1 - k;
+    for (const DenseFront& d : plan.dense_in(std::int64_t(l))) dense_apply(g, d, w, R, int(nrhs), transpose);
+    const std::int64_t n = plan.solve_launch_start[l + 1] - plan.solve_launch_start[l];
+    if (n == 0) continue;
+    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, cuda::stream()>>>(
+        m.solve_tasks.data() + plan.solve_launch_start[l], w.arena, w.vt, g.rhs.data(), R, int(nrhs),
+        m.rpack_src.data(), m.rpack_dst.data(), transpose);
+    BALSA_CHECK_LAUNCH();
+  }
+}
 
 namespace {
 
@@ -580,18 +633,13 @@ std::int64_t clear_rhs(GpuFactor& g, const GpuPlan& plan, index_t nrhs) {
 
 // The factorisation's launches replayed on the rhs arena: forward with the
 // reflectors' Q^T (and packs child -> parent), or backward with Q (packs
-// parent -> child): Q = B_0 B_1 ..., the dense fronts at their launch.
+// parent -> child): Q = B_0 B_1 ..., the dense fronts at their launch;
+// staged: stage by stage (qr/gpu_staged.cu).
 void replay(GpuFactor& g, const GpuPlan& plan, std::int64_t R, index_t nrhs, bool transpose) {
-  const std::size_t launches = plan.solve_launch_start.size() - 1;
-  for (std::size_t k = 0; k < launches; ++k) {
-    const std::size_t l = transpose ? k : launches - 1 - k;
-    for (const DenseFront& d : plan.dense_in(std::int64_t(l))) dense_apply(g, d, R, int(nrhs), transpose);
-    const std::int64_t n = plan.solve_launch_start[l + 1] - plan.solve_launch_start[l];
-    if (n == 0) continue;
-    solve_tasks<<<unsigned(n), kThreads, kSharedBytes, cuda::stream()>>>(
-        g.solve_tasks.data() + plan.solve_launch_start[l], g.arena.data(), g.vt.data(), g.rhs.data(), R, int(nrhs),
-        g.rpack_src.data(), g.rpack_dst.data(), transpose);
-    BALSA_CHECK_LAUNCH();
+  if (g.staged) {
+    staged_replay(g, R, nrhs, transpose);
+  } else {
+    replay_launches(g, plan, g.maps, windows_of(g), R, nrhs, transpose);
   }
 }
 
@@ -604,10 +652,7 @@ void gpu_q_transpose(GpuFactor& g, const GpuPlan& plan, std::span<const double> 
   if (M > 0) {  // S-assembly of B2's rows into their fronts, column by column
     ensure(g.b2, B2.size());
     BALSA_CUDA_CHECK(cudaMemcpyAsync(g.b2.data(), B2.data(), B2.size() * 8, cudaMemcpyHostToDevice, st));
-    for (index_t c = 0; c < nrhs; ++c) {
-      scatter<<<grid_for(M), 256, 0, st>>>(g.b2.data() + std::size_t(M) * c, g.b_row.data(), M, g.rhs.data() + R * c);
-      BALSA_CHECK_LAUNCH();
-    }
+    for (index_t c = 0; c < nrhs; ++c) scatter_values(g.b2.data() + std::size_t(M) * c, nullptr, g.b_row.data(), M, g.rhs.data() + R * c);
   }
   replay(g, plan, R, nrhs, true);
   const std::int64_t ny = std::int64_t(plan.y_row.size());

@@ -12,6 +12,9 @@ namespace {
 }  // namespace
 
 GpuFactorPtr gpu_prepare(const GpuPlan&, index_t, std::size_t) { no_cuda(); }
+GpuFactorPtr gpu_prepare_staged(const GpuPlan&, StagedPlan, index_t, std::size_t) { no_cuda(); }
+std::size_t gpu_budget(std::size_t) { no_cuda(); }
+GpuFactorInfo gpu_info(const GpuFactor&) { no_cuda(); }
 std::vector<double> gpu_factorise(GpuFactor&, const GpuPlan&, std::span<const double>, index_t&, std::int64_t) { no_cuda(); }
 void gpu_factorise(GpuFactor&, const GpuPlan&, std::span<const double>, index_t&, std::span<double>, std::int64_t) { no_cuda(); }
 std::vector<double> gpu_arena(const GpuFactor&) { no_cuda(); }

@@ -166,10 +166,23 @@ struct SparseQR::Impl {
     return r.R.values;
   }
 
+  // The device factor of the plan: the one arena, or (sec. 3.4) the plan
+  // in stages when the arena does not fit the GPU's free memory or
+  // device_memory_limit. DeviceOutOfMemory when a front alone does not fit.
+  qr::GpuFactorPtr prepare_gpu(index_t nnz) {
+    const std::size_t limit = options.device_memory_limit;
+    try {
+      return qr::gpu_prepare(*plan, nnz, limit);
+    } catch (const DeviceOutOfMemory&) {
+      qr::StagedPlan staged = qr::make_staged_plan(*plan, symbolic, nnz, qr::gpu_budget(limit));
+      return qr::gpu_prepare_staged(*plan, std::move(staged), nnz, limit);
+    }
+  }
+
   // The fronts factored on the GPU (sec. 3): the plan (once per analysis),
   // the device factor, R's rows back to the host. Empty when the CPU must
   // take over: a pivot <= the tolerance (Heath's rule runs on the CPU), or
-  // (Auto) the factor does not fit the GPU.
+  // (Auto) a front does not fit the GPU, even in stages (sec. 3.4).
   std::optional<qr::Numeric> factorise_on_gpu(const Csr<double>& F, const Csr<double>& A22, double tol) {
     const qr::Symbolic& sym = symbolic;
     if (!plan) {
@@ -183,13 +196,17 @@ struct SparseQR::Impl {
     stats.device_bytes = plan->device_bytes(A22.nnz());
     if (!gpu) {
       try {
-        gpu = qr::gpu_prepare(*plan, A22.nnz(), options.device_memory_limit);
+        gpu = prepare_gpu(A22.nnz());
       } catch (const DeviceOutOfMemory& e) {
         if (options.device == Device::Cuda) throw;
         stats.fallback = std::string("auto: ") + e.what();
         return std::nullopt;
       }
     }
+    const qr::GpuFactorInfo info = qr::gpu_info(*gpu);
+    stats.gpu_stages = info.stages;
+    stats.device_bytes = info.device_bytes;
+    stats.staged_bytes_to_host = info.bytes_to_host;
     index_t launches = 0;
     std::vector<double>& values = full_rank_values(F);  // the fronts' R rows land in R's values directly
     qr::gpu_factorise(*gpu, *plan, A22.values, launches, std::span<double>(values).subspan(r_layout.front_at));
@@ -329,6 +346,8 @@ struct SparseQR::Impl {
     stats.device = Device::Cpu;
     stats.fallback.clear();
     stats.gpu_launches = 0;
+    stats.gpu_stages = 0;
+    stats.staged_bytes_to_host = 0;
     std::optional<qr::Numeric> num;
     if (wants_gpu()) num = factorise_on_gpu(F, A22, tol);
     if (!num) {

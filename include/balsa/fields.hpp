@@ -358,6 +358,8 @@ void visit_fields(const QrStats& s, V&& v) {
   v("gpu_tasks", s.gpu_tasks);
   v("gpu_bundles", s.gpu_bundles);
   v("device_bytes", s.device_bytes);
+  v("gpu_stages", s.gpu_stages);
+  v("staged_bytes_to_host", s.staged_bytes_to_host);
   v("gpu_plan_seconds", s.t_gpu_plan);
 }
 

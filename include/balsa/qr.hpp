@@ -69,10 +69,21 @@
 // path (stats().fallback says so): the GPU path keeps SPQR's rank.
 // Device::Auto takes the GPU when one is present and the analysis finds
 // enough work (flops and flop/byte intensity above the options' thresholds,
-// the paper's Fig. 15: below an intensity of ~10 the CPU wins); a problem
-// whose fronts do not fit the GPU's free memory stays on the CPU (Auto) or
-// is a DeviceOutOfMemory naming the bytes (Cuda). Not done: staging the
-// tree through a GPU smaller than the factor (sec. 3.4).
+// the paper's Fig. 15: below an intensity of ~10 the CPU wins).
+// Staging (sec. 3.4): when the fronts do not fit the GPU's free memory (or
+// options.device_memory_limit), the postorder of the fronts is cut into
+// stages that do (Auto and Cuda alike): each stage's fronts are assembled
+// and factored in one of two device window buffers while the previous
+// stage's results (R's rows, its fronts and reflectors, for Q in the
+// solves) go to pinned host memory on a copy stream; a contribution block
+// whose parent is in a later stage waits in pinned host memory and is
+// uploaded for that stage. The budget holds two windows (the largest
+// stage's, twice) besides A's values and every stage's maps
+// (stats().device_bytes: that peak; gpu_stages, staged_bytes_to_host). The
+// solves upload each stage's windows again. A front too large for the
+// budget alone (two windows of it) is a DeviceOutOfMemory naming it (index,
+// m x n) and the bytes (Cuda), or the CPU with that reason in
+// stats().fallback (Auto).
 #pragma once
 
 #include <cstdint>
@@ -124,9 +135,11 @@ struct QrOptions {
   // task kernel's tiles (bench qr --fronts: the measured crossover).
   double gpu_dense_front_flops = 1e10;
   // Device bytes the GPU factor may take (its tile arena, V and T records,
-  // maps; QrStats::device_bytes): 0, the GPU's free memory. Over it, Auto
-  // factors on the CPU (stats().fallback says why) and Cuda is a
-  // DeviceOutOfMemory naming both numbers.
+  // maps; QrStats::device_bytes): 0, the GPU's free memory. Over it, the
+  // fronts are factored in stages that fit (sec. 3.4; two window buffers,
+  // QrStats::gpu_stages); a front too large for it alone sends Auto to the
+  // CPU (stats().fallback says why) and is a DeviceOutOfMemory naming the
+  // front and the bytes for Cuda.
   std::size_t device_memory_limit = 0;
   // The CUDA stream of the GPU factorisation, of Q's products and of a GPU
   // R solve (r_solve.stream is not read) (include/balsa/core.hpp; nullptr:
@@ -166,7 +179,9 @@ struct QrStats {
   index_t gpu_launches = 0;     // task-kernel launches of the factorisation (the tree's critical path in rounds)
   index_t gpu_tasks = 0;        // tasks in them (Factorize, Apply, Apply/Factorize, Pack)
   index_t gpu_bundles = 0;      // bundles factorized (Q's blocks)
-  std::size_t device_bytes = 0; // the GPU factor: tile arena, V and T records, maps
+  std::size_t device_bytes = 0; // the GPU factor: tile arena, V and T records, maps (staged: the peak, two windows)
+  index_t gpu_stages = 0;       // stages of the GPU factorisation (sec. 3.4; 1: unstaged; 0: none ran)
+  std::size_t staged_bytes_to_host = 0;  // staged: bytes copied to the host per factorisation (R, windows, blocks)
   double t_gpu_plan = 0;        // the bucket schedules and assembly maps (once per analysis; in t_factorise)
 };
 

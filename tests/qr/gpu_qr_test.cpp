@@ -2,7 +2,8 @@
 // its host oracle on the same plan (R and Q^T B, outputs poisoned first),
 // and SparseQR with Device::Cuda against the CPU path on random and real
 // matrices: the same rank, residuals, minimum-norm solutions, many
-// right-hand sides, refactorisation, Heath's fallback, Auto's routing.
+// right-hand sides, refactorisation, Heath's fallback, Auto's routing;
+// staging (sec. 3.4) through a small device_memory_limit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "qr/gpu.hpp"
 #include "qr/gpu_plan.hpp"
 #include "qr/gpu_multifrontal_cpu.hpp"
+#include "qr/gpu_stages.hpp"
 #include "qr/ordering.hpp"
 #include "qr/symbolic.hpp"
 #include "support/poison.hpp"
@@ -300,8 +302,8 @@ TEST(GpuQr, DeadColumnsFallBackToHeathOnTheCpu) {
   EXPECT_LE(std::abs(residual_norm(A, gpu.x, b) - residual_norm(A, cpu.x, b)), 1e-10 * residual_norm(A, cpu.x, b));
 }
 
-// A factor larger than the device memory allowed: Auto stays on the CPU
-// and says why, Cuda is a DeviceOutOfMemory naming the bytes.
+// A device_memory_limit too small for A's values and the maps: Auto stays
+// on the CPU and says why, Cuda is a DeviceOutOfMemory naming the bytes.
 TEST(GpuQr, AFactorTooLargeForTheDeviceIsReported) {
   BALSA_REQUIRE_GPU();
   const Csr<double> A = tall_full_rank(2000, 800, 0.005, 4);
@@ -311,13 +313,138 @@ TEST(GpuQr, AFactorTooLargeForTheDeviceIsReported) {
   o.device_memory_limit = 1000;
   SparseQR qr(A, o);
   EXPECT_EQ(qr.stats().device, Device::Cpu);
-  EXPECT_NE(qr.stats().fallback.find("more than device_memory_limit (1000)"), std::string::npos) << qr.stats().fallback;
+  EXPECT_EQ(qr.stats().gpu_stages, 0);
+  EXPECT_NE(qr.stats().fallback.find("more than the device budget (1000 bytes)"), std::string::npos) << qr.stats().fallback;
   EXPECT_GT(qr.stats().device_bytes, 1000u);
   const std::vector<double> b = random_values(std::size_t(A.rows), 2);
   o.device = Device::Cpu;
   EXPECT_EQ(qr.solve(b), SparseQR(A, o).solve(b));
   o.device = Device::Cuda;
-  EXPECT_THROW_MSG(SparseQR(A, o), DeviceOutOfMemory, "bytes, more than device_memory_limit (1000)");
+  EXPECT_THROW_MSG(SparseQR(A, o), DeviceOutOfMemory, "more than the device budget (1000 bytes)");
+}
+
+// Staging (sec. 3.4), the plan level: the staged GPU factor against the
+// one-arena GPU factor (R, the arena and Q^T B to rounding; the kernels
+// are the same) and against the staged host oracle; refactorised twice.
+TEST(GpuQr, StagedFactorMatchesTheOneArenaFactor) {
+  BALSA_REQUIRE_GPU();
+  for (const double dense_flops : {double(INFINITY), 1e6}) {  // tiles only; tiles and cuSOLVER
+    const Csr<double> A = laplacian_2d_over_identity<double>(60, 60);
+    SCOPED_TRACE("dense fronts from " + std::to_string(dense_flops));
+    const qr::Symbolic s = qr::analyse(A, qr::column_ordering(A, QrOrdering::Colamd));
+    const qr::GpuPlan plan = qr::make_gpu_plan(A, s, dense_flops);
+    const std::size_t whole = plan.device_bytes(A.nnz()), limit = whole / 4;
+    qr::StagedPlan staged = qr::make_staged_plan(plan, s, A.nnz(), limit);
+    ASSERT_GE(staged.stages.size(), 5u);
+    const qr::StagedHostFactor host = qr::factorise_staged_host(plan, staged, A.values);
+    qr::GpuFactorPtr one = qr::gpu_prepare(plan, A.nnz());
+    qr::GpuFactorPtr g = qr::gpu_prepare_staged(plan, std::move(staged), A.nnz(), limit);
+    EXPECT_GE(qr::gpu_info(*g).stages, 5);
+    EXPECT_LE(qr::gpu_info(*g).device_bytes, limit);
+    EXPECT_GT(qr::gpu_info(*g).bytes_to_host, 8 * std::size_t(plan.arena));
+    index_t launches = 0;
+    const std::vector<double> R1 = qr::gpu_factorise(*one, plan, A.values, launches);
+    for (int run = 0; run < 2; ++run) {
+      const std::vector<double> R = qr::gpu_factorise(*g, plan, A.values, launches);
+      ASSERT_EQ(R.size(), R1.size());
+      EXPECT_LE(max_diff(R, R1), 1e-12 * max_abs(R1));
+      EXPECT_LE(max_diff(R, host.R), 1e-11 * max_abs(R1));  // (GPU against host: rows of rounding-sized pivots aside, none here)
+      EXPECT_LE(max_diff(qr::gpu_arena(*g), qr::gpu_arena(*one)), 1e-12 * max_abs(R1));
+    }
+    EXPECT_GT(launches, 0);
+    const index_t nrhs = 3, ny = index_t(plan.y_row.size());
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(ny));
+    for (index_t k = 0; k < ny; ++k) rows[std::size_t(k)] = k;
+    qr::gpu_bind_r_rows(*g, rows);
+    qr::gpu_bind_r_rows(*one, rows);
+    const std::vector<double> B = random_values(std::size_t(A.rows) * nrhs, 9);
+    cuda::DeviceBuffer<double> Y(std::size_t(ny) * nrhs), Y1(std::size_t(ny) * nrhs);
+    test::poison(Y);
+    qr::gpu_q_transpose(*g, plan, B, A.rows, nrhs, Y, ny);
+    qr::gpu_q_transpose(*one, plan, B, A.rows, nrhs, Y1, ny);
+    qr::gpu_synchronize(*g);
+    const std::vector<double> Yh = Y.to_host(), Y1h = Y1.to_host();
+    EXPECT_LE(max_diff(Yh, Y1h), 1e-12 * std::max(1.0, max_abs(Y1h)));
+    // Q (Q^T B's R rows): the staged replay backward against the one arena's.
+    const std::vector<double> X = qr::gpu_q_times(*g, plan, Y, ny, A.rows, nrhs), X1 = qr::gpu_q_times(*one, plan, Y1, ny, A.rows, nrhs);
+    EXPECT_LE(max_diff(X, X1), 1e-12 * std::max(1.0, max_abs(X1)));
+    for (double v : X) ASSERT_TRUE(std::isfinite(v));
+  }
+}
+
+// SparseQR with a device_memory_limit 4x below the one-arena factor's
+// bytes: factored in stages on the GPU (Cuda and Auto), the same solutions
+// as the unstaged GPU run and the CPU path; tall and wide (m < n).
+void expect_staged_matches(const Csr<double>& A, double dense_flops) {
+  SCOPED_TRACE(std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", dense fronts from " + std::to_string(dense_flops));
+  const index_t nrhs = 2;
+  const std::vector<double> B = random_values(std::size_t(A.rows) * std::size_t(nrhs), 4);
+  const Solved one = solve_on(A, B, nrhs, Device::Cuda, dense_flops), cpu = solve_on(A, B, nrhs, Device::Cpu);
+  ASSERT_EQ(one.stats.gpu_stages, 1);
+  ASSERT_EQ(one.stats.staged_bytes_to_host, 0u);
+  for (const Device d : {Device::Cuda, Device::Auto}) {
+    QrOptions o;
+    o.device = d;
+    o.gpu_min_flops = 0;
+    o.gpu_min_intensity = 0;
+    o.gpu_dense_front_flops = dense_flops;
+    o.device_memory_limit = one.stats.device_bytes / 4;
+    SparseQR qr(A, o);
+    const std::vector<double> x = qr.solve(B, nrhs);
+    const QrStats& st = qr.stats();
+    EXPECT_EQ(st.device, Device::Cuda);
+    EXPECT_EQ(st.fallback, "");
+    EXPECT_GT(st.gpu_stages, 1);
+    EXPECT_LE(st.device_bytes, o.device_memory_limit);
+    EXPECT_GE(one.stats.device_bytes, 3 * o.device_memory_limit);  // the factor >= 3x the limit
+    EXPECT_GT(st.staged_bytes_to_host, 0u);
+    EXPECT_EQ(st.rank, cpu.stats.rank);
+    EXPECT_LE(max_diff(x, one.x), 1e-12 * std::max(1.0, max_abs(one.x)));
+    EXPECT_TRUE(test::matches<double>(x, cpu.x, 1e-10));
+    qr.factorise(A);  // a refactorisation replays the stages
+    EXPECT_EQ(qr.solve(B, nrhs), x);
+  }
+}
+
+TEST(GpuQr, StagedLeastSquaresMatchTheUnstagedAndTheCpu) {
+  BALSA_REQUIRE_GPU();
+  expect_staged_matches(laplacian_2d_over_identity<double>(60, 60), 1e10);
+  expect_staged_matches(laplacian_2d_over_identity<double>(60, 60), 1e6);
+}
+
+TEST(GpuQr, StagedWideSystemsGetTheMinimumNormSolution) {
+  BALSA_REQUIRE_GPU();
+  expect_staged_matches(transpose(laplacian_2d_over_identity<double>(60, 60)), 1e10);
+}
+
+// A limit above the maps but below the largest front's two windows: Cuda
+// is a DeviceOutOfMemory naming the front (index, m x n), Auto the CPU
+// with that reason.
+TEST(GpuQr, ALimitBelowTheLargestFrontNamesIt) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = tall_full_rank(2000, 800, 0.005, 4);  // its root front takes most of the arena
+  QrOptions o;
+  o.gpu_min_flops = 0;
+  o.gpu_min_intensity = 0;
+  const std::size_t whole = SparseQR(A, o).stats().device_bytes;
+  o.device_memory_limit = whole / 2;
+  SparseQR qr(A, o);
+  EXPECT_EQ(qr.stats().device, Device::Cpu);
+  EXPECT_NE(qr.stats().fallback.find("auto: SparseQR on the GPU in stages: front "), std::string::npos) << qr.stats().fallback;
+  EXPECT_NE(qr.stats().fallback.find(") alone needs"), std::string::npos) << qr.stats().fallback;
+  o.device = Device::Cuda;
+  EXPECT_THROW_MSG(SparseQR(A, o), DeviceOutOfMemory, ") alone needs");
+  try {
+    SparseQR failed(A, o);
+  } catch (const DeviceOutOfMemory& e) {  // "front k (m x n)": the analysis' front k
+    const std::string what = e.what();
+    const std::size_t at = what.find("front ");
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t x = what.find(" x ", at);
+    ASSERT_NE(x, std::string::npos);
+    EXPECT_GT(std::stol(what.substr(what.find('(', at) + 1)), 0) << what;  // m
+    EXPECT_GT(std::stol(what.substr(x + 3)), 0) << what;                   // n
+  }
 }
 
 TEST(GpuQr, AutoRoutesSmallProblemsToTheCpu) {
