@@ -31,9 +31,11 @@ GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit = 0
 // (Tests: max_launches >= 0 stops after that many launches.)
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches = -1);
-// The arena and the VT records (tests).
+// The arena, the VT records and the dense fronts' tau (tests, and the
+// mixed factor when a pivot dies: qr/mixed.hpp).
 std::vector<double> gpu_arena(const GpuFactor& g);
 std::vector<double> gpu_vt(const GpuFactor& g);
+std::vector<double> gpu_tau(const GpuFactor& g);
 
 // Front f's R row t is row rows[plan.y_start[f] + t] of the solves' Y.
 void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows);

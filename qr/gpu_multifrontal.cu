@@ -482,6 +482,7 @@ void dense_apply(GpuFactor& g, const DenseFront& d, std::int64_t rhs_rows, int n
 
 std::vector<double> gpu_arena(const GpuFactor& g) { return g.arena.to_host(); }
 std::vector<double> gpu_vt(const GpuFactor& g) { return g.vt.to_host(); }
+std::vector<double> gpu_tau(const GpuFactor& g) { return g.tau.to_host(); }
 
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches) {
