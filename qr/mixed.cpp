@@ -150,10 +150,14 @@ Redo fronts_to_redo(const Symbolic& s, const GpuPlan& plan, std::span<const doub
 std::string describe(const Redo& redo, index_t fronts) {
   const bool one = redo.dead == 1;
   const index_t ancestors = redo.fronts - redo.dead;
-  return std::to_string(redo.dead) + (one ? " front" : " fronts") + " with a dead pivot; " + (one ? "it" : "they") +
-         " and " + (one ? "its " : "their ") + std::to_string(ancestors) + (ancestors == 1 ? " ancestor (" : " ancestors (") +
-         std::to_string(redo.fronts) + " of " + std::to_string(fronts) + " fronts, " +
-         std::to_string(int(std::lround(100.0 * redo.share()))) + "% of the flops) were refactored on the CPU (Heath)";
+  std::string text = std::to_string(redo.dead) + (one ? " front" : " fronts") + " with a dead pivot";
+  if (ancestors > 0)
+    text += std::string(one ? "; it and its " : "; they and their ") + std::to_string(ancestors) +
+            (ancestors == 1 ? " ancestor" : " ancestors");
+  const bool was = one && ancestors == 0;
+  return text + " (" + std::to_string(redo.fronts) + " of " + std::to_string(fronts) + " fronts, " +
+         std::to_string(int(std::lround(100.0 * redo.share()))) + "% of the flops) " + (was ? "was" : "were") +
+         " refactored on the CPU (Heath)";
 }
 
 Numeric mixed_factorise(const Csr<double>& A22, const Symbolic& s, const GpuPlan& plan, const HostTileFactor& h,

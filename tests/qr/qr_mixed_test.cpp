@@ -281,6 +281,10 @@ TEST(MixedQr, DescribeNamesTheFrontsAndTheirShare) {
   EXPECT_EQ(qr::describe(r, 9),
             "1 front with a dead pivot; it and its 1 ancestor (2 of 9 fronts, 12% of the flops) were refactored on "
             "the CPU (Heath)");
+  r.fronts = 1;
+  EXPECT_EQ(qr::describe(r, 72), "1 front with a dead pivot (1 of 72 fronts, 12% of the flops) was refactored on the CPU (Heath)");
+  r.dead = r.fronts = 4;
+  EXPECT_EQ(qr::describe(r, 72), "4 fronts with a dead pivot (4 of 72 fronts, 12% of the flops) were refactored on the CPU (Heath)");
 }
 
 }  // namespace
