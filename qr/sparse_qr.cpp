@@ -149,8 +149,8 @@ struct SparseQR::Impl {
   // The fronts factored on the GPU (sec. 3): the plan (once per analysis),
   // the device factor, R's rows back to the host. A pivot <= the tolerance
   // makes a mixed factor (factorise_mixed). Empty when the CPU must take
-  // over: (Auto) the factor does not fit the GPU, or nearly every front
-  // has a dead pivot or one below it.
+  // over: (Auto) the factor does not fit the GPU, or the fronts a dead
+  // pivot sends back hold over 90% of the flops.
   std::optional<qr::Numeric> factorise_on_gpu(const Csr<double>& A22, double tol) {
     const qr::Symbolic& sym = symbolic;
     if (!plan) {
