@@ -29,6 +29,9 @@ GpuFactorPtr gpu_prepare(const GpuPlan& plan, index_t nnz, std::size_t limit = 0
 // Factorises A22's values (the analysed pattern, plan's s_dst order):
 // R's entries (the fronts' R rows in order, FrontFactor's layout) on the host. launches: kernel launches made.
 // (Tests: max_launches >= 0 stops after that many launches.)
+// R's entries go to r_out (plan.r_entries() values, host memory) or come back.
+void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
+                   std::span<double> r_out, std::int64_t max_launches = -1);
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches = -1);
 // The arena, the VT records and the dense fronts' tau (tests, and the

@@ -486,6 +486,13 @@ std::vector<double> gpu_tau(const GpuFactor& g) { return g.tau.to_host(); }
 
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches) {
+  std::vector<double> R(static_cast<std::size_t>(plan.r_entries()));
+  gpu_factorise(g, plan, values, launches, R, max_launches);
+  return R;
+}
+
+void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
+                   std::span<double> r_out, std::int64_t max_launches) {
   const cudaStream_t st = cuda::stream();
   launches = 0;
   if (!values.empty())
@@ -511,19 +518,19 @@ std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<c
   if (!info.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(info.data(), g.info.data(), info.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
   const std::int64_t nr = plan.r_entries(), rows = std::int64_t(plan.r_row.size());
-  std::vector<double> R(static_cast<std::size_t>(nr));
+  if (r_out.size() != std::size_t(nr))
+    throw DimensionError("gpu_factorise: " + std::to_string(r_out.size()) + " places for R's " + std::to_string(nr) + " entries");
   if (nr > 0) {
     gather_r<<<grid_for(rows * 32), 256, 0, st>>>(g.arena.data(), g.r_row.data(), g.r_ld.data(), g.r_n.data(), g.r_t.data(),
                                                   g.r_out.data(), rows, g.r_values.data());
     BALSA_CHECK_LAUNCH();
-    BALSA_CUDA_CHECK(cudaMemcpyAsync(R.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
+    BALSA_CUDA_CHECK(cudaMemcpyAsync(r_out.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
   }
   BALSA_CUDA_CHECK(cudaStreamSynchronize(st));
   for (std::size_t k = 0; k < info.size(); ++k)
     if (info[k] != 0)
       throw CudaError("cuSOLVER dgeqrf of front " + std::to_string(plan.dense[k].front) + " returned info " +
                       std::to_string(info[k]));
-  return R;
 }
 
 void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows) { g.y_dst = upload(rows); }

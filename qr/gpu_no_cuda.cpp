@@ -13,6 +13,7 @@ namespace {
 
 GpuFactorPtr gpu_prepare(const GpuPlan&, index_t, std::size_t) { no_cuda(); }
 std::vector<double> gpu_factorise(GpuFactor&, const GpuPlan&, std::span<const double>, index_t&, std::int64_t) { no_cuda(); }
+void gpu_factorise(GpuFactor&, const GpuPlan&, std::span<const double>, index_t&, std::span<double>, std::int64_t) { no_cuda(); }
 std::vector<double> gpu_arena(const GpuFactor&) { no_cuda(); }
 std::vector<double> gpu_vt(const GpuFactor&) { no_cuda(); }
 std::vector<double> gpu_tau(const GpuFactor&) { no_cuda(); }
