@@ -48,9 +48,12 @@ void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> va
                    std::span<double> r_out, std::int64_t max_launches = -1);
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches = -1);
-// The arena and the VT records (tests; staged: the host copies, global layout).
+// The arena, the VT records and the dense fronts' tau (tests, and the
+// mixed factor when a pivot dies: qr/mixed.hpp; staged: the host copies,
+// global layout).
 std::vector<double> gpu_arena(const GpuFactor& g);
 std::vector<double> gpu_vt(const GpuFactor& g);
+std::vector<double> gpu_tau(const GpuFactor& g);
 
 // Front f's R row t is row rows[plan.y_start[f] + t] of the solves' Y.
 void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows);

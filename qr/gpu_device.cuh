@@ -83,5 +83,6 @@ void staged_factorise(GpuFactor& g, std::span<const double> values, index_t& lau
 void staged_replay(GpuFactor& g, std::int64_t R, index_t nrhs, bool transpose);
 std::vector<double> staged_arena(const GpuFactor& g);
 std::vector<double> staged_vt(const GpuFactor& g);
+std::vector<double> staged_tau(const GpuFactor& g);
 
 }  // namespace balsa::qr

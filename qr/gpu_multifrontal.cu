@@ -573,6 +573,7 @@ void check_dense_info(const std::vector<int>& info, const std::vector<index_t>& 
 
 std::vector<double> gpu_arena(const GpuFactor& g) { return g.staged ? staged_arena(g) : g.arena.to_host(); }
 std::vector<double> gpu_vt(const GpuFactor& g) { return g.staged ? staged_vt(g) : g.vt.to_host(); }
+std::vector<double> gpu_tau(const GpuFactor& g) { return g.staged ? staged_tau(g) : g.tau.to_host(); }
 
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches) {

@@ -235,4 +235,9 @@ std::vector<double> staged_vt(const GpuFactor& g) {
   return std::vector<double>(d.vt.data(), d.vt.data() + d.vt.size());
 }
 
+std::vector<double> staged_tau(const GpuFactor& g) {
+  const StagedDevice& d = *g.staged;
+  return std::vector<double>(d.tau.data(), d.tau.data() + d.tau.size());
+}
+
 }  // namespace balsa::qr

@@ -16,6 +16,7 @@
 #include "balsa/cuda.hpp"
 #include "qr/gpu.hpp"
 #include "qr/gpu_plan.hpp"
+#include "qr/mixed.hpp"
 #include "qr/numeric_cpu.hpp"
 #include "qr/ordering.hpp"
 #include "qr/r_factor.hpp"
@@ -180,9 +181,10 @@ struct SparseQR::Impl {
   }
 
   // The fronts factored on the GPU (sec. 3): the plan (once per analysis),
-  // the device factor, R's rows back to the host. Empty when the CPU must
-  // take over: a pivot <= the tolerance (Heath's rule runs on the CPU), or
-  // (Auto) a front does not fit the GPU, even in stages (sec. 3.4).
+  // the device factor, R's rows back to the host. A pivot <= the tolerance
+  // makes a mixed factor (factorise_mixed). Empty when the CPU must take
+  // over: (Auto) a front does not fit the GPU, even in stages (sec. 3.4), or
+  // the fronts a dead pivot sends back hold over 90% of the flops.
   std::optional<qr::Numeric> factorise_on_gpu(const Csr<double>& F, const Csr<double>& A22, double tol) {
     const qr::Symbolic& sym = symbolic;
     if (!plan) {
@@ -220,10 +222,8 @@ struct SparseQR::Impl {
       ff.live = Fr.pivots;
       ff.cb_rows = Fr.cb_rows();
       for (index_t t = 0; t < Fr.pivots; ++t)  // R(j, j): its row's first entry
-        if (!(std::abs(values[std::size_t(r.R.row_ptr[std::size_t(r.front_row[f] + t)])]) > tol)) {
-          stats.fallback = "a pivot |R(j, j)| <= the rank tolerance (Heath's rule): factorised again on the CPU";
-          return std::nullopt;
-        }
+        if (!(std::abs(values[std::size_t(r.R.row_ptr[std::size_t(r.front_row[f] + t)])]) > tol))
+          return factorise_mixed(A22, tol);  // Heath's rule acts there
       num.rank += ff.live;
     }
     num.flops = sym.flops;
@@ -231,6 +231,27 @@ struct SparseQR::Impl {
     stats.device = Device::Cuda;
     return num;
   }
+
+  // A dead pivot in the GPU's factor (qr/mixed.hpp): the fronts with one
+  // and their ancestors factored again on the CPU (Heath's rule), every
+  // other front kept as the GPU factored it; the solves of this mixed
+  // factor run on the host. Empty (the whole factorisation on the CPU)
+  // when those fronts hold nearly all the flops.
+  std::optional<qr::Numeric> factorise_mixed(const Csr<double>& A22, double tol) {
+    const qr::HostTileFactor h{qr::gpu_arena(*gpu), qr::gpu_vt(*gpu), qr::gpu_tau(*gpu)};
+    const qr::Redo redo = qr::fronts_to_redo(symbolic, *plan, h.arena, tol);
+    stats.fallback = "rank: " + qr::describe(redo, index_t(symbolic.fronts.size()));
+    if (redo.share() > kMostFlops) {
+      stats.fallback += "; nearly all the work: the whole factorisation ran again on the CPU";
+      return std::nullopt;
+    }
+    qr::Numeric num = qr::mixed_factorise(A22, symbolic, *plan, h, redo, tol);
+    stats.gpu_fronts_redone = redo.fronts;
+    on_gpu = false;
+    stats.device = Device::Cuda;
+    return num;
+  }
+  static constexpr double kMostFlops = 0.9;  // X's share of the fronts' flops above which the CPU takes all
 
   // The R solver (made at the first solve after a factorisation; R moves
   // into it). Device::Auto means the CPU on both paths (qr.hpp): one solve
@@ -348,10 +369,11 @@ struct SparseQR::Impl {
     stats.gpu_launches = 0;
     stats.gpu_stages = 0;
     stats.staged_bytes_to_host = 0;
+    stats.gpu_fronts_redone = 0;
     std::optional<qr::Numeric> num;
     if (wants_gpu()) num = factorise_on_gpu(F, A22, tol);
-    if (!num) {
-      num = qr::factorise(A22, symbolic, tol);
+    if (!num) num = qr::factorise(A22, symbolic, tol);
+    if (!on_gpu) {  // the CPU's fronts, or a mixed factor's (factorise_mixed): R from their rows
       if (num->dead_fronts == 0) {
         qr::front_values(r_layout, symbolic, *num, full_rank_values(F));
       } else {  // Heath's columns: R's pattern is this factorisation's
