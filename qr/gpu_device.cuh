@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "balsa/cuda.hpp"
+#include "cuda/graph.hpp"
 #include "qr/gpu.hpp"
 #include "qr/gpu_stages.hpp"
 
@@ -40,6 +41,19 @@ struct StagedDeviceDeleter {
   void operator()(StagedDevice* s) const noexcept;
 };
 
+// A plan's task-kernel launches on one window as CUDA graphs, made at its
+// first factorisation there and replayed by the next ones: one graph per run
+// of launches between dense fronts (their cuSOLVER calls, which may
+// synchronise, stay outside the graphs, before their launch's graph).
+struct LaunchGraphs {
+  const GpuPlan* plan = nullptr;
+  const double* arena = nullptr;
+  std::vector<std::int64_t> start;  // run k: launches [start[k], start[k + 1])
+  std::vector<cuda::GraphExec> exec;  // (none: the run has no tile launch)
+  index_t launches = 0;             // the task kernel's launches in all
+  bool captured = false;            // false: the capture failed; plain launches
+};
+
 struct GpuFactor {
   GpuFactor() = default;
   GpuFactor(const GpuFactor&) = delete;
@@ -56,6 +70,7 @@ struct GpuFactor {
   cuda::DeviceBuffer<double> rhs, b2;  // the solves' work space (grown on demand)
   std::unique_ptr<StagedDevice, StagedDeviceDeleter> staged;
   GpuFactorInfo summary;
+  std::vector<LaunchGraphs> graphs;  // per (plan, window) that factor_launches ran
 };
 
 // The cuSOLVER handle and work space of the plan's dense fronts (a: any

@@ -535,20 +535,81 @@ std::size_t gpu_budget(std::size_t limit) {
 
 GpuFactorInfo gpu_info(const GpuFactor& g) { return g.summary; }
 
-index_t factor_launches(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t max_launches) {
-  const cudaStream_t st = cuda::stream();
+namespace {
+
+// The task kernel's launches [l0, l1) on stream st (unchecked: the caller
+// checks, a capture included); returns how many.
+index_t tile_launches(const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t l0, std::int64_t l1,
+                      cudaStream_t st) {
   index_t launches = 0;
-  for (std::size_t l = 0; l + 1 < plan.launch_start.size(); ++l) {
-    if (max_launches >= 0 && std::int64_t(l) >= max_launches) break;
-    dense_factor(g, plan, std::int64_t(l), w);
-    const std::int64_t n = plan.launch_start[l + 1] - plan.launch_start[l];
+  for (std::int64_t l = l0; l < l1; ++l) {
+    const std::int64_t n = plan.launch_start[std::size_t(l) + 1] - plan.launch_start[std::size_t(l)];
     if (n == 0) continue;
-    tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(m.tasks.data() + plan.launch_start[l], w.arena, w.vt,
-                                                             PackMaps{m.cb_src.data(), m.cb_dst.data(), m.cb_q.data(), m.colmap.data()});
-    BALSA_CHECK_LAUNCH();
+    tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(m.tasks.data() + plan.launch_start[std::size_t(l)], w.arena,
+                                                             w.vt, PackMaps{m.cb_src.data(), m.cb_dst.data(), m.cb_q.data(), m.colmap.data()});
     ++launches;
   }
   return launches;
+}
+
+// The plan's graphs on window w, captured at the first call: a run starts
+// at every launch with dense fronts.
+LaunchGraphs& graphs_of(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w) {
+  for (LaunchGraphs& G : g.graphs)
+    if (G.plan == &plan && G.arena == w.arena) return G;
+  LaunchGraphs& G = g.graphs.emplace_back();
+  G.plan = &plan;
+  G.arena = w.arena;
+  const std::int64_t total = std::int64_t(plan.launch_start.size()) - 1;
+  G.start.push_back(0);
+  for (std::int64_t l = 1; l < total; ++l)
+    if (!plan.dense_in(l).empty()) G.start.push_back(l);
+  G.start.push_back(std::max<std::int64_t>(total, 0));
+  for (std::int64_t l = 0; l < total; ++l) G.launches += plan.launch_start[std::size_t(l) + 1] > plan.launch_start[std::size_t(l)];
+  try {
+    for (std::size_t k = 0; k + 1 < G.start.size(); ++k) {
+      const std::int64_t l0 = G.start[k], l1 = G.start[k + 1];
+      if (plan.launch_start[std::size_t(l1)] == plan.launch_start[std::size_t(l0)]) {  // no tile launch in the run
+        G.exec.emplace_back();
+        continue;
+      }
+      G.exec.push_back(cuda::capture_graph([&](cudaStream_t s) {
+        tile_launches(plan, m, w, l0, l1, s);
+        return cudaGetLastError();
+      }));
+    }
+    G.captured = true;
+  } catch (const CudaError&) {  // e.g. another thread kept invalidating the capture: plain launches
+    G.exec.clear();
+  }
+  return G;
+}
+
+}  // namespace
+
+index_t factor_launches(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t max_launches) {
+  const cudaStream_t st = cuda::stream();
+  const std::int64_t total = std::int64_t(plan.launch_start.size()) - 1;
+  if (max_launches >= 0) {  // (tests: stop after max_launches; no graphs)
+    index_t launches = 0;
+    for (std::int64_t l = 0; l < std::min(total, max_launches); ++l) {
+      dense_factor(g, plan, l, w);
+      launches += tile_launches(plan, m, w, l, l + 1, st);
+      BALSA_CHECK_LAUNCH();
+    }
+    return launches;
+  }
+  LaunchGraphs& G = graphs_of(g, plan, m, w);
+  for (std::size_t k = 0; k + 1 < G.start.size(); ++k) {
+    dense_factor(g, plan, G.start[k], w);
+    if (!G.captured) {
+      tile_launches(plan, m, w, G.start[k], G.start[k + 1], st);
+      BALSA_CHECK_LAUNCH();
+    } else if (G.exec[k].get()) {
+      BALSA_CUDA_CHECK(cudaGraphLaunch(G.exec[k].get(), st));
+    }
+  }
+  return G.launches;
 }
 
 void scatter_values(const double* values, const std::int64_t* src, const std::int64_t* dst, std::int64_t n, double* arena) {
