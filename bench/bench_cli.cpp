@@ -205,7 +205,7 @@ void add_qr_bench(CLI::App& app) {
   qr->add_flag("!--no-gpu", qo->gpu, "Skip balsa's GPU path");
   qr->add_flag("--fronts", qo->fronts,
                "Instead: the GPU's task kernel against cuSOLVER dgeqrf per dense front class (block-diagonal matrices)");
-  qr->add_option("--fp64-tflops", qo->fp64_tflops, "--fronts' roofline: FP64 peak without tensor cores (H200: 33.5)")
+  qr->add_option("--fp64-tflops", qo->fp64_tflops, "--fronts' roofline: FP64 peak (H200: 67 with tensor cores)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   qr->add_option("--peak-gbs", qo->peak_gbs, "--fronts' roofline: memory bandwidth in GB/s (H200 measured copy: 4300)")

@@ -37,6 +37,8 @@ struct GpuFactorInfo {
   index_t stages = 1;              // 1: the one arena
   std::size_t device_bytes = 0;    // the factor's device memory (staged: its peak, two windows)
   std::size_t bytes_to_host = 0;   // staged: copied to the host per factorisation
+  double device_seconds = 0;       // the last factorisation on the device, events: assembly to R's gather
+                                   // (staged: the first stage's assembly to the last one's copies)
 };
 GpuFactorInfo gpu_info(const GpuFactor& g);
 

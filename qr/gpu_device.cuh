@@ -71,7 +71,12 @@ struct GpuFactor {
   std::unique_ptr<StagedDevice, StagedDeviceDeleter> staged;
   GpuFactorInfo summary;
   std::vector<LaunchGraphs> graphs;  // per (plan, window) that factor_launches ran
+  cuda::Owned<cudaEvent_t, cudaEventDestroy> timing[2];  // around a factorisation's device work (summary.device_seconds)
 };
+// Records timing[end] on st (created at the first use); at the end, the
+// seconds between the two into g.summary.device_seconds (after st's sync).
+void time_device(GpuFactor& g, int end, cudaStream_t st);
+void read_device_time(GpuFactor& g);
 
 // The cuSOLVER handle and work space of the plan's dense fronts (a: any
 // device buffer, for the work-size queries).

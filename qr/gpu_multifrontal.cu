@@ -652,6 +652,7 @@ void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> va
   const cudaStream_t st = cuda::stream();
   if (!values.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(g.values.data(), values.data(), values.size() * 8, cudaMemcpyHostToDevice, st));
+  time_device(g, 0, st);
   BALSA_CUDA_CHECK(cudaMemsetAsync(g.arena.data(), 0, g.arena.bytes(), st));
   scatter_values(g.values.data(), nullptr, g.maps.s_dst.data(), std::int64_t(values.size()), g.arena.data());
   launches = factor_launches(g, plan, g.maps, windows_of(g), max_launches);
@@ -659,14 +660,27 @@ void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> va
   if (!info.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(info.data(), g.info.data(), info.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
   gather_r_rows(plan, g.maps, g.arena.data(), g.r_values.data());
+  time_device(g, 1, st);
   if (nr > 0) BALSA_CUDA_CHECK(cudaMemcpyAsync(r_out.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
   BALSA_CUDA_CHECK(cudaStreamSynchronize(st));
+  read_device_time(g);
   std::vector<index_t> fronts;
   for (const DenseFront& d : plan.dense) fronts.push_back(d.front);
   check_dense_info(info, fronts);
 }
 
 void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows) { g.y_dst = upload(rows); }
+
+void time_device(GpuFactor& g, int end, cudaStream_t st) {
+  if (!g.timing[end].get()) BALSA_CUDA_CHECK(cudaEventCreate(g.timing[end].out()));
+  BALSA_CUDA_CHECK(cudaEventRecord(g.timing[end].get(), st));
+}
+
+void read_device_time(GpuFactor& g) {
+  float ms = 0;
+  BALSA_CUDA_CHECK(cudaEventElapsedTime(&ms, g.timing[0].get(), g.timing[1].get()));
+  g.summary.device_seconds = double(ms) * 1e-3;
+}
 
 void replay_launches(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t R,
                      index_t nrhs, bool transpose) {

@@ -190,6 +190,7 @@ void staged_factorise(GpuFactor& g, std::span<const double> values, index_t& lau
   launches = 0;
   if (!values.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(g.values.data(), values.data(), values.size() * 8, cudaMemcpyHostToDevice, st));
+  time_device(g, 0, st);
   for (std::size_t s = 0; s < d.plan.stages.size(); ++s) {
     const int b = int(s % 2);
     launches += run_stage(g, d, s, b, st);
@@ -198,8 +199,10 @@ void staged_factorise(GpuFactor& g, std::span<const double> values, index_t& lau
   std::vector<int> info(d.dense_fronts.size());
   if (!info.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(info.data(), g.info.data(), info.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
+  time_device(g, 1, d.copy.get());  // (after the last stage's copies)
   BALSA_CUDA_CHECK(cudaStreamSynchronize(st));
   BALSA_CUDA_CHECK(cudaStreamSynchronize(d.copy.get()));
+  read_device_time(g);
   check_dense_info(info, d.dense_fronts);
   std::copy(d.r.data(), d.r.data() + d.r_entries, r_out.begin());  // (pinned, whole; r_out: r_entries)
 }

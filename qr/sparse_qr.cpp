@@ -213,6 +213,7 @@ struct SparseQR::Impl {
     std::vector<double>& values = full_rank_values(F);  // the fronts' R rows land in R's values directly
     qr::gpu_factorise(*gpu, *plan, A22.values, launches, std::span<double>(values).subspan(r_layout.front_at));
     stats.gpu_launches = launches;
+    stats.t_gpu_device = qr::gpu_info(*gpu).device_seconds;
     qr::Numeric num;
     num.fronts.resize(sym.fronts.size());
     for (std::size_t f = 0; f < sym.fronts.size(); ++f) {

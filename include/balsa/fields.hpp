@@ -362,6 +362,7 @@ void visit_fields(const QrStats& s, V&& v) {
   v("gpu_stages", s.gpu_stages);
   v("staged_bytes_to_host", s.staged_bytes_to_host);
   v("gpu_plan_seconds", s.t_gpu_plan);
+  v("gpu_device_seconds", s.t_gpu_device);
 }
 
 // ---- balsa/lp.hpp: SimplexSolver -------------------------------------------------------------

@@ -192,6 +192,9 @@ struct QrStats {
   index_t gpu_fronts_redone = 0;  // fronts refactored on the CPU after the GPU: a dead pivot's and its ancestors'
                                   // (Heath; device stays Cuda, the solves run on the host)
   double t_gpu_plan = 0;        // the bucket schedules and assembly maps (once per analysis; in t_factorise)
+  double t_gpu_device = 0;      // the last GPU factorisation's device time (CUDA events): assembly, fronts and
+                                // R's gather (staged: to the last stage's copies); the rest of t_factorise is the
+                                // host's (checks, R's values, transfers)
 };
 
 class SparseQR {
