@@ -104,6 +104,8 @@ struct QrBenchOptions {
   bool large = false;              // and the large generated ones (2D 1000^2, 3D 50^3, [L; I] 1000^2, tall random)
   bool gpu = true;                 // balsa on the GPU too, when one is present
   bool fronts = false;             // instead: the task kernel against cuSOLVER per dense front class
+  double fp64_tflops = 33.5;       // --fronts' roofline: the GPU's FP64 peak without tensor cores (H200: 33.5)
+  double peak_gbs = 4300;          // and its memory bandwidth (H200 measured copy: 4300 GB/s)
   // Staging (sec. 3.4): a "staged GPU" run with QrOptions::device_memory_limit
   // = this many bytes, or this fraction of the one-arena GPU factor's bytes (0: none).
   std::size_t device_memory_limit = 0;

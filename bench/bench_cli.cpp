@@ -205,6 +205,12 @@ void add_qr_bench(CLI::App& app) {
   qr->add_flag("!--no-gpu", qo->gpu, "Skip balsa's GPU path");
   qr->add_flag("--fronts", qo->fronts,
                "Instead: the GPU's task kernel against cuSOLVER dgeqrf per dense front class (block-diagonal matrices)");
+  qr->add_option("--fp64-tflops", qo->fp64_tflops, "--fronts' roofline: FP64 peak without tensor cores (H200: 33.5)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  qr->add_option("--peak-gbs", qo->peak_gbs, "--fronts' roofline: memory bandwidth in GB/s (H200 measured copy: 4300)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   qr->add_option("--device-memory-limit", qo->device_memory_limit,
                  "Add a staged GPU run (sec. 3.4) with device_memory_limit = N bytes")
       ->option_text(" N");

@@ -179,10 +179,13 @@ void run_fronts(const QrBenchOptions& o, const std::string& command_line) {
       "blocks on the diagonal (one front each); balsa's GPU path with every front on the task kernel "
       "(gpu_dense_front_flops = inf) and with every front on cuSOLVER dgeqrf (= 0); factorisation: a "
       "refactorisation (plan and device memory kept), median of {}; solve: Q^T b + R x = y, one right-hand side. "
-      "GFlop/s from the fronts' dense QR flops (2 m n^2 - 2 n^3 / 3 each).\n\n"
+      "GFlop/s from the fronts' dense QR flops (2 m n^2 - 2 n^3 / 3 each). Roofline: the task kernel's bound, "
+      "min({} TFlop/s FP64 without tensor cores, intensity x {} GB/s), intensity = the flops over the front's "
+      "bytes read and written once (16 m n); % = tiles' GFlop/s of it.\n\n"
       "| front class m x n | count | tiles factorise s | tiles GFlop/s | cuSOLVER factorise s | cuSOLVER GFlop/s | "
-      "faster | tiles solve s | cuSOLVER solve s |\n|---|---|---|---|---|---|---|---|---|\n",
-      utc_now_iso(), dev.name, command_line, std::max(3, o.repeat));
+      "faster | tiles solve s | cuSOLVER solve s | intensity | roofline GFlop/s | tiles % |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      utc_now_iso(), dev.name, command_line, std::max(3, o.repeat), o.fp64_tflops, o.peak_gbs);
   nlohmann::json rows = nlohmann::json::array();
   const std::pair<index_t, index_t> classes[] = {{64, 32},    {128, 64},    {256, 128},  {512, 256},
                                                  {1024, 512}, {2048, 1024}, {4096, 2048}};
@@ -191,7 +194,10 @@ void run_fronts(const QrBenchOptions& o, const std::string& command_line) {
     const index_t count = index_t(std::clamp(std::min(2e10 / f, 1.6e7 / (double(m) * n)), 1.0, 4096.0));
     const Csr<double> A = dense_blocks(m, n, count, 3);
     const std::vector<double> b(static_cast<std::size_t>(A.rows), 1.0);
-    nlohmann::json row = {{"m", m}, {"n", n}, {"count", count}, {"flops", f * count}};
+    const double intensity = f / (16.0 * double(m) * double(n));
+    const double roofline = std::min(o.fp64_tflops * 1e3, intensity * o.peak_gbs);  // GFlop/s
+    nlohmann::json row = {{"m", m}, {"n", n}, {"count", count}, {"flops", f * count}, {"intensity", intensity},
+                          {"roofline_gflops", roofline}};
     for (const auto& [key, threshold] : {std::pair<const char*, double>{"tiles", INFINITY}, {"cusolver", 0.0}}) {
       QrOptions qo;
       qo.device = Device::Cuda;
@@ -211,9 +217,10 @@ void run_fronts(const QrBenchOptions& o, const std::string& command_line) {
     }
     const nlohmann::json &a = row["tiles"], &c = row["cusolver"];
     const bool tiles_win = a["factorise_seconds"].get<double>() < c["factorise_seconds"].get<double>();
-    md += fmt::format("| {} x {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", m, n, count, cell(a, "factorise_seconds"),
-                      cell(a, "gflops", "{:.1f}"), cell(c, "factorise_seconds"), cell(c, "gflops", "{:.1f}"),
-                      tiles_win ? "tiles" : "cuSOLVER", cell(a, "solve_seconds"), cell(c, "solve_seconds"));
+    md += fmt::format("| {} x {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} | {:.0f} | {:.1f} |\n", m, n, count,
+                      cell(a, "factorise_seconds"), cell(a, "gflops", "{:.1f}"), cell(c, "factorise_seconds"),
+                      cell(c, "gflops", "{:.1f}"), tiles_win ? "tiles" : "cuSOLVER", cell(a, "solve_seconds"),
+                      cell(c, "solve_seconds"), intensity, roofline, 100 * a["gflops"].get<double>() / roofline);
     std::fprintf(stderr, "  %d x %d (%d): tiles %.4f s, cuSOLVER %.4f s\n", int(m), int(n), int(count),
                  a["factorise_seconds"].get<double>(), c["factorise_seconds"].get<double>());
     rows.push_back(row);

@@ -43,11 +43,17 @@ GpuFactorInfo gpu_info(const GpuFactor& g);
 // Factorises A22's values (the analysed pattern, plan's s_dst order):
 // R's entries (the fronts' R rows in order, FrontFactor's layout) on the host. launches: kernel launches made.
 // (Tests: max_launches >= 0 stops after that many launches.)
+// R's entries go to r_out (plan.r_entries() values, host memory) or come back.
+void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
+                   std::span<double> r_out, std::int64_t max_launches = -1);
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches = -1);
-// The arena and the VT records (tests; staged: the host copies, global layout).
+// The arena, the VT records and the dense fronts' tau (tests, and the
+// mixed factor when a pivot dies: qr/mixed.hpp; staged: the host copies,
+// global layout).
 std::vector<double> gpu_arena(const GpuFactor& g);
 std::vector<double> gpu_vt(const GpuFactor& g);
+std::vector<double> gpu_tau(const GpuFactor& g);
 
 // Front f's R row t is row rows[plan.y_start[f] + t] of the solves' Y.
 void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows);

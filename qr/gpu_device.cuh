@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "balsa/cuda.hpp"
+#include "cuda/graph.hpp"
 #include "qr/gpu.hpp"
 #include "qr/gpu_stages.hpp"
 
@@ -40,6 +41,19 @@ struct StagedDeviceDeleter {
   void operator()(StagedDevice* s) const noexcept;
 };
 
+// A plan's task-kernel launches on one window as CUDA graphs, made at its
+// first factorisation there and replayed by the next ones: one graph per run
+// of launches between dense fronts (their cuSOLVER calls, which may
+// synchronise, stay outside the graphs, before their launch's graph).
+struct LaunchGraphs {
+  const GpuPlan* plan = nullptr;
+  const double* arena = nullptr;
+  std::vector<std::int64_t> start;  // run k: launches [start[k], start[k + 1])
+  std::vector<cuda::GraphExec> exec;  // (none: the run has no tile launch)
+  index_t launches = 0;             // the task kernel's launches in all
+  bool captured = false;            // false: the capture failed; plain launches
+};
+
 struct GpuFactor {
   GpuFactor() = default;
   GpuFactor(const GpuFactor&) = delete;
@@ -56,6 +70,7 @@ struct GpuFactor {
   cuda::DeviceBuffer<double> rhs, b2;  // the solves' work space (grown on demand)
   std::unique_ptr<StagedDevice, StagedDeviceDeleter> staged;
   GpuFactorInfo summary;
+  std::vector<LaunchGraphs> graphs;  // per (plan, window) that factor_launches ran
 };
 
 // The cuSOLVER handle and work space of the plan's dense fronts (a: any
@@ -79,9 +94,10 @@ void check_dense_info(const std::vector<int>& info, const std::vector<index_t>& 
 // Sec. 3.4 (qr/gpu_staged.cu): the stages' device state, factorisation
 // (R's entries back), the solves' replay (g.rhs), the host copies (tests).
 void staged_prepare(GpuFactor& g, const GpuPlan& plan, StagedPlan staged, index_t nnz);
-std::vector<double> staged_factorise(GpuFactor& g, std::span<const double> values, index_t& launches);
+void staged_factorise(GpuFactor& g, std::span<const double> values, index_t& launches, std::span<double> r_out);
 void staged_replay(GpuFactor& g, std::int64_t R, index_t nrhs, bool transpose);
 std::vector<double> staged_arena(const GpuFactor& g);
 std::vector<double> staged_vt(const GpuFactor& g);
+std::vector<double> staged_tau(const GpuFactor& g);
 
 }  // namespace balsa::qr

@@ -7,9 +7,11 @@
 // a stage's window buffer in qr/gpu_staged.cu.
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
+#include <mma.h>
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "core/setup_trace.hpp"
 #include "cuda/check.hpp"
@@ -38,8 +40,11 @@ cusolverDnHandle_t on_stream(GpuFactor& g) {
 }
 
 constexpr int kThreads = 256;
-constexpr int kLd = kTile * kBundleTiles + 1;  // shared stacks: 96 rows (+1 against bank conflicts)
-constexpr int kLdT = kTile + 1;
+// Shared stacks: 96 rows, +2 so that the 8 x 8 x 4 DMMA fragments' rows
+// start 32-byte aligned and their leading dimensions are even (WMMA's
+// rules for double); the products that walk across columns are DMMA's.
+constexpr int kLd = kTile * kBundleTiles + 2;
+constexpr int kLdT = kTile + 2;
 // Shared memory of a tile task: V (or the stack being factored), T, A's
 // chunk, W, and tau.
 constexpr std::size_t kSharedDoubles = 2 * std::size_t(kLd) * kTile + 2 * std::size_t(kLdT) * kTile + kTile;
@@ -60,6 +65,45 @@ struct Rows {
   std::int64_t base[3];
   __device__ std::int64_t operator()(int i) const { return base[i >> 5] + (i & 31); }
 };
+
+// FP64 tensor cores (DMMA, sm_80+): 8 x 8 tiles, k steps of 4, through
+// CUDA's WMMA interface. Each product below gives a warp whole 8 x 8 tiles
+// of its result (all operands in shared memory, column-major).
+namespace wmma = nvcuda::wmma;
+using Acc = wmma::fragment<wmma::accumulator, 8, 8, 4, double>;
+template <class Layout>
+using FragA = wmma::fragment<wmma::matrix_a, 8, 8, 4, double, Layout>;
+using FragB = wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major>;
+
+// acc += X^T Y over k rows: X (k x 32, ldx) gives the tile's rows r0.., Y
+// (k x 32, ldy) its columns c0..; k a multiple of 4.
+__device__ __forceinline__ void mma_tn(Acc& acc, const double* X, int ldx, const double* Y, int ldy, int k, int r0,
+                                       int c0) {
+  FragA<wmma::row_major> a;  // X^T read row-major: X column-major
+  FragB b;
+  for (int i0 = 0; i0 < k; i0 += 4) {
+    wmma::load_matrix_sync(a, X + i0 + ldx * r0, ldx);
+    wmma::load_matrix_sync(b, Y + i0 + ldy * c0, ldy);
+    wmma::mma_sync(acc, a, b, acc);
+  }
+}
+
+// acc += sign op(X) Y (32 inner): op(X) = X (column-major) or X^T, ldx;
+// Y (32 x 32, ldy); the tile's rows r0.. and columns c0...
+template <class Layout>
+__device__ __forceinline__ void mma_n(Acc& acc, const double* X, int ldx, const double* Y, int ldy, int r0, int c0,
+                                      double sign) {
+  FragA<Layout> a;
+  FragB b;
+  for (int k0 = 0; k0 < kTile; k0 += 4) {
+    // column-major X: tile (r0.., k0..) at X + r0 + ldx k0; X^T: at X + k0 + ldx r0 (row-major)
+    constexpr bool col = std::is_same_v<Layout, wmma::col_major>;
+    wmma::load_matrix_sync(a, col ? X + r0 + ldx * k0 : X + k0 + ldx * r0, ldx);
+    for (int e = 0; e < a.num_elements; ++e) a.x[e] *= sign;
+    wmma::load_matrix_sync(b, Y + k0 + ldy * c0, ldy);
+    wmma::mma_sync(acc, a, b, acc);
+  }
+}
 
 __device__ double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -116,12 +160,18 @@ __device__ __forceinline__ void householder_columns(Shared& s, int M, int tid, i
 // T (dlarft, forward columnwise): G(k, c) = v_k^T v_c (k < c) into W,
 // then T(0:c, c) = -tau_c T(0:c, 0:c) G(0:c, c), column by column (warp 0).
 __device__ __forceinline__ void form_t(Shared& s, int M, int tid, int lane, int warp) {
-  for (int e = tid; e < kTile * kTile; e += blockDim.x) {
-    const int k = e % kTile, c = e / kTile;
-    if (k >= c) continue;
-    double g = s.V[c + kLd * k];
-    for (int i = c + 1; i < M; ++i) g += s.V[i + kLd * k] * s.V[i + kLd * c];
-    s.W[k + kLdT * c] = g;
+  for (int e = tid; e < M * kTile; e += blockDim.x) {  // V made explicit (unit diagonal, zeros above) in A
+    const int i = e % M, c = e / M;
+    s.A[i + kLd * c] = i < c ? 0.0 : (i == c ? 1.0 : s.V[i + kLd * c]);
+  }
+  __syncthreads();
+  for (int t = warp; t < 16; t += blockDim.x >> 5) {  // G = V^T V by 8 x 8 tiles (the upper ones used)
+    const int r0 = (t & 3) * 8, c0 = (t >> 2) * 8;
+    if (r0 > c0) continue;
+    Acc g;
+    wmma::fill_fragment(g, 0.0);
+    mma_tn(g, s.A, kLd, s.A, kLd, M, r0, c0);
+    wmma::store_matrix_sync(s.W + r0 + kLdT * c0, g, kLdT, wmma::mem_col_major);
   }
   __syncthreads();
   if (warp == 0) {
@@ -188,69 +238,53 @@ __device__ void load_vt(Shared& s, const double* front, std::int64_t ld, const R
 
 // C(rows, 0 .. ncols) -= V op(T) V^T C(rows, ..) (Apply, sec. 3.2.2; op(T)
 // = T^T for Q^T, T for Q); C column-major with stride ldc; ncols <= 32.
+// The three products on the tensor cores (DMMA), 8 x 8 tiles a warp.
 __device__ void update(Shared& s, double* C, std::int64_t ldc, const Rows& rows, int M, int ncols, bool transpose) {
-  const int tid = threadIdx.x;
+  const int tid = threadIdx.x, warp = tid >> 5, warps = blockDim.x >> 5;
   for (int e = tid; e < M * kTile; e += blockDim.x) {
     const int i = e % M, c = e / M;
     s.A[i + kLd * c] = c < ncols ? C[rows(i) + ldc * c] : 0.0;
   }
   __syncthreads();
-  {  // W = V^T A: thread (k, d) pairs {k, k + 16} x {d, d + 16}
-    const int k = tid & 15, d = (tid >> 4) & 15;
-    if (tid < 256) {
-      double w00 = 0, w01 = 0, w10 = 0, w11 = 0;
-      for (int i = 0; i < M; ++i) {
-        const double v0 = s.V[i + kLd * k], v1 = s.V[i + kLd * (k + 16)];
-        const double a0 = s.A[i + kLd * d], a1 = s.A[i + kLd * (d + 16)];
-        w00 += v0 * a0;
-        w01 += v0 * a1;
-        w10 += v1 * a0;
-        w11 += v1 * a1;
-      }
-      s.W[k + kLdT * d] = w00;
-      s.W[k + kLdT * (d + 16)] = w01;
-      s.W[(k + 16) + kLdT * d] = w10;
-      s.W[(k + 16) + kLdT * (d + 16)] = w11;
-    }
+  for (int t = warp; t < 16; t += warps) {  // W = V^T A
+    const int r0 = (t & 3) * 8, c0 = (t >> 2) * 8;
+    Acc w;
+    wmma::fill_fragment(w, 0.0);
+    mma_tn(w, s.V, kLd, s.A, kLd, M, r0, c0);
+    wmma::store_matrix_sync(s.W + r0 + kLdT * c0, w, kLdT, wmma::mem_col_major);
   }
   __syncthreads();
-  {  // W = op(T) W, in registers first
-    double z[4];
-    const int k = tid & 31, d0 = (tid >> 5) * 4;
-    for (int q = 0; q < 4; ++q) {
-      const int d = d0 + q;
-      double sum = 0;
+  {  // W = op(T) W: every warp's tiles in registers before any is stored
+    Acc z[2];
+    for (int q = 0; q < 2; ++q) {
+      const int t = warp + q * warps;
+      wmma::fill_fragment(z[q], 0.0);
+      if (t >= 16) continue;
+      const int r0 = (t & 3) * 8, c0 = (t >> 2) * 8;
       if (transpose) {
-        for (int i = 0; i <= k; ++i) sum += s.T[i + kLdT * k] * s.W[i + kLdT * d];
+        mma_n<wmma::row_major>(z[q], s.T, kLdT, s.W, kLdT, r0, c0, 1.0);
       } else {
-        for (int i = k; i < kTile; ++i) sum += s.T[k + kLdT * i] * s.W[i + kLdT * d];
+        mma_n<wmma::col_major>(z[q], s.T, kLdT, s.W, kLdT, r0, c0, 1.0);
       }
-      z[q] = sum;
     }
     __syncthreads();
-    for (int q = 0; q < 4; ++q) s.W[k + kLdT * (d0 + q)] = z[q];
+    for (int q = 0; q < 2; ++q) {
+      const int t = warp + q * warps;
+      if (t < 16) wmma::store_matrix_sync(s.W + (t & 3) * 8 + kLdT * ((t >> 2) * 8), z[q], kLdT, wmma::mem_col_major);
+    }
   }
   __syncthreads();
-  {  // A -= V W: thread (row lane, 4 columns), the stack's rows lane + 32 q
-    const int lane = tid & 31, d0 = (tid >> 5) * 4;
-    double acc[3][4] = {};
-    const int tiles = M / kTile;
-    for (int k = 0; k < kTile; ++k) {
-      const double w0 = s.W[k + kLdT * d0], w1 = s.W[k + kLdT * (d0 + 1)], w2 = s.W[k + kLdT * (d0 + 2)],
-                   w3 = s.W[k + kLdT * (d0 + 3)];
-      for (int q = 0; q < tiles; ++q) {
-        const double v = s.V[lane + kTile * q + kLd * k];
-        acc[q][0] += v * w0;
-        acc[q][1] += v * w1;
-        acc[q][2] += v * w2;
-        acc[q][3] += v * w3;
-      }
-    }
-    for (int q = 0; q < tiles; ++q)
-      for (int c = 0; c < 4; ++c) {
-        const int d = d0 + c;
-        if (d < ncols) C[rows(lane + kTile * q) + ldc * d] = s.A[lane + kTile * q + kLd * d] - acc[q][c];
-      }
+  for (int t = warp; t < (M / 8) * 4; t += warps) {  // A -= V W, in place: a warp owns its tiles of A
+    const int r0 = (t % (M / 8)) * 8, c0 = (t / (M / 8)) * 8;
+    Acc a;
+    wmma::load_matrix_sync(a, s.A + r0 + kLd * c0, kLd, wmma::mem_col_major);
+    mma_n<wmma::col_major>(a, s.V, kLd, s.W, kLdT, r0, c0, -1.0);
+    wmma::store_matrix_sync(s.A + r0 + kLd * c0, a, kLd, wmma::mem_col_major);
+  }
+  __syncthreads();
+  for (int e = tid; e < M * kTile; e += blockDim.x) {
+    const int i = e % M, c = e / M;
+    if (c < ncols) C[rows(i) + ldc * c] = s.A[i + kLd * c];
   }
   __syncthreads();
 }
@@ -274,7 +308,7 @@ struct PackMaps {
 
 __global__ void __launch_bounds__(kThreads) tile_tasks(const DeviceTask* __restrict__ tasks, double* __restrict__ arena,
                                                       double* __restrict__ vt, PackMaps pack) {
-  extern __shared__ double shared[];
+  extern __shared__ __align__(128) double shared[];
   const DeviceTask t = tasks[blockIdx.x];
   if (t.kind == kPackTask) {  // a warp per contribution row, its lanes along the row
     const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
@@ -306,7 +340,7 @@ __global__ void __launch_bounds__(kThreads) solve_tasks(const SolveTask* __restr
                                                        const double* __restrict__ vt, double* __restrict__ rhs,
                                                        std::int64_t rhs_rows, int nrhs, const std::int64_t* __restrict__ src,
                                                        const std::int64_t* __restrict__ dst, bool transpose) {
-  extern __shared__ double shared[];
+  extern __shared__ __align__(128) double shared[];
   const SolveTask t = tasks[blockIdx.x];
   if (t.kind == kPackTask) {
     const std::int64_t n = t.vt - t.front;
@@ -501,20 +535,81 @@ std::size_t gpu_budget(std::size_t limit) {
 
 GpuFactorInfo gpu_info(const GpuFactor& g) { return g.summary; }
 
-index_t factor_launches(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t max_launches) {
-  const cudaStream_t st = cuda::stream();
+namespace {
+
+// The task kernel's launches [l0, l1) on stream st (unchecked: the caller
+// checks, a capture included); returns how many.
+index_t tile_launches(const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t l0, std::int64_t l1,
+                      cudaStream_t st) {
   index_t launches = 0;
-  for (std::size_t l = 0; l + 1 < plan.launch_start.size(); ++l) {
-    if (max_launches >= 0 && std::int64_t(l) >= max_launches) break;
-    dense_factor(g, plan, std::int64_t(l), w);
-    const std::int64_t n = plan.launch_start[l + 1] - plan.launch_start[l];
+  for (std::int64_t l = l0; l < l1; ++l) {
+    const std::int64_t n = plan.launch_start[std::size_t(l) + 1] - plan.launch_start[std::size_t(l)];
     if (n == 0) continue;
-    tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(m.tasks.data() + plan.launch_start[l], w.arena, w.vt,
-                                                             PackMaps{m.cb_src.data(), m.cb_dst.data(), m.cb_q.data(), m.colmap.data()});
-    BALSA_CHECK_LAUNCH();
+    tile_tasks<<<unsigned(n), kThreads, kSharedBytes, st>>>(m.tasks.data() + plan.launch_start[std::size_t(l)], w.arena,
+                                                             w.vt, PackMaps{m.cb_src.data(), m.cb_dst.data(), m.cb_q.data(), m.colmap.data()});
     ++launches;
   }
   return launches;
+}
+
+// The plan's graphs on window w, captured at the first call: a run starts
+// at every launch with dense fronts.
+LaunchGraphs& graphs_of(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w) {
+  for (LaunchGraphs& G : g.graphs)
+    if (G.plan == &plan && G.arena == w.arena) return G;
+  LaunchGraphs& G = g.graphs.emplace_back();
+  G.plan = &plan;
+  G.arena = w.arena;
+  const std::int64_t total = std::int64_t(plan.launch_start.size()) - 1;
+  G.start.push_back(0);
+  for (std::int64_t l = 1; l < total; ++l)
+    if (!plan.dense_in(l).empty()) G.start.push_back(l);
+  G.start.push_back(std::max<std::int64_t>(total, 0));
+  for (std::int64_t l = 0; l < total; ++l) G.launches += plan.launch_start[std::size_t(l) + 1] > plan.launch_start[std::size_t(l)];
+  try {
+    for (std::size_t k = 0; k + 1 < G.start.size(); ++k) {
+      const std::int64_t l0 = G.start[k], l1 = G.start[k + 1];
+      if (plan.launch_start[std::size_t(l1)] == plan.launch_start[std::size_t(l0)]) {  // no tile launch in the run
+        G.exec.emplace_back();
+        continue;
+      }
+      G.exec.push_back(cuda::capture_graph([&](cudaStream_t s) {
+        tile_launches(plan, m, w, l0, l1, s);
+        return cudaGetLastError();
+      }));
+    }
+    G.captured = true;
+  } catch (const CudaError&) {  // e.g. another thread kept invalidating the capture: plain launches
+    G.exec.clear();
+  }
+  return G;
+}
+
+}  // namespace
+
+index_t factor_launches(GpuFactor& g, const GpuPlan& plan, const DeviceMaps& m, const Windows& w, std::int64_t max_launches) {
+  const cudaStream_t st = cuda::stream();
+  const std::int64_t total = std::int64_t(plan.launch_start.size()) - 1;
+  if (max_launches >= 0) {  // (tests: stop after max_launches; no graphs)
+    index_t launches = 0;
+    for (std::int64_t l = 0; l < std::min(total, max_launches); ++l) {
+      dense_factor(g, plan, l, w);
+      launches += tile_launches(plan, m, w, l, l + 1, st);
+      BALSA_CHECK_LAUNCH();
+    }
+    return launches;
+  }
+  LaunchGraphs& G = graphs_of(g, plan, m, w);
+  for (std::size_t k = 0; k + 1 < G.start.size(); ++k) {
+    dense_factor(g, plan, G.start[k], w);
+    if (!G.captured) {
+      tile_launches(plan, m, w, G.start[k], G.start[k + 1], st);
+      BALSA_CHECK_LAUNCH();
+    } else if (G.exec[k].get()) {
+      BALSA_CUDA_CHECK(cudaGraphLaunch(G.exec[k].get(), st));
+    }
+  }
+  return G.launches;
 }
 
 void scatter_values(const double* values, const std::int64_t* src, const std::int64_t* dst, std::int64_t n, double* arena) {
@@ -539,10 +634,21 @@ void check_dense_info(const std::vector<int>& info, const std::vector<index_t>& 
 
 std::vector<double> gpu_arena(const GpuFactor& g) { return g.staged ? staged_arena(g) : g.arena.to_host(); }
 std::vector<double> gpu_vt(const GpuFactor& g) { return g.staged ? staged_vt(g) : g.vt.to_host(); }
+std::vector<double> gpu_tau(const GpuFactor& g) { return g.staged ? staged_tau(g) : g.tau.to_host(); }
 
 std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
                                   std::int64_t max_launches) {
-  if (g.staged) return staged_factorise(g, values, launches);
+  std::vector<double> R(static_cast<std::size_t>(plan.r_entries()));
+  gpu_factorise(g, plan, values, launches, R, max_launches);
+  return R;
+}
+
+void gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<const double> values, index_t& launches,
+                   std::span<double> r_out, std::int64_t max_launches) {
+  const std::int64_t nr = plan.r_entries();
+  if (r_out.size() != std::size_t(nr))
+    throw DimensionError("gpu_factorise: " + std::to_string(r_out.size()) + " places for R's " + std::to_string(nr) + " entries");
+  if (g.staged) return staged_factorise(g, values, launches, r_out);
   const cudaStream_t st = cuda::stream();
   if (!values.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(g.values.data(), values.data(), values.size() * 8, cudaMemcpyHostToDevice, st));
@@ -552,15 +658,12 @@ std::vector<double> gpu_factorise(GpuFactor& g, const GpuPlan& plan, std::span<c
   std::vector<int> info(plan.dense.size());
   if (!info.empty())
     BALSA_CUDA_CHECK(cudaMemcpyAsync(info.data(), g.info.data(), info.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
-  const std::int64_t nr = plan.r_entries();
-  std::vector<double> R(static_cast<std::size_t>(nr));
   gather_r_rows(plan, g.maps, g.arena.data(), g.r_values.data());
-  if (nr > 0) BALSA_CUDA_CHECK(cudaMemcpyAsync(R.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
+  if (nr > 0) BALSA_CUDA_CHECK(cudaMemcpyAsync(r_out.data(), g.r_values.data(), std::size_t(nr) * 8, cudaMemcpyDeviceToHost, st));
   BALSA_CUDA_CHECK(cudaStreamSynchronize(st));
   std::vector<index_t> fronts;
   for (const DenseFront& d : plan.dense) fronts.push_back(d.front);
   check_dense_info(info, fronts);
-  return R;
 }
 
 void gpu_bind_r_rows(GpuFactor& g, const std::vector<std::int64_t>& rows) { g.y_dst = upload(rows); }

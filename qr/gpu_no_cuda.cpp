@@ -16,8 +16,10 @@ GpuFactorPtr gpu_prepare_staged(const GpuPlan&, StagedPlan, index_t, std::size_t
 std::size_t gpu_budget(std::size_t) { no_cuda(); }
 GpuFactorInfo gpu_info(const GpuFactor&) { no_cuda(); }
 std::vector<double> gpu_factorise(GpuFactor&, const GpuPlan&, std::span<const double>, index_t&, std::int64_t) { no_cuda(); }
+void gpu_factorise(GpuFactor&, const GpuPlan&, std::span<const double>, index_t&, std::span<double>, std::int64_t) { no_cuda(); }
 std::vector<double> gpu_arena(const GpuFactor&) { no_cuda(); }
 std::vector<double> gpu_vt(const GpuFactor&) { no_cuda(); }
+std::vector<double> gpu_tau(const GpuFactor&) { no_cuda(); }
 void gpu_bind_r_rows(GpuFactor&, const std::vector<std::int64_t>&) { no_cuda(); }
 void gpu_q_transpose(GpuFactor&, const GpuPlan&, std::span<const double>, index_t, index_t, cuda::DeviceBuffer<double>&,
                      index_t) {

@@ -184,7 +184,7 @@ void copy_in(StagedDevice& d, std::size_t s, int b, cudaEvent_t used, cudaEvent_
 
 }  // namespace
 
-std::vector<double> staged_factorise(GpuFactor& g, std::span<const double> values, index_t& launches) {
+void staged_factorise(GpuFactor& g, std::span<const double> values, index_t& launches, std::span<double> r_out) {
   StagedDevice& d = *g.staged;
   const cudaStream_t st = cuda::stream();
   launches = 0;
@@ -201,7 +201,7 @@ std::vector<double> staged_factorise(GpuFactor& g, std::span<const double> value
   BALSA_CUDA_CHECK(cudaStreamSynchronize(st));
   BALSA_CUDA_CHECK(cudaStreamSynchronize(d.copy.get()));
   check_dense_info(info, d.dense_fronts);
-  return std::vector<double>(d.r.data(), d.r.data() + d.r_entries);
+  std::copy(d.r.data(), d.r.data() + d.r_entries, r_out.begin());  // (pinned, whole; r_out: r_entries)
 }
 
 void staged_replay(GpuFactor& g, std::int64_t R, index_t nrhs, bool transpose) {
@@ -234,6 +234,11 @@ std::vector<double> staged_arena(const GpuFactor& g) {
 std::vector<double> staged_vt(const GpuFactor& g) {
   const StagedDevice& d = *g.staged;
   return std::vector<double>(d.vt.data(), d.vt.data() + d.vt.size());
+}
+
+std::vector<double> staged_tau(const GpuFactor& g) {
+  const StagedDevice& d = *g.staged;
+  return std::vector<double>(d.tau.data(), d.tau.data() + d.tau.size());
 }
 
 }  // namespace balsa::qr

@@ -231,6 +231,8 @@ void keep_compact(const Front& Fr, FrontFactor& ff, const std::vector<double>& F
       ff.cb[std::size_t(r) + std::size_t(rows) * u] = F[std::size_t(ff.live + r) + std::size_t(m) * (Fr.pivots + u)];
 }
 
+}  // namespace
+
 // Front f assembled and factored; its children's contribution blocks freed.
 void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t f, std::vector<index_t>& local,
                   double tolerance) {
@@ -293,6 +295,8 @@ void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t
   keep_compact(Fr, ff, F, dead);
 }
 
+namespace {
+
 // Runs the fronts of a subtree forest as tasks: a front starts when its
 // last child ends (waiting counts them down).
 struct SubtreeTasks {
@@ -330,7 +334,9 @@ struct SubtreeTasks {
 
 std::size_t FrontFactor::bytes() const {
   return 8 * (V.size() + tau.size() + R.size() + r_start.size()) + sizeof(index_t) * (place.size() + r_cols.size()) +
-         sizeof(Panel) * panels.size();
+         sizeof(Panel) * panels.size() +
+         (tile ? sizeof(index_t) * tile->row.size() + 8 * tile->vt.size() + sizeof(Bundle) * tile->schedule.bundles.size()
+               : 0);
 }
 
 double max_column_norm(const Csr<double>& A) {
@@ -384,6 +390,13 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
     blas.set(top[std::size_t(f)] ? BlasThreads::saved() : 1);
     factor_front(A, s, num, f, local[0], tolerance);
   }
+  sum_fronts(num);
+  return num;
+}
+
+void sum_fronts(Numeric& num) {
+  num.rank = 0;
+  num.flops = 0;
   double dropped2 = 0;
   for (const FrontFactor& ff : num.fronts) {
     num.rank += ff.live;
@@ -391,7 +404,6 @@ Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance) {
     dropped2 += ff.dropped2;
   }
   num.dropped = std::sqrt(dropped2);
-  return num;
 }
 
 namespace {
@@ -400,6 +412,15 @@ namespace {
 // panel over the rows each reaches: C m x nrhs, column-major.
 void apply_front_q(const FrontFactor& ff, const char* trans, double* C, index_t nrhs) {
   const bool forward = trans[0] == 'T';
+  if (ff.tile) {  // the GPU's reflectors: the tile schedule's bundles, or the dense library's
+    const TileFront& t = *ff.tile;
+    if (t.dense_m > 0) {
+      ormqr(trans, int(t.dense_m), int(nrhs), int(t.dense_k), ff.V.data(), int(ff.m), ff.tau.data(), C, int(ff.m));
+    } else {
+      apply_schedule_q_host(t.schedule, ff.V.data(), ff.m, t.vt.data(), C, ff.m, nrhs, forward);
+    }
+    return;
+  }
   const index_t np = index_t(ff.panels.size());
   for (index_t x = 0; x < np; ++x) {
     const Panel& p = ff.panels[std::size_t(forward ? x : np - 1 - x)];
@@ -425,27 +446,31 @@ void q_transpose_times(const Symbolic& s, const Numeric& num, const std::vector<
     const index_t m = ff.m;
     std::vector<double> bf(std::size_t(m) * std::size_t(nrhs), 0.0);
     const std::vector<index_t>& place = ff.place;
-    index_t t = 0;
+    index_t t = 0;  // (a tile front's place is -1 for the rows its plan drops: zero rows)
     for (index_t i : Fr.rows) {
-      for (index_t c = 0; c < nrhs; ++c) bf[std::size_t(place[std::size_t(t)]) + std::size_t(m) * c] = B[std::size_t(i) + std::size_t(M) * c];
+      if (const index_t row = place[std::size_t(t)]; row >= 0)
+        for (index_t c = 0; c < nrhs; ++c) bf[std::size_t(row) + std::size_t(m) * c] = B[std::size_t(i) + std::size_t(M) * c];
       ++t;
     }
     for (index_t ch : Fr.children) {
       const index_t rows = num.fronts[std::size_t(ch)].cb_rows;
-      for (index_t c = 0; c < nrhs; ++c)
-        for (index_t r = 0; r < rows; ++r)
-          bf[std::size_t(place[std::size_t(t + r)]) + std::size_t(m) * c] = cb[std::size_t(ch)][std::size_t(r) + std::size_t(rows) * c];
+      for (index_t r = 0; r < rows; ++r)
+        if (const index_t row = place[std::size_t(t + r)]; row >= 0)
+          for (index_t c = 0; c < nrhs; ++c)
+            bf[std::size_t(row) + std::size_t(m) * c] = cb[std::size_t(ch)][std::size_t(r) + std::size_t(rows) * c];
       t += rows;
       std::vector<double>().swap(cb[std::size_t(ch)]);
     }
     apply_front_q(ff, "T", bf.data(), nrhs);
     const index_t rows = ff.cb_rows;
     cb[std::size_t(f)].assign(std::size_t(rows) * std::size_t(nrhs), 0.0);
+    const auto at = [&](index_t k, index_t c) {  // row k of [R; cb] (0: a zero row)
+      const index_t row = ff.row_of(k);
+      return row < 0 ? 0.0 : bf[std::size_t(row) + std::size_t(m) * c];
+    };
     for (index_t c = 0; c < nrhs; ++c) {
-      for (index_t row = 0; row < ff.live; ++row)
-        Y[std::size_t(front_row[std::size_t(f)] + row) + std::size_t(ldy) * c] = bf[std::size_t(row) + std::size_t(m) * c];
-      for (index_t r = 0; r < rows; ++r)
-        cb[std::size_t(f)][std::size_t(r) + std::size_t(rows) * c] = bf[std::size_t(ff.live + r) + std::size_t(m) * c];
+      for (index_t k = 0; k < ff.live; ++k) Y[std::size_t(front_row[std::size_t(f)] + k) + std::size_t(ldy) * c] = at(k, c);
+      for (index_t r = 0; r < rows; ++r) cb[std::size_t(f)][std::size_t(r) + std::size_t(rows) * c] = at(ff.live + r, c);
     }
   }
 }
@@ -464,26 +489,31 @@ std::vector<double> q_times(const Symbolic& s, const Numeric& num, const double*
     const FrontFactor& ff = num.fronts[std::size_t(f)];
     const index_t m = ff.m;
     std::vector<double> v(std::size_t(m) * std::size_t(nrhs), 0.0);
+    const auto set = [&](index_t k, index_t c, double value) {  // row k of [R; cb] (a zero row stays 0)
+      if (const index_t row = ff.row_of(k); row >= 0) v[std::size_t(row) + std::size_t(m) * c] = value;
+    };
     for (index_t c = 0; c < nrhs; ++c) {
-      for (index_t t = 0; t < ff.live; ++t)
-        v[std::size_t(t) + std::size_t(m) * c] = Z[std::size_t(front_row[std::size_t(f)] + t) + std::size_t(ldz) * c];
+      for (index_t t = 0; t < ff.live; ++t) set(t, c, Z[std::size_t(front_row[std::size_t(f)] + t) + std::size_t(ldz) * c]);
       for (index_t r = 0; r < ff.cb_rows; ++r)
-        v[std::size_t(ff.live + r) + std::size_t(m) * c] = down[std::size_t(f)][std::size_t(r) + std::size_t(ff.cb_rows) * c];
+        set(ff.live + r, c, down[std::size_t(f)][std::size_t(r) + std::size_t(ff.cb_rows) * c]);
     }
     std::vector<double>().swap(down[std::size_t(f)]);
     apply_front_q(ff, "N", v.data(), nrhs);
     const std::vector<index_t>& place = ff.place;
+    const auto row_value = [&](index_t t, index_t c) {  // natural row t's (a row the plan drops: 0)
+      const index_t row = place[std::size_t(t)];
+      return row < 0 ? 0.0 : v[std::size_t(row) + std::size_t(m) * c];
+    };
     index_t t = 0;
     for (index_t i : Fr.rows) {
-      for (index_t c = 0; c < nrhs; ++c) X[std::size_t(i) + std::size_t(M) * c] = v[std::size_t(place[std::size_t(t)]) + std::size_t(m) * c];
+      for (index_t c = 0; c < nrhs; ++c) X[std::size_t(i) + std::size_t(M) * c] = row_value(t, c);
       ++t;
     }
     for (index_t ch : Fr.children) {
       const index_t rows = num.fronts[std::size_t(ch)].cb_rows;
       down[std::size_t(ch)].assign(std::size_t(rows) * std::size_t(nrhs), 0.0);
       for (index_t c = 0; c < nrhs; ++c)
-        for (index_t r = 0; r < rows; ++r)
-          down[std::size_t(ch)][std::size_t(r) + std::size_t(rows) * c] = v[std::size_t(place[std::size_t(t + r)]) + std::size_t(m) * c];
+        for (index_t r = 0; r < rows; ++r) down[std::size_t(ch)][std::size_t(r) + std::size_t(rows) * c] = row_value(t + r, c);
       t += rows;
     }
   }

@@ -4,8 +4,10 @@
 // assembled by qr/r_factor and solved by the triangular solver).
 #pragma once
 
+#include <optional>
 #include <vector>
 
+#include "qr/bucket.hpp"
 #include "qr/symbolic.hpp"
 
 namespace balsa::qr {
@@ -22,6 +24,20 @@ namespace balsa::qr {
 // below the current row is <= the tolerance is dead: no reflector, no R
 // row; the front is then one panel of m rows, its reflectors out of
 // column order (r_cols), and the contribution block grows.
+//
+// A tile front (qr/mixed.hpp: a front the GPU factored, kept when a dead
+// pivot elsewhere sends only its ancestors back to the CPU) holds the GPU's
+// layout instead: m = its ld rows, V its slice of the arena, natural row t
+// at front row place[t] (-1: a row the plan drops, zero), and `tile` says
+// where R's and the contribution block's rows lie and how Q applies.
+struct TileFront {
+  std::vector<index_t> row;  // front row of R row t (t < live), then of contribution row r (live + r); -1: zero
+  FrontSchedule schedule;    // its bundles (Q is their product); none for a dense front
+  std::vector<double> vt;    // its VT records (a dense front: tau, in FrontFactor::tau)
+  index_t dense_m = 0;       // > 0: a dense front (cuSOLVER's geqrf, LAPACK's layout): its rows
+  index_t dense_k = 0;       //       and reflectors
+};
+
 struct FrontFactor {
   index_t m = 0;                // rows (A's and the children's actual contribution rows)
   index_t k = 0;                // reflectors
@@ -36,6 +52,9 @@ struct FrontFactor {
   std::vector<std::size_t> r_start;
   std::vector<double> R;
   std::vector<double> cb;       // cb_rows x (n - pivots), upper trapezoidal, column-major; freed by the parent
+  std::optional<TileFront> tile;
+  // The front row of R row i (i < live) or of contribution row i - live; -1: a zero row.
+  index_t row_of(index_t i) const { return tile ? tile->row[std::size_t(i)] : i; }
   index_t r_col(index_t t) const { return r_cols.empty() ? t : r_cols[std::size_t(t)]; }
   // R(t, l) for front column l >= r_col(t).
   double r(index_t t, index_t l) const { return R[r_start[std::size_t(t)] + std::size_t(l - r_col(t))]; }
@@ -66,6 +85,13 @@ double max_column_norm(const Csr<double>& A);
 // single-threaded; fronts over 1e8 flops and their ancestors come after,
 // in postorder, with BLAS's threads.
 Numeric factorise(const Csr<double>& A, const Symbolic& s, double tolerance);
+// Front f assembled (A's rows, its children's cb) and factored, Heath's
+// rule where a pivot dies; the children's cb freed. local: -1 for every
+// column on entry and on return (size A.cols).
+void factor_front(const Csr<double>& A, const Symbolic& s, Numeric& num, index_t f, std::vector<index_t>& local,
+                  double tolerance);
+// num's rank, flops and dropped norm from its fronts.
+void sum_fronts(Numeric& num);
 
 // Y = Q^T B, R's rows of it: B (A22's m rows x nrhs, column-major); front
 // f's R row t lands in Y's row front_row[f] + t (ld ldy). The rest of

@@ -27,4 +27,21 @@ struct SparseR {
 // the fronts' own copies of their R rows are freed.
 SparseR assemble_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s, Numeric& num);
 
+// R at full rank of A22 (no Heath column: every front's R row t holds
+// front columns t .. n-1, all live), whose pattern depends on the analysis
+// alone: made once, then each factorisation only writes R's values. The
+// fronts' rows are R's last values, in the fronts' order, each row's
+// entries as FrontFactor keeps them (the GPU's gather of R writes them
+// there directly).
+struct RLayout {
+  std::vector<index_t> singleton_src;  // F's entry of each of R's first values (the singletons' rows, R11 R12)
+  std::size_t front_at = 0;            // R's first value of the fronts' rows
+};
+// r: R's pattern at full rank (values sized, unset); the layout that fills it.
+RLayout full_rank_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s, SparseR& r);
+// The singletons' values of R from F (same pattern as when laid out).
+void singleton_values(const RLayout& L, const Csr<double>& F, std::vector<double>& values);
+// The fronts' R rows of num (no dead front) into r's values; their copies freed.
+void front_values(const RLayout& L, const Symbolic& s, Numeric& num, std::vector<double>& values);
+
 }  // namespace balsa::qr

@@ -16,6 +16,7 @@
 #include "balsa/cuda.hpp"
 #include "qr/gpu.hpp"
 #include "qr/gpu_plan.hpp"
+#include "qr/mixed.hpp"
 #include "qr/numeric_cpu.hpp"
 #include "qr/ordering.hpp"
 #include "qr/r_factor.hpp"
@@ -43,6 +44,12 @@ struct SparseQR::Impl {
   qr::Numeric numeric;
   qr::SparseR r;            // R, sparse (singletons' rows, then the fronts')
   std::unique_ptr<TriangularSolver<double>> r_solver;  // made at the first solve after a factorisation
+  // R at full rank (no Heath column): its pattern depends on the analysis
+  // alone (qr/r_factor.hpp), so a factorisation only writes its values and
+  // the R solver of the last one takes them by update_values.
+  qr::RLayout r_layout;
+  bool r_is_layout = false;       // r holds that pattern (made for this analysis)
+  bool r_solver_current = false;  // r_solver holds r's current values
   QrStats stats;
   std::vector<index_t> row_ptr, col_idx;  // the analysed pattern (factorise checks new values against it)
   // The GPU path: the plan of the current analysis (made at its first GPU
@@ -123,6 +130,8 @@ struct SparseQR::Impl {
   void commit(Analysis&& a) {
     plan.reset();
     gpu.reset();
+    r_solver.reset();
+    r_is_layout = false;
     single = std::move(a.single);
     symbolic = std::move(a.symbolic);
     stats = std::move(a.stats);
@@ -145,6 +154,19 @@ struct SparseQR::Impl {
     return true;
   }
 
+  // R's values at full rank, the singletons' set from F: the layout's
+  // pattern in r, made once per analysis (a factorisation with Heath's
+  // columns replaces it with its own; the R solver then goes too).
+  std::vector<double>& full_rank_values(const Csr<double>& F) {
+    if (!r_is_layout) {
+      r_layout = qr::full_rank_r(F, single, symbolic, r);
+      r_is_layout = true;
+      r_solver.reset();
+    }
+    qr::singleton_values(r_layout, F, r.R.values);
+    return r.R.values;
+  }
+
   // The device factor of the plan: the one arena, or (sec. 3.4) the plan
   // in stages when the arena does not fit the GPU's free memory or
   // device_memory_limit. DeviceOutOfMemory when a front alone does not fit.
@@ -159,10 +181,11 @@ struct SparseQR::Impl {
   }
 
   // The fronts factored on the GPU (sec. 3): the plan (once per analysis),
-  // the device factor, R's rows back to the host. Empty when the CPU must
-  // take over: a pivot <= the tolerance (Heath's rule runs on the CPU), or
-  // (Auto) a front does not fit the GPU, even in stages (sec. 3.4).
-  std::optional<qr::Numeric> factorise_on_gpu(const Csr<double>& A22, double tol) {
+  // the device factor, R's rows back to the host. A pivot <= the tolerance
+  // makes a mixed factor (factorise_mixed). Empty when the CPU must take
+  // over: (Auto) a front does not fit the GPU, even in stages (sec. 3.4), or
+  // the fronts a dead pivot sends back hold over 90% of the flops.
+  std::optional<qr::Numeric> factorise_on_gpu(const Csr<double>& F, const Csr<double>& A22, double tol) {
     const qr::Symbolic& sym = symbolic;
     if (!plan) {
       const auto t0 = Clock::now();
@@ -187,28 +210,20 @@ struct SparseQR::Impl {
     stats.device_bytes = info.device_bytes;
     stats.staged_bytes_to_host = info.bytes_to_host;
     index_t launches = 0;
-    const std::vector<double> R = qr::gpu_factorise(*gpu, *plan, A22.values, launches);
+    std::vector<double>& values = full_rank_values(F);  // the fronts' R rows land in R's values directly
+    qr::gpu_factorise(*gpu, *plan, A22.values, launches, std::span<double>(values).subspan(r_layout.front_at));
     stats.gpu_launches = launches;
     qr::Numeric num;
     num.fronts.resize(sym.fronts.size());
     for (std::size_t f = 0; f < sym.fronts.size(); ++f) {
       const qr::Front& Fr = sym.fronts[f];
       qr::FrontFactor& ff = num.fronts[f];
-      const std::size_t at = std::size_t(plan->r_start[f]), n = std::size_t(Fr.n());
       ff.m = Fr.m();
       ff.live = Fr.pivots;
       ff.cb_rows = Fr.cb_rows();
-      ff.R.assign(R.begin() + std::ptrdiff_t(at), R.begin() + std::ptrdiff_t(plan->r_start[f + 1]));
-      ff.r_start.resize(std::size_t(Fr.pivots));
-      std::size_t start = 0;
-      for (index_t t = 0; t < Fr.pivots; ++t) {
-        ff.r_start[std::size_t(t)] = start;
-        if (!(std::abs(ff.R[start]) > tol)) {
-          stats.fallback = "a pivot |R(j, j)| <= the rank tolerance (Heath's rule): factorised again on the CPU";
-          return std::nullopt;
-        }
-        start += n - std::size_t(t);
-      }
+      for (index_t t = 0; t < Fr.pivots; ++t)  // R(j, j): its row's first entry
+        if (!(std::abs(values[std::size_t(r.R.row_ptr[std::size_t(r.front_row[f] + t)])]) > tol))
+          return factorise_mixed(A22, tol);  // Heath's rule acts there
       num.rank += ff.live;
     }
     num.flops = sym.flops;
@@ -217,19 +232,44 @@ struct SparseQR::Impl {
     return num;
   }
 
+  // A dead pivot in the GPU's factor (qr/mixed.hpp): the fronts with one
+  // and their ancestors factored again on the CPU (Heath's rule), every
+  // other front kept as the GPU factored it; the solves of this mixed
+  // factor run on the host. Empty (the whole factorisation on the CPU)
+  // when those fronts hold nearly all the flops.
+  std::optional<qr::Numeric> factorise_mixed(const Csr<double>& A22, double tol) {
+    const qr::HostTileFactor h{qr::gpu_arena(*gpu), qr::gpu_vt(*gpu), qr::gpu_tau(*gpu)};
+    const qr::Redo redo = qr::fronts_to_redo(symbolic, *plan, h.arena, tol);
+    stats.fallback = "rank: " + qr::describe(redo, index_t(symbolic.fronts.size()));
+    if (redo.share() > kMostFlops) {
+      stats.fallback += "; nearly all the work: the whole factorisation ran again on the CPU";
+      return std::nullopt;
+    }
+    qr::Numeric num = qr::mixed_factorise(A22, symbolic, *plan, h, redo, tol);
+    stats.gpu_fronts_redone = redo.fronts;
+    on_gpu = false;
+    stats.device = Device::Cuda;
+    return num;
+  }
+  static constexpr double kMostFlops = 0.9;  // X's share of the fronts' flops above which the CPU takes all
+
   // The R solver (made at the first solve after a factorisation; R moves
   // into it). Device::Auto means the CPU on both paths (qr.hpp): one solve
   // per factorisation does not pay the GPU solver's analysis (bench qr: on
   // the 3D Laplacian 30^3, 2.4 s against the CPU's 0.23 s).
   TriangularSolver<double>& r_solver_for() {
+    if (r_solver && !r_solver_current) r_solver->update_values(r.R.values);  // (same pattern: r_is_layout)
     if (!r_solver) {
       TrsvOptions o = options.r_solve;
       if (o.device == Device::Auto) o.device = Device::Cpu;
       o.stream = options.stream;  // the factor's stream (qr.hpp)
       o.triangle = Triangle::Upper;
       o.operation = transposed ? Operation::Transpose : Operation::NonTranspose;
-      r_solver = std::make_unique<TriangularSolver<double>>(std::move(r.R), o);
+      // R's layout stays for the next factorisation's values; another R moves in.
+      r_solver = r_is_layout ? std::make_unique<TriangularSolver<double>>(r.R, o)
+                             : std::make_unique<TriangularSolver<double>>(std::move(r.R), o);
     }
+    r_solver_current = true;
     return *r_solver;
   }
 
@@ -305,7 +345,7 @@ struct SparseQR::Impl {
   // the object analysed and not factorised).
   void factorise(const Csr<double>& F, const qr::Singletons* known = nullptr) {
     factorised = false;
-    r_solver.reset();
+    r_solver_current = false;
     require_finite(F);
     auto t0 = Clock::now();
     const double tol = tolerance(F);
@@ -329,10 +369,19 @@ struct SparseQR::Impl {
     stats.gpu_launches = 0;
     stats.gpu_stages = 0;
     stats.staged_bytes_to_host = 0;
+    stats.gpu_fronts_redone = 0;
     std::optional<qr::Numeric> num;
-    if (wants_gpu()) num = factorise_on_gpu(A22, tol);
+    if (wants_gpu()) num = factorise_on_gpu(F, A22, tol);
     if (!num) num = qr::factorise(A22, symbolic, tol);
-    r = qr::assemble_r(F, single, symbolic, *num);
+    if (!on_gpu) {  // the CPU's fronts, or a mixed factor's (factorise_mixed): R from their rows
+      if (num->dead_fronts == 0) {
+        qr::front_values(r_layout, symbolic, *num, full_rank_values(F));
+      } else {  // Heath's columns: R's pattern is this factorisation's
+        r = qr::assemble_r(F, single, symbolic, *num);
+        r_is_layout = false;
+        r_solver.reset();
+      }
+    }
     numeric = std::move(*num);
     if (on_gpu) {  // Y's row of each front R row (the GPU's Q^T b writes them)
       std::vector<std::int64_t> rows;
@@ -424,7 +473,7 @@ std::vector<double> SparseQR::solve(std::span<const double> B, index_t nrhs) try
   const auto t0 = Clock::now();
   const qr::Singletons& sg = m.single;
   const qr::SparseR& r = m.r;
-  const index_t rank = index_t(r.column.size());  // (R itself moves into the solver)
+  const index_t rank = index_t(r.column.size());  // (R itself may have moved into the solver)
   const index_t ns = index_t(r.singleton_rows.size());  // R's first rows: the singletons' (Q = I there)
   const index_t M = m.symbolic.m;  // A22's rows
   // R y = c or R^T y = c by the triangular solver, c and y rank x nrhs.

@@ -357,6 +357,7 @@ void visit_fields(const QrStats& s, V&& v) {
   v("gpu_launches", s.gpu_launches);
   v("gpu_tasks", s.gpu_tasks);
   v("gpu_bundles", s.gpu_bundles);
+  v("gpu_fronts_redone", s.gpu_fronts_redone);
   v("device_bytes", s.device_bytes);
   v("gpu_stages", s.gpu_stages);
   v("staged_bytes_to_host", s.staged_bytes_to_host);

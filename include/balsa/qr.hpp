@@ -32,7 +32,12 @@
 // that reach it. The factor keeps each panel's reflector block (compact),
 // so Q^T b can be applied later, and R as one sparse upper-triangular
 // matrix on the live columns, which balsa's triangular solver solves
-// (options.r_solve: on the CPU, or the GPU).
+// (options.r_solve: on the CPU, or the GPU). At full rank (no Heath
+// column) R's pattern depends on the analysis alone: it is made once, each
+// factorisation only writes R's values (the GPU copies its fronts' R rows
+// straight into them), and the R solver of the previous factorisation takes
+// them by update_values instead of a new analysis; R is then held twice
+// (SparseQR's copy and the solver's).
 // Independent subtrees run in parallel (a front is a task, started when
 // its last child ends, one BLAS thread each); fronts over 1e8 flops and
 // their ancestors then run in postorder with all of BLAS's threads.
@@ -59,9 +64,15 @@
 // per analysis, replayed by every factorisation. Q is kept (each bundle's V
 // and T), so solve() applies Q^T b (or Q z) on the GPU by replaying the same
 // launches, then R x = y by balsa's triangular solver (on the CPU unless
-// options.r_solve.device asks for the GPU). A pivot
-// <= the tolerance (Heath's rule) sends the factorisation back to the CPU
-// path (stats().fallback says so): the GPU path keeps SPQR's rank.
+// options.r_solve.device asks for the GPU). Rank per front: a front whose
+// GPU factor has a pivot <= the tolerance and all its ancestors are
+// factored again on the CPU by Heath's rule, each fed the contribution
+// blocks of its GPU-factored children; every other front keeps its GPU
+// factor (stats().gpu_fronts_redone counts the fronts redone, and
+// stats().fallback says how many and their share of the flops), so the
+// rank is SPQR's. Such a mixed factor's solves run on the host; when the
+// fronts redone hold over 90% of the flops the whole factorisation runs on
+// the CPU instead (fallback says so).
 // Device::Auto takes the GPU when one is present and the analysis finds
 // enough work (flops and flop/byte intensity above the options' thresholds,
 // the paper's Fig. 15: below an intensity of ~10 the CPU wins).
@@ -171,13 +182,16 @@ struct QrStats {
   double t_order = 0, t_analyse = 0, t_factorise = 0, t_solve = 0;  // seconds
   // The GPU path (sec. 3).
   Device device = Device::Cpu;  // where the last factorisation ran
-  std::string fallback;         // why Auto or Cuda ended on the CPU (empty: it did not)
+  std::string fallback;         // why Auto or Cuda ended on the CPU, or which fronts a dead pivot sent
+                                // there (empty: none)
   index_t gpu_launches = 0;     // task-kernel launches of the factorisation (the tree's critical path in rounds)
   index_t gpu_tasks = 0;        // tasks in them (Factorize, Apply, Apply/Factorize, Pack)
   index_t gpu_bundles = 0;      // bundles factorized (Q's blocks)
   std::size_t device_bytes = 0; // the GPU factor: tile arena, V and T records, maps (staged: the peak, two windows)
   index_t gpu_stages = 0;       // stages of the GPU factorisation (sec. 3.4; 1: unstaged; 0: none ran)
   std::size_t staged_bytes_to_host = 0;  // staged: bytes copied to the host per factorisation (R, windows, blocks)
+  index_t gpu_fronts_redone = 0;  // fronts refactored on the CPU after the GPU: a dead pivot's and its ancestors'
+                                  // (Heath; device stays Cuda, the solves run on the host)
   double t_gpu_plan = 0;        // the bucket schedules and assembly maps (once per analysis; in t_factorise)
 };
 

@@ -2,7 +2,8 @@
 // its host oracle on the same plan (R and Q^T B, outputs poisoned first),
 // and SparseQR with Device::Cuda against the CPU path on random and real
 // matrices: the same rank, residuals, minimum-norm solutions, many
-// right-hand sides, refactorisation, Heath's fallback, Auto's routing;
+// right-hand sides, refactorisation, dead pivots (their fronts and
+// ancestors refactored on the CPU, or all of it), Auto's routing;
 // staging (sec. 3.4) through a small device_memory_limit.
 #include <gtest/gtest.h>
 
@@ -281,7 +282,10 @@ TEST(GpuQr, NewValuesAreFactorisedOnTheGpu) {
   EXPECT_EQ(x, x2);
 }
 
-TEST(GpuQr, DeadColumnsFallBackToHeathOnTheCpu) {
+// A dead pivot near the root: its front and ancestors hold over 90% of the
+// flops (the host oracle: 1 of 13 fronts, 96%), so the whole factorisation
+// runs on the CPU and fallback says so.
+TEST(GpuQr, DeadColumnsAtTheRootFallBackToHeathOnTheCpu) {
   BALSA_REQUIRE_GPU();
   Csr<double> A = tall_full_rank(1500, 600, 0.01, 2);
   Coo<double> c = to_coo(A);  // column 600 = 2 * column 5 (after the singletons, a dead column)
@@ -298,8 +302,60 @@ TEST(GpuQr, DeadColumnsFallBackToHeathOnTheCpu) {
   EXPECT_EQ(gpu.stats.rank, 600);
   EXPECT_EQ(gpu.stats.rank, cpu.stats.rank);
   EXPECT_EQ(gpu.stats.device, Device::Cpu);
-  EXPECT_NE(gpu.stats.fallback.find("Heath"), std::string::npos);
+  EXPECT_EQ(gpu.stats.gpu_fronts_redone, 0);
+  EXPECT_NE(gpu.stats.fallback.find("(Heath); nearly all the work"), std::string::npos) << gpu.stats.fallback;
   EXPECT_LE(std::abs(residual_norm(A, gpu.x, b) - residual_norm(A, cpu.x, b)), 1e-10 * residual_norm(A, cpu.x, b));
+}
+
+// Eight independent 400 x 150 blocks; block 2's column 7 is twice its
+// column 5: one dead pivot, in block 2's tree. Only its front and that
+// front's ancestors are refactored on the CPU (the host oracle: 1 of 72
+// fronts, 12% of the flops), the rest keep the GPU's factor.
+Csr<double> blocks_with_a_dead_column() {
+  const index_t blocks = 8, rows = 400, cols = 150, bad = 2;
+  Coo<double> c;
+  c.rows = blocks * rows;
+  c.cols = blocks * cols;
+  for (index_t k = 0; k < blocks; ++k) {
+    const Coo<double> B = to_coo(test::tall_full_rank(rows, cols, 0.03, 60 + std::uint64_t(k), 3.0));
+    for (std::size_t t = 0; t < B.values.size(); ++t) {
+      const index_t j = B.col_idx[t];
+      if (k == bad && j == 7) continue;
+      for (int twice = 0; twice < (k == bad && j == 5 ? 2 : 1); ++twice) {
+        c.row_idx.push_back(k * rows + B.row_idx[t]);
+        c.col_idx.push_back(k * cols + (twice ? 7 : j));
+        c.values.push_back(twice ? 2 * B.values[t] : B.values[t]);
+      }
+    }
+  }
+  return to_csr(c);
+}
+
+TEST(GpuQr, DeadPivotsRefactorOnlyTheirFrontsOnTheCpu) {
+  BALSA_REQUIRE_GPU();
+  const Csr<double> A = blocks_with_a_dead_column();
+  for (double dense_flops : {1e10, 1e6}) {  // tiles alone; the large fronts by cuSOLVER
+    SCOPED_TRACE(dense_flops);
+    const std::vector<double> B = random_values(std::size_t(A.rows) * 2, 3);
+    const Solved gpu = solve_on(A, B, 2, Device::Cuda, dense_flops), cpu = solve_on(A, B, 2, Device::Cpu);
+    EXPECT_EQ(gpu.stats.device, Device::Cuda);
+    EXPECT_EQ(gpu.stats.rank, 8 * 150 - 1);
+    EXPECT_EQ(gpu.stats.rank, cpu.stats.rank);
+    EXPECT_GE(gpu.stats.gpu_fronts_redone, 1);
+    EXPECT_LT(gpu.stats.gpu_fronts_redone, gpu.stats.fronts / 4) << gpu.stats.fallback;
+    EXPECT_EQ(gpu.stats.fallback.rfind("rank: ", 0), 0u) << gpu.stats.fallback;
+    EXPECT_NE(gpu.stats.fallback.find("refactored on the CPU (Heath)"), std::string::npos);
+    EXPECT_LE(test::relative_error<double>(gpu.x, cpu.x), 1e-10);
+    // m < n: the minimum-norm solution of A^T x = b, b in its range.
+    const Csr<double> At = transpose(A);
+    std::vector<double> b(std::size_t(At.rows), 0.0);
+    spmv(1.0, At, std::span<const double>(random_values(std::size_t(At.cols), 4)), 0.0, std::span<double>(b));
+    const Solved wide = solve_on(At, b, 1, Device::Cuda, dense_flops), wide_cpu = solve_on(At, b, 1, Device::Cpu);
+    EXPECT_EQ(wide.stats.device, Device::Cuda);
+    EXPECT_EQ(wide.stats.rank, wide_cpu.stats.rank);
+    EXPECT_LT(wide.stats.gpu_fronts_redone, wide.stats.fronts / 4) << wide.stats.fallback;
+    EXPECT_LE(test::relative_error<double>(wide.x, wide_cpu.x), 1e-10);
+  }
 }
 
 // A device_memory_limit too small for A's values and the maps: Auto stays

@@ -376,6 +376,54 @@ TEST(SparseQR, AnalyseThenFactoriseNewValues) {
   EXPECT_THROW_MSG(qr.factorise(moved), DimensionError, "unlike the analysed one");
 }
 
+// Refactorisations reuse R's full-rank pattern and the R solver (its
+// values updated); values that make a column dependent (Heath's path)
+// bring their own R, and full rank afterwards the layout again. Each
+// solve equals a fresh SparseQR's on the same values, tall and wide.
+TEST(SparseQR, RefactorisationsMoveBetweenFullRankAndHeath) {
+  const Csr<double> T = tall_full_rank(400, 120, 0.02, 21);
+  Coo<double> c;  // column 1 also gets column 0's rows (explicit entries)
+  c.rows = T.rows;
+  c.cols = T.cols;
+  for (index_t i = 0; i < T.rows; ++i) {
+    bool has0 = false, has1 = false;
+    for (index_t a = T.row_ptr[i]; a < T.row_ptr[i + 1]; ++a) {
+      has0 = has0 || T.col_idx[a] == 0;
+      has1 = has1 || T.col_idx[a] == 1;
+      c.row_idx.push_back(i);
+      c.col_idx.push_back(T.col_idx[a]);
+      c.values.push_back(T.values[a]);
+    }
+    if (has0 && !has1) {
+      c.row_idx.push_back(i);
+      c.col_idx.push_back(1);
+      c.values.push_back(0.5);
+    }
+  }
+  const Csr<double> full = to_csr(c);
+  Csr<double> dependent = full;  // column 1 = 2 column 0 (zero off column 0's rows)
+  for (index_t i = 0; i < full.rows; ++i) {
+    double v0 = 0;
+    for (index_t a = full.row_ptr[i]; a < full.row_ptr[i + 1]; ++a)
+      if (full.col_idx[a] == 0) v0 = full.values[a];
+    for (index_t a = full.row_ptr[i]; a < full.row_ptr[i + 1]; ++a)
+      if (full.col_idx[a] == 1) dependent.values[std::size_t(a)] = 2 * v0;
+  }
+  for (const bool wide : {false, true}) {
+    const Csr<double> F = wide ? transpose(full) : full, D = wide ? transpose(dependent) : dependent;
+    const std::vector<double> b = rhs(F.rows, 3);
+    SparseQR qr = SparseQR::analyse(F);
+    for (const Csr<double>* A : {&F, &D, &F, &F, &D}) {
+      qr.factorise(*A);
+      SparseQR fresh(*A);
+      EXPECT_EQ(qr.stats().rank, fresh.stats().rank);
+      EXPECT_EQ(qr.stats().rank, A == &D ? 119 : 120);
+      EXPECT_EQ(qr.stats().heath_fronts > 0, A == &D);
+      EXPECT_LE(test::relative_error<double>(qr.solve(b), fresh.solve(b)), 1e-12) << "wide " << wide;
+    }
+  }
+}
+
 TEST(SparseQR, ManyRightHandSidesAreSolvedAlike) {
   const Csr<double> A = tall_full_rank(600, 200, 0.01, 5);
   SparseQR qr(A);
