@@ -77,7 +77,7 @@ struct StagedDevice {
   std::vector<std::int64_t> dense_at;      // per stage: its dense fronts' first cuSOLVER info
   std::vector<index_t> dense_fronts;       // the info's fronts
   std::vector<std::size_t> source;         // per stage: the last stage its imports come from (+1; 0: none)
-  cuda::DeviceBuffer<double> buffer[2];    // the windows: buffer, VT, tau, R's entries (Stage::window_doubles)
+  cuda::DeviceBuffer<double> buffer[2];    // the windows of the even stages, of the odd ones: buffer, VT, tau, R's entries
   PinnedDoubles arena, vt, tau, r, cb_store;      // the host copies (global layout) and the cb store
   cuda::Stream copy;
   std::vector<StageEvent> exported;             // per stage: its exports in the cb store
@@ -104,7 +104,7 @@ void staged_prepare(GpuFactor& g, const GpuPlan& plan, StagedPlan staged, index_
   d.plan = std::move(staged);
   const std::size_t n = d.plan.stages.size();
   for (int b = 0; b < 2; ++b) {
-    d.buffer[b] = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(d.plan.max_window(), 1)));
+    d.buffer[b] = cuda::DeviceBuffer<double>(std::size_t(std::max<std::int64_t>(d.plan.max_window(b), 1)));
     d.computed[b] = new_event();
     d.freed[b] = new_event();
   }
@@ -212,11 +212,12 @@ void staged_replay(GpuFactor& g, std::int64_t R, index_t nrhs, bool transpose) {
   const cudaStream_t st = cuda::stream();
   const std::size_t n = d.plan.stages.size();
   const auto stage = [&](std::size_t k) { return transpose ? k : n - 1 - k; };
+  const auto buffer = [&](std::size_t k) { return int(stage(k) % 2); };  // (the stage's: sized for it)
   StageEvent used[2] = {new_event(), new_event()}, loaded[2] = {new_event(), new_event()};
   for (int b = 0; b < 2; ++b) BALSA_CUDA_CHECK(cudaEventRecord(used[b].get(), st));  // the stream's earlier work first
-  copy_in(d, stage(0), 0, used[0].get(), loaded[0].get());
+  copy_in(d, stage(0), buffer(0), used[buffer(0)].get(), loaded[buffer(0)].get());
   for (std::size_t k = 0; k < n; ++k) {
-    const int b = int(k % 2);
+    const int b = buffer(k);  // (consecutive stages alternate buffers)
     if (k + 1 < n) copy_in(d, stage(k + 1), 1 - b, used[1 - b].get(), loaded[1 - b].get());
     BALSA_CUDA_CHECK(cudaStreamWaitEvent(st, loaded[b].get(), 0));
     const std::size_t s = stage(k);

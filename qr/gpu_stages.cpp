@@ -15,14 +15,15 @@ std::size_t Stage::map_bytes() const {
          16 * p.rpack_src.size() + sizeof(DeviceTask) * p.tasks.size() + sizeof(SolveTask) * p.solve_tasks.size();
 }
 
-std::int64_t StagedPlan::max_window() const {
+std::int64_t StagedPlan::max_window(int parity) const {
   std::int64_t w = 0;
-  for (const Stage& s : stages) w = std::max(w, s.window_doubles());
+  for (std::size_t k = 0; k < stages.size(); ++k)
+    if (parity < 0 || int(k % 2) == parity) w = std::max(w, stages[k].window_doubles());
   return w;
 }
 
 std::size_t StagedPlan::device_bytes(index_t nnz) const {
-  std::size_t b = 8 * std::size_t(nnz) + 16 * std::size_t(max_window());
+  std::size_t b = 8 * std::size_t(nnz) + 8 * std::size_t(max_window(0) + max_window(1));
   for (const Stage& s : stages) b += s.map_bytes();
   return b;
 }
@@ -315,40 +316,49 @@ std::vector<Stage> build_stages(const GpuPlan& P, const Symbolic& s, const Front
   return stages;
 }
 
+// A cut whose device need fits the budget: stages of at most `window`
+// doubles, the window shrunk by the excess while the need passes the
+// budget (the maps' estimate was short). Empty when none is found; big: a
+// front alone over the window (-1: none).
+std::vector<Stage> fit(const GpuPlan& plan, const Symbolic& s, const FrontFacts& ff, index_t nnz, std::size_t budget,
+                       std::int64_t window, StagedPlan& sp, index_t& big) {
+  for (int attempt = 0; attempt < 16 && window > 0; ++attempt) {
+    const std::vector<index_t> bounds = cut(ff, s, window, big);
+    if (bounds.empty()) return {};
+    sp.stages = build_stages(plan, s, ff, bounds, sp.cb_store);
+    const std::size_t need = sp.device_bytes(nnz);
+    if (need <= budget) return std::move(sp.stages);
+    window = std::min(window, sp.max_window()) - std::int64_t(need - budget + 15) / 16;
+  }
+  return {};
+}
+
 }  // namespace
 
 StagedPlan make_staged_plan(const GpuPlan& plan, const Symbolic& s, index_t nnz, std::size_t budget) {
   const FrontFacts ff = front_facts(plan, s);
   const std::int64_t windows = plan.arena + plan.vt_size + plan.tau_size + plan.r_entries();
-  // The values, the maps and the tasks stay resident; the rest is two windows.
+  // The values, the maps and the tasks stay resident (about); the rest is the two window buffers.
   const std::size_t resident = plan.device_bytes(nnz) - 8 * std::size_t(windows) + 8 * std::size_t(nnz);
-  std::int64_t window = (std::int64_t(budget) - std::int64_t(resident)) / 16;
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    index_t big = -1;
-    const std::vector<index_t> bounds = window > 0 ? cut(ff, s, window, big) : std::vector<index_t>{};
-    if (bounds.empty()) {
-      if (big < 0)
-        throw DeviceOutOfMemory("SparseQR on the GPU in stages: A22's values and the assembly maps alone need " +
-                                str(std::int64_t(resident)) + " bytes, more than the device budget (" +
-                                str(std::int64_t(budget)) + " bytes)");
-      // (the maps: the budget less the windows, as the last cut measured them)
-      const Front& F = s.fronts[std::size_t(big)];
-      const std::int64_t two = 16 * added_need(ff, s, big, big), maps = std::int64_t(budget) - 16 * window;
-      throw DeviceOutOfMemory("SparseQR on the GPU in stages: front " + str(big) + " (" + str(F.m()) + " x " + str(F.n()) +
-                              ") alone needs " + str(two + maps) + " bytes on the device (two windows of it, " + str(two) +
-                              ", and A's values and the maps, " + str(maps) + "), more than the device budget (" +
-                              str(std::int64_t(budget)) + " bytes)");
-    }
-    StagedPlan sp;
-    sp.budget = budget;
-    sp.stages = build_stages(plan, s, ff, bounds, sp.cb_store);
-    const std::size_t need = sp.device_bytes(nnz);
-    if (need <= budget) return sp;
-    // The maps' estimate was short: windows smaller than this cut's largest.
-    window = std::min(window, sp.max_window()) - std::int64_t(need - budget + 15) / 16;
-  }
-  throw DeviceOutOfMemory("SparseQR on the GPU in stages: no cut of the tree fits the device budget (" +
-                          str(std::int64_t(budget)) + " bytes)");
+  const std::int64_t room = (std::int64_t(budget) - std::int64_t(resident)) / 8;  // doubles
+  StagedPlan sp;
+  sp.budget = budget;
+  index_t big = -1;
+  sp.stages = fit(plan, s, ff, nnz, budget, room / 2, sp, big);  // (two windows of the largest stage at most)
+  if (!sp.stages.empty()) return sp;
+  if (room <= 0)
+    throw DeviceOutOfMemory("SparseQR on the GPU in stages: A22's values and the assembly maps alone need about " +
+                            str(std::int64_t(resident)) + " bytes, more than the device budget (" + str(std::int64_t(budget)) +
+                            " bytes)");
+  if (big < 0)
+    throw DeviceOutOfMemory("SparseQR on the GPU in stages: no cut of the tree fits the device budget (" +
+                            str(std::int64_t(budget)) + " bytes)");
+  const Front& F = s.fronts[std::size_t(big)];
+  throw DeviceOutOfMemory("SparseQR on the GPU in stages: front " + str(big) + " (" + str(F.m()) + " x " + str(F.n()) +
+                          ") alone needs a window of " + str(8 * added_need(ff, s, big, big)) +
+                          " bytes; two such windows (one per buffer), A's values and the assembly maps (about " +
+                          str(std::int64_t(resident)) + " bytes) pass the device budget (" + str(std::int64_t(budget)) +
+                          " bytes)");
 }
 
 }  // namespace balsa::qr

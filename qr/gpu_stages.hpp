@@ -3,7 +3,8 @@
 // not fit the device: the postorder cut into stages [f0, f1) whose fronts
 // fit a budget, run one after the other through two device window buffers
 // (ping-pong: stage s's results go back to the host while stage s + 1 is
-// assembled and factored).
+// assembled and factored; buffer 0 takes the even stages and is the size of
+// the largest of them, buffer 1 the odd ones).
 //
 // The fronts, their VT records, R's rows and the dense fronts' tau are
 // contiguous in postorder, so a stage's fronts occupy one window of each:
@@ -66,17 +67,20 @@ struct StagedPlan {
   std::vector<Stage> stages;
   std::int64_t cb_store = 0;  // doubles of the host cb store
   std::size_t budget = 0;     // the device bytes it was cut for
-  std::int64_t max_window() const;  // doubles of one window (the largest stage's)
-  // The device bytes: A22's values, every stage's maps and tasks, two windows.
+  // Doubles of the largest stage's window: of all (parity -1), of the even
+  // stages (0: window buffer 0's size) or of the odd ones (1: buffer 1's).
+  std::int64_t max_window(int parity = -1) const;
+  // The device bytes: A22's values, every stage's maps and tasks, the two window buffers.
   std::size_t device_bytes(index_t nnz) const;
   // Bytes copied to the host per factorisation (R, the windows for Q, the exports).
   std::size_t bytes_to_host() const;
 };
 
-// The stages of `plan` whose device need fits `budget` bytes (two windows,
-// the values and the maps); one stage when the whole plan fits.
-// DeviceOutOfMemory naming the front (index, m x n) and the bytes when a
-// front alone does not fit.
+// The stages of `plan` whose device need fits `budget` bytes (the two
+// window buffers, the values and the maps); one stage when the whole plan
+// fits (stages of at most half the room the maps leave, so that either
+// buffer takes any stage). DeviceOutOfMemory naming the front (index,
+// m x n) and the bytes when a front alone does not fit that.
 StagedPlan make_staged_plan(const GpuPlan& plan, const Symbolic& s, index_t nnz, std::size_t budget);
 
 }  // namespace balsa::qr

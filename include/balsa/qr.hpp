@@ -83,8 +83,9 @@
 // stage's results (R's rows, its fronts and reflectors, for Q in the
 // solves) go to pinned host memory on a copy stream; a contribution block
 // whose parent is in a later stage waits in pinned host memory and is
-// uploaded for that stage. The budget holds two windows (the largest
-// stage's, twice) besides A's values and every stage's maps
+// uploaded for that stage. The budget holds the two window buffers (the
+// even stages' largest window and the odd ones'; stages are cut at half
+// the room) besides A's values and every stage's maps
 // (stats().device_bytes: that peak; gpu_stages, staged_bytes_to_host). The
 // solves upload each stage's windows again. A front too large for the
 // budget alone (two windows of it) is a DeviceOutOfMemory naming it (index,

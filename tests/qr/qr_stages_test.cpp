@@ -123,7 +123,7 @@ TEST(GpuStages, StagedHostRunIsBitwiseTheOneArenaRun) {
   expect_staging_works(laplacian_2d_over_identity<double>(30, 30), INFINITY, 10);
   expect_staging_works(laplacian_3d<double>(9, 9, 9));
   // Hybrid: the fronts over 1e6 flops by LAPACK (the GPU: cuSOLVER), the rest by tiles.
-  expect_staging_works(laplacian_3d<double>(9, 9, 9), 1e6);
+  expect_staging_works(laplacian_3d<double>(9, 9, 9), 1e6, 4);
   expect_staging_works(laplacian_2d_over_identity<double>(60, 60), 1e6, 10);  // (as tests/qr/gpu_qr_test.cpp stages it)
   expect_staging_works(transpose(*test::real_matrix_as<double>(test::data_file("lp_e226.mtx"))));
   expect_staging_works(*test::real_matrix_as<double>(test::data_file("dwt_992.mtx")), INFINITY, 10);
@@ -131,6 +131,15 @@ TEST(GpuStages, StagedHostRunIsBitwiseTheOneArenaRun) {
   expect_staging_works(random_lower_banded<double>(3000, 40, 4, 3), INFINITY, 20);
   expect_staging_works(random_block_diagonal_lower<double>(20, 100, 0.05, 3), INFINITY, 20);
   expect_staging_works(test::tall_full_rank(700, 300, 0.01, 1, 3.0), INFINITY, 1);  // a root of 597 x 211
+}
+
+// The cases tests/qr/gpu_qr_test.cpp stages (a quarter of the one-arena
+// bytes) stage here too, bitwise, so that the GPU run checks the executor.
+TEST(GpuStages, TheGpuTestsCasesStageAtAQuarter) {
+  for (const double dense_flops : {1e10, 1e6}) {
+    const Case c = unstaged(laplacian_2d_over_identity<double>(60, 60), dense_flops);
+    EXPECT_GE(expect_staged_equal(c, c.plan.device_bytes(c.A.nnz()) / 4), 5u) << dense_flops;
+  }
 }
 
 // Budgets below a front's own need: the error names the front; below the
