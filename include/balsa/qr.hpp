@@ -61,7 +61,10 @@
 // their leftmost column tile, bundles of up to 3 row tiles, Factorize,
 // Apply and pipelined Apply/Factorize tasks, sec. 3.1-3.2) and the packs of
 // finished children. The schedule depends on the pattern only: made once
-// per analysis, replayed by every factorisation. Q is kept (each bundle's V
+// per analysis, replayed by every factorisation (the task kernel's
+// launches as CUDA graphs, one per run between cuSOLVER's fronts; the
+// Apply's three products and T's V^T V on the FP64 tensor cores, DMMA).
+// Q is kept (each bundle's V
 // and T), so solve() applies Q^T b (or Q z) on the GPU by replaying the same
 // launches, then R x = y by balsa's triangular solver (on the CPU unless
 // options.r_solve.device asks for the GPU). Rank per front: a front whose
