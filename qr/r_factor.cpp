@@ -57,22 +57,19 @@ RLayout full_rank_r(const Csr<double>& F, const Singletons& sg, const Symbolic& 
   Csr<double>& R = r.R;
   R.rows = R.cols = index_t(r.column.size());
   singleton_rows(F, r, pos, R, L.singleton_src);
-  L.front_at = R.col_idx.size();
   // The fronts' rows: their offsets first, then each front's columns (in parallel).
   const std::size_t nf = s.fronts.size();
   r.front_row.resize(nf);
-  std::vector<std::size_t> at(nf + 1, L.front_at);
   for (std::size_t f = 0; f < nf; ++f) {
     const Front& Fr = s.fronts[f];
     r.front_row[f] = index_t(R.row_ptr.size()) - 1;
     for (index_t t = 0; t < Fr.pivots; ++t) R.row_ptr.push_back(R.row_ptr.back() + (Fr.n() - t));
-    at[f + 1] = std::size_t(R.row_ptr.back());
   }
-  R.col_idx.resize(at[nf]);
+  R.col_idx.resize(std::size_t(R.row_ptr.back()));
 #pragma omp parallel for schedule(dynamic, 64)
   for (std::size_t f = 0; f < nf; ++f) {
     const Front& Fr = s.fronts[f];
-    std::size_t e = at[f];
+    std::size_t e = std::size_t(R.row_ptr[std::size_t(r.front_row[f])]);
     for (index_t t = 0; t < Fr.pivots; ++t)
       for (index_t l = t; l < Fr.n(); ++l) R.col_idx[e++] = pos22[std::size_t(Fr.cols[std::size_t(l)])];
   }
@@ -84,22 +81,16 @@ void singleton_values(const RLayout& L, const Csr<double>& F, std::vector<double
   for (std::size_t e = 0; e < L.singleton_src.size(); ++e) values[e] = F.values[std::size_t(L.singleton_src[e])];
 }
 
-void front_values(const RLayout& L, const Symbolic& s, Numeric& num, std::vector<double>& values) {
+void front_values(const Symbolic& s, Numeric& num, SparseR& r) {
   const std::size_t nf = s.fronts.size();
-  std::vector<std::size_t> at(nf + 1, L.front_at);  // each front's first value
-  for (std::size_t f = 0; f < nf; ++f) {
-    const index_t n = s.fronts[f].n(), p = s.fronts[f].pivots;
-    at[f + 1] = at[f] + std::size_t(p) * std::size_t(n) - std::size_t(p) * std::size_t(p - 1) / 2;
-  }
 #pragma omp parallel for schedule(dynamic, 64)
   for (std::size_t f = 0; f < nf; ++f) {
     FrontFactor& ff = num.fronts[f];
     const index_t n = s.fronts[f].n();
-    std::size_t e = at[f];
-    for (index_t t = 0; t < ff.live; ++t) {
+    for (index_t t = 0; t < ff.live; ++t) {  // R's row front_row[f] + t: front columns t .. n-1
       const auto row = ff.R.begin() + std::ptrdiff_t(ff.r_start[std::size_t(t)]);
-      std::copy(row, row + (n - t), values.begin() + std::ptrdiff_t(e));
-      e += std::size_t(n - t);
+      const index_t at = r.R.row_ptr[std::size_t(r.front_row[f] + t)];
+      std::copy(row, row + (n - t), r.R.values.begin() + std::ptrdiff_t(at));
     }
     std::vector<double>().swap(ff.R);
     std::vector<std::size_t>().swap(ff.r_start);

@@ -35,13 +35,14 @@ SparseR assemble_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s
 // there directly).
 struct RLayout {
   std::vector<index_t> singleton_src;  // F's entry of each of R's first values (the singletons' rows, R11 R12)
-  std::size_t front_at = 0;            // R's first value of the fronts' rows
+  std::size_t front_at() const { return singleton_src.size(); }  // R's first value of the fronts' rows
 };
 // r: R's pattern at full rank (values sized, unset); the layout that fills it.
 RLayout full_rank_r(const Csr<double>& F, const Singletons& sg, const Symbolic& s, SparseR& r);
 // The singletons' values of R from F (same pattern as when laid out).
 void singleton_values(const RLayout& L, const Csr<double>& F, std::vector<double>& values);
-// The fronts' R rows of num (no dead front) into r's values; their copies freed.
-void front_values(const RLayout& L, const Symbolic& s, Numeric& num, std::vector<double>& values);
+// The fronts' R rows of num (no dead front) into r's values (r: full_rank_r's
+// pattern; front f's rows from R's row front_row[f] on); their copies freed.
+void front_values(const Symbolic& s, Numeric& num, SparseR& r);
 
 }  // namespace balsa::qr

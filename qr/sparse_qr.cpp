@@ -205,15 +205,15 @@ struct SparseQR::Impl {
         return std::nullopt;
       }
     }
+    index_t launches = 0;
+    std::vector<double>& values = full_rank_values(F);  // the fronts' R rows land in R's values directly
+    qr::gpu_factorise(*gpu, *plan, A22.values, launches, std::span<double>(values).subspan(r_layout.front_at()));
     const qr::GpuFactorInfo info = qr::gpu_info(*gpu);
+    stats.gpu_launches = launches;
     stats.gpu_stages = info.stages;
     stats.device_bytes = info.device_bytes;
     stats.staged_bytes_to_host = info.bytes_to_host;
-    index_t launches = 0;
-    std::vector<double>& values = full_rank_values(F);  // the fronts' R rows land in R's values directly
-    qr::gpu_factorise(*gpu, *plan, A22.values, launches, std::span<double>(values).subspan(r_layout.front_at));
-    stats.gpu_launches = launches;
-    stats.t_gpu_device = qr::gpu_info(*gpu).device_seconds;
+    stats.t_gpu_device = info.device_seconds;
     qr::Numeric num;
     num.fronts.resize(sym.fronts.size());
     for (std::size_t f = 0; f < sym.fronts.size(); ++f) {
@@ -376,7 +376,8 @@ struct SparseQR::Impl {
     if (!num) num = qr::factorise(A22, symbolic, tol);
     if (!on_gpu) {  // the CPU's fronts, or a mixed factor's (factorise_mixed): R from their rows
       if (num->dead_fronts == 0) {
-        qr::front_values(r_layout, symbolic, *num, full_rank_values(F));
+        full_rank_values(F);
+        qr::front_values(symbolic, *num, r);
       } else {  // Heath's columns: R's pattern is this factorisation's
         r = qr::assemble_r(F, single, symbolic, *num);
         r_is_layout = false;
